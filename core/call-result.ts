@@ -1,0 +1,57 @@
+// What a call returns to the host, and the model-facing messages for each way a call can end.
+
+export type CallStatus =
+  | 'ok'
+  | 'error'
+  | 'timeout'
+  | 'cancelled'
+  | 'crashed'
+  | 'invalid_args'
+  | 'unavailable'
+  | 'unknown_tool'
+  | 'busy';
+
+export interface CallResult {
+  callId: string;
+  tool: string;
+  status: CallStatus;
+  /** True for every status but `ok`. */
+  isError: boolean;
+  /** The text the model sees. */
+  content: string;
+  /** The last `ctx:title`, if any. */
+  title?: string;
+  /** The last `ctx:show` state, msgpack-encoded. */
+  snapshot?: Uint8Array;
+  durationMs: number;
+}
+
+export interface CallOptions {
+  /** Cancels the call: its worker is terminated and its processes killed. */
+  signal?: AbortSignal;
+  /** Receives each (coalesced) `ctx:show` state, msgpack-encoded. */
+  onSnapshot?: (snapshot: Uint8Array) => void;
+  onTitle?: (title: string) => void;
+  /** Receives what the tool prints (`print`, `io.write`, a command's stderr). */
+  onLog?: (text: string) => void;
+}
+
+export function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+export const messages = {
+  unknownTool: (name: string, known: string[]) =>
+    `unknown tool '${name}'${known.length > 0 ? `; the tools are: ${known.join(', ')}` : '; no tools are loaded'}`,
+  unavailable: (name: string, reason: string) => `${name} is unavailable: ${reason}`,
+  invalidArgs: (name: string, problems: string[]) => `${name}: invalid arguments, run was not called:\n${problems.join('\n')}`,
+  timeout: (name: string, ms: number) => `${name}: timed out after ${formatSeconds(ms)} (set \`timeout\` in registry:add to allow longer)`,
+  cancelled: (name: string) => `${name}: cancelled`,
+  crashed: (name: string, why: string) => `${name}: the worker running it crashed (${why}); the next call starts a fresh one`,
+  disabled: (name: string, limit: number, windowMinutes: number) =>
+    `${name}: disabled after its workers crashed ${limit} times in ${windowMinutes} minutes; fix the tool and reload`,
+  outOfMemory: (name: string, bytes: number) => `${name}: out of memory (the Lua heap is capped at ${Math.round(bytes / 1024 / 1024)} MiB)`,
+  busy: (name: string, queued: number) => `${name}: too many calls waiting (${queued}); try again when some have finished`,
+  notLoaded: (name: string) => `${name}: the config failed to load in the worker; reload after fixing it`,
+} as const;

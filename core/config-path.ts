@@ -1,0 +1,36 @@
+// Finds the config to load: --config > $MOONPOOL_CONFIG > $XDG_CONFIG_HOME/moonpool/init.lua
+// (default ~/.config/moonpool/init.lua) > the bundled demo config. A directory means its init.lua.
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MoonpoolError } from './errors.js';
+
+/** The demo config shipped with the package, used when the user has none. */
+export const BUNDLED_CONFIG = fileURLToPath(new URL('../../examples/demo/init.lua', import.meta.url));
+
+export interface ResolvedConfig {
+  file: string;
+  source: 'option' | 'environment' | 'user' | 'bundled';
+}
+
+function entryFile(path: string): string {
+  const absolute = resolve(path);
+  return existsSync(absolute) && statSync(absolute).isDirectory() ? join(absolute, 'init.lua') : absolute;
+}
+
+export function resolveConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const named = explicit ?? env['MOONPOOL_CONFIG'];
+  if (named) {
+    const file = entryFile(named);
+    if (!existsSync(file)) {
+      const where = explicit ? '--config' : '$MOONPOOL_CONFIG';
+      throw new MoonpoolError('CONFIG_NOT_FOUND', `config not found: ${file} (from ${where})`, { file });
+    }
+    return { file, source: explicit ? 'option' : 'environment' };
+  }
+  const configHome = env['XDG_CONFIG_HOME'] || join(homedir(), '.config');
+  const user = join(configHome, 'moonpool', 'init.lua');
+  if (existsSync(user)) return { file: user, source: 'user' };
+  return { file: BUNDLED_CONFIG, source: 'bundled' };
+}

@@ -1,0 +1,143 @@
+// One evaluation of the config: its inspect pool (discovery, `available`), its checked tools and
+// diagnostics, and one worker pool per module, created on first use. A module whose workers crash
+// CRASH_LIMIT times within CRASH_WINDOW_MS is disabled for the rest of the generation.
+import { dirname } from 'node:path';
+import type { Ajv } from 'ajv';
+import { runBounded } from './bounded-task.js';
+import type { AvailableReply, Diagnostic, DiscoveryReport, WorkerConfig } from './protocol.js';
+import { createPidBuffer } from './process-groups.js';
+import { createSchemaCompiler } from './schema-compiler.js';
+import { checkDefinitions, type CheckedTool } from './tool-definitions.js';
+import { WorkerPool, type PoolStats } from './worker-pool.js';
+
+export const CRASH_LIMIT = 3;
+export const CRASH_WINDOW_MS = 5 * 60 * 1000;
+
+export interface GenerationOptions {
+  number: number;
+  configFile: string;
+  cwd: string;
+  spillDir: string;
+  memoryLimitBytes: number;
+  loadTimeoutMs: number;
+  availableTimeoutMs: number;
+  maxThreadsPerModule: number;
+  idleTimeoutMs: number;
+  maxQueuePerModule: number;
+}
+
+export interface ToolState extends CheckedTool {
+  available: boolean;
+  /** Why the tool is not offered, when it is not. */
+  unavailableReason?: string;
+}
+
+export type LoadOutcome = { ok: true; generation: Generation } | { ok: false; diagnostics: Diagnostic[]; logs: string[] };
+
+export class Generation {
+  private readonly modules = new Map<string, WorkerPool>();
+  private readonly crashes = new Map<string, number[]>();
+
+  private constructor(
+    readonly options: GenerationOptions,
+    private readonly workerConfig: Omit<WorkerConfig, 'role'>,
+    private readonly inspect: WorkerPool,
+    readonly tools: Map<string, ToolState>,
+    readonly diagnostics: Diagnostic[],
+    readonly logs: string[],
+  ) {}
+
+  get number(): number {
+    return this.options.number;
+  }
+
+  /** Evaluates the config in a fresh inspect worker; a config that fails to load is an outcome, not a throw. */
+  static async load(options: GenerationOptions): Promise<LoadOutcome> {
+    const workerConfig = {
+      configFile: options.configFile,
+      configDir: dirname(options.configFile),
+      cwd: options.cwd,
+      memoryLimitBytes: options.memoryLimitBytes,
+    };
+    const inspect = new WorkerPool({ config: { ...workerConfig, role: 'inspect' }, maxThreads: 1, idleTimeoutMs: options.idleTimeoutMs, maxQueue: 1000 });
+    const outcome = await runBounded<DiscoveryReport>(inspect, { kind: 'discover', pids: createPidBuffer() }, { timeoutMs: options.loadTimeoutMs });
+    const failure = (message: string): LoadOutcome => ({ ok: false, diagnostics: [{ severity: 'error', file: options.configFile, message }], logs: [] });
+    let report: DiscoveryReport;
+    switch (outcome.kind) {
+      case 'done':
+        report = outcome.value;
+        break;
+      case 'timeout':
+        await inspect.close();
+        return failure(`loading the config took longer than ${options.loadTimeoutMs / 1000} s (an endless loop at load time?)`);
+      default:
+        await inspect.close();
+        return failure(`the worker loading the config crashed: ${outcome.kind === 'crashed' ? outcome.message : outcome.kind}`);
+    }
+    if (!report.loaded) {
+      await inspect.close();
+      return { ok: false, diagnostics: report.diagnostics, logs: report.logs };
+    }
+    const ajv: Ajv = createSchemaCompiler();
+    const checked = checkDefinitions(report.definitions, ajv);
+    const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, available: true }]));
+    const generation = new Generation(options, workerConfig, inspect, tools, [...report.diagnostics, ...checked.diagnostics], report.logs);
+    await generation.checkAvailability();
+    return { ok: true, generation };
+  }
+
+  private async checkAvailability(): Promise<void> {
+    for (const tool of this.tools.values()) {
+      if (!tool.definition.hasAvailable) continue;
+      const context = { tool: tool.definition.name, callId: 'available', cwd: this.options.cwd, spillDir: this.options.spillDir };
+      const outcome = await runBounded<AvailableReply>(this.inspect, { kind: 'available', context, pids: createPidBuffer() }, { timeoutMs: this.options.availableTimeoutMs });
+      if (outcome.kind === 'done') {
+        tool.available = outcome.value.available;
+        if (outcome.value.reason !== undefined) tool.unavailableReason = outcome.value.reason;
+      } else {
+        tool.available = false;
+        tool.unavailableReason =
+          outcome.kind === 'timeout'
+            ? `available() did not answer within ${this.options.availableTimeoutMs / 1000} s`
+            : `available() crashed its worker${outcome.kind === 'crashed' ? `: ${outcome.message}` : ''}`;
+      }
+    }
+  }
+
+  /** The pool that runs `run` for tools defined in `module`. */
+  modulePool(module: string): WorkerPool {
+    let pool = this.modules.get(module);
+    if (!pool) {
+      pool = new WorkerPool({
+        config: { ...this.workerConfig, role: 'module' },
+        maxThreads: this.options.maxThreadsPerModule,
+        idleTimeoutMs: this.options.idleTimeoutMs,
+        maxQueue: this.options.maxQueuePerModule,
+      });
+      this.modules.set(module, pool);
+    }
+    return pool;
+  }
+
+  recordCrash(module: string, now = Date.now()): void {
+    const recent = (this.crashes.get(module) ?? []).filter((at) => now - at < CRASH_WINDOW_MS);
+    recent.push(now);
+    this.crashes.set(module, recent);
+  }
+
+  isDisabled(module: string, now = Date.now()): boolean {
+    return (this.crashes.get(module) ?? []).filter((at) => now - at < CRASH_WINDOW_MS).length >= CRASH_LIMIT;
+  }
+
+  stats(): Record<string, PoolStats & { crashes: number; disabled: boolean }> {
+    const stats: Record<string, PoolStats & { crashes: number; disabled: boolean }> = {};
+    for (const [module, pool] of this.modules) {
+      stats[module] = { ...pool.stats(), crashes: this.crashes.get(module)?.length ?? 0, disabled: this.isDisabled(module) };
+    }
+    return stats;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.inspect.close(), ...[...this.modules.values()].map((pool) => pool.close())]);
+  }
+}

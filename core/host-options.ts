@@ -1,0 +1,69 @@
+// ToolHost's options, their defaults, and the up-front validation that names a bad option.
+import { availableParallelism, homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { MoonpoolError } from './errors.js';
+
+export interface ToolHostOptions {
+  /** The config's entry file or its directory. Default: the lookup of `resolveConfig`. */
+  config?: string;
+  /** Working directory for tools (`ctx.cwd`, relative paths, `capture`). Default: process.cwd(). */
+  cwd?: string;
+  /** Where sessions and spill files live. Default: $XDG_STATE_HOME/moonpool or ~/.local/state/moonpool. */
+  stateDir?: string;
+  /** Session to append to; default: a new one. Letters, digits, `_` and `-` only. */
+  sessionId?: string;
+  /** Wall-clock limit for tools that set no `timeout`, in ms. Default 120,000. */
+  timeoutMs?: number;
+  /** Lua heap cap per worker, in bytes. Default 256 MiB. */
+  memoryLimitBytes?: number;
+  /** Limit for loading the config and running discovery, in ms. Default 5,000. */
+  loadTimeoutMs?: number;
+  /** Limit for each tool's `available`, in ms. Default 2,000. */
+  availableTimeoutMs?: number;
+  /** Workers per module pool. Default: min(4, cores). */
+  maxThreadsPerModule?: number;
+  /** An idle worker is reaped after this many ms. Default 60,000. */
+  idleTimeoutMs?: number;
+  /** Calls that may queue per module before new ones are refused as `busy`. Default 256. */
+  maxQueuePerModule?: number;
+}
+
+export type ResolvedHostOptions = Required<Omit<ToolHostOptions, 'config' | 'sessionId'>> & Pick<ToolHostOptions, 'sessionId'>;
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_LOAD_TIMEOUT_MS = 5_000;
+export const DEFAULT_AVAILABLE_TIMEOUT_MS = 2_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_QUEUE_PER_MODULE = 256;
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'moonpool');
+}
+
+function positive(name: string, value: number | undefined, fallback: number, integer = false): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new MoonpoolError('INVALID_OPTION', `options.${name} must be a positive ${integer ? 'integer' : 'number'} (got ${String(value)})`);
+  }
+  return value;
+}
+
+export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOptions {
+  if (options.sessionId !== undefined && !SESSION_ID_PATTERN.test(options.sessionId)) {
+    throw new MoonpoolError('INVALID_OPTION', `options.sessionId must match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(options.sessionId)})`);
+  }
+  return {
+    cwd: resolve(options.cwd ?? process.cwd()),
+    stateDir: resolve(options.stateDir ?? defaultStateDir()),
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    timeoutMs: positive('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
+    memoryLimitBytes: positive('memoryLimitBytes', options.memoryLimitBytes, DEFAULT_MEMORY_LIMIT_BYTES, true),
+    loadTimeoutMs: positive('loadTimeoutMs', options.loadTimeoutMs, DEFAULT_LOAD_TIMEOUT_MS),
+    availableTimeoutMs: positive('availableTimeoutMs', options.availableTimeoutMs, DEFAULT_AVAILABLE_TIMEOUT_MS),
+    maxThreadsPerModule: positive('maxThreadsPerModule', options.maxThreadsPerModule, Math.min(4, availableParallelism()), true),
+    idleTimeoutMs: positive('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS),
+    maxQueuePerModule: positive('maxQueuePerModule', options.maxQueuePerModule, DEFAULT_MAX_QUEUE_PER_MODULE, true),
+  };
+}

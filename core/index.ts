@@ -1,0 +1,16 @@
+// moonpool's library entry: the ToolHost and the types a host needs.
+export { ToolHost, type ToolInfo, type ToolStatus, type HostStats } from './tool-host.js';
+export type { ToolHostOptions } from './host-options.js';
+export {
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_MEMORY_LIMIT_BYTES,
+  DEFAULT_LOAD_TIMEOUT_MS,
+  DEFAULT_AVAILABLE_TIMEOUT_MS,
+  defaultStateDir,
+} from './host-options.js';
+export type { CallResult, CallStatus, CallOptions } from './call-result.js';
+export type { Diagnostic } from './protocol.js';
+export type { ParametersSchema } from './tool-definitions.js';
+export type { PoolStats } from './worker-pool.js';
+export { MoonpoolError, type MoonpoolErrorCode } from './errors.js';
+export { resolveConfig, BUNDLED_CONFIG, type ResolvedConfig } from './config-path.js';

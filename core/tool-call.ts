@@ -1,0 +1,89 @@
+// One call from the host's side: look the tool up, check availability and arguments, run it in its
+// module's pool under its time limit, stream its events, and turn every ending into a CallResult.
+import { MessageChannel } from 'node:worker_threads';
+import { expose } from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { argumentProblems } from './arguments.js';
+import { runBounded } from './bounded-task.js';
+import { messages, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
+import { CRASH_LIMIT, CRASH_WINDOW_MS, type Generation } from './generation.js';
+import type { CallEvents, RunReply } from './protocol.js';
+import { createPidBuffer } from './process-groups.js';
+
+export interface CallSettings {
+  callId: string;
+  defaultTimeoutMs: number;
+  memoryLimitBytes: number;
+}
+
+export async function runToolCall(generation: Generation, name: string, args: unknown, settings: CallSettings, options: CallOptions): Promise<CallResult> {
+  const started = performance.now();
+  const finish = (status: CallStatus, content: string, extra: Partial<CallResult> = {}): CallResult => ({
+    callId: settings.callId,
+    tool: name,
+    status,
+    isError: status !== 'ok',
+    content,
+    durationMs: Math.round(performance.now() - started),
+    ...extra,
+  });
+
+  const tool = generation.tools.get(name);
+  if (!tool) {
+    const known = [...generation.tools.values()].filter((entry) => entry.available).map((entry) => entry.definition.name);
+    return finish('unknown_tool', messages.unknownTool(name, known));
+  }
+  if (!tool.available) return finish('unavailable', messages.unavailable(name, tool.unavailableReason ?? 'available() returned false'));
+  const problems = argumentProblems(tool.validate, args ?? {});
+  if (problems.length > 0) return finish('invalid_args', messages.invalidArgs(name, problems));
+  const { module } = tool.definition;
+  if (generation.isDisabled(module)) return finish('crashed', messages.disabled(name, CRASH_LIMIT, CRASH_WINDOW_MS / 60_000));
+  const pool = generation.modulePool(module);
+  if (pool.queueFull) return finish('busy', messages.busy(name, pool.stats().queued));
+
+  let lastSnapshot: Uint8Array | undefined;
+  const events: CallEvents = {
+    log: (text) => options.onLog?.(text),
+    title: (text) => options.onTitle?.(text),
+    snapshot: (bytes) => {
+      lastSnapshot = bytes;
+      options.onSnapshot?.(bytes);
+    },
+  };
+  const channel = new MessageChannel();
+  expose(events, nodeEndpoint(channel.port1));
+  const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
+  const context = { tool: name, callId: settings.callId, cwd: generation.options.cwd, spillDir: generation.options.spillDir };
+  try {
+    const outcome = await runBounded<RunReply>(
+      pool,
+      { kind: 'run', context, args: args ?? {}, events: channel.port2, pids: createPidBuffer() },
+      { timeoutMs, signal: options.signal, transferList: [channel.port2] },
+    );
+    switch (outcome.kind) {
+      case 'timeout':
+        return finish('timeout', messages.timeout(name, timeoutMs));
+      case 'cancelled':
+        return finish('cancelled', messages.cancelled(name));
+      case 'crashed':
+        generation.recordCrash(module);
+        return finish('crashed', messages.crashed(name, outcome.message));
+      case 'done':
+        break;
+    }
+    const reply = outcome.value;
+    if (reply.snapshot && !sameBytes(reply.snapshot, lastSnapshot)) options.onSnapshot?.(reply.snapshot);
+    const extra: Partial<CallResult> = {};
+    if (reply.title !== undefined) extra.title = reply.title;
+    if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
+    if (reply.failure === 'out_of_memory') return finish('error', messages.outOfMemory(name, settings.memoryLimitBytes), extra);
+    if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
+    return finish(reply.isError ? 'error' : 'ok', reply.content, extra);
+  } finally {
+    channel.port1.close();
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array | undefined): boolean {
+  return b !== undefined && a.length === b.length && Buffer.compare(a, b) === 0;
+}

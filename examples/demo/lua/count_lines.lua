@@ -1,0 +1,78 @@
+-- count_lines: walks a source tree, counts lines per language, and shows live progress.
+local progress = require('progress')
+
+local SKIP = "-not -path '*/node_modules/*' -not -path '*/.git/*' -not -path '*/dist/*'"
+
+local function language(path)
+  return path:match('%.([%w_]+)$') or '(none)'
+end
+
+local function count_file(path)
+  local file = io.open(path, 'rb')
+  if not file then return 0 end
+  local lines = 0
+  for chunk in file:lines(65536) do
+    local _, newlines = chunk:gsub('\n', '')
+    lines = lines + newlines
+  end
+  file:close()
+  return lines
+end
+
+local function top_languages(by_language, limit)
+  local rows = {}
+  for name, entry in pairs(by_language) do rows[#rows + 1] = { name = name, files = entry.files, lines = entry.lines } end
+  table.sort(rows, function(a, b) return a.lines > b.lines end)
+  while #rows > limit do table.remove(rows) end
+  return rows
+end
+
+agent.on('discover_tools', function(registry)
+  registry:add {
+    name = 'count_lines',
+    description = 'Count the lines of every file under a directory, per language (file extension).',
+    parameters = {
+      type = 'object',
+      properties = {
+        path = { type = 'string', description = 'Directory to count, relative to the working directory. Default: "."' },
+      },
+    },
+    run = function(args, ctx)
+      local root = args.path or '.'
+      ctx:title(root)
+      local listing, code = capture('find ' .. shquote(root) .. ' -type f ' .. SKIP .. ' | sort')
+      if code ~= 0 then
+        return { content = 'cannot list ' .. root .. ': find exited with ' .. code, is_error = true }
+      end
+      local files = {}
+      for path in listing:gmatch('[^\n]+') do files[#files + 1] = path end
+      local by_language, total_lines = {}, 0
+      for i, path in ipairs(files) do
+        local lines = count_file(path)
+        local entry = by_language[language(path)] or { files = 0, lines = 0 }
+        entry.files, entry.lines = entry.files + 1, entry.lines + lines
+        by_language[language(path)] = entry
+        total_lines = total_lines + lines
+        ctx:show { done = i, total = #files, current = path, lines = total_lines, top = top_languages(by_language, 8) }
+      end
+      local report = { ('%s lines in %s files under %s'):format(progress.count(total_lines), progress.count(#files), root) }
+      for _, row in ipairs(top_languages(by_language, 20)) do
+        report[#report + 1] = ('%-12s %8s lines %6s files'):format(row.name, progress.count(row.lines), progress.count(row.files))
+      end
+      return table.concat(report, '\n')
+    end,
+    render = function(state, view)
+      local lines = {
+        progress.bar(state.done, state.total, view.width) .. ('  %s / %s files'):format(progress.count(state.done), progress.count(state.total)),
+        ('%s lines so far'):format(progress.count(state.lines)),
+      }
+      local shown = view.expand and #state.top or math.min(#state.top, 3)
+      for i = 1, shown do
+        local row = state.top[i]
+        lines[#lines + 1] = ('  %-10s %10s lines %6s files'):format(row.name, progress.count(row.lines), progress.count(row.files))
+      end
+      if state.done < state.total then lines[#lines + 1] = '  ' .. state.current end
+      return lines
+    end,
+  }
+end)

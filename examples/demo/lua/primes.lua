@@ -1,0 +1,42 @@
+-- primes: a CPU-heavy computation (trial division, no shortcuts) that reports its progress.
+local progress = require('progress')
+
+local function is_prime(n)
+  if n < 2 then return false end
+  if n % 2 == 0 then return n == 2 end
+  for d = 3, math.floor(math.sqrt(n)), 2 do
+    if n % d == 0 then return false end
+  end
+  return true
+end
+
+agent.on('discover_tools', function(registry)
+  registry:add {
+    name = 'primes',
+    description = 'Count the prime numbers below a limit by trial division (deliberately CPU-heavy).',
+    parameters = {
+      type = 'object',
+      properties = {
+        limit = { type = 'integer', minimum = 2, maximum = 100000000, description = 'Count primes below this number. Default 3,000,000.' },
+      },
+    },
+    timeout = 600,
+    run = function(args, ctx)
+      local limit = args.limit or 3000000
+      ctx:title('below ' .. progress.count(limit))
+      local found, largest = 0, nil
+      for n = 2, limit - 1 do
+        if is_prime(n) then found, largest = found + 1, n end
+        if n % 20000 == 0 then ctx:show { n = n, limit = limit, found = found, largest = largest } end
+      end
+      ctx:show { n = limit, limit = limit, found = found, largest = largest }
+      return ('%s primes below %s; the largest is %s'):format(progress.count(found), progress.count(limit), tostring(largest))
+    end,
+    render = function(state, view)
+      return {
+        progress.bar(state.n, state.limit, view.width),
+        ('%s primes found, the largest so far %s'):format(progress.count(state.found), tostring(state.largest)),
+      }
+    end,
+  }
+end)

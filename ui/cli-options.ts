@@ -1,0 +1,82 @@
+// The command line: commands, options (node:util parseArgs) and the usage text.
+import { parseArgs } from 'node:util';
+
+export const COMMANDS = ['list', 'call', 'check'] as const;
+export type Command = (typeof COMMANDS)[number];
+
+export const USAGE = `moonpool — LLM-callable tools written in Lua, each module in its own worker thread
+
+Usage:
+  moonpool list [--json] [--format anthropic|openai|mcp]   the available tools
+  moonpool call TOOL [JSON] [--json]                        run a tool once, print its result
+  moonpool check                                            load the config, print every problem
+
+Options:
+  --config FILE      the config (init.lua or its directory); default: $MOONPOOL_CONFIG,
+                     then $XDG_CONFIG_HOME/moonpool/init.lua, then the bundled demo
+  --cwd DIR          working directory for tools (default: the current one)
+  --state-dir DIR    sessions and spill files (default: $XDG_STATE_HOME/moonpool)
+  --session ID       append to this session instead of starting a new one
+  --timeout S        time limit in seconds for tools that set none (default 120)
+  -h, --help         this text
+  -v, --version      the version
+
+Exit codes: 0 ok, 1 the tool reported an error (or check found problems), 2 usage or config error.`;
+
+export interface CliInput {
+  command: Command | 'help' | 'version';
+  positionals: string[];
+  config?: string;
+  cwd?: string;
+  stateDir?: string;
+  session?: string;
+  timeoutSeconds?: number;
+  json: boolean;
+  format?: string;
+}
+
+export class UsageError extends Error {}
+
+export function parseCli(argv: string[]): CliInput {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        cwd: { type: 'string' },
+        'state-dir': { type: 'string' },
+        session: { type: 'string' },
+        timeout: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        format: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', short: 'v', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [first, ...rest] = positionals;
+  let command: CliInput['command'];
+  if (values.help) command = 'help';
+  else if (values.version) command = 'version';
+  else if (first === undefined) command = 'list';
+  else if ((COMMANDS as readonly string[]).includes(first)) command = first as Command;
+  else throw new UsageError(`unknown command '${first}' (the commands are: ${COMMANDS.join(', ')})`);
+
+  const input: CliInput = { command, positionals: rest, json: values.json };
+  if (values.config !== undefined) input.config = values.config;
+  if (values.cwd !== undefined) input.cwd = values.cwd;
+  if (values['state-dir'] !== undefined) input.stateDir = values['state-dir'];
+  if (values.session !== undefined) input.session = values.session;
+  if (values.format !== undefined) input.format = values.format;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds (got '${values.timeout}')`);
+    input.timeoutSeconds = seconds;
+  }
+  return input;
+}

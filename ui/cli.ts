@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// The `moonpool` command: parses the command line, opens a host, runs one command, and exits
+// with 0 (ok), 1 (the tool reported an error / check found problems) or 2 (usage or config error).
+import { readFileSync } from 'node:fs';
+import { MoonpoolError, type ToolHost } from '../core/index.js';
+import { parseCli, UsageError, USAGE, type CliInput } from './cli-options.js';
+import { callTool } from './commands/call.js';
+import { checkConfig } from './commands/check.js';
+import { listTools } from './commands/list.js';
+import { formatDiagnostic } from './diagnostic-format.js';
+import { openHost, type Output } from './open-host.js';
+
+async function runCommand(host: ToolHost, input: CliInput, output: Output): Promise<number> {
+  if (input.command === 'check') return checkConfig(host, output);
+  if (!host.loaded) {
+    for (const diagnostic of host.diagnostics()) output.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
+    output.stderr.write('moonpool: the config did not load\n');
+    return 2;
+  }
+  return input.command === 'call' ? callTool(host, input, output) : listTools(host, input, output);
+}
+
+export async function main(argv: string[], output: Output = process): Promise<number> {
+  let input: CliInput;
+  try {
+    input = parseCli(argv);
+  } catch (error) {
+    output.stderr.write(`moonpool: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (input.command === 'help') {
+    output.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (input.command === 'version') {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    output.stdout.write(`${manifest.version}\n`);
+    return 0;
+  }
+  let host: ToolHost | undefined;
+  try {
+    host = await openHost(input, output);
+    return await runCommand(host, input, output);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof MoonpoolError) {
+      output.stderr.write(`moonpool: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    await host?.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,20 @@
+// `moonpool check`: one `file:line: message` per problem in the config, then a summary.
+// Exits 1 when there is any error, so it fits in a pre-commit hook or CI.
+import type { ToolHost } from '../../core/index.js';
+import { formatDiagnostic } from '../diagnostic-format.js';
+import type { Output } from '../open-host.js';
+
+export function checkConfig(host: ToolHost, output: Output): number {
+  const diagnostics = host.diagnostics();
+  for (const diagnostic of diagnostics) output.stdout.write(`${formatDiagnostic(diagnostic)}\n`);
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  const warnings = diagnostics.length - errors;
+  const tools = host.allTools();
+  const unavailable = tools.filter((tool) => !tool.available).length;
+  const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
+  const summary = host.loaded
+    ? `${plural(tools.length, 'tool')} loaded${unavailable > 0 ? ` (${unavailable} unavailable)` : ''}`
+    : 'the config did not load';
+  output.stdout.write(`${summary}; ${plural(errors, 'error')}, ${plural(warnings, 'warning')}\n`);
+  return errors > 0 ? 1 : 0;
+}

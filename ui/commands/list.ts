@@ -1,0 +1,31 @@
+// `moonpool list`: the available tools, as a table, as JSON, or in a model API's exact shape.
+import type { ToolHost } from '../../core/index.js';
+import { UsageError, type CliInput } from '../cli-options.js';
+import { displayPath } from '../diagnostic-format.js';
+import type { Output } from '../open-host.js';
+import { formatTool, isToolFormat, TOOL_FORMATS } from '../tool-formats.js';
+
+export function listTools(host: ToolHost, input: CliInput, output: Output): number {
+  if (input.format !== undefined) {
+    if (!isToolFormat(input.format)) throw new UsageError(`--format takes one of ${TOOL_FORMATS.join(', ')} (got '${input.format}')`);
+    const format = input.format;
+    output.stdout.write(`${JSON.stringify(host.tools().map((tool) => formatTool(tool, format)), null, 2)}\n`);
+    return 0;
+  }
+  if (input.json) {
+    output.stdout.write(`${JSON.stringify(host.tools(), null, 2)}\n`);
+    return 0;
+  }
+  const all = host.allTools();
+  const width = Math.max(4, ...all.map((tool) => tool.name.length));
+  for (const tool of all.filter((entry) => entry.available)) {
+    output.stdout.write(`${tool.name.padEnd(width)}  ${tool.description.split('\n')[0]}\n`);
+  }
+  for (const tool of all.filter((entry) => !entry.available)) {
+    output.stdout.write(`${tool.name.padEnd(width)}  (unavailable: ${tool.unavailableReason ?? 'available() returned false'})\n`);
+  }
+  if (all.length === 0) output.stdout.write(`no tools in ${displayPath(host.configFile)}\n`);
+  const errors = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').length;
+  if (errors > 0) output.stderr.write(`moonpool: ${errors} problem${errors === 1 ? '' : 's'} in the config; run 'moonpool check' to see them\n`);
+  return 0;
+}

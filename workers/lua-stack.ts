@@ -1,0 +1,277 @@
+// Raw access to a Lua stack through wasmoon's C API, so that Lua strings cross as bytes:
+// wasmoon's own conversion goes through C strings and stops at the first NUL byte.
+import { isUtf8 } from 'node:buffer';
+
+/** The raw exports of wasmoon's emscripten module that this file uses (wasmoon does not type them). */
+export interface LuaRawApi {
+  HEAPU8: Uint8Array;
+  HEAPU32: Uint32Array;
+  _malloc(size: number): number;
+  _free(pointer: number): void;
+  _lua_type(L: number, index: number): number;
+  _lua_absindex(L: number, index: number): number;
+  _lua_gettop(L: number): number;
+  _lua_settop(L: number, index: number): void;
+  _lua_checkstack(L: number, extra: number): number;
+  _lua_tolstring(L: number, index: number, lengthOut: number): number;
+  _lua_tonumberx(L: number, index: number, isNumberOut: number): number;
+  _lua_tointegerx(L: number, index: number, isNumberOut: number): bigint;
+  _lua_isinteger(L: number, index: number): number;
+  _lua_toboolean(L: number, index: number): number;
+  _lua_topointer(L: number, index: number): number;
+  _lua_next(L: number, index: number): number;
+  _lua_pushnil(L: number): void;
+  _lua_pushboolean(L: number, value: number): void;
+  _lua_pushinteger(L: number, value: bigint): void;
+  _lua_pushnumber(L: number, value: number): void;
+  _lua_pushlstring(L: number, pointer: number, length: number): number;
+  _lua_createtable(L: number, arraySize: number, hashSize: number): void;
+  _lua_rawset(L: number, index: number): void;
+  _lua_rawseti(L: number, index: number, n: bigint): void;
+  _lua_rawgeti(L: number, index: number, n: bigint): number;
+  _lua_sethook(L: number, hook: number, mask: number, count: number): void;
+}
+
+const LUA_TNIL = 0;
+const LUA_TBOOLEAN = 1;
+const LUA_TNUMBER = 3;
+const LUA_TSTRING = 4;
+const LUA_TTABLE = 5;
+
+/** Deepest table nesting converted in either direction. */
+export const MAX_VALUE_DEPTH = 200;
+
+const LUA_TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
+
+/** A value that cannot cross (a function, a cycle…); `path` names where it sits, e.g. `state.items[3]`. */
+export class LuaConversionError extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`${path} ${problem}`);
+  }
+}
+
+export interface ReadOptions {
+  /** How a string that is not valid UTF-8 comes out: escaped text, or the raw bytes. */
+  invalidUtf8: 'escape' | 'bytes';
+}
+
+function keyPath(parent: string, key: string | number): string {
+  if (typeof key === 'number') return `${parent}[${key}]`;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+}
+
+/**
+ * Decodes Lua bytes as UTF-8 text. Bytes that are not valid UTF-8 are written as `\xNN`, so
+ * nothing is replaced silently; NUL bytes are kept.
+ */
+export function decodeLuaText(bytes: Uint8Array): string {
+  if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  let out = '';
+  let i = 0;
+  while (i < bytes.length) {
+    const length = validSequenceLength(bytes, i);
+    if (length === 0) {
+      out += `\\x${bytes[i]!.toString(16).padStart(2, '0')}`;
+      i += 1;
+    } else {
+      out += Buffer.from(bytes.subarray(i, i + length)).toString('utf8');
+      i += length;
+    }
+  }
+  return out;
+}
+
+function validSequenceLength(bytes: Uint8Array, at: number): number {
+  const first = bytes[at]!;
+  if (first < 0x80) return 1;
+  const length = first >= 0xc2 && first <= 0xdf ? 2 : first >= 0xe0 && first <= 0xef ? 3 : first >= 0xf0 && first <= 0xf4 ? 4 : 0;
+  if (length === 0 || at + length > bytes.length) return 0;
+  return isUtf8(bytes.subarray(at, at + length)) ? length : 0;
+}
+
+/** Reads and writes values on the stack of a Lua state `L` (a thread's address). */
+export class LuaStack {
+  private readonly lengthSlot: number;
+
+  constructor(private readonly module: LuaRawApi) {
+    this.lengthSlot = module._malloc(8);
+  }
+
+  typeAt(L: number, index: number): number {
+    return this.module._lua_type(L, index);
+  }
+
+  typeNameAt(L: number, index: number): string {
+    return LUA_TYPE_NAMES[this.typeAt(L, index)] ?? 'no value';
+  }
+
+  /** The bytes of the string (or number) at `index`, or null for any other type. */
+  bytesAt(L: number, index: number): Buffer | null {
+    const type = this.typeAt(L, index);
+    if (type !== LUA_TSTRING && type !== LUA_TNUMBER) return null;
+    const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
+    const length = this.module.HEAPU32[this.lengthSlot >> 2]!;
+    return Buffer.from(this.module.HEAPU8.subarray(pointer, pointer + length));
+  }
+
+  stringAt(L: number, index: number): string | null {
+    const bytes = this.bytesAt(L, index);
+    return bytes === null ? null : decodeLuaText(bytes);
+  }
+
+  numberAt(L: number, index: number): number | null {
+    if (this.typeAt(L, index) !== LUA_TNUMBER) return null;
+    return this.module._lua_tonumberx(L, index, 0);
+  }
+
+  booleanAt(L: number, index: number): boolean {
+    return this.module._lua_toboolean(L, index) !== 0;
+  }
+
+  pushBytes(L: number, bytes: Uint8Array): void {
+    const pointer = this.module._malloc(Math.max(1, bytes.length));
+    try {
+      this.module.HEAPU8.set(bytes, pointer);
+      this.module._lua_pushlstring(L, pointer, bytes.length);
+    } finally {
+      this.module._free(pointer);
+    }
+  }
+
+  pushString(L: number, text: string): void {
+    this.pushBytes(L, Buffer.from(text, 'utf8'));
+  }
+
+  pushNil(L: number): void {
+    this.module._lua_pushnil(L);
+  }
+
+  pushBoolean(L: number, value: boolean): void {
+    this.module._lua_pushboolean(L, value ? 1 : 0);
+  }
+
+  pushNumber(L: number, value: number): void {
+    if (Number.isSafeInteger(value)) this.module._lua_pushinteger(L, BigInt(value));
+    else this.module._lua_pushnumber(L, value);
+  }
+
+  /** Pushes a JSON-like value: objects and arrays become tables (arrays 1-based), null becomes nil. */
+  pushValue(L: number, value: unknown, depth = 0): void {
+    if (depth > MAX_VALUE_DEPTH) throw new LuaConversionError('value', `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+    if (value === null || value === undefined) return this.pushNil(L);
+    switch (typeof value) {
+      case 'string':
+        return this.pushString(L, value);
+      case 'number':
+        return this.pushNumber(L, value);
+      case 'boolean':
+        return this.pushBoolean(L, value);
+      case 'bigint':
+        return this.pushNumber(L, Number(value));
+      default:
+        break;
+    }
+    if (value instanceof Uint8Array) return this.pushBytes(L, value);
+    if (this.module._lua_checkstack(L, 4) === 0) throw new LuaConversionError('value', 'does not fit on the Lua stack');
+    if (Array.isArray(value)) {
+      this.module._lua_createtable(L, value.length, 0);
+      value.forEach((item, i) => {
+        this.pushValue(L, item, depth + 1);
+        this.module._lua_rawseti(L, -2, BigInt(i + 1));
+      });
+      return;
+    }
+    if (value instanceof Map) {
+      this.module._lua_createtable(L, 0, value.size);
+      for (const [key, item] of value) {
+        this.pushValue(L, key, depth + 1);
+        this.pushValue(L, item, depth + 1);
+        this.module._lua_rawset(L, -3);
+      }
+      return;
+    }
+    const entries = Object.entries(value as Record<string, unknown>);
+    this.module._lua_createtable(L, 0, entries.length);
+    for (const [key, item] of entries) {
+      this.pushString(L, key);
+      this.pushValue(L, item, depth + 1);
+      this.module._lua_rawset(L, -3);
+    }
+  }
+
+  /**
+   * Converts the value at `index` to plain data: tables with keys 1..n become arrays, other
+   * tables objects (an empty table becomes `[]`). Functions, userdata, threads and cycles
+   * throw a `LuaConversionError` naming their path from `path`.
+   */
+  readValue(L: number, index: number, path: string, options: ReadOptions = { invalidUtf8: 'escape' }): unknown {
+    const absolute = this.module._lua_absindex(L, index);
+    return this.readAt(L, absolute, path, options, new Set(), 0);
+  }
+
+  private readAt(L: number, index: number, path: string, options: ReadOptions, open: Set<number>, depth: number): unknown {
+    const type = this.typeAt(L, index);
+    switch (type) {
+      case LUA_TNIL:
+        return null;
+      case LUA_TBOOLEAN:
+        return this.booleanAt(L, index);
+      case LUA_TNUMBER:
+        return this.module._lua_isinteger(L, index) ? Number(this.module._lua_tointegerx(L, index, 0)) : this.module._lua_tonumberx(L, index, 0);
+      case LUA_TSTRING: {
+        const bytes = this.bytesAt(L, index)!;
+        return options.invalidUtf8 === 'bytes' && !isUtf8(bytes) ? bytes : decodeLuaText(bytes);
+      }
+      case LUA_TTABLE:
+        return this.readTable(L, index, path, options, open, depth);
+      default:
+        throw new LuaConversionError(path, `is a ${this.typeNameAt(L, index)}: only strings, numbers, booleans and tables can cross`);
+    }
+  }
+
+  private readTable(L: number, index: number, path: string, options: ReadOptions, open: Set<number>, depth: number): unknown {
+    if (depth >= MAX_VALUE_DEPTH) throw new LuaConversionError(path, `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+    const identity = this.module._lua_topointer(L, index);
+    if (open.has(identity)) throw new LuaConversionError(path, 'refers back to a table that contains it (a cycle)');
+    if (this.module._lua_checkstack(L, 4) === 0) throw new LuaConversionError(path, 'does not fit on the Lua stack');
+    open.add(identity);
+    const entries: [string | number, unknown][] = [];
+    try {
+      this.module._lua_pushnil(L);
+      while (this.module._lua_next(L, index) !== 0) {
+        const key = this.readKey(L, path);
+        entries.push([key, this.readAt(L, this.module._lua_gettop(L), keyPath(path, key), options, open, depth + 1)]);
+        this.module._lua_settop(L, -2);
+      }
+    } catch (error) {
+      this.module._lua_settop(L, index);
+      throw error;
+    } finally {
+      open.delete(identity);
+    }
+    return tableFromEntries(entries);
+  }
+
+  private readKey(L: number, path: string): string | number {
+    const type = this.typeAt(L, -2);
+    if (type === LUA_TSTRING) return decodeLuaText(this.bytesAt(L, -2)!);
+    if (type === LUA_TNUMBER && this.module._lua_isinteger(L, -2)) return Number(this.module._lua_tointegerx(L, -2, 0));
+    this.module._lua_settop(L, -3);
+    throw new LuaConversionError(path, `has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string and integer keys can cross`);
+  }
+}
+
+function tableFromEntries(entries: [string | number, unknown][]): unknown {
+  const isSequence = entries.every(([key]) => typeof key === 'number' && key >= 1 && key <= entries.length);
+  if (isSequence) {
+    const array: unknown[] = new Array<unknown>(entries.length);
+    for (const [key, value] of entries) array[(key as number) - 1] = value;
+    return array;
+  }
+  const object: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [key, value] of entries) object[String(key)] = value;
+  return object;
+}

@@ -1,0 +1,188 @@
+-- moonpool prelude, part 3: `agent`, the ToolRegistry, RunCtx, and the entry points the worker
+-- calls (load, discover, run, available). Errors name the user's file and line, never this file.
+local native = __moonpool_native
+
+local KNOWN_FIELDS = {
+  name = true, description = true, parameters = true, run = true, render = true, available = true, timeout = true,
+}
+
+local handlers = {}
+local functions, definitions, problems = {}, {}, {}
+
+local function source_path(info)
+  local source = info.source
+  if source:sub(1, 1) == '@' then return source:sub(2) end
+  return source
+end
+
+-- Message handler: the error's text plus a traceback of the user's frames only.
+local function with_traceback(err)
+  local message = type(err) == 'string' and err or tostring(err)
+  local kept = {}
+  for line in debug.traceback('', 2):gmatch('[^\n]+') do
+    if not line:find('[moonpool]', 1, true) and not line:find('^%s*%[C%]: in %?') and not line:find('tail calls', 1, true) then
+      kept[#kept + 1] = line
+    end
+  end
+  -- The last frame is the prelude's own xpcall around the user's function.
+  if kept[#kept] and kept[#kept]:find("%[C%]: in function 'xpcall'") then kept[#kept] = nil end
+  if #kept <= 1 then return message end
+  return message .. '\n' .. table.concat(kept, '\n')
+end
+
+local function message_only(err)
+  return type(err) == 'string' and err or tostring(err)
+end
+
+local function describe(value)
+  local kind = type(value)
+  if kind == 'nil' then return 'nil' end
+  if kind == 'number' or kind == 'boolean' then return ('a %s (%s)'):format(kind, tostring(value)) end
+  if kind == 'table' then
+    if value.content ~= nil then return ('a table whose `content` is a %s'):format(type(value.content)) end
+    return 'a table without a `content` field'
+  end
+  return 'a ' .. kind
+end
+
+agent = {}
+
+function agent.on(event, handler, ...)
+  if event == agent then event, handler = handler, ... end
+  if event ~= 'discover_tools' then
+    error(("agent.on: unknown event %s (the event is 'discover_tools')"):format(tostring(event)), 2)
+  end
+  if type(handler) ~= 'function' then
+    error(("agent.on: the handler must be a function, got %s"):format(type(handler)), 2)
+  end
+  handlers[#handlers + 1] = handler
+end
+
+local ToolRegistry = {}
+ToolRegistry.__index = ToolRegistry
+ToolRegistry.__name = 'ToolRegistry'
+
+function ToolRegistry:add(definition)
+  local caller = debug.getinfo(2, 'Sl')
+  if getmetatable(self) ~= ToolRegistry then
+    error('registry:add must be called with a colon: registry:add { ... }', 2)
+  end
+  if type(definition) ~= 'table' then
+    problems[#problems + 1] = {
+      file = source_path(caller), line = caller.currentline,
+      message = ('registry:add expects a table, got %s'):format(type(definition)),
+    }
+    return
+  end
+  local run = definition.run
+  local unknown = {}
+  for key in pairs(definition) do
+    if not KNOWN_FIELDS[key] then unknown[#unknown + 1] = tostring(key) end
+  end
+  table.sort(unknown)
+  definitions[#definitions + 1] = {
+    name = definition.name,
+    description = definition.description,
+    parameters = definition.parameters,
+    timeout = definition.timeout,
+    run_type = type(run),
+    render_type = type(definition.render),
+    available_type = type(definition.available),
+    module = type(run) == 'function' and source_path(debug.getinfo(run, 'S')) or nil,
+    file = source_path(caller),
+    line = caller.currentline,
+    unknown = unknown,
+  }
+  local name = definition.name
+  if type(name) == 'string' and functions[name] == nil then
+    functions[name] = { run = run, render = definition.render, available = definition.available }
+  end
+end
+
+local RunCtx = {}
+RunCtx.__index = RunCtx
+RunCtx.__name = 'RunCtx'
+
+function RunCtx:show(state)
+  if getmetatable(self) ~= RunCtx then error('ctx:show must be called with a colon: ctx:show(state)', 2) end
+  if type(state) ~= 'table' then error(('ctx:show expects a table, got %s'):format(type(state)), 2) end
+  local ok, problem = native.show(state)
+  if not ok then error('ctx:show: ' .. problem, 2) end
+end
+
+function RunCtx:title(text)
+  if getmetatable(self) ~= RunCtx then error('ctx:title must be called with a colon: ctx:title(text)', 2) end
+  if type(text) ~= 'string' and type(text) ~= 'number' then
+    error(('ctx:title expects a string, got %s'):format(type(text)), 2)
+  end
+  native.title(tostring(text))
+end
+
+local function new_ctx(info)
+  return setmetatable({ cwd = info.cwd, spill_dir = info.spill_dir, tool = info.tool, call_id = info.call_id }, RunCtx)
+end
+
+local entry = {}
+
+function entry.load(path)
+  local ok, err = xpcall(dofile, message_only, path)
+  native.reply { ok = ok, error = not ok and err or nil }
+end
+
+function entry.discover()
+  functions, definitions, problems = {}, {}, {}
+  for _, handler in ipairs(handlers) do
+    local ok, err = xpcall(handler, message_only, setmetatable({}, ToolRegistry))
+    if not ok then
+      local info = debug.getinfo(handler, 'S')
+      problems[#problems + 1] = {
+        file = source_path(info), line = info.linedefined, error = err, prefix = 'discover_tools handler failed: ',
+      }
+    end
+  end
+  native.discovered(definitions, problems)
+end
+
+function entry.run(name, args, info)
+  local tool = functions[name]
+  if not tool or type(tool.run) ~= 'function' then
+    return native.reply { content = ('%s: this worker has no tool of that name'):format(name), is_error = true, failure = 'unknown_tool' }
+  end
+  local ok, result = xpcall(tool.run, with_traceback, args, new_ctx(info))
+  if not ok then
+    if result == 'not enough memory' then
+      collectgarbage('collect')
+      return native.reply { content = 'out of memory', is_error = true, failure = 'out_of_memory' }
+    end
+    return native.reply { content = result, is_error = true, failure = 'lua_error' }
+  end
+  if type(result) == 'string' then
+    return native.reply { content = result, is_error = false }
+  end
+  if type(result) == 'table' and type(result.content) == 'string' then
+    return native.reply { content = result.content, is_error = result.is_error and true or false }
+  end
+  native.reply {
+    content = ('%s: run returned %s; return a string, or { content = "...", is_error = true }'):format(name, describe(result)),
+    is_error = true,
+    failure = 'bad_return',
+  }
+end
+
+function entry.available(name, info)
+  local tool = functions[name]
+  if not tool or tool.available == nil then return native.reply { available = true } end
+  local ok, result = xpcall(tool.available, message_only, new_ctx(info))
+  if not ok then
+    return native.reply { available = false, reason = 'available() raised an error: ' .. result }
+  end
+  if type(result) ~= 'boolean' then
+    return native.reply {
+      available = false,
+      reason = ('available() returned %s; it must return true or false'):format(describe(result)),
+    }
+  end
+  native.reply { available = result, reason = not result and 'available() returned false' or nil }
+end
+
+__moonpool_entry = entry
