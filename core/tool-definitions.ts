@@ -39,8 +39,8 @@ export interface CheckResult {
 function describeValue(value: unknown): string {
   if (value === null || value === undefined) return 'nil';
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (Array.isArray(value) || typeof value === 'object') return 'a table';
-  return `${typeof value} ${String(value)}`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`;
+  return 'a table';
 }
 
 export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResult {

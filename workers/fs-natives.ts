@@ -59,7 +59,7 @@ export function createFsNatives(cwd: string): Record<string, NativeFunction> {
       attempt(null, () => {
         const length = call.number(3)!;
         const buffer = Buffer.allocUnsafe(length);
-        const read = fs.readSync(call.number(1)!, buffer, 0, length, call.number(2)!);
+        const read = fs.readSync(call.number(1)!, buffer, 0, length, call.number(2));
         return read === 0 ? [null] : [buffer.subarray(0, read)];
       }),
     fs_write: (call) =>

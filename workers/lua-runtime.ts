@@ -20,7 +20,7 @@ import { ChildPidTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
 import { LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
-import { SnapshotChannel } from './snapshot-channel.js';
+import type { SnapshotChannel } from './snapshot-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
 const PRELUDE_FILES = ['shell.lua', 'io.lua', 'api.lua'] as const;

@@ -1,0 +1,145 @@
+// The built `moonpool` command, spawned as a user would run it: list, call, check, the config
+// lookup, and the exit codes 0 / 1 / 2.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { CLI, EXAMPLES, FIXTURE_BIN, FIXTURES, tempDir } from './helpers.js';
+
+const stateDir = tempDir();
+
+function moonpool(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [CLI, ...args, '--state-dir', stateDir], {
+    encoding: 'utf8',
+    cwd: stateDir,
+    env: { ...process.env, PATH: `${FIXTURE_BIN}:${process.env['PATH'] ?? ''}`, MOONPOOL_CONFIG: '', ...env },
+    timeout: 30_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const seed1 = join(EXAMPLES, 'seed', '1-weather');
+
+describe('moonpool call', () => {
+  test("prints the model-facing text and exits 0: call weather '{\"city\":\"Paris\"}'", () => {
+    const run = moonpool(['call', 'weather', '{"city":"Paris"}', '--config', seed1]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'The weather in Paris is sunny (1 argument: Paris)\n');
+  });
+
+  test('--json prints the whole call result', () => {
+    const run = moonpool(['call', 'weather', '{"city":"Paris"}', '--json', '--config', seed1]);
+    const result = JSON.parse(run.stdout) as Record<string, unknown>;
+    assert.equal(result['status'], 'ok');
+    assert.equal(result['isError'], false);
+    assert.equal(typeof result['durationMs'], 'number');
+  });
+
+  test('a tool error exits 1 with the message on stderr', () => {
+    const run = moonpool(['call', 'weather', '{}', '--config', seed1]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /args\.city: is required/);
+  });
+
+  test('JSON that does not parse is a usage error: exit 2', () => {
+    const run = moonpool(['call', 'weather', '{city: Paris}', '--config', seed1]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /the arguments are not valid JSON/);
+  });
+
+  test('an unknown command or option is a usage error: exit 2', () => {
+    assert.equal(moonpool(['frobnicate']).code, 2);
+    assert.equal(moonpool(['list', '--bogus']).code, 2);
+  });
+});
+
+describe('moonpool list', () => {
+  test('--format prints each API’s exact tool shape', () => {
+    const shapes = {
+      anthropic: { name: 'weather', description: 'Look up the current weather for a city.', input_schema: {} },
+      openai: { type: 'function', function: { name: 'weather', description: 'Look up the current weather for a city.', parameters: {} } },
+      mcp: { name: 'weather', description: 'Look up the current weather for a city.', inputSchema: {} },
+    };
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string', description: 'The city to look up.' } },
+      required: ['city'],
+    };
+    for (const [format, shape] of Object.entries(shapes)) {
+      const run = moonpool(['list', '--format', format, '--config', seed1]);
+      assert.equal(run.code, 0, run.stderr);
+      const expected = JSON.parse(JSON.stringify(shape).replace('{}', JSON.stringify(schema))) as unknown;
+      assert.deepEqual(JSON.parse(run.stdout), [expected]);
+    }
+  });
+
+  test('without a weather command the gated tool is listed as unavailable, and absent from --json', () => {
+    const config = join(EXAMPLES, 'seed', '3-weather-available');
+    const env = { PATH: '/usr/bin:/bin' };
+    assert.match(moonpool(['list', '--config', config], env).stdout, /weather\s+\(unavailable: available\(\) returned false\)/);
+    assert.deepEqual(JSON.parse(moonpool(['list', '--json', '--config', config], env).stdout), []);
+    const call = moonpool(['call', 'weather', '{"city":"Rome"}', '--config', config], env);
+    assert.equal(call.code, 1);
+    assert.match(call.stderr, /weather is unavailable/);
+  });
+});
+
+describe('moonpool check', () => {
+  test('prints one file:line: message per problem, exits 1, and the good tool still runs', () => {
+    const broken = join(FIXTURES, 'broken');
+    const run = moonpool(['check', '--config', broken]);
+    assert.equal(run.code, 1);
+    const file = join(broken, 'init.lua');
+    const locations = run.stdout.trim().split('\n').slice(0, -1).map((line) => line.split(': ')[0]);
+    assert.deepEqual(locations, [`${file}:9`, `${file}:14`, `${file}:20`, `${file}:24`]);
+    assert.match(run.stdout, /:9: registry:add: `name` must match/);
+    assert.match(run.stdout, /:14: tool 'bad_schema': parameters\.properties\.n\.type: /);
+    assert.match(run.stdout, /:20: tool 'no_run': `run` must be a function \(got nil\)/);
+    assert.match(run.stdout, /:24: duplicate tool name 'good'/);
+    assert.match(run.stdout, /1 tool loaded; 4 errors, 0 warnings\n$/);
+    const good = moonpool(['call', 'good', '--config', broken]);
+    assert.deepEqual([good.code, good.stdout], [0, 'fine\n']);
+  });
+
+  test('a syntax error is reported with file:line and exit 1; list and call exit 2', () => {
+    const config = join(FIXTURES, 'syntax-error');
+    const check = moonpool(['check', '--config', config]);
+    assert.equal(check.code, 1);
+    assert.match(check.stdout, new RegExp(`^${join(config, 'init.lua')}:5: '}' expected`));
+    const list = moonpool(['list', '--config', config]);
+    assert.equal(list.code, 2);
+    assert.match(list.stderr, /init\.lua:5: /);
+  });
+});
+
+describe('config lookup', () => {
+  test('$MOONPOOL_CONFIG is used when there is no --config', () => {
+    const run = moonpool(['list', '--json'], { MOONPOOL_CONFIG: seed1 });
+    assert.deepEqual((JSON.parse(run.stdout) as { name: string }[]).map((tool) => tool.name), ['weather']);
+  });
+
+  test('$XDG_CONFIG_HOME/moonpool/init.lua comes next', () => {
+    const home = tempDir();
+    mkdirSync(join(home, 'moonpool'));
+    writeFileSync(
+      join(home, 'moonpool', 'init.lua'),
+      "agent.on('discover_tools', function(r) r:add { name = 'mine', description = 'Mine.', run = function() return 'yes' end } end)\n",
+    );
+    const run = moonpool(['call', 'mine'], { XDG_CONFIG_HOME: home });
+    assert.deepEqual([run.code, run.stdout], [0, 'yes\n']);
+  });
+
+  test('with no config anywhere the bundled demo runs, and stderr says so', () => {
+    const run = moonpool(['list'], { XDG_CONFIG_HOME: tempDir() });
+    assert.equal(run.code, 0);
+    assert.match(run.stderr, /using the bundled demo/);
+    assert.match(run.stdout, /^count_lines /m);
+  });
+
+  test('a --config that does not exist is a config error: exit 2', () => {
+    const run = moonpool(['list', '--config', '/nonexistent/init.lua']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /config not found: \/nonexistent\/init\.lua \(from --config\)/);
+  });
+});

@@ -1,0 +1,57 @@
+// Shared test plumbing: fixture paths, temporary state dirs, hosts that are always closed, and
+// checks that nothing (worker, child process) outlives a test.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after } from 'node:test';
+import { ToolHost, type ToolHostOptions } from '../core/index.js';
+
+/** The repository root (tests run from dist/test/). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const FIXTURES = join(ROOT, 'test', 'fixtures');
+export const EXAMPLES = join(ROOT, 'examples');
+export const FIXTURE_BIN = join(FIXTURES, 'bin');
+export const CLI = join(ROOT, 'dist', 'ui', 'cli.js');
+
+/** A directory removed when the test file finishes. */
+export function tempDir(prefix = 'moonpool-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Starts a host on a fixture config (a name under test/fixtures, or a path); closed after the file. */
+export async function startHost(config: string, options: ToolHostOptions = {}): Promise<ToolHost> {
+  const host = await ToolHost.start({
+    config: config.startsWith('/') ? config : join(FIXTURES, config),
+    stateDir: tempDir(),
+    ...options,
+  });
+  after(() => host.close());
+  return host;
+}
+
+/** Live (non-zombie) processes whose command line contains `needle`. */
+export function liveProcesses(needle: string): string[] {
+  const table = execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' });
+  return table
+    .split('\n')
+    .filter((line) => line.includes(needle) && !line.trimStart().startsWith('Z') && !line.includes('ps -eo'));
+}
+
+/** A number unique to this test run, to tell this test's `sleep` processes from any other. */
+export function uniqueSeconds(): string {
+  return `600.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+}
+
+/** Polls `check` until it holds or `timeoutMs` passes; returns whether it held. */
+export async function eventually(check: () => boolean, timeoutMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return check();
+}

@@ -1,0 +1,81 @@
+// The Lua environment behaves as native Lua 5.4 where the seed needs it: io and os on the real
+// file system relative to ctx.cwd, the real environment, require, print, and honest errors.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { FIXTURES, startHost, tempDir } from './helpers.js';
+
+const cwd = tempDir();
+const hostReady = startHost('lua-api', { cwd });
+
+test('io.open/write/lines/read/seek and os.rename work on real files relative to ctx.cwd', async () => {
+  const result = await (await hostReady).call('files', {});
+  assert.equal(result.status, 'ok', result.content);
+  assert.equal(
+    result.content,
+    ['alpha,beta,42,gamma', 'alpha', 'beta', 'nil', '19', 'nil', 'notes.txt: No such file or directory', 'closed file', 'true'].join('|'),
+  );
+  assert.equal(readFileSync(join(cwd, 'renamed.txt'), 'utf8'), 'alpha\nbeta\n42\ngamma');
+  assert.ok(!existsSync(join(cwd, 'notes.txt')));
+});
+
+test('all 256 byte values survive a file round trip, and NUL bytes reach the host intact', async () => {
+  const result = await (await hostReady).call('binary', {});
+  assert.equal(result.status, 'ok', result.content);
+  const expected = Array.from({ length: 256 }, (_, i) => (i < 0x80 ? String.fromCharCode(i) : `\\x${i.toString(16)}`)).join('');
+  assert.equal(result.content, expected);
+});
+
+test('os.getenv reads the host process environment', async () => {
+  const result = await (await hostReady).call('env', { name: 'HOME' });
+  assert.equal(result.content, process.env['HOME']);
+});
+
+test("os.exit is an error result and leaves the host's exit code alone", async () => {
+  const exitCodeBefore = process.exitCode;
+  const result = await (await hostReady).call('exit', {});
+  assert.equal(result.status, 'error');
+  assert.match(result.content, /os\.exit is not available to tools/);
+  assert.match(result.content, /lua-api\/init\.lua:\d+/);
+  assert.equal(process.exitCode, exitCodeBefore);
+});
+
+test('a runtime error deep in a required module names its real file and line, with a traceback', async () => {
+  const result = await (await hostReady).call('deep_error', {});
+  assert.equal(result.status, 'error');
+  const helper = join(FIXTURES, 'lua-api', 'lua', 'helper.lua');
+  assert.ok(result.content.startsWith(`${helper}:5: deep trouble\nstack traceback:`), result.content);
+  assert.match(result.content, new RegExp(`${helper}:9: in (local|upvalue|function) 'middle'`));
+  assert.doesNotMatch(result.content, /moonpool/);
+});
+
+test('print, io.write and a command’s stderr go to the call log, not the result', async () => {
+  const logs: string[] = [];
+  const result = await (await hostReady).call('talk', {}, { onLog: (text) => logs.push(text) });
+  assert.equal(result.content, 'said');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(logs, ['printed\t1\ttrue\tnil', 'written', 'to-stderr']);
+});
+
+test('run returning something other than a string or {content} is an error that says what came back', async () => {
+  const host = await hostReady;
+  const expectations: [string, RegExp][] = [
+    ['number', /run returned a number \(42\)/],
+    ['nil', /run returned nil/],
+    ['table', /run returned a table without a `content` field/],
+    ['function', /run returned a function/],
+  ];
+  for (const [kind, pattern] of expectations) {
+    const result = await host.call('returns', { kind });
+    assert.equal(result.status, 'error', kind);
+    assert.match(result.content, pattern);
+  }
+  const reported = await host.call('returns', { kind: 'error_table' });
+  assert.deepEqual([reported.status, reported.content], ['error', 'the tool says no']);
+});
+
+test('capture and os.execute report exit codes', async () => {
+  const result = await (await hostReady).call('exit_code', {});
+  assert.equal(result.content, '7 nil exit 2');
+});

@@ -1,0 +1,41 @@
+// A tool stuck in a child process is stopped at its timeout: the call returns promptly, its
+// whole process group is gone, and the next call to the same tool gets a fresh worker.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { eventually, liveProcesses, startHost, uniqueSeconds } from './helpers.js';
+
+test("capture('sleep 600') with timeout = 1 returns a timeout within 2 s and leaves no sleep behind", async () => {
+  const host = await startHost('sleeper');
+  const seconds = uniqueSeconds();
+  const started = Date.now();
+  const result = await host.call('stuck', { seconds });
+  const elapsed = Date.now() - started;
+  assert.equal(result.status, 'timeout');
+  assert.match(result.content, /stuck: timed out after 1 s \(set `timeout` in registry:add to allow longer\)/);
+  assert.ok(elapsed < 2000, `took ${elapsed} ms`);
+  assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), liveProcesses(`sleep ${seconds}`).join('\n'));
+
+  const next = await host.call('stuck', { seconds: '0' });
+  assert.equal(next.status, 'ok');
+  assert.equal(next.content, 'woke up');
+});
+
+test('a command that starts its own children in the background loses all of them at the timeout', async () => {
+  const host = await startHost('sleeper');
+  const seconds = uniqueSeconds();
+  const result = await host.call('spawner', { seconds });
+  assert.equal(result.status, 'timeout');
+  assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), liveProcesses(`sleep ${seconds}`).join('\n'));
+});
+
+test('cancelling a call with an AbortSignal resolves it as cancelled and kills its processes', async () => {
+  const host = await startHost('sleeper');
+  const seconds = uniqueSeconds();
+  const controller = new AbortController();
+  const pending = host.call('stuck', { seconds }, { signal: controller.signal });
+  assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length > 0));
+  controller.abort();
+  const result = await pending;
+  assert.equal(result.status, 'cancelled');
+  assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0));
+});
