@@ -3,9 +3,7 @@
 // CRASH_LIMIT times within CRASH_WINDOW_MS is disabled for the rest of the generation.
 import { dirname } from 'node:path';
 import type { Ajv } from 'ajv';
-import { runBounded } from './bounded-task.js';
 import type { AvailableReply, Diagnostic, DiscoveryReport, WorkerConfig } from './protocol.js';
-import { createPidBuffer } from './process-groups.js';
 import { createSchemaCompiler } from './schema-compiler.js';
 import { checkDefinitions, type CheckedTool } from './tool-definitions.js';
 import { WorkerPool, type PoolStats } from './worker-pool.js';
@@ -40,7 +38,7 @@ export class Generation {
 
   private constructor(
     readonly options: GenerationOptions,
-    private readonly workerConfig: Omit<WorkerConfig, 'role'>,
+    private readonly workerConfig: Omit<WorkerConfig, 'role' | 'pids' | 'pidSlotsPerRow'>,
     private readonly inspect: WorkerPool,
     readonly tools: Map<string, ToolState>,
     readonly diagnostics: Diagnostic[],
@@ -60,7 +58,7 @@ export class Generation {
       memoryLimitBytes: options.memoryLimitBytes,
     };
     const inspect = new WorkerPool({ config: { ...workerConfig, role: 'inspect' }, maxThreads: 1, idleTimeoutMs: options.idleTimeoutMs, maxQueue: 1000 });
-    const outcome = await runBounded<DiscoveryReport>(inspect, { kind: 'discover', pids: createPidBuffer() }, { timeoutMs: options.loadTimeoutMs });
+    const outcome = await inspect.run<DiscoveryReport>({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
     const failure = (message: string): LoadOutcome => ({ ok: false, diagnostics: [{ severity: 'error', file: options.configFile, message }], logs: [] });
     let report: DiscoveryReport;
     switch (outcome.kind) {
@@ -90,7 +88,7 @@ export class Generation {
     for (const tool of this.tools.values()) {
       if (!tool.definition.hasAvailable) continue;
       const context = { tool: tool.definition.name, callId: 'available', cwd: this.options.cwd, spillDir: this.options.spillDir };
-      const outcome = await runBounded<AvailableReply>(this.inspect, { kind: 'available', context, pids: createPidBuffer() }, { timeoutMs: this.options.availableTimeoutMs });
+      const outcome = await this.inspect.run<AvailableReply>({ kind: 'available', context }, { timeoutMs: this.options.availableTimeoutMs });
       if (outcome.kind === 'done') {
         tool.available = outcome.value.available;
         if (outcome.value.reason !== undefined) tool.unavailableReason = outcome.value.reason;

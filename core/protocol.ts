@@ -1,6 +1,5 @@
 // The messages that cross between the main thread and a Lua worker. Types only: both sides
 // import this file and nothing else from each other.
-import type { MessagePort } from 'node:worker_threads';
 
 /** A problem found while loading a config or checking a tool definition. */
 export interface Diagnostic {
@@ -24,6 +23,13 @@ export interface WorkerConfig {
   cwd: string;
   /** Lua heap cap in bytes. */
   memoryLimitBytes: number;
+  /**
+   * The pool's pid table: a row of PID_SLOTS_PER_ROW Int32 slots per task, in which the worker
+   * stores the pid of each process group the task starts, so the core can kill them after
+   * terminating the worker.
+   */
+  pids: SharedArrayBuffer;
+  pidSlotsPerRow: number;
 }
 
 /**
@@ -66,7 +72,7 @@ export interface CallContext {
   spillDir: string;
 }
 
-/** Live events of one call, sent by the worker over the call's own MessageChannel (comlink). */
+/** Live events of one call, as the host receives them. */
 export interface CallEvents {
   log(text: string): void;
   title(text: string): void;
@@ -74,20 +80,26 @@ export interface CallEvents {
 }
 
 /**
- * Every task carries `pids`: Int32 slots where the worker records the pid of each process
- * group it starts, so the core can kill them after terminating the worker.
+ * Each worker opens one MessageChannel at startup and posts one end to the main thread as
+ * `{ [EVENTS_PORT_KEY]: port }` through piscina's message route; over it (comlink) the worker
+ * calls these methods, naming the call each event belongs to.
  */
+export interface WorkerEvents {
+  log(callId: string, text: string): void;
+  title(callId: string, text: string): void;
+  snapshot(callId: string, bytes: Uint8Array): void;
+}
+
+export const EVENTS_PORT_KEY = 'moonpoolEventsPort';
+
+/** Every task names its row of the pool's pid table (`WorkerConfig.pids`). */
 export type WorkerTask =
-  | { kind: 'discover'; pids: SharedArrayBuffer }
-  | { kind: 'available'; context: CallContext; pids: SharedArrayBuffer }
-  | {
-      kind: 'run';
-      context: CallContext;
-      args: unknown;
-      /** The port the worker wraps with comlink to send `CallEvents`. */
-      events: MessagePort;
-      pids: SharedArrayBuffer;
-    };
+  | { kind: 'discover'; pidRow: number }
+  | { kind: 'available'; context: CallContext; pidRow: number }
+  | { kind: 'run'; context: CallContext; args: unknown; pidRow: number };
+
+/** A task as the core hands it to a pool, before the pool assigns its pid row. */
+export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit<T, 'pidRow'> : never) : never;
 
 /** Why a run ended without a normal result. */
 export type RunFailure = 'lua_error' | 'bad_return' | 'out_of_memory' | 'not_loaded' | 'unknown_tool';

@@ -1,19 +1,16 @@
 // One call from the host's side: look the tool up, check availability and arguments, run it in its
 // module's pool under its time limit, stream its events, and turn every ending into a CallResult.
-import { MessageChannel } from 'node:worker_threads';
-import { expose } from 'comlink';
-import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { argumentProblems } from './arguments.js';
-import { runBounded } from './bounded-task.js';
 import { messages, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
 import { CRASH_LIMIT, CRASH_WINDOW_MS, type Generation } from './generation.js';
 import type { CallEvents, RunReply } from './protocol.js';
-import { createPidBuffer } from './process-groups.js';
 
 export interface CallSettings {
   callId: string;
   defaultTimeoutMs: number;
   memoryLimitBytes: number;
+  /** Aborted when the host closes: every call in flight ends as cancelled. */
+  closing: AbortSignal;
 }
 
 export async function runToolCall(generation: Generation, name: string, args: unknown, settings: CallSettings, options: CallOptions): Promise<CallResult> {
@@ -50,17 +47,14 @@ export async function runToolCall(generation: Generation, name: string, args: un
       options.onSnapshot?.(bytes);
     },
   };
-  const channel = new MessageChannel();
-  expose(events, nodeEndpoint(channel.port1));
+  const stopListening = pool.listen(settings.callId, events);
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
   const context = { tool: name, callId: settings.callId, cwd: generation.options.cwd, spillDir: generation.options.spillDir };
   try {
-    const outcome = await runBounded<RunReply>(
-      pool,
-      { kind: 'run', context, args: args ?? {}, events: channel.port2, pids: createPidBuffer() },
-      { timeoutMs, signal: options.signal, transferList: [channel.port2] },
-    );
+    const outcome = await pool.run<RunReply>({ kind: 'run', context, args: args ?? {} }, { timeoutMs, signals: [options.signal, settings.closing] });
     switch (outcome.kind) {
+      case 'busy':
+        return finish('busy', messages.busy(name, pool.stats().queued));
       case 'timeout':
         return finish('timeout', messages.timeout(name, timeoutMs));
       case 'cancelled':
@@ -80,7 +74,7 @@ export async function runToolCall(generation: Generation, name: string, args: un
     if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
     return finish(reply.isError ? 'error' : 'ok', reply.content, extra);
   } finally {
-    channel.port1.close();
+    stopListening();
   }
 }
 

@@ -38,8 +38,10 @@ export class ToolHost {
   private generation: Generation | undefined;
   private currentDiagnostics: Diagnostic[] = [];
   private currentLogs: string[] = [];
-  private readonly inFlight = new Set<AbortController>();
+  private readonly closing = new AbortController();
   private callCounter = 0;
+  /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
+  private readonly callIdPrefix = randomBytes(3).toString('hex');
   private closed = false;
 
   private constructor(
@@ -128,7 +130,7 @@ export class ToolHost {
   /** Runs a tool. Never throws for the tool's failure: the result's `status` says how it ended. */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallResult> {
     if (this.closed) throw new MoonpoolError('HOST_CLOSED', 'the ToolHost is closed');
-    const callId = `${Date.now().toString(36)}-${(++this.callCounter).toString(36)}-${randomBytes(2).toString('hex')}`;
+    const callId = `${this.callIdPrefix}-${(++this.callCounter).toString(36)}`;
     const generation = this.generation;
     if (!generation) {
       return {
@@ -140,18 +142,8 @@ export class ToolHost {
         durationMs: 0,
       };
     }
-    const controller = new AbortController();
-    const forward = (): void => controller.abort();
-    options.signal?.addEventListener('abort', forward, { once: true });
-    if (options.signal?.aborted) controller.abort();
-    this.inFlight.add(controller);
-    try {
-      const settings = { callId, defaultTimeoutMs: this.options.timeoutMs, memoryLimitBytes: this.options.memoryLimitBytes };
-      return await runToolCall(generation, name, args, settings, { ...options, signal: controller.signal });
-    } finally {
-      this.inFlight.delete(controller);
-      options.signal?.removeEventListener('abort', forward);
-    }
+    const settings = { callId, defaultTimeoutMs: this.options.timeoutMs, memoryLimitBytes: this.options.memoryLimitBytes, closing: this.closing.signal };
+    return runToolCall(generation, name, args, settings, options);
   }
 
   stats(): HostStats {
@@ -166,7 +158,7 @@ export class ToolHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const controller of this.inFlight) controller.abort();
+    this.closing.abort();
     await this.generation?.close();
   }
 }

@@ -1,17 +1,22 @@
 // A piscina pool of Lua workers for one role: a module's `run` calls, or a generation's inspect
-// work (discovery, `available`). One task per worker at a time; abort terminates the worker.
-import type { TransferListItem } from 'node:worker_threads';
+// work (discovery, `available`). One task per worker at a time, each under a wall-clock limit and
+// cancel signals; ending a task early terminates its worker (piscina's abort) and kills every
+// process group it started. Each worker's event port is exposed once; events route by call id.
+import type { MessagePort } from 'node:worker_threads';
+import { expose } from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { Piscina } from 'piscina';
-import type { WorkerConfig, WorkerTask } from './protocol.js';
+import { PID_SLOTS_PER_ROW, PidTable } from './process-groups.js';
+import { EVENTS_PORT_KEY, type CallEvents, type PoolTask, type WorkerConfig, type WorkerEvents, type WorkerTask } from './protocol.js';
 
 const WORKER_ENTRY = new URL('../workers/lua-worker.js', import.meta.url).href;
 
 export interface WorkerPoolOptions {
-  config: WorkerConfig;
+  config: Omit<WorkerConfig, 'pids' | 'pidSlotsPerRow'>;
   maxThreads: number;
   /** How long an idle worker lives before piscina reaps it. */
   idleTimeoutMs: number;
-  /** Calls that may wait for a worker; past it a call is refused as busy. */
+  /** Tasks that may wait for a worker; past it a task is refused as busy. */
   maxQueue: number;
 }
 
@@ -21,37 +26,90 @@ export interface PoolStats {
   queued: number;
 }
 
+export type TaskOutcome<R> =
+  | { kind: 'done'; value: R }
+  | { kind: 'timeout' }
+  | { kind: 'cancelled' }
+  | { kind: 'busy' }
+  | { kind: 'crashed'; message: string };
+
+export interface TaskLimits {
+  timeoutMs: number;
+  /** Any of these cancels the task (the caller's signal, the host closing). */
+  signals?: (AbortSignal | undefined)[];
+}
+
 export class WorkerPool {
   private readonly piscina: Piscina<WorkerTask, unknown>;
+  private readonly pidTable: PidTable;
+  private readonly listeners = new Map<string, CallEvents>();
   private running = 0;
 
   constructor(options: WorkerPoolOptions) {
+    this.pidTable = new PidTable(options.maxThreads + options.maxQueue);
     this.piscina = new Piscina({
       filename: WORKER_ENTRY,
-      workerData: options.config,
+      workerData: { ...options.config, pids: this.pidTable.buffer, pidSlotsPerRow: PID_SLOTS_PER_ROW } satisfies WorkerConfig,
       minThreads: 0,
       maxThreads: options.maxThreads,
       idleTimeout: options.idleTimeoutMs,
       maxQueue: options.maxQueue,
       concurrentTasksPerWorker: 1,
-      // The default 'sync' parks an idle worker in Atomics.wait, and its comlink port goes deaf.
+      // The default 'sync' parks an idle worker in Atomics.wait; moonpool keeps workers' event
+      // loops running (their event ports, child processes) and pays a little latency for it.
       atomics: 'disabled',
+      recordTiming: false,
     });
     // A worker that dies between tasks is replaced on demand; without a listener the
     // EventEmitter would throw the 'error' into the host.
     this.piscina.on('error', () => undefined);
+    this.piscina.on('message', (message: unknown) => {
+      const port = (message as Record<string, MessagePort | undefined> | null)?.[EVENTS_PORT_KEY];
+      if (port) this.exposeEvents(port);
+    });
   }
 
   get queueFull(): boolean {
     return this.piscina.queueSize >= this.piscina.options.maxQueue;
   }
 
-  async run<R>(task: WorkerTask, signal: AbortSignal, transferList: TransferListItem[] = []): Promise<R> {
+  /** Delivers the events the worker sends for `callId` until the returned function is called. */
+  listen(callId: string, events: CallEvents): () => void {
+    this.listeners.set(callId, events);
+    return () => this.listeners.delete(callId);
+  }
+
+  /** Runs one task within its limits. Never throws: how the task ended is the outcome. */
+  async run<R>(task: PoolTask, limits: TaskLimits): Promise<TaskOutcome<R>> {
+    const pidRow = this.pidTable.acquire();
+    if (pidRow === undefined) return { kind: 'busy' };
+    const controller = new AbortController();
+    let stopped: 'timeout' | 'cancelled' | undefined;
+    const stop = (why: 'timeout' | 'cancelled'): void => {
+      stopped ??= why;
+      controller.abort(why);
+    };
+    const timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
+    const onCancel = (): void => stop('cancelled');
+    const signals = (limits.signals ?? []).filter((signal) => signal !== undefined);
+    for (const signal of signals) {
+      if (signal.aborted) onCancel();
+      signal.addEventListener('abort', onCancel, { once: true });
+    }
     this.running++;
     try {
-      return (await this.piscina.run(task, { signal, transferList })) as R;
+      const value = (await this.piscina.run({ ...task, pidRow } as WorkerTask, { signal: controller.signal })) as R;
+      this.pidTable.release(pidRow);
+      return { kind: 'done', value };
+    } catch (error) {
+      this.pidTable.killRow(pidRow);
+      this.pidTable.release(pidRow);
+      if (stopped) return { kind: stopped };
+      return { kind: 'crashed', message: error instanceof Error ? error.message : String(error) };
     } finally {
       this.running--;
+      clearTimeout(timer);
+      for (const signal of signals) signal.removeEventListener('abort', onCancel);
     }
   }
 
@@ -62,5 +120,16 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     await this.piscina.destroy();
+  }
+
+  private exposeEvents(port: MessagePort): void {
+    const router: WorkerEvents = {
+      log: (callId, text) => this.listeners.get(callId)?.log(text),
+      title: (callId, text) => this.listeners.get(callId)?.title(text),
+      snapshot: (callId, bytes) => this.listeners.get(callId)?.snapshot(bytes),
+    };
+    expose(router, nodeEndpoint(port));
+    // The port must not keep the host alive once its worker is gone.
+    port.unref();
   }
 }

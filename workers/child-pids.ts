@@ -1,12 +1,12 @@
-// The worker's half of a call's pid table: a SharedArrayBuffer of Int32 slots in which each
+// The worker's half of a task's pid row: Int32 slots in the pool's shared table, where each
 // spawned process group's pid is stored the moment `spawn` returns, so the core can kill the
 // groups even after it has terminated this worker.
 
 export class ChildPidTable {
   private readonly slots: Int32Array;
 
-  constructor(buffer: SharedArrayBuffer) {
-    this.slots = new Int32Array(buffer);
+  constructor(buffer: SharedArrayBuffer, row: number, slotsPerRow: number) {
+    this.slots = new Int32Array(buffer, row * slotsPerRow * Int32Array.BYTES_PER_ELEMENT, slotsPerRow);
   }
 
   /** Records `pid`; false when every slot holds a group that is still alive. */

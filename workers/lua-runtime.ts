@@ -53,12 +53,12 @@ export class LuaRuntime {
   }
 
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
-  static async create(config: WorkerConfig, pids: SharedArrayBuffer): Promise<LuaRuntime> {
+  static async create(config: WorkerConfig, pidRow: number): Promise<LuaRuntime> {
     const engine = await new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false });
     const runtime = new LuaRuntime(engine, config);
     runtime.installPrelude();
     engine.global.setMemoryMax(config.memoryLimitBytes);
-    await runtime.withScope(pids, null, () => runtime.loadAndDiscover());
+    await runtime.withScope(pidRow, null, () => runtime.loadAndDiscover());
     return runtime;
   }
 
@@ -66,11 +66,11 @@ export class LuaRuntime {
     return this.discovery;
   }
 
-  async run(context: CallContext, args: unknown, pids: SharedArrayBuffer, channel: SnapshotChannel): Promise<RunReply> {
+  async run(context: CallContext, args: unknown, pidRow: number, channel: SnapshotChannel): Promise<RunReply> {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
-    const reply = await this.withScope(pids, channel, () =>
+    const reply = await this.withScope(pidRow, channel, () =>
       this.invoke('run', (L) => {
         this.stack.pushString(L, context.tool);
         this.stack.pushValue(L, args);
@@ -79,14 +79,14 @@ export class LuaRuntime {
       }),
     );
     const { content, is_error: isError, failure } = reply as { content: string; is_error: boolean; failure?: RunFailure };
-    channel.flush();
+    await channel.drain();
     const result: RunReply = { content, isError, ...channel.final() };
     if (failure) result.failure = failure;
     return result;
   }
 
-  async available(context: CallContext, pids: SharedArrayBuffer): Promise<AvailableReply> {
-    const reply = await this.withScope(pids, null, () =>
+  async available(context: CallContext, pidRow: number): Promise<AvailableReply> {
+    const reply = await this.withScope(pidRow, null, () =>
       this.invoke('available', (L) => {
         this.stack.pushString(L, context.tool);
         this.pushContext(L, context);
@@ -97,8 +97,8 @@ export class LuaRuntime {
     return reason === undefined ? { available } : { available, reason };
   }
 
-  private async withScope<T>(pids: SharedArrayBuffer, channel: SnapshotChannel | null, action: () => Promise<T>): Promise<T> {
-    this.scope = { pids: new ChildPidTable(pids), channel, logs: [] };
+  private async withScope<T>(pidRow: number, channel: SnapshotChannel | null, action: () => Promise<T>): Promise<T> {
+    this.scope = { pids: new ChildPidTable(this.config.pids, pidRow, this.config.pidSlotsPerRow), channel, logs: [] };
     try {
       return await action();
     } finally {

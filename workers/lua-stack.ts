@@ -32,6 +32,8 @@ export interface LuaRawApi {
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
 }
 
+const UTF8 = new TextEncoder();
+
 const LUA_TNIL = 0;
 const LUA_TBOOLEAN = 1;
 const LUA_TNUMBER = 3;
@@ -95,9 +97,22 @@ function validSequenceLength(bytes: Uint8Array, at: number): number {
 /** Reads and writes values on the stack of a Lua state `L` (a thread's address). */
 export class LuaStack {
   private readonly lengthSlot: number;
+  /** A wasm-heap buffer reused for every string pushed, grown on demand. */
+  private scratch = 0;
+  private scratchSize = 0;
 
   constructor(private readonly module: LuaRawApi) {
     this.lengthSlot = module._malloc(8);
+  }
+
+  private scratchOf(size: number): number {
+    if (size > this.scratchSize) {
+      if (this.scratch) this.module._free(this.scratch);
+      this.scratchSize = Math.max(size, 256, this.scratchSize * 2);
+      this.scratch = this.module._malloc(this.scratchSize);
+      if (this.scratch === 0) throw new RangeError(`cannot allocate ${size} bytes in the wasm heap`);
+    }
+    return this.scratch;
   }
 
   typeAt(L: number, index: number): number {
@@ -132,16 +147,19 @@ export class LuaStack {
   }
 
   pushBytes(L: number, bytes: Uint8Array): void {
-    const pointer = this.module._malloc(Math.max(1, bytes.length));
-    try {
-      this.module.HEAPU8.set(bytes, pointer);
-      this.module._lua_pushlstring(L, pointer, bytes.length);
-    } finally {
-      this.module._free(pointer);
-    }
+    const pointer = this.scratchOf(bytes.length);
+    this.module.HEAPU8.set(bytes, pointer);
+    this.module._lua_pushlstring(L, pointer, bytes.length);
   }
 
   pushString(L: number, text: string): void {
+    if (text.length <= 256) {
+      // At most 3 UTF-8 bytes per UTF-16 unit: encode straight into the heap.
+      const pointer = this.scratchOf(text.length * 3);
+      const { written } = UTF8.encodeInto(text, this.module.HEAPU8.subarray(pointer, pointer + text.length * 3));
+      this.module._lua_pushlstring(L, pointer, written);
+      return;
+    }
     this.pushBytes(L, Buffer.from(text, 'utf8'));
   }
 

@@ -1,28 +1,31 @@
 // The piscina worker entry: one Lua runtime per worker thread, created on the first task (it
-// evaluates the whole config and runs discovery), then one task at a time.
-import { workerData } from 'node:worker_threads';
-import type { AvailableReply, DiscoveryReport, RunReply, WorkerConfig, WorkerTask } from '../core/protocol.js';
+// evaluates the whole config and runs discovery), then one task at a time. At startup the
+// worker opens its event channel and hands one end to the main thread.
+import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
+import { wrap } from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { EVENTS_PORT_KEY, type AvailableReply, type DiscoveryReport, type RunReply, type WorkerConfig, type WorkerEvents, type WorkerTask } from '../core/protocol.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { SnapshotChannel } from './snapshot-channel.js';
 
 const config = workerData as WorkerConfig;
+const channel = new MessageChannel();
+const events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
+// Unreferenced so that an idle worker can still be reaped.
+channel.port1.unref();
+parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2 }, [channel.port2]);
+
 let runtime: Promise<LuaRuntime> | undefined;
 
 export default async function handleTask(task: WorkerTask): Promise<DiscoveryReport | RunReply | AvailableReply> {
-  runtime ??= LuaRuntime.create(config, task.pids);
+  runtime ??= LuaRuntime.create(config, task.pidRow);
   const lua = await runtime;
   switch (task.kind) {
     case 'discover':
       return lua.discoveryReport();
     case 'available':
-      return lua.available(task.context, task.pids);
-    case 'run': {
-      const channel = new SnapshotChannel(task.events);
-      try {
-        return await lua.run(task.context, task.args, task.pids, channel);
-      } finally {
-        channel.close();
-      }
-    }
+      return lua.available(task.context, task.pidRow);
+    case 'run':
+      return lua.run(task.context, task.args, task.pidRow, new SnapshotChannel(events, task.context.callId));
   }
 }

@@ -1,24 +1,24 @@
-// The worker's end of one call's event channel (comlink over a MessageChannel). Snapshots are
-// coalesced: at most one every SNAPSHOT_INTERVAL_MS, latest wins, and `flush` sends the last.
-import { releaseProxy, wrap, type Remote } from 'comlink';
-import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import type { MessagePort } from 'node:worker_threads';
+// The worker's side of a call's live events, sent over the worker's event port (comlink).
+// Snapshots are coalesced: at most one every SNAPSHOT_INTERVAL_MS, latest wins, and `drain`
+// sends the last one and waits until the host has taken every event, before the call's reply.
+import type { Remote } from 'comlink';
 import { pack } from 'msgpackr';
-import type { CallEvents } from '../core/protocol.js';
+import type { WorkerEvents } from '../core/protocol.js';
 
 /** Shortest time between two snapshots sent to the host. */
 export const SNAPSHOT_INTERVAL_MS = 33;
 
 export class SnapshotChannel {
-  private readonly events: Remote<CallEvents>;
   private latest: Uint8Array | undefined;
   private latestTitle: string | undefined;
   private pending = false;
   private lastSentAt = 0;
+  private lastDelivery: Promise<void> | undefined;
 
-  constructor(private readonly port: MessagePort) {
-    this.events = wrap<CallEvents>(nodeEndpoint(port));
-  }
+  constructor(
+    private readonly events: Remote<WorkerEvents>,
+    private readonly callId: string,
+  ) {}
 
   show(state: unknown): void {
     // msgpackr returns a view into its shared buffer: copy before it crosses threads.
@@ -29,18 +29,17 @@ export class SnapshotChannel {
 
   title(text: string): void {
     this.latestTitle = text;
-    this.events.title(text).catch(ignoreClosedChannel);
+    this.track(this.events.title(this.callId, text));
   }
 
   log(text: string): void {
-    this.events.log(text).catch(ignoreClosedChannel);
+    this.track(this.events.log(this.callId, text));
   }
 
-  flush(): void {
-    if (!this.pending || !this.latest) return;
-    this.pending = false;
-    this.lastSentAt = Date.now();
-    this.events.snapshot(this.latest).catch(ignoreClosedChannel);
+  /** Sends the pending snapshot and resolves once the host has received every event of the call. */
+  async drain(): Promise<void> {
+    this.flush();
+    await this.lastDelivery;
   }
 
   /** The title and the last snapshot, for the call's result. */
@@ -51,12 +50,15 @@ export class SnapshotChannel {
     };
   }
 
-  close(): void {
-    this.events[releaseProxy]();
-    this.port.close();
+  private flush(): void {
+    if (!this.pending || !this.latest) return;
+    this.pending = false;
+    this.lastSentAt = Date.now();
+    this.track(this.events.snapshot(this.callId, this.latest));
   }
-}
 
-function ignoreClosedChannel(): void {
-  // The host stopped listening (the call ended or was cancelled): nothing to deliver to.
+  private track(delivery: Promise<void>): void {
+    // A failed delivery means the host stopped listening; the event has nowhere to go.
+    this.lastDelivery = delivery.catch(() => undefined);
+  }
 }

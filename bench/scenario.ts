@@ -1,0 +1,32 @@
+// The shape every benchmark scenario reports: a measured value, the baseline it is compared
+// with in the same run, their ratio, and the goal the ratio must meet.
+
+export interface ScenarioResult {
+  name: string;
+  value: number;
+  unit: string;
+  baseline: { name: string; value: number } | null;
+  /** value / baseline.value */
+  ratio: number | null;
+  /** e.g. "ratio <= 2.5"; null when the scenario is informational. */
+  goal: string | null;
+  met: boolean | null;
+  note?: string;
+}
+
+export function compare(
+  name: string,
+  unit: string,
+  value: number,
+  baseline: { name: string; value: number },
+  goal: { max?: number; min?: number },
+): ScenarioResult {
+  const ratio = value / baseline.value;
+  const met = (goal.max === undefined || ratio <= goal.max) && (goal.min === undefined || ratio >= goal.min);
+  const text = [goal.max !== undefined ? `ratio <= ${goal.max}` : '', goal.min !== undefined ? `ratio >= ${goal.min}` : ''].filter(Boolean).join(', ');
+  return { name, value, unit, baseline, ratio, goal: text || null, met: text ? met : null };
+}
+
+export function skipped(name: string, unit: string, value: number, note: string): ScenarioResult {
+  return { name, value, unit, baseline: null, ratio: null, goal: null, met: null, note };
+}
