@@ -8,9 +8,9 @@ import { hasNativeLua, NATIVE_LUA, runNativeLua } from './native-lua.js';
 import { compare, type ScenarioResult } from './scenario.js';
 import { median, timeEach } from './stats.js';
 
-const N = 30;
+const N = 32;
 const RUNS = 5;
-const EXPECTED = '832040';
+const EXPECTED = '2178309';
 
 async function inProcessWasmoonMs(): Promise<number> {
   const engine = await new LuaFactory().createEngine();

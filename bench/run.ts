@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { callOverhead } from './call-overhead.js';
 import { cpuHeavy } from './cpu-heavy.js';
 import { processPerCall } from './process-per-call.js';
+import { isPinnedChild, PINNED_FLAG } from './pinned.js';
 import type { ScenarioResult } from './scenario.js';
 
 const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>> = {
@@ -16,7 +17,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
 function row(result: ScenarioResult): string {
   const number = (value: number): string => (value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toFixed(3));
   const cells = [
-    result.name.padEnd(20),
+    result.name.padEnd(24),
     `${number(result.value)} ${result.unit}`.padEnd(16),
     result.baseline ? `${number(result.baseline.value)} (${result.baseline.name})`.padEnd(42) : '-'.padEnd(42),
     result.ratio === null ? '-'.padEnd(8) : result.ratio.toFixed(3).padEnd(8),
@@ -25,7 +26,9 @@ function row(result: ScenarioResult): string {
   return `${cells.join(' ')}${result.note ? `  (${result.note})` : ''}`;
 }
 
-const { values } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { json: { type: 'string' }, only: { type: 'string' }, [PINNED_FLAG.slice(2)]: { type: 'boolean' } },
+});
 const selected = values.only ? values.only.split(',') : Object.keys(SCENARIOS);
 const unknown = selected.filter((name) => !(name in SCENARIOS));
 if (unknown.length > 0) {
@@ -33,8 +36,16 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
+if (isPinnedChild()) {
+  // A pinned child (pinned.ts) reports its results as JSON to its parent.
+  const results: ScenarioResult[] = [];
+  for (const name of selected) results.push(...[await SCENARIOS[name]!()].flat());
+  process.stdout.write(JSON.stringify(results));
+  process.exit(0);
+}
+
 const results: ScenarioResult[] = [];
-process.stdout.write(`${'scenario'.padEnd(20)} ${'moonpool'.padEnd(16)} ${'baseline'.padEnd(42)} ${'ratio'.padEnd(8)} goal\n`);
+process.stdout.write(`${'scenario'.padEnd(24)} ${'moonpool'.padEnd(16)} ${'baseline'.padEnd(42)} ${'ratio'.padEnd(8)} goal\n`);
 for (const name of selected) {
   for (const result of [await SCENARIOS[name]!()].flat()) {
     results.push(result);

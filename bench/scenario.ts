@@ -23,7 +23,8 @@ export function compare(
 ): ScenarioResult {
   const ratio = value / baseline.value;
   const met = (goal.max === undefined || ratio <= goal.max) && (goal.min === undefined || ratio >= goal.min);
-  const text = [goal.max !== undefined ? `ratio <= ${goal.max}` : '', goal.min !== undefined ? `ratio >= ${goal.min}` : ''].filter(Boolean).join(', ');
+  const bound = (value: number): string => String(Number(value.toPrecision(3)));
+  const text = [goal.max !== undefined ? `ratio <= ${bound(goal.max)}` : '', goal.min !== undefined ? `ratio >= ${bound(goal.min)}` : ''].filter(Boolean).join(', ');
   return { name, value, unit, baseline, ratio, goal: text || null, met: text ? met : null };
 }
 

@@ -11,7 +11,7 @@ export function median(values: number[]): number {
 }
 
 /** Runs `action` `warmup` times unmeasured, then `count` times; returns each duration in ms. */
-export async function timeEach(count: number, warmup: number, action: () => Promise<unknown> | unknown): Promise<number[]> {
+export async function timeEach(count: number, warmup: number, action: () => unknown): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await action();
   const durations: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -30,8 +30,8 @@ export async function timeInterleaved(
   rounds: number,
   perRound: number,
   warmup: number,
-  first: () => Promise<unknown> | unknown,
-  second: () => Promise<unknown> | unknown,
+  first: () => unknown,
+  second: () => unknown,
 ): Promise<[number[], number[]]> {
   const a: number[] = [];
   const b: number[] = [];

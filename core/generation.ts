@@ -55,6 +55,7 @@ export class Generation {
       configFile: options.configFile,
       configDir: dirname(options.configFile),
       cwd: options.cwd,
+      spillDir: options.spillDir,
       memoryLimitBytes: options.memoryLimitBytes,
     };
     const inspect = new WorkerPool({ config: { ...workerConfig, role: 'inspect' }, maxThreads: 1, idleTimeoutMs: options.idleTimeoutMs, maxQueue: 1000 });
@@ -87,7 +88,7 @@ export class Generation {
   private async checkAvailability(): Promise<void> {
     for (const tool of this.tools.values()) {
       if (!tool.definition.hasAvailable) continue;
-      const context = { tool: tool.definition.name, callId: 'available', cwd: this.options.cwd, spillDir: this.options.spillDir };
+      const context = { tool: tool.definition.name, callId: 'available' };
       const outcome = await this.inspect.run<AvailableReply>({ kind: 'available', context }, { timeoutMs: this.options.availableTimeoutMs });
       if (outcome.kind === 'done') {
         tool.available = outcome.value.available;

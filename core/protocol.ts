@@ -19,8 +19,10 @@ export interface WorkerConfig {
   configFile: string;
   /** Directory that `require` searches (`lua/?.lua`, `?.lua`, `?/init.lua`). */
   configDir: string;
-  /** Working directory for relative paths and `capture`. */
+  /** Working directory for relative paths and `capture` (`ctx.cwd`). */
   cwd: string;
+  /** The session's spill directory (`ctx.spill_dir`). */
+  spillDir: string;
   /** Lua heap cap in bytes. */
   memoryLimitBytes: number;
   /**
@@ -64,12 +66,10 @@ export interface DiscoveryReport {
   logs: string[];
 }
 
-/** The context a call runs with; becomes `ctx` in Lua. */
+/** What makes one call's `ctx` (with the worker's `cwd` and `spillDir`). */
 export interface CallContext {
   tool: string;
   callId: string;
-  cwd: string;
-  spillDir: string;
 }
 
 /** Live events of one call, as the host receives them. */

@@ -9,8 +9,6 @@ export interface CallSettings {
   callId: string;
   defaultTimeoutMs: number;
   memoryLimitBytes: number;
-  /** Aborted when the host closes: every call in flight ends as cancelled. */
-  closing: AbortSignal;
 }
 
 export async function runToolCall(generation: Generation, name: string, args: unknown, settings: CallSettings, options: CallOptions): Promise<CallResult> {
@@ -49,9 +47,9 @@ export async function runToolCall(generation: Generation, name: string, args: un
   };
   const stopListening = pool.listen(settings.callId, events);
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
-  const context = { tool: name, callId: settings.callId, cwd: generation.options.cwd, spillDir: generation.options.spillDir };
+  const context = { tool: name, callId: settings.callId };
   try {
-    const outcome = await pool.run<RunReply>({ kind: 'run', context, args: args ?? {} }, { timeoutMs, signals: [options.signal, settings.closing] });
+    const outcome = await pool.run<RunReply>({ kind: 'run', context, args: args ?? {} }, { timeoutMs, signal: options.signal });
     switch (outcome.kind) {
       case 'busy':
         return finish('busy', messages.busy(name, pool.stats().queued));

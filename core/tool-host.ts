@@ -38,7 +38,6 @@ export class ToolHost {
   private generation: Generation | undefined;
   private currentDiagnostics: Diagnostic[] = [];
   private currentLogs: string[] = [];
-  private readonly closing = new AbortController();
   private callCounter = 0;
   /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
   private readonly callIdPrefix = randomBytes(3).toString('hex');
@@ -142,7 +141,7 @@ export class ToolHost {
         durationMs: 0,
       };
     }
-    const settings = { callId, defaultTimeoutMs: this.options.timeoutMs, memoryLimitBytes: this.options.memoryLimitBytes, closing: this.closing.signal };
+    const settings = { callId, defaultTimeoutMs: this.options.timeoutMs, memoryLimitBytes: this.options.memoryLimitBytes };
     return runToolCall(generation, name, args, settings, options);
   }
 
@@ -158,7 +157,6 @@ export class ToolHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.closing.abort();
     await this.generation?.close();
   }
 }

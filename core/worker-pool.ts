@@ -2,6 +2,7 @@
 // work (discovery, `available`). One task per worker at a time, each under a wall-clock limit and
 // cancel signals; ending a task early terminates its worker (piscina's abort) and kills every
 // process group it started. Each worker's event port is exposed once; events route by call id.
+import { EventEmitter } from 'node:events';
 import type { MessagePort } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -35,15 +36,31 @@ export type TaskOutcome<R> =
 
 export interface TaskLimits {
   timeoutMs: number;
-  /** Any of these cancels the task (the caller's signal, the host closing). */
-  signals?: (AbortSignal | undefined)[];
+  /** Cancels the task. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * How a task is stopped early. piscina accepts an EventEmitter with `aborted` as its signal,
+ * which costs far less to create per task than an AbortController.
+ */
+class TaskStop extends EventEmitter {
+  aborted = false;
+  why: 'timeout' | 'cancelled' | undefined;
+
+  stop(why: 'timeout' | 'cancelled'): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.why = why;
+    this.emit('abort', why);
+  }
 }
 
 export class WorkerPool {
   private readonly piscina: Piscina<WorkerTask, unknown>;
   private readonly pidTable: PidTable;
   private readonly listeners = new Map<string, CallEvents>();
-  private running = 0;
+  private readonly active = new Set<TaskStop>();
 
   constructor(options: WorkerPoolOptions) {
     this.pidTable = new PidTable(options.maxThreads + options.maxQueue);
@@ -83,42 +100,37 @@ export class WorkerPool {
   async run<R>(task: PoolTask, limits: TaskLimits): Promise<TaskOutcome<R>> {
     const pidRow = this.pidTable.acquire();
     if (pidRow === undefined) return { kind: 'busy' };
-    const controller = new AbortController();
-    let stopped: 'timeout' | 'cancelled' | undefined;
-    const stop = (why: 'timeout' | 'cancelled'): void => {
-      stopped ??= why;
-      controller.abort(why);
-    };
-    const timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
-    const onCancel = (): void => stop('cancelled');
-    const signals = (limits.signals ?? []).filter((signal) => signal !== undefined);
-    for (const signal of signals) {
-      if (signal.aborted) onCancel();
-      signal.addEventListener('abort', onCancel, { once: true });
-    }
-    this.running++;
+    const stop = new TaskStop();
+    const timer = setTimeout(() => stop.stop('timeout'), limits.timeoutMs);
+    const onCancel = (): void => stop.stop('cancelled');
+    const { signal } = limits;
+    if (signal?.aborted) onCancel();
+    signal?.addEventListener('abort', onCancel, { once: true });
+    this.active.add(stop);
     try {
-      const value = (await this.piscina.run({ ...task, pidRow } as WorkerTask, { signal: controller.signal })) as R;
+      const value = (await this.piscina.run({ ...task, pidRow }, { signal: stop })) as R;
       this.pidTable.release(pidRow);
       return { kind: 'done', value };
     } catch (error) {
       this.pidTable.killRow(pidRow);
       this.pidTable.release(pidRow);
-      if (stopped) return { kind: stopped };
+      if (stop.why) return { kind: stop.why };
       return { kind: 'crashed', message: error instanceof Error ? error.message : String(error) };
     } finally {
-      this.running--;
+      this.active.delete(stop);
       clearTimeout(timer);
-      for (const signal of signals) signal.removeEventListener('abort', onCancel);
+      signal?.removeEventListener('abort', onCancel);
     }
   }
 
   stats(): PoolStats {
     const queued = this.piscina.queueSize;
-    return { alive: this.piscina.threads.length, busy: this.running - queued, queued };
+    return { alive: this.piscina.threads.length, busy: this.active.size - queued, queued };
   }
 
+  /** Cancels every task in flight (they end as `cancelled`), then stops the workers. */
   async close(): Promise<void> {
+    for (const stop of this.active) stop.stop('cancelled');
     await this.piscina.destroy();
   }
 

@@ -20,6 +20,7 @@ import { ChildPidTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
 import { LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
+import { EntryRunner } from './entry-runner.js';
 import type { SnapshotChannel } from './snapshot-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
@@ -34,14 +35,18 @@ interface TaskScope {
   logs: string[];
 }
 
+/** Outside a task: output is dropped and no pids are recorded. */
+const IDLE_SCOPE: TaskScope = { pids: null, channel: null, logs: [] };
+
 export class LuaRuntime {
   private readonly stack: LuaStack;
   private readonly raw: LuaRawApi;
+  private readonly runner: EntryRunner;
   private readonly entries = new Map<EntryName, number>();
   private readonly captures = new Map<number, CaptureOutcome>();
   private nextCaptureId = 1;
   private reply: unknown = undefined;
-  private scope: TaskScope = { pids: null, channel: null, logs: [] };
+  private scope: TaskScope = IDLE_SCOPE;
   private discovery: DiscoveryReport = { loaded: false, definitions: [], diagnostics: [], logs: [] };
 
   private constructor(
@@ -50,6 +55,7 @@ export class LuaRuntime {
   ) {
     this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
+    this.runner = new EntryRunner(engine, this.raw, this.stack);
   }
 
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
@@ -58,7 +64,7 @@ export class LuaRuntime {
     const runtime = new LuaRuntime(engine, config);
     runtime.installPrelude();
     engine.global.setMemoryMax(config.memoryLimitBytes);
-    await runtime.withScope(pidRow, null, () => runtime.loadAndDiscover());
+    await runtime.loadAndDiscover(pidRow);
     return runtime;
   }
 
@@ -70,71 +76,59 @@ export class LuaRuntime {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
-    const reply = await this.withScope(pidRow, channel, () =>
-      this.invoke('run', (L) => {
-        this.stack.pushString(L, context.tool);
-        this.stack.pushValue(L, args);
-        this.pushContext(L, context);
-        return 3;
-      }),
-    );
-    const { content, is_error: isError, failure } = reply as { content: string; is_error: boolean; failure?: RunFailure };
-    await channel.drain();
+    const reply = await this.invoke('run', this.scopeFor(pidRow, channel), (L) => {
+      this.stack.pushString(L, context.tool);
+      this.stack.pushValue(L, args);
+      this.stack.pushString(L, context.callId);
+      return 3;
+    });
+    const { content, isError, failure } = reply as { content: string; isError: boolean; failure?: RunFailure };
+    const delivery = channel.drain();
+    if (delivery) await delivery;
     const result: RunReply = { content, isError, ...channel.final() };
     if (failure) result.failure = failure;
     return result;
   }
 
   async available(context: CallContext, pidRow: number): Promise<AvailableReply> {
-    const reply = await this.withScope(pidRow, null, () =>
-      this.invoke('available', (L) => {
-        this.stack.pushString(L, context.tool);
-        this.pushContext(L, context);
-        return 2;
-      }),
-    );
+    const reply = await this.invoke('available', this.scopeFor(pidRow, null), (L) => {
+      this.stack.pushString(L, context.tool);
+      this.stack.pushString(L, context.callId);
+      return 2;
+    });
     const { available, reason } = reply as { available: boolean; reason?: string };
     return reason === undefined ? { available } : { available, reason };
   }
 
-  private async withScope<T>(pidRow: number, channel: SnapshotChannel | null, action: () => Promise<T>): Promise<T> {
-    this.scope = { pids: new ChildPidTable(this.config.pids, pidRow, this.config.pidSlotsPerRow), channel, logs: [] };
-    try {
-      return await action();
-    } finally {
-      this.scope = { pids: null, channel: null, logs: [] };
-    }
+  private scopeFor(pidRow: number, channel: SnapshotChannel | null): TaskScope {
+    return { pids: new ChildPidTable(this.config.pids, pidRow, this.config.pidSlotsPerRow), channel, logs: [] };
   }
 
-  private async loadAndDiscover(): Promise<void> {
-    const loaded = (await this.invoke('load', (L) => (this.stack.pushString(L, this.config.configFile), 1))) as { ok: boolean; error?: string };
+  private async loadAndDiscover(pidRow: number): Promise<void> {
+    const scope = this.scopeFor(pidRow, null);
+    const loaded = (await this.invoke('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1))) as { ok: boolean; error?: string };
     if (!loaded.ok) {
       const diagnostic = errorDiagnostic(loaded.error ?? 'unknown error', this.config.configFile);
-      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: this.scope.logs };
+      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
       return;
     }
-    await this.invoke('discover', () => 0);
+    await this.invoke('discover', scope, () => 0);
     this.discovery = { ...(this.reply as Omit<DiscoveryReport, 'loaded'>), loaded: true };
   }
 
-  private pushContext(L: number, context: CallContext): void {
-    this.stack.pushValue(L, { tool: context.tool, call_id: context.callId, cwd: context.cwd, spill_dir: context.spillDir });
-  }
-
-  /** Runs a prelude entry point on a fresh thread and returns what it passed to `native.reply`. */
-  private async invoke(entry: EntryName, pushArguments: (L: number) => number): Promise<unknown> {
-    const global = this.engine.global;
-    const thread = global.newThread();
-    const threadRef = global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
+  /**
+   * Runs a prelude entry point with `scope` in force and returns what it replied with
+   * (`native.reply`, `native.run_reply`).
+   */
+  private async invoke(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number): Promise<unknown> {
+    this.scope = scope;
     this.reply = undefined;
     try {
-      this.raw._lua_rawgeti(thread.address, LUA_REGISTRYINDEX, BigInt(this.entries.get(entry)!));
-      const argc = pushArguments(thread.address);
-      await thread.run(argc);
+      const pending = this.runner.call(this.entries.get(entry)!, pushArguments);
+      if (pending) await pending;
       return this.reply;
     } finally {
-      global.lua.luaL_unref(global.address, LUA_REGISTRYINDEX, threadRef);
-      thread.close();
+      this.scope = IDLE_SCOPE;
     }
   }
 
@@ -142,6 +136,8 @@ export class LuaRuntime {
     const global = this.engine.global;
     installNatives(this.engine, this.stack, '__moonpool_native', this.natives());
     global.set('__moonpool_config_dir', this.config.configDir);
+    global.set('__moonpool_cwd', this.config.cwd);
+    global.set('__moonpool_spill_dir', this.config.spillDir);
     for (const file of PRELUDE_FILES) {
       global.loadString(readFileSync(PRELUDE_DIR + file, 'utf8'), '=[moonpool]');
       global.runSync(0);
@@ -152,7 +148,9 @@ export class LuaRuntime {
       this.entries.set(name, global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
     }
     global.pop(1);
-    for (const name of ['__moonpool_entry', '__moonpool_native', '__moonpool_config_dir']) global.set(name, undefined);
+    for (const name of ['__moonpool_entry', '__moonpool_native', '__moonpool_config_dir', '__moonpool_cwd', '__moonpool_spill_dir']) {
+      global.set(name, undefined);
+    }
   }
 
   private natives(): Record<string, NativeFunction> {
@@ -160,6 +158,11 @@ export class LuaRuntime {
       ...createFsNatives(this.config.cwd),
       reply: (call) => {
         this.reply = call.value(1, 'reply');
+        return [];
+      },
+      run_reply: (call) => {
+        const failure = call.string(3);
+        this.reply = { content: call.string(1) ?? '', isError: call.boolean(2), ...(failure === null ? {} : { failure }) };
         return [];
       },
       discovered: (call) => {

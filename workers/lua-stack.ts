@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
 export interface LuaRawApi {
   HEAPU8: Uint8Array;
   HEAPU32: Uint32Array;
+  HEAP32: Int32Array;
   _malloc(size: number): number;
   _free(pointer: number): void;
   _lua_type(L: number, index: number): number;
@@ -30,6 +31,8 @@ export interface LuaRawApi {
   _lua_rawseti(L: number, index: number, n: bigint): void;
   _lua_rawgeti(L: number, index: number, n: bigint): number;
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
+  _lua_resume(L: number, from: number, nargs: number, resultCount: number): number;
+  _lua_resetthread(L: number): number;
 }
 
 const UTF8 = new TextEncoder();

@@ -15,11 +15,11 @@ const events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
 channel.port1.unref();
 parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2 }, [channel.port2]);
 
-let runtime: Promise<LuaRuntime> | undefined;
+let starting: Promise<LuaRuntime> | undefined;
+let runtime: LuaRuntime | undefined;
 
 export default async function handleTask(task: WorkerTask): Promise<DiscoveryReport | RunReply | AvailableReply> {
-  runtime ??= LuaRuntime.create(config, task.pidRow);
-  const lua = await runtime;
+  const lua = (runtime ??= await (starting ??= LuaRuntime.create(config, task.pidRow)));
   switch (task.kind) {
     case 'discover':
       return lua.discoveryReport();

@@ -36,10 +36,13 @@ export class SnapshotChannel {
     this.track(this.events.log(this.callId, text));
   }
 
-  /** Sends the pending snapshot and resolves once the host has received every event of the call. */
-  async drain(): Promise<void> {
+  /**
+   * Sends the pending snapshot; the promise settles once the host has received every event of
+   * the call. Undefined when the call sent no events (most calls): nothing to wait for.
+   */
+  drain(): Promise<void> | undefined {
     this.flush();
-    await this.lastDelivery;
+    return this.lastDelivery;
   }
 
   /** The title and the last snapshot, for the call's result. */

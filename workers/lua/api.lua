@@ -1,6 +1,7 @@
 -- moonpool prelude, part 3: `agent`, the ToolRegistry, RunCtx, and the entry points the worker
 -- calls (load, discover, run, available). Errors name the user's file and line, never this file.
 local native = __moonpool_native
+local CWD, SPILL_DIR = __moonpool_cwd, __moonpool_spill_dir
 
 local KNOWN_FIELDS = {
   name = true, description = true, parameters = true, run = true, render = true, available = true, timeout = true,
@@ -118,8 +119,8 @@ function RunCtx:title(text)
   native.title(tostring(text))
 end
 
-local function new_ctx(info)
-  return setmetatable({ cwd = info.cwd, spill_dir = info.spill_dir, tool = info.tool, call_id = info.call_id }, RunCtx)
+local function new_ctx(tool, call_id)
+  return setmetatable({ cwd = CWD, spill_dir = SPILL_DIR, tool = tool, call_id = call_id }, RunCtx)
 end
 
 local entry = {}
@@ -143,36 +144,35 @@ function entry.discover()
   native.discovered(definitions, problems)
 end
 
-function entry.run(name, args, info)
+-- Replies with (content, is_error, failure): positional, so nothing is built for the reply.
+function entry.run(name, args, call_id)
   local tool = functions[name]
   if not tool or type(tool.run) ~= 'function' then
-    return native.reply { content = ('%s: this worker has no tool of that name'):format(name), is_error = true, failure = 'unknown_tool' }
+    return native.run_reply(('%s: this worker has no tool of that name'):format(name), true, 'unknown_tool')
   end
-  local ok, result = xpcall(tool.run, with_traceback, args, new_ctx(info))
+  local ok, result = xpcall(tool.run, with_traceback, args, new_ctx(name, call_id))
   if not ok then
     if result == 'not enough memory' then
       collectgarbage('collect')
-      return native.reply { content = 'out of memory', is_error = true, failure = 'out_of_memory' }
+      return native.run_reply('out of memory', true, 'out_of_memory')
     end
-    return native.reply { content = result, is_error = true, failure = 'lua_error' }
+    return native.run_reply(result, true, 'lua_error')
   end
-  if type(result) == 'string' then
-    return native.reply { content = result, is_error = false }
-  end
+  if type(result) == 'string' then return native.run_reply(result, false) end
   if type(result) == 'table' and type(result.content) == 'string' then
-    return native.reply { content = result.content, is_error = result.is_error and true or false }
+    return native.run_reply(result.content, result.is_error and true or false)
   end
-  native.reply {
-    content = ('%s: run returned %s; return a string, or { content = "...", is_error = true }'):format(name, describe(result)),
-    is_error = true,
-    failure = 'bad_return',
-  }
+  native.run_reply(
+    ('%s: run returned %s; return a string, or { content = "...", is_error = true }'):format(name, describe(result)),
+    true,
+    'bad_return'
+  )
 end
 
-function entry.available(name, info)
+function entry.available(name, call_id)
   local tool = functions[name]
   if not tool or tool.available == nil then return native.reply { available = true } end
-  local ok, result = xpcall(tool.available, message_only, new_ctx(info))
+  local ok, result = xpcall(tool.available, message_only, new_ctx(name, call_id))
   if not ok then
     return native.reply { available = false, reason = 'available() raised an error: ' .. result }
   end

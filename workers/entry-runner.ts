@@ -1,0 +1,69 @@
+// Runs the prelude's entry points on one Lua thread that is reset and reused for every task
+// (a fresh wasmoon thread per call costs more than the call). A yield carrying a promise — what
+// `:await()` does — is awaited, then the thread resumes: that is how `capture` waits.
+import { LUA_REGISTRYINDEX, type LuaEngine, type LuaThread } from 'wasmoon';
+import type { LuaRawApi, LuaStack } from './lua-stack.js';
+
+const LUA_OK = 0;
+const LUA_YIELD = 1;
+
+export class EntryRunner {
+  private readonly thread: LuaThread;
+  private readonly resultCountSlot: number;
+
+  constructor(
+    engine: LuaEngine,
+    private readonly raw: LuaRawApi,
+    private readonly stack: LuaStack,
+  ) {
+    const global = engine.global;
+    this.thread = global.newThread();
+    // Anchored in the registry, so the thread is never collected and the global stack stays clean.
+    global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
+    this.resultCountSlot = raw._malloc(4);
+  }
+
+  /**
+   * Calls the function at registry reference `functionRef` with the arguments `pushArguments`
+   * pushes. Returns a promise only when the Lua code yields (awaits); most calls finish at once.
+   */
+  call(functionRef: number, pushArguments: (L: number) => number): Promise<void> | undefined {
+    const L = this.thread.address;
+    let status: number;
+    try {
+      this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(functionRef));
+      status = this.raw._lua_resume(L, 0, pushArguments(L), this.resultCountSlot);
+    } catch (error) {
+      this.raw._lua_resetthread(L);
+      throw error;
+    }
+    if (status === LUA_YIELD) return this.resumeAfterYields(L);
+    this.finish(L, status);
+    return undefined;
+  }
+
+  private async resumeAfterYields(L: number): Promise<void> {
+    let status = LUA_YIELD;
+    try {
+      while (status === LUA_YIELD) {
+        const count = this.raw.HEAP32[this.resultCountSlot >> 2]!;
+        const yielded: unknown = count > 0 ? this.thread.getValue(-1) : undefined;
+        if (count > 0) this.raw._lua_settop(L, -count - 1);
+        if (yielded instanceof Promise) await yielded;
+        else await new Promise((resolve) => setImmediate(resolve));
+        status = this.raw._lua_resume(L, 0, 0, this.resultCountSlot);
+      }
+    } catch (error) {
+      this.raw._lua_resetthread(L);
+      throw error;
+    }
+    this.finish(L, status);
+  }
+
+  /** Resets the thread for the next call; throws the Lua error if the call failed. */
+  private finish(L: number, status: number): void {
+    const message = status === LUA_OK ? undefined : (this.stack.stringAt(L, -1) ?? `Lua error (status ${status})`);
+    this.raw._lua_resetthread(L);
+    if (message !== undefined) throw new Error(message);
+  }
+}
