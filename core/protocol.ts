@@ -88,6 +88,8 @@ export interface WorkerEvents {
   log(callId: string, text: string): void;
   title(callId: string, text: string): void;
   snapshot(callId: string, bytes: Uint8Array): void;
+  /** The worker is about to exit mid-task (to give back its memory); this is the task's reply. */
+  retire(callId: string, reply: RunReply): void;
 }
 
 export const EVENTS_PORT_KEY = 'moonpoolEventsPort';

@@ -61,6 +61,8 @@ export class WorkerPool {
   private readonly pidTable: PidTable;
   private readonly listeners = new Map<string, CallEvents>();
   private readonly active = new Set<TaskStop>();
+  /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
+  private readonly retired = new Map<string, unknown>();
 
   constructor(options: WorkerPoolOptions) {
     this.pidTable = new PidTable(options.maxThreads + options.maxQueue);
@@ -114,9 +116,12 @@ export class WorkerPool {
     } catch (error) {
       this.pidTable.killRow(pidRow);
       this.pidTable.release(pidRow);
+      const callId = task.kind === 'run' ? task.context.callId : undefined;
+      if (callId !== undefined && this.retired.has(callId)) return { kind: 'done', value: this.retired.get(callId) as R };
       if (stop.why) return { kind: stop.why };
       return { kind: 'crashed', message: error instanceof Error ? error.message : String(error) };
     } finally {
+      if (task.kind === 'run') this.retired.delete(task.context.callId);
       this.active.delete(stop);
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCancel);
@@ -139,6 +144,7 @@ export class WorkerPool {
       log: (callId, text) => this.listeners.get(callId)?.log(text),
       title: (callId, text) => this.listeners.get(callId)?.title(text),
       snapshot: (callId, bytes) => this.listeners.get(callId)?.snapshot(bytes),
+      retire: (callId, reply) => void this.retired.set(callId, reply),
     };
     expose(router, nodeEndpoint(port));
     // The port must not keep the host alive once its worker is gone.

@@ -1,6 +1,8 @@
 // The piscina worker entry: one Lua runtime per worker thread, created on the first task (it
 // evaluates the whole config and runs discovery), then one task at a time. At startup the
-// worker opens its event channel and hands one end to the main thread.
+// worker opens its event channel and hands one end to the main thread. A call that ran out of
+// memory leaves a grown wasm heap (it never shrinks), so that worker retires: it hands the reply
+// over the event channel, waits until the host has it, and exits; the next call gets a new one.
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -25,7 +27,13 @@ export default async function handleTask(task: WorkerTask): Promise<DiscoveryRep
       return lua.discoveryReport();
     case 'available':
       return lua.available(task.context, task.pidRow);
-    case 'run':
-      return lua.run(task.context, task.args, task.pidRow, new SnapshotChannel(events, task.context.callId));
+    case 'run': {
+      const reply = await lua.run(task.context, task.args, task.pidRow, new SnapshotChannel(events, task.context.callId));
+      if (reply.failure === 'out_of_memory') {
+        await events.retire(task.context.callId, reply);
+        process.exit(0);
+      }
+      return reply;
+    }
   }
 }
