@@ -1,10 +1,11 @@
-// `moonpool check`: one `file:line: message` per problem in the config, then a summary.
-// Exits 1 when there is any error, so it fits in a pre-commit hook or CI.
+// `moonpool check`: one `file:line: message` per problem in the config, then a summary (and on
+// stderr, what the config printed while loading). Exits 1 on any error, to fit a hook or CI.
 import type { ToolHost } from '../../core/index.js';
 import { formatDiagnostic } from '../diagnostic-format.js';
 import type { Output } from '../open-host.js';
 
 export function checkConfig(host: ToolHost, output: Output): number {
+  for (const line of host.loadLogs()) output.stderr.write(`print: ${line}\n`);
   const diagnostics = host.diagnostics();
   for (const diagnostic of diagnostics) output.stdout.write(`${formatDiagnostic(diagnostic)}\n`);
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
