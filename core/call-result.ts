@@ -17,8 +17,10 @@ export interface CallResult {
   status: CallStatus;
   /** True for every status but `ok`. */
   isError: boolean;
-  /** The text the model sees. */
+  /** The text the model sees, at most the inline limits long. */
   content: string;
+  /** When the output was over the inline limits: the file that holds all of it. */
+  spillPath?: string;
   /** The last `ctx:title`, if any. */
   title?: string;
   /** The last `ctx:show` state, msgpack-encoded. */

@@ -3,13 +3,18 @@
 // CRASH_LIMIT times within CRASH_WINDOW_MS is disabled for the rest of the generation.
 import { dirname } from 'node:path';
 import type { Ajv } from 'ajv';
-import type { AvailableReply, Diagnostic, DiscoveryReport, WorkerConfig } from './protocol.js';
+import type { AvailableReply, Diagnostic, DiscoveryReport, RenderReply, RenderView, WorkerConfig } from './protocol.js';
 import { createSchemaCompiler } from './schema-compiler.js';
 import { checkDefinitions, type CheckedTool } from './tool-definitions.js';
 import { WorkerPool, type PoolStats } from './worker-pool.js';
 
 export const CRASH_LIMIT = 3;
 export const CRASH_WINDOW_MS = 5 * 60 * 1000;
+/** How long past its budget a render may run before its worker is terminated. */
+export const RENDER_GRACE_MS = 1000;
+
+/** A block's body from `render`, or why the default block (the model-facing text) is shown. */
+export type RenderResult = { ok: true; lines: string[] } | { ok: false; reason: string | null };
 
 export interface GenerationOptions {
   number: number;
@@ -19,6 +24,7 @@ export interface GenerationOptions {
   memoryLimitBytes: number;
   loadTimeoutMs: number;
   availableTimeoutMs: number;
+  renderBudgetMs: number;
   maxThreadsPerModule: number;
   idleTimeoutMs: number;
   maxQueuePerModule: number;
@@ -100,6 +106,28 @@ export class Generation {
             ? `available() did not answer within ${this.options.availableTimeoutMs / 1000} s`
             : `available() crashed its worker${outcome.kind === 'crashed' ? `: ${outcome.message}` : ''}`;
       }
+    }
+  }
+
+  /**
+   * Runs the tool's `render` on a snapshot in the inspect pool, which never waits behind a `run`.
+   * `reason` is null when the tool simply has no `render` (the default block is its look).
+   */
+  async render(name: string, snapshot: Uint8Array, view: RenderView): Promise<RenderResult> {
+    const tool = this.tools.get(name);
+    if (!tool) return { ok: false, reason: `${name} is not defined in the current config` };
+    if (!tool.definition.hasRender) return { ok: false, reason: null };
+    const budgetMs = this.options.renderBudgetMs;
+    const outcome = await this.inspect.run<RenderReply>({ kind: 'render', tool: name, snapshot, view, budgetMs }, { timeoutMs: budgetMs + RENDER_GRACE_MS });
+    switch (outcome.kind) {
+      case 'done':
+        return outcome.value.ok ? outcome.value : { ok: false, reason: outcome.value.reason };
+      case 'timeout':
+        return { ok: false, reason: `render did not finish within ${budgetMs + RENDER_GRACE_MS} ms` };
+      case 'crashed':
+        return { ok: false, reason: `render crashed its worker: ${outcome.message}` };
+      default:
+        return { ok: false, reason: `render was ${outcome.kind === 'busy' ? 'refused (too many waiting)' : 'cancelled'}` };
     }
   }
 

@@ -2,6 +2,7 @@
 import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MoonpoolError } from './errors.js';
+import { DEFAULT_MAX_INLINE_CHARS, DEFAULT_MAX_INLINE_LINES } from './output-limit.js';
 
 export interface ToolHostOptions {
   /** The config's entry file or its directory. Default: the lookup of `resolveConfig`. */
@@ -20,12 +21,20 @@ export interface ToolHostOptions {
   loadTimeoutMs?: number;
   /** Limit for each tool's `available`, in ms. Default 2,000. */
   availableTimeoutMs?: number;
+  /** Time budget of one `render`, in ms; past it the default block is shown. Default 50. */
+  renderBudgetMs?: number;
   /** Workers per module pool. Default: min(4, cores). */
   maxThreadsPerModule?: number;
   /** An idle worker is reaped after this many ms. Default 60,000. */
   idleTimeoutMs?: number;
   /** Calls that may queue per module before new ones are refused as `busy`. Default 256. */
   maxQueuePerModule?: number;
+  /** Longest result the model sees inline, in characters; longer ones spill. Default 50,000. */
+  maxInlineChars?: number;
+  /** Most lines the model sees inline; more spill. Default 2,000. */
+  maxInlineLines?: number;
+  /** Spill directories of other sessions are removed after this many days. Default 7. */
+  spillRetentionDays?: number;
 }
 
 export type ResolvedHostOptions = Required<Omit<ToolHostOptions, 'config' | 'sessionId'>> & Pick<ToolHostOptions, 'sessionId'>;
@@ -34,9 +43,11 @@ export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_LOAD_TIMEOUT_MS = 5_000;
 export const DEFAULT_AVAILABLE_TIMEOUT_MS = 2_000;
+export const DEFAULT_RENDER_BUDGET_MS = 50;
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_QUEUE_PER_MODULE = 256;
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const DEFAULT_SPILL_RETENTION_DAYS = 7;
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'moonpool');
@@ -62,8 +73,12 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     memoryLimitBytes: positive('memoryLimitBytes', options.memoryLimitBytes, DEFAULT_MEMORY_LIMIT_BYTES, true),
     loadTimeoutMs: positive('loadTimeoutMs', options.loadTimeoutMs, DEFAULT_LOAD_TIMEOUT_MS),
     availableTimeoutMs: positive('availableTimeoutMs', options.availableTimeoutMs, DEFAULT_AVAILABLE_TIMEOUT_MS),
+    renderBudgetMs: positive('renderBudgetMs', options.renderBudgetMs, DEFAULT_RENDER_BUDGET_MS),
     maxThreadsPerModule: positive('maxThreadsPerModule', options.maxThreadsPerModule, Math.min(4, availableParallelism()), true),
     idleTimeoutMs: positive('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS),
     maxQueuePerModule: positive('maxQueuePerModule', options.maxQueuePerModule, DEFAULT_MAX_QUEUE_PER_MODULE, true),
+    maxInlineChars: positive('maxInlineChars', options.maxInlineChars, DEFAULT_MAX_INLINE_CHARS, true),
+    maxInlineLines: positive('maxInlineLines', options.maxInlineLines, DEFAULT_MAX_INLINE_LINES, true),
+    spillRetentionDays: positive('spillRetentionDays', options.spillRetentionDays, DEFAULT_SPILL_RETENTION_DAYS),
   };
 }

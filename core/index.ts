@@ -6,11 +6,15 @@ export {
   DEFAULT_MEMORY_LIMIT_BYTES,
   DEFAULT_LOAD_TIMEOUT_MS,
   DEFAULT_AVAILABLE_TIMEOUT_MS,
+  DEFAULT_RENDER_BUDGET_MS,
   defaultStateDir,
 } from './host-options.js';
 export type { CallResult, CallStatus, CallOptions } from './call-result.js';
-export type { Diagnostic } from './protocol.js';
+export type { Diagnostic, RenderView } from './protocol.js';
+export type { RenderResult } from './generation.js';
 export type { ParametersSchema } from './tool-definitions.js';
 export type { PoolStats } from './worker-pool.js';
 export { MoonpoolError, type MoonpoolErrorCode } from './errors.js';
+export type { SessionRecord, SessionReadout } from './session-log.js';
+export { DEFAULT_MAX_INLINE_CHARS, DEFAULT_MAX_INLINE_LINES } from './output-limit.js';
 export { resolveConfig, BUNDLED_CONFIG, type ResolvedConfig } from './config-path.js';

@@ -98,7 +98,19 @@ export const EVENTS_PORT_KEY = 'moonpoolEventsPort';
 export type WorkerTask =
   | { kind: 'discover'; pidRow: number }
   | { kind: 'available'; context: CallContext; pidRow: number }
-  | { kind: 'run'; context: CallContext; args: unknown; pidRow: number };
+  | { kind: 'run'; context: CallContext; args: unknown; pidRow: number }
+  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; pidRow: number };
+
+/** The space a block has: `view` in `render(state, view)`. */
+export interface RenderView {
+  width: number;
+  height: number;
+  /** The user asked for the full output (Ctrl-O). */
+  expand: boolean;
+}
+
+/** What `render` produced, or why the default block is shown instead. */
+export type RenderReply = { ok: true; lines: string[] } | { ok: false; reason: string };
 
 /** A task as the core hands it to a pool, before the pool assigns its pid row. */
 export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit<T, 'pidRow'> : never) : never;
@@ -107,7 +119,10 @@ export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit
 export type RunFailure = 'lua_error' | 'bad_return' | 'out_of_memory' | 'not_loaded' | 'unknown_tool';
 
 export interface RunReply {
+  /** The result as text (bytes that are not UTF-8 written as \xNN). */
   content: string;
+  /** The result's exact bytes, when they are not valid UTF-8. */
+  rawContent?: Uint8Array;
   isError: boolean;
   failure?: RunFailure;
   title?: string;
@@ -119,4 +134,4 @@ export interface AvailableReply {
   reason?: string;
 }
 
-export type WorkerReply = DiscoveryReport | RunReply | AvailableReply;
+export type WorkerReply = DiscoveryReport | RunReply | AvailableReply | RenderReply;

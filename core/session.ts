@@ -1,6 +1,7 @@
 // A session's identity and its directories under the state dir: spill files live in
-// `<stateDir>/spill/<sessionId>/`, which exists before any tool runs.
-import { mkdirSync } from 'node:fs';
+// `<stateDir>/spill/<sessionId>/`, created before the session's first call; other sessions'
+// spill directories are pruned once they are older than the retention period.
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -15,8 +16,25 @@ export function newSessionId(now = new Date()): string {
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-export function openSession(stateDir: string, id: string): SessionPaths {
-  const spillDir = join(stateDir, 'spill', id);
-  mkdirSync(spillDir, { recursive: true, mode: 0o700 });
-  return { id, spillDir };
+export function sessionPaths(stateDir: string, id: string): SessionPaths {
+  return { id, spillDir: join(stateDir, 'spill', id) };
+}
+
+export function createSpillDir(paths: SessionPaths): void {
+  mkdirSync(paths.spillDir, { recursive: true, mode: 0o700 });
+}
+
+/** Removes spill directories of other sessions not modified for `maxAgeDays`; returns how many. */
+export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: number, now = Date.now()): number {
+  const root = join(stateDir, 'spill');
+  if (!existsSync(root)) return 0;
+  let removed = 0;
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name === keep) continue;
+    const dir = join(root, entry.name);
+    if (now - statSync(dir).mtimeMs < maxAgeDays * 86_400_000) continue;
+    rmSync(dir, { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
 }

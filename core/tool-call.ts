@@ -1,6 +1,7 @@
 // One call from the host's side: look the tool up, check availability and arguments, run it in its
 // module's pool under its time limit, stream its events, and turn every ending into a CallResult.
 import { argumentProblems } from './arguments.js';
+import { limitOutput, type OutputLimits } from './output-limit.js';
 import { messages, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
 import { CRASH_LIMIT, CRASH_WINDOW_MS, type Generation } from './generation.js';
 import type { CallEvents, RunReply } from './protocol.js';
@@ -9,6 +10,8 @@ export interface CallSettings {
   callId: string;
   defaultTimeoutMs: number;
   memoryLimitBytes: number;
+  limits: OutputLimits;
+  spillDir: string;
 }
 
 export async function runToolCall(generation: Generation, name: string, args: unknown, settings: CallSettings, options: CallOptions): Promise<CallResult> {
@@ -70,7 +73,9 @@ export async function runToolCall(generation: Generation, name: string, args: un
     if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
     if (reply.failure === 'out_of_memory') return finish('error', messages.outOfMemory(name, settings.memoryLimitBytes), extra);
     if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
-    return finish(reply.isError ? 'error' : 'ok', reply.content, extra);
+    const output = limitOutput(reply.content, reply.rawContent, settings.limits, settings.spillDir, name, settings.callId);
+    if (output.spillPath !== undefined) extra.spillPath = output.spillPath;
+    return finish(reply.isError ? 'error' : 'ok', output.content, extra);
   } finally {
     stopListening();
   }

@@ -5,10 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { resolveConfig } from './config-path.js';
 import type { CallOptions, CallResult } from './call-result.js';
 import { MoonpoolError } from './errors.js';
-import { Generation } from './generation.js';
-import { resolveHostOptions, type ResolvedHostOptions, type ToolHostOptions } from './host-options.js';
-import type { Diagnostic } from './protocol.js';
-import { newSessionId, openSession, type SessionPaths } from './session.js';
+import { Generation, type RenderResult } from './generation.js';
+import { resolveHostOptions, SESSION_ID_PATTERN, type ResolvedHostOptions, type ToolHostOptions } from './host-options.js';
+import type { Diagnostic, RenderView } from './protocol.js';
+import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
+import { readSessionLog, SessionLog, sessionLogPath, type SessionReadout, type SessionRecord } from './session-log.js';
 import type { ParametersSchema } from './tool-definitions.js';
 import type { PoolStats } from './worker-pool.js';
 import { runToolCall } from './tool-call.js';
@@ -32,6 +33,8 @@ export interface HostStats {
   generation: number;
   tools: number;
   modules: Record<string, PoolStats & { crashes: number; disabled: boolean }>;
+  /** Calls whose record could not be written to the session log (a full disk, say). */
+  sessionLogFailures: number;
 }
 
 export class ToolHost {
@@ -39,6 +42,8 @@ export class ToolHost {
   private currentDiagnostics: Diagnostic[] = [];
   private currentLogs: string[] = [];
   private callCounter = 0;
+  private sessionLogFailures = 0;
+  private readonly inFlight = new Set<Promise<CallResult>>();
   /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
   private readonly callIdPrefix = randomBytes(3).toString('hex');
   private closed = false;
@@ -49,11 +54,15 @@ export class ToolHost {
     private readonly session: SessionPaths,
   ) {}
 
+  /** The session's log and spill directory, made on its first call (list/check/replay leave no trace). */
+  private log: SessionLog | undefined;
+
   /** Loads the config. A config with Lua errors still starts a host: see `diagnostics()` and `loaded`. */
   static async start(options: ToolHostOptions = {}): Promise<ToolHost> {
     const resolved = resolveHostOptions(options);
     const configFile = resolveConfig(options.config).file;
-    const session = openSession(resolved.stateDir, resolved.sessionId ?? newSessionId());
+    const session = sessionPaths(resolved.stateDir, resolved.sessionId ?? newSessionId());
+    pruneSpillDirs(resolved.stateDir, session.id, resolved.spillRetentionDays);
     const host = new ToolHost(configFile, resolved, session);
     await host.load();
     return host;
@@ -65,6 +74,24 @@ export class ToolHost {
 
   get spillDir(): string {
     return this.session.spillDir;
+  }
+
+  /** Where this session's calls are logged. */
+  get sessionLogPath(): string {
+    return sessionLogPath(this.options.stateDir, this.session.id);
+  }
+
+  /** What was wrong with the session log when it was opened for appending (a torn tail, cut off). */
+  sessionLogWarnings(): string[] {
+    return [...(this.log?.warnings ?? [])];
+  }
+
+  private openSessionFiles(): SessionLog {
+    if (!this.log) {
+      createSpillDir(this.session);
+      this.log = SessionLog.open(this.options.stateDir, this.session.id);
+    }
+    return this.log;
   }
 
   /** True once a generation of the config has loaded. */
@@ -81,6 +108,7 @@ export class ToolHost {
       memoryLimitBytes: this.options.memoryLimitBytes,
       loadTimeoutMs: this.options.loadTimeoutMs,
       availableTimeoutMs: this.options.availableTimeoutMs,
+      renderBudgetMs: this.options.renderBudgetMs,
       maxThreadsPerModule: this.options.maxThreadsPerModule,
       idleTimeoutMs: this.options.idleTimeoutMs,
       maxQueuePerModule: this.options.maxQueuePerModule,
@@ -129,20 +157,74 @@ export class ToolHost {
   /** Runs a tool. Never throws for the tool's failure: the result's `status` says how it ended. */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallResult> {
     if (this.closed) throw new MoonpoolError('HOST_CLOSED', 'the ToolHost is closed');
-    const callId = `${this.callIdPrefix}-${(++this.callCounter).toString(36)}`;
-    const generation = this.generation;
-    if (!generation) {
-      return {
-        callId,
-        tool: name,
-        status: 'unknown_tool',
-        isError: true,
-        content: `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
-        durationMs: 0,
-      };
+    const call = this.runAndRecord(`${this.callIdPrefix}-${(++this.callCounter).toString(36)}`, name, args, options);
+    this.inFlight.add(call);
+    try {
+      return await call;
+    } finally {
+      this.inFlight.delete(call);
     }
-    const settings = { callId, defaultTimeoutMs: this.options.timeoutMs, memoryLimitBytes: this.options.memoryLimitBytes };
-    return runToolCall(generation, name, args, settings, options);
+  }
+
+  private async runAndRecord(callId: string, name: string, args: unknown, options: CallOptions): Promise<CallResult> {
+    const log = this.openSessionFiles();
+    const result: CallResult = this.generation
+      ? await runToolCall(this.generation, name, args, this.callSettings(callId), options)
+      : {
+          callId,
+          tool: name,
+          status: 'unknown_tool',
+          isError: true,
+          content: `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
+          durationMs: 0,
+        };
+    this.record(log, result, args);
+    return result;
+  }
+
+  private callSettings(callId: string): Parameters<typeof runToolCall>[3] {
+    return {
+      callId,
+      defaultTimeoutMs: this.options.timeoutMs,
+      memoryLimitBytes: this.options.memoryLimitBytes,
+      limits: { maxChars: this.options.maxInlineChars, maxLines: this.options.maxInlineLines },
+      spillDir: this.session.spillDir,
+    };
+  }
+
+  private record(log: SessionLog, result: CallResult, args: unknown): void {
+    const { callId, tool, status, content, spillPath, title, durationMs, snapshot } = result;
+    const record: SessionRecord = { callId, tool, args, status, content, durationMs, finishedAt: new Date().toISOString() };
+    if (spillPath !== undefined) record.spillPath = spillPath;
+    if (title !== undefined) record.title = title;
+    if (snapshot !== undefined) record.snapshot = snapshot;
+    try {
+      log.append(record);
+    } catch {
+      // The call itself succeeded; a log that cannot be written is counted, not thrown.
+      this.sessionLogFailures++;
+    }
+  }
+
+  /**
+   * The calls recorded in a session's log (default: this one), oldest first, with warnings for
+   * a torn or corrupt tail. Re-render each with `render(record.tool, record.snapshot, view)`.
+   */
+  resume(sessionId: string = this.session.id): SessionReadout {
+    if (!SESSION_ID_PATTERN.test(sessionId)) {
+      throw new MoonpoolError('INVALID_OPTION', `session ids match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(sessionId)})`);
+    }
+    return readSessionLog(sessionLogPath(this.options.stateDir, sessionId));
+  }
+
+  /**
+   * A block's body from the tool's current `render` and a snapshot (msgpack bytes, as in
+   * CallResult.snapshot). When it is not `ok`, show the default block — the model-facing text —
+   * and, when `reason` is set, one line saying why.
+   */
+  async render(tool: string, snapshot: Uint8Array, view: RenderView): Promise<RenderResult> {
+    if (!this.generation) return { ok: false, reason: 'the config has not loaded' };
+    return this.generation.render(tool, snapshot, view);
   }
 
   stats(): HostStats {
@@ -150,6 +232,7 @@ export class ToolHost {
       generation: this.generation?.number ?? 0,
       tools: this.generation?.tools.size ?? 0,
       modules: this.generation?.stats() ?? {},
+      sessionLogFailures: this.sessionLogFailures,
     };
   }
 
@@ -158,5 +241,8 @@ export class ToolHost {
     if (this.closed) return;
     this.closed = true;
     await this.generation?.close();
+    // The cancelled calls still write their records before the log closes.
+    await Promise.allSettled([...this.inFlight]);
+    this.log?.close();
   }
 }

@@ -1,7 +1,7 @@
 // The command line: commands, options (node:util parseArgs) and the usage text.
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['list', 'call', 'check'] as const;
+export const COMMANDS = ['list', 'call', 'check', 'replay'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `moonpool — LLM-callable tools written in Lua, each module in its own worker thread
@@ -10,6 +10,7 @@ Usage:
   moonpool list [--json] [--format anthropic|openai|mcp]   the available tools
   moonpool call TOOL [JSON] [--json]                        run a tool once, print its result
   moonpool check                                            load the config, print every problem
+  moonpool replay SESSION [--width N] [--expand]            a session's blocks, re-rendered
 
 Options:
   --config FILE      the config (init.lua or its directory); default: $MOONPOOL_CONFIG,
@@ -33,6 +34,8 @@ export interface CliInput {
   timeoutSeconds?: number;
   json: boolean;
   format?: string;
+  width?: number;
+  expand: boolean;
 }
 
 export class UsageError extends Error {}
@@ -51,6 +54,8 @@ export function parseCli(argv: string[]): CliInput {
         timeout: { type: 'string' },
         json: { type: 'boolean', default: false },
         format: { type: 'string' },
+        width: { type: 'string' },
+        expand: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -67,12 +72,17 @@ export function parseCli(argv: string[]): CliInput {
   else if ((COMMANDS as readonly string[]).includes(first)) command = first as Command;
   else throw new UsageError(`unknown command '${first}' (the commands are: ${COMMANDS.join(', ')})`);
 
-  const input: CliInput = { command, positionals: rest, json: values.json };
+  const input: CliInput = { command, positionals: rest, json: values.json, expand: values.expand };
   if (values.config !== undefined) input.config = values.config;
   if (values.cwd !== undefined) input.cwd = values.cwd;
   if (values['state-dir'] !== undefined) input.stateDir = values['state-dir'];
   if (values.session !== undefined) input.session = values.session;
   if (values.format !== undefined) input.format = values.format;
+  if (values.width !== undefined) {
+    const width = Number(values.width);
+    if (!Number.isInteger(width) || width < 20) throw new UsageError(`--width takes a whole number of columns, at least 20 (got '${values.width}')`);
+    input.width = width;
+  }
   if (values.timeout !== undefined) {
     const seconds = Number(values.timeout);
     if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds (got '${values.timeout}')`);

@@ -7,17 +7,25 @@ import { parseCli, UsageError, USAGE, type CliInput } from './cli-options.js';
 import { callTool } from './commands/call.js';
 import { checkConfig } from './commands/check.js';
 import { listTools } from './commands/list.js';
+import { replaySession } from './commands/replay.js';
 import { formatDiagnostic } from './diagnostic-format.js';
 import { openHost, type Output } from './open-host.js';
 
 async function runCommand(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   if (input.command === 'check') return checkConfig(host, output);
+  // A session replays even when the config does not load: blocks fall back to their recorded text.
+  if (input.command === 'replay') return replaySession(host, input, output);
   if (!host.loaded) {
     for (const diagnostic of host.diagnostics()) output.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
     output.stderr.write('moonpool: the config did not load\n');
     return 2;
   }
-  return input.command === 'call' ? callTool(host, input, output) : listTools(host, input, output);
+  switch (input.command) {
+    case 'call':
+      return callTool(host, input, output);
+    default:
+      return listTools(host, input, output);
+  }
 }
 
 export async function main(argv: string[], output: Output = process): Promise<number> {

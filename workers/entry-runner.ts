@@ -1,8 +1,18 @@
 // Runs the prelude's entry points on one Lua thread that is reset and reused for every task
 // (a fresh wasmoon thread per call costs more than the call). A yield carrying a promise — what
-// `:await()` does — is awaited, then the thread resumes: that is how `capture` waits.
+// `:await()` does — is awaited, then the thread resumes: that is how `capture` waits. The thread
+// carries a count hook (inherited by coroutines it creates) for periodic work while Lua runs.
 import { LUA_REGISTRYINDEX, type LuaEngine, type LuaThread } from 'wasmoon';
 import type { LuaRawApi, LuaStack } from './lua-stack.js';
+import { SnapshotBox } from './snapshot-box.js';
+
+/** What the runner lets its owner do while Lua runs. */
+export interface RunnerHooks {
+  /** Every HOOK_INSTRUCTIONS VM instructions, on the thread that is running. */
+  tick(L: number): void;
+  /** Before the thread waits for a promise (a `capture`, say). */
+  beforeWait(L: number): void;
+}
 
 const LUA_OK = 0;
 const LUA_YIELD = 1;
@@ -15,12 +25,19 @@ export class EntryRunner {
     engine: LuaEngine,
     private readonly raw: LuaRawApi,
     private readonly stack: LuaStack,
+    private readonly hooks: RunnerHooks,
   ) {
     const global = engine.global;
     this.thread = global.newThread();
     // Anchored in the registry, so the thread is never collected and the global stack stays clean.
     global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     this.resultCountSlot = raw._malloc(4);
+    SnapshotBox.installHook(raw, this.thread.address, (fn, signature) => global.lua.module.addFunction(fn, signature), hooks.tick);
+  }
+
+  /** The state of the thread entry points run on. */
+  get address(): number {
+    return this.thread.address;
   }
 
   /**
@@ -49,6 +66,7 @@ export class EntryRunner {
         const count = this.raw.HEAP32[this.resultCountSlot >> 2]!;
         const yielded: unknown = count > 0 ? this.thread.getValue(-1) : undefined;
         if (count > 0) this.raw._lua_settop(L, -count - 1);
+        this.hooks.beforeWait(L);
         if (yielded instanceof Promise) await yielded;
         else await new Promise((resolve) => setImmediate(resolve));
         status = this.raw._lua_resume(L, 0, 0, this.resultCountSlot);

@@ -1,11 +1,15 @@
 // One Lua state per worker: wasmoon with the moonpool prelude, the user's config evaluated
 // once, and the entry points (discover, run, available) each run on a fresh Lua thread so that
 // `capture` can await and no call disturbs the global stack.
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { unpack } from 'msgpackr';
 import { LuaFactory, LUA_REGISTRYINDEX } from 'wasmoon';
 import type { LuaEngine } from 'wasmoon';
 import type {
+  RenderReply,
+  RenderView,
   AvailableReply,
   CallContext,
   Diagnostic,
@@ -18,14 +22,15 @@ import type {
 import { runShell, type CaptureOutcome } from './capture.js';
 import { ChildPidTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
-import { LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
+import { decodeLuaText, LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { EntryRunner } from './entry-runner.js';
+import { SnapshotBox } from './snapshot-box.js';
 import type { SnapshotChannel } from './snapshot-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
 const PRELUDE_FILES = ['shell.lua', 'io.lua', 'api.lua'] as const;
-const ENTRY_NAMES = ['load', 'discover', 'run', 'available'] as const;
+const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
 type EntryName = (typeof ENTRY_NAMES)[number];
 
 /** The per-task state natives need: where output goes and where child pids are recorded. */
@@ -33,6 +38,10 @@ interface TaskScope {
   pids: ChildPidTable | null;
   channel: SnapshotChannel | null;
   logs: string[];
+  /** The first state `ctx:show` left that could not be converted. */
+  snapshotError?: string;
+  /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
+  budget?: { deadline: number; ms: number };
 }
 
 /** Outside a task: output is dropped and no pids are recorded. */
@@ -42,6 +51,7 @@ export class LuaRuntime {
   private readonly stack: LuaStack;
   private readonly raw: LuaRawApi;
   private readonly runner: EntryRunner;
+  private box: SnapshotBox | undefined;
   private readonly entries = new Map<EntryName, number>();
   private readonly captures = new Map<number, CaptureOutcome>();
   private nextCaptureId = 1;
@@ -55,7 +65,13 @@ export class LuaRuntime {
   ) {
     this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
-    this.runner = new EntryRunner(engine, this.raw, this.stack);
+    this.runner = new EntryRunner(engine, this.raw, this.stack, {
+      tick: (L) => {
+        this.stopAtDeadline(L);
+        this.takeSnapshotLater(L, false);
+      },
+      beforeWait: (L) => this.takeSnapshotLater(L, true),
+    });
   }
 
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
@@ -76,17 +92,23 @@ export class LuaRuntime {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
-    const reply = await this.invoke('run', this.scopeFor(pidRow, channel), (L) => {
+    const scope = this.scopeFor(pidRow, channel);
+    this.box?.reset(this.runner.address);
+    const reply = (await this.invoke('run', scope, (L) => {
       this.stack.pushString(L, context.tool);
       this.stack.pushValue(L, args);
       this.stack.pushString(L, context.callId);
       return 3;
-    });
-    const { content, isError, failure } = reply as { content: string; isError: boolean; failure?: RunFailure };
+    })) as { content: string; isError: boolean; failure?: RunFailure };
+    this.scope = scope;
+    this.takeSnapshotLater(this.runner.address, true);
+    this.scope = IDLE_SCOPE;
     const delivery = channel.drain();
     if (delivery) await delivery;
-    const result: RunReply = { content, isError, ...channel.final() };
-    if (failure) result.failure = failure;
+    const result: RunReply = { ...reply, ...channel.final() };
+    if (scope.snapshotError !== undefined && !reply.isError) {
+      Object.assign(result, { content: scope.snapshotError, isError: true, failure: 'lua_error' });
+    }
     return result;
   }
 
@@ -98,6 +120,49 @@ export class LuaRuntime {
     });
     const { available, reason } = reply as { available: boolean; reason?: string };
     return reason === undefined ? { available } : { available, reason };
+  }
+
+  /** Renders a snapshot with the tool's `render`, stopping it at `budgetMs`. */
+  async render(tool: string, snapshot: Uint8Array, view: RenderView, budgetMs: number, pidRow: number): Promise<RenderReply> {
+    if (!this.discovery.loaded) return { ok: false, reason: 'the config failed to load in this worker' };
+    const scope = { ...this.scopeFor(pidRow, null), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
+    const reply = await this.invoke('render', scope, (L) => {
+      this.stack.pushString(L, tool);
+      this.stack.pushValue(L, unpack(snapshot));
+      this.stack.pushValue(L, view);
+      return 3;
+    });
+    return reply as RenderReply;
+  }
+
+  /** Raises an error in Lua once the task's deadline has passed (and at every tick after). */
+  private stopAtDeadline(L: number): void {
+    const { budget } = this.scope;
+    if (budget === undefined || Date.now() <= budget.deadline) return;
+    this.stack.pushString(L, `took longer than its ${budget.ms} ms budget`);
+    this.raw._lua_error(L);
+  }
+
+  /**
+   * Sends the state `ctx:show` left when one is due, or `force`d (before a wait, at the end).
+   * Returns the problem when the state could not be converted.
+   */
+  private takeSnapshot(L: number, force: boolean): string | undefined {
+    const { channel } = this.scope;
+    if (!channel || !this.box || (!force && !channel.due())) return undefined;
+    const taken = this.box.take(L);
+    if (taken.kind === 'state') channel.send(taken.state);
+    else if (taken.kind === 'empty' && !force) this.box.markDue(L);
+    else if (taken.kind === 'invalid') return taken.message;
+    return undefined;
+  }
+
+  /** A snapshot taken where Lua cannot be interrupted: a bad state is raised by the next ctx:show. */
+  private takeSnapshotLater(L: number, force: boolean): void {
+    const problem = this.takeSnapshot(L, force);
+    if (problem === undefined) return;
+    this.scope.snapshotError ??= problem;
+    this.box?.leaveError(L, problem);
   }
 
   private scopeFor(pidRow: number, channel: SnapshotChannel | null): TaskScope {
@@ -161,8 +226,14 @@ export class LuaRuntime {
         return [];
       },
       run_reply: (call) => {
+        const bytes = call.bytes(1) ?? Buffer.alloc(0);
         const failure = call.string(3);
-        this.reply = { content: call.string(1) ?? '', isError: call.boolean(2), ...(failure === null ? {} : { failure }) };
+        this.reply = {
+          content: decodeLuaText(bytes),
+          isError: call.boolean(2),
+          ...(isUtf8(bytes) ? {} : { rawContent: new Uint8Array(bytes) }),
+          ...(failure === null ? {} : { failure }),
+        };
         return [];
       },
       discovered: (call) => {
@@ -183,15 +254,15 @@ export class LuaRuntime {
         this.scope.channel?.title(call.string(1) ?? '');
         return [];
       },
-      show: (call) => {
-        try {
-          const state = call.value(1, 'state', { invalidUtf8: 'bytes' });
-          this.scope.channel?.show(state);
-          return [true];
-        } catch (error) {
-          if (error instanceof LuaConversionError) return [false, error.message];
-          throw error;
-        }
+      take_snapshot: (call) => {
+        const problem = this.takeSnapshot(call.L, true);
+        return problem === undefined ? [] : [problem];
+      },
+      snapshot_box: (call) => {
+        const lua = this.engine.global.lua;
+        lua.lua_pushvalue(call.L, 1);
+        this.box = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX));
+        return [];
       },
       capture: (call) => {
         const id = this.nextCaptureId++;

@@ -33,6 +33,7 @@ export interface LuaRawApi {
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
   _lua_resume(L: number, from: number, nargs: number, resultCount: number): number;
   _lua_resetthread(L: number): number;
+  _lua_error(L: number): number;
 }
 
 const UTF8 = new TextEncoder();

@@ -6,7 +6,7 @@
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { EVENTS_PORT_KEY, type AvailableReply, type DiscoveryReport, type RunReply, type WorkerConfig, type WorkerEvents, type WorkerTask } from '../core/protocol.js';
+import { EVENTS_PORT_KEY, type WorkerConfig, type WorkerEvents, type WorkerReply, type WorkerTask } from '../core/protocol.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { SnapshotChannel } from './snapshot-channel.js';
 
@@ -20,13 +20,15 @@ parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2 }, [channel.port2]);
 let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
 
-export default async function handleTask(task: WorkerTask): Promise<DiscoveryReport | RunReply | AvailableReply> {
+export default async function handleTask(task: WorkerTask): Promise<WorkerReply> {
   const lua = (runtime ??= await (starting ??= LuaRuntime.create(config, task.pidRow)));
   switch (task.kind) {
     case 'discover':
       return lua.discoveryReport();
     case 'available':
       return lua.available(task.context, task.pidRow);
+    case 'render':
+      return lua.render(task.tool, task.snapshot, task.view, task.budgetMs, task.pidRow);
     case 'run': {
       const reply = await lua.run(task.context, task.args, task.pidRow, new SnapshotChannel(events, task.context.callId));
       if (reply.failure === 'out_of_memory') {

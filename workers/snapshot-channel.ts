@@ -1,17 +1,16 @@
 // The worker's side of a call's live events, sent over the worker's event port (comlink).
-// Snapshots are coalesced: at most one every SNAPSHOT_INTERVAL_MS, latest wins, and `drain`
-// sends the last one and waits until the host has taken every event, before the call's reply.
+// The runtime decides when a snapshot is taken (see snapshot-box.ts); this sends it, remembers
+// the last one for the reply, and `drain` waits until the host has every event of the call.
 import type { Remote } from 'comlink';
 import { pack } from 'msgpackr';
 import type { WorkerEvents } from '../core/protocol.js';
 
-/** Shortest time between two snapshots sent to the host. */
+/** Shortest time between two snapshots sent to the host while a tool runs. */
 export const SNAPSHOT_INTERVAL_MS = 33;
 
 export class SnapshotChannel {
   private latest: Uint8Array | undefined;
   private latestTitle: string | undefined;
-  private pending = false;
   private lastSentAt = 0;
   private lastDelivery: Promise<void> | undefined;
 
@@ -20,11 +19,16 @@ export class SnapshotChannel {
     private readonly callId: string,
   ) {}
 
-  show(state: unknown): void {
+  /** True when the last snapshot went out at least SNAPSHOT_INTERVAL_MS ago. */
+  due(now = Date.now()): boolean {
+    return now - this.lastSentAt >= SNAPSHOT_INTERVAL_MS;
+  }
+
+  send(state: unknown): void {
     // msgpackr returns a view into its shared buffer: copy before it crosses threads.
     this.latest = new Uint8Array(pack(state));
-    this.pending = true;
-    if (Date.now() - this.lastSentAt >= SNAPSHOT_INTERVAL_MS) this.flush();
+    this.lastSentAt = Date.now();
+    this.track(this.events.snapshot(this.callId, this.latest));
   }
 
   title(text: string): void {
@@ -37,11 +41,10 @@ export class SnapshotChannel {
   }
 
   /**
-   * Sends the pending snapshot; the promise settles once the host has received every event of
-   * the call. Undefined when the call sent no events (most calls): nothing to wait for.
+   * Settles once the host has received every event sent so far; undefined when the call sent
+   * none (most calls), so there is nothing to wait for.
    */
   drain(): Promise<void> | undefined {
-    this.flush();
     return this.lastDelivery;
   }
 
@@ -51,13 +54,6 @@ export class SnapshotChannel {
       ...(this.latestTitle === undefined ? {} : { title: this.latestTitle }),
       ...(this.latest === undefined ? {} : { snapshot: this.latest }),
     };
-  }
-
-  private flush(): void {
-    if (!this.pending || !this.latest) return;
-    this.pending = false;
-    this.lastSentAt = Date.now();
-    this.track(this.events.snapshot(this.callId, this.latest));
   }
 
   private track(delivery: Promise<void>): void {

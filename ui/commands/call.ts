@@ -1,9 +1,12 @@
 // `moonpool call TOOL [JSON]`: runs one call as a host would. The model-facing text goes to
-// stdout (stderr for an error), what the tool prints goes to stderr as it happens.
+// stdout (stderr for an error), what the tool prints goes to stderr as it happens; on a terminal
+// the tool's live block is drawn on stderr while it runs, and the text is made safe to show.
 import { unpack } from 'msgpackr';
 import type { CallResult, ToolHost } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
+import { LiveBlock } from '../live-block.js';
 import type { Output } from '../open-host.js';
+import { sanitizeLines } from '../terminal-text.js';
 
 export function parseArguments(text: string | undefined): unknown {
   if (text === undefined) return {};
@@ -28,15 +31,26 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
   const controller = new AbortController();
   const cancel = (): void => controller.abort();
   process.once('SIGINT', cancel);
+  const stderr = output.stderr as NodeJS.WriteStream;
+  const live = stderr.isTTY && !input.json ? new LiveBlock(stderr, host, name) : undefined;
   try {
     const result = await host.call(name, args, {
       signal: controller.signal,
-      onLog: (text) => output.stderr.write(`${text}\n`),
+      onLog: (text) => (live ? live.log(text) : output.stderr.write(`${text}\n`)),
+      onSnapshot: (snapshot) => live?.setSnapshot(snapshot),
+      onTitle: (title) => live?.setTitle(title),
     });
-    if (input.json) output.stdout.write(`${resultAsJson(result)}\n`);
-    else (result.isError ? output.stderr : output.stdout).write(result.content.endsWith('\n') ? result.content : `${result.content}\n`);
+    live?.finish();
+    if (input.json) {
+      output.stdout.write(`${resultAsJson(result)}\n`);
+    } else {
+      const stream = (result.isError ? output.stderr : output.stdout) as NodeJS.WriteStream;
+      const text = stream.isTTY ? sanitizeLines(result.content).join('\n') : result.content;
+      stream.write(text.endsWith('\n') ? text : `${text}\n`);
+    }
     return result.isError ? 1 : 0;
   } finally {
+    live?.finish();
     process.off('SIGINT', cancel);
   }
 }

@@ -2,6 +2,7 @@
 -- calls (load, discover, run, available). Errors name the user's file and line, never this file.
 local native = __moonpool_native
 local CWD, SPILL_DIR = __moonpool_cwd, __moonpool_spill_dir
+local type, getmetatable, setmetatable, error = type, getmetatable, setmetatable, error
 
 local KNOWN_FIELDS = {
   name = true, description = true, parameters = true, run = true, render = true, available = true, timeout = true,
@@ -104,11 +105,28 @@ local RunCtx = {}
 RunCtx.__index = RunCtx
 RunCtx.__name = 'RunCtx'
 
+-- ctx:show leaves the state here; the worker takes it out when a snapshot is due (see
+-- workers/snapshot-box.ts). `due` asks for attention: take the state at once, or raise `error`,
+-- a state that could not cross. The common path is a store and one field read: tools call it
+-- in tight loops.
+local snapshot_box = {}
+native.snapshot_box(snapshot_box)
+
 function RunCtx:show(state)
-  if getmetatable(self) ~= RunCtx then error('ctx:show must be called with a colon: ctx:show(state)', 2) end
-  if type(state) ~= 'table' then error(('ctx:show expects a table, got %s'):format(type(state)), 2) end
-  local ok, problem = native.show(state)
-  if not ok then error('ctx:show: ' .. problem, 2) end
+  if type(state) ~= 'table' then
+    if getmetatable(self) ~= RunCtx then error('ctx:show must be called with a colon: ctx:show(state)', 2) end
+    error(('ctx:show expects a table, got %s'):format(type(state)), 2)
+  end
+  snapshot_box[1] = state
+  if snapshot_box.due then
+    local problem = snapshot_box.error
+    if problem then
+      snapshot_box.error, snapshot_box.due = nil, nil
+      error(problem, 2)
+    end
+    problem = native.take_snapshot()
+    if problem then error(problem, 2) end
+  end
 end
 
 function RunCtx:title(text)
@@ -119,8 +137,11 @@ function RunCtx:title(text)
   native.title(tostring(text))
 end
 
+-- The methods are fields of each ctx too, so `ctx:show` costs no metatable lookup.
 local function new_ctx(tool, call_id)
-  return setmetatable({ cwd = CWD, spill_dir = SPILL_DIR, tool = tool, call_id = call_id }, RunCtx)
+  return setmetatable({
+    cwd = CWD, spill_dir = SPILL_DIR, tool = tool, call_id = call_id, show = RunCtx.show, title = RunCtx.title,
+  }, RunCtx)
 end
 
 local entry = {}
@@ -183,6 +204,34 @@ function entry.available(name, call_id)
     }
   end
   native.reply { available = result, reason = not result and 'available() returned false' or nil }
+end
+
+local function render_lines(result)
+  if type(result) == 'string' then result = { result } end
+  local lines = {}
+  for i = 1, #result do
+    local line = result[i]
+    if type(line) ~= 'string' and type(line) ~= 'number' then
+      return nil, ('render returned a table whose line %d is %s'):format(i, describe(line))
+    end
+    for piece in (tostring(line) .. '\n'):gmatch('(.-)\n') do lines[#lines + 1] = piece end
+  end
+  return lines
+end
+
+function entry.render(name, state, view)
+  local tool = functions[name]
+  if not tool or type(tool.render) ~= 'function' then
+    return native.reply { ok = false, reason = 'the tool has no render function' }
+  end
+  local ok, result = xpcall(tool.render, message_only, state, view)
+  if not ok then return native.reply { ok = false, reason = 'render failed: ' .. result } end
+  if type(result) ~= 'string' and type(result) ~= 'table' then
+    return native.reply { ok = false, reason = ('render returned %s; return a string or an array of lines'):format(describe(result)) }
+  end
+  local lines, problem = render_lines(result)
+  if not lines then return native.reply { ok = false, reason = problem } end
+  native.reply { ok = true, lines = lines }
 end
 
 __moonpool_entry = entry

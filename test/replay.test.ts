@@ -1,0 +1,55 @@
+// `moonpool replay` re-renders each block from its snapshot with the current config's render,
+// without running `run`; a tool the config no longer defines shows its recorded text.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CLI, tempDir } from './helpers.js';
+
+function config(render: string | null): string {
+  return `
+agent.on('discover_tools', function(registry)
+  registry:add {
+    name = 'counter',
+    description = 'Counts to n, showing its progress.',
+    parameters = { type = 'object', properties = { n = { type = 'integer' } } },
+    run = function(args, ctx)
+      local marker = io.open('runs.txt', 'a')
+      marker:write('ran\\n')
+      marker:close()
+      ctx:title('to ' .. args.n)
+      ctx:show { count = args.n }
+      return 'counted to ' .. args.n
+    end,
+    ${render ?? ''}
+  }
+end)
+${render === null ? "agent.on('discover_tools', function(registry) end)" : ''}`;
+}
+
+function moonpool(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, MOONPOOL_CONFIG: '' } });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+test('replay uses the current render, never runs the tool, and falls back to the recorded text', () => {
+  const dir = tempDir();
+  const file = join(dir, 'init.lua');
+  const common = ['--config', file, '--state-dir', join(dir, 'state'), '--session', 'replayed', '--cwd', dir];
+  writeFileSync(file, config("render = function(state) return 'v1 rendering of ' .. state.count end,"));
+  assert.equal(moonpool(['call', 'counter', '{"n":3}', ...common], dir).code, 0);
+
+  writeFileSync(file, config("render = function(state, view) return { 'v2 rendering of ' .. state.count, 'width ' .. view.width } end,"));
+  const v2 = moonpool(['replay', 'replayed', '--width', '50', ...common], dir);
+  assert.equal(v2.code, 0, v2.stderr);
+  assert.equal(v2.stdout, '✓ counter  to 3  (0.0 s)\n  v2 rendering of 3\n  width 48\n'.replace('(0.0 s)', v2.stdout.match(/\(\d+\.\d s\)/)![0]));
+
+  writeFileSync(file, config(null).replace(/registry:add \{[\s\S]*?\n {2}\}\n/, ''));
+  const removed = moonpool(['replay', 'replayed', ...common], dir);
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.match(removed.stdout, /^✓ counter {2}to 3 {2}\(\d+\.\d s\)\n {2}counted to 3\n {2}\(counter is not defined in the current config; showing the recorded text\)\n$/);
+
+  const runs = spawnSync('cat', [join(dir, 'runs.txt')], { encoding: 'utf8' }).stdout;
+  assert.equal(runs, 'ran\n');
+});

@@ -1,0 +1,102 @@
+// The session log: one record per call with its last snapshot; a torn tail (the host killed
+// mid-write) is skipped with a warning, every complete record survives, and appending goes on.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { unpack } from 'msgpackr';
+import { encodeRecord, readSessionLog, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
+import { ROOT, startHost, tempDir } from './helpers.js';
+
+const record = (i: number): SessionRecord => ({
+  callId: `c${i}`,
+  tool: 'demo',
+  args: { i },
+  status: 'ok',
+  content: `result ${i}`,
+  durationMs: i,
+  finishedAt: new Date(0).toISOString(),
+});
+
+test('each call appends a record with its args, status, content, title and last snapshot', async () => {
+  const host = await startHost('snapshots');
+  await host.call('waits', { seconds: 0 });
+  await host.call('renders', { mode: 'lines' });
+  const { records, warnings } = host.resume();
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(records.map((entry) => [entry.tool, entry.status, entry.content, entry.title]), [
+    ['waits', 'ok', 'waited', 'waiting'],
+    ['renders', 'ok', 'rendered lines', undefined],
+  ]);
+  assert.deepEqual(records[0]!.args, { seconds: 0 });
+  assert.deepEqual(unpack(records[0]!.snapshot!), { phase: 'done' });
+});
+
+test('a torn last record is skipped with a warning, and the session can be appended to', () => {
+  const stateDir = tempDir();
+  const log = SessionLog.open(stateDir, 'torn');
+  for (let i = 1; i <= 3; i++) log.append(record(i));
+  log.close();
+  const path = sessionLogPath(stateDir, 'torn');
+  const partial = encodeRecord(record(4));
+  appendFileSync(path, partial.subarray(0, partial.length - 5));
+
+  const torn = readSessionLog(path);
+  assert.deepEqual(torn.records.map((entry) => entry.callId), ['c1', 'c2', 'c3']);
+  assert.equal(torn.warnings.length, 1);
+  assert.match(torn.warnings[0]!, /a torn record \(the file ends inside it\)/);
+
+  const reopened = SessionLog.open(stateDir, 'torn');
+  assert.equal(reopened.warnings.length, 1);
+  reopened.append(record(5));
+  reopened.close();
+  const after = readSessionLog(path);
+  assert.deepEqual(after.records.map((entry) => entry.callId), ['c1', 'c2', 'c3', 'c5']);
+  assert.deepEqual(after.warnings, []);
+});
+
+test('a record whose bytes changed is detected by its checksum', () => {
+  const stateDir = tempDir();
+  const log = SessionLog.open(stateDir, 'flipped');
+  log.append(record(1));
+  log.append(record(2));
+  log.close();
+  const path = sessionLogPath(stateDir, 'flipped');
+  const bytes = readFileSync(path);
+  const flipped = bytes.length - 3;
+  bytes.writeUInt8(bytes.readUInt8(flipped) ^ 0xff, flipped);
+  writeFileSync(path, bytes);
+  const readout = readSessionLog(path);
+  assert.deepEqual(readout.records.map((entry) => entry.callId), ['c1']);
+  assert.match(readout.warnings[0]!, /checksum does not match/);
+});
+
+test('kill -9 of a process in the middle of a stream of appends loses no completed record', async () => {
+  const stateDir = tempDir();
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'test', 'session-writer.js'), stateDir, 'killed'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let completed = 0;
+  child.stdout.setEncoding('utf8');
+  await new Promise<void>((resolve) => {
+    child.stdout.on('data', (text: string) => {
+      completed = Number(text.trim().split('\n').at(-1));
+      if (completed >= 300) {
+        child.kill('SIGKILL');
+        resolve();
+      }
+    });
+  });
+  await new Promise((resolve) => child.on('exit', resolve));
+  const path = sessionLogPath(stateDir, 'killed');
+  const readout = readSessionLog(path);
+  assert.ok(readout.records.length >= completed, `${readout.records.length} records read, ${completed} reported complete`);
+  readout.records.forEach((entry, i) => assert.equal(entry.callId, `c${i + 1}`));
+  assert.ok(readout.validBytes <= statSync(path).size);
+
+  const log = SessionLog.open(stateDir, 'killed');
+  log.append(record(0));
+  log.close();
+  const after = readSessionLog(path);
+  assert.equal(after.records.length, readout.records.length + 1);
+  assert.deepEqual(after.warnings, []);
+});

@@ -1,0 +1,30 @@
+// `moonpool replay SESSION [--width N] [--expand]`: every block of a session, re-rendered from its
+// last snapshot with the current config's `render` — `run` is never called. A tool the config no
+// longer defines (or one without `render`) shows its recorded model-facing text.
+import type { ToolHost } from '../../core/index.js';
+import { blockBody, blockHeader } from '../block-format.js';
+import { UsageError, type CliInput } from '../cli-options.js';
+import type { Output } from '../open-host.js';
+
+const DEFAULT_WIDTH = 80;
+const BODY_INDENT = '  ';
+
+export async function replaySession(host: ToolHost, input: CliInput, output: Output): Promise<number> {
+  const [sessionId, ...extra] = input.positionals;
+  if (sessionId === undefined) throw new UsageError('replay needs a session id: moonpool replay SESSION');
+  if (extra.length > 0) throw new UsageError(`replay takes one session id (got ${extra.length + 1})`);
+  const { records, warnings } = host.resume(sessionId);
+  for (const warning of warnings) output.stderr.write(`moonpool: ${warning}\n`);
+  if (records.length === 0 && warnings.length === 0) {
+    output.stderr.write(`moonpool: session ${sessionId} has no recorded calls\n`);
+    return 2;
+  }
+  const width = input.width ?? DEFAULT_WIDTH;
+  const view = { width: width - BODY_INDENT.length, height: 20, expand: input.expand };
+  for (const record of records) {
+    const rendered = record.snapshot ? await host.render(record.tool, record.snapshot, view) : ({ ok: false, reason: null } as const);
+    output.stdout.write(`${blockHeader(record)}\n`);
+    for (const line of blockBody(record, rendered, input.expand)) output.stdout.write(`${BODY_INDENT}${line}\n`);
+  }
+  return 0;
+}
