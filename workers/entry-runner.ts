@@ -32,7 +32,7 @@ export class EntryRunner {
     // Anchored in the registry, so the thread is never collected and the global stack stays clean.
     global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     this.resultCountSlot = raw._malloc(4);
-    SnapshotBox.installHook(raw, this.thread.address, (fn, signature) => global.lua.module.addFunction(fn, signature), hooks.tick);
+    SnapshotBox.installHook(raw, this.thread.address, (fn, signature) => global.lua.module.addFunction(fn, signature), (L) => hooks.tick(L));
   }
 
   /** The state of the thread entry points run on. */
