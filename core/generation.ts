@@ -153,7 +153,8 @@ export class Generation {
   }
 
   isDisabled(module: string, now = Date.now()): boolean {
-    return (this.crashes.get(module) ?? []).filter((at) => now - at < CRASH_WINDOW_MS).length >= CRASH_LIMIT;
+    const crashes = this.crashes.get(module);
+    return crashes !== undefined && crashes.filter((at) => now - at < CRASH_WINDOW_MS).length >= CRASH_LIMIT;
   }
 
   stats(): Record<string, PoolStats & { crashes: number; disabled: boolean }> {

@@ -26,8 +26,8 @@ export interface SessionRecord {
   durationMs: number;
   /** The last `ctx:show` state, msgpack-encoded. */
   snapshot?: Uint8Array;
-  /** When the call finished (ISO 8601). */
-  finishedAt: string;
+  /** When the call finished (ms since the epoch). */
+  finishedAt: number;
 }
 
 export interface SessionReadout {
@@ -81,8 +81,15 @@ export function encodeRecord(record: SessionRecord): Buffer {
   return Buffer.concat([header, payload]);
 }
 
-/** The open log of the current session. Appends are synchronous: one write per record. */
+/**
+ * The open log of the current session. `append` writes at once (one write per record); `enqueue`
+ * writes on the next turn of the event loop, all queued records in one write, so that a host
+ * answering many calls does not wait on the disk for each.
+ */
 export class SessionLog {
+  private queued: Buffer[] = [];
+  private flushScheduled = false;
+
   private constructor(
     readonly path: string,
     private readonly fd: number,
@@ -100,12 +107,42 @@ export class SessionLog {
   }
 
   append(record: SessionRecord): void {
-    const frame = encodeRecord(record);
-    let written = 0;
-    while (written < frame.length) written += writeSync(this.fd, frame, written);
+    this.write(encodeRecord(record));
+  }
+
+  /** Queues a record; `onError` hears of a batch that could not be written (a full disk, say). */
+  enqueue(record: SessionRecord, onError: (error: unknown) => void): void {
+    this.queued.push(encodeRecord(record));
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      try {
+        this.flush();
+      } catch (error) {
+        onError(error);
+      }
+    });
+  }
+
+  /** Writes every queued record now. */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.queued.length === 0) return;
+    const batch = Buffer.concat(this.queued);
+    this.queued = [];
+    this.write(batch);
   }
 
   close(): void {
-    closeSync(this.fd);
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+    }
+  }
+
+  private write(bytes: Buffer): void {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(this.fd, bytes, written);
   }
 }

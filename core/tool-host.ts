@@ -194,16 +194,12 @@ export class ToolHost {
 
   private record(log: SessionLog, result: CallResult, args: unknown): void {
     const { callId, tool, status, content, spillPath, title, durationMs, snapshot } = result;
-    const record: SessionRecord = { callId, tool, args, status, content, durationMs, finishedAt: new Date().toISOString() };
+    const record: SessionRecord = { callId, tool, args, status, content, durationMs, finishedAt: Date.now() };
     if (spillPath !== undefined) record.spillPath = spillPath;
     if (title !== undefined) record.title = title;
     if (snapshot !== undefined) record.snapshot = snapshot;
-    try {
-      log.append(record);
-    } catch {
-      // The call itself succeeded; a log that cannot be written is counted, not thrown.
-      this.sessionLogFailures++;
-    }
+    // A call whose record cannot be written still returns its result; the failure is counted.
+    log.enqueue(record, () => this.sessionLogFailures++);
   }
 
   /**
@@ -214,6 +210,7 @@ export class ToolHost {
     if (!SESSION_ID_PATTERN.test(sessionId)) {
       throw new MoonpoolError('INVALID_OPTION', `session ids match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(sessionId)})`);
     }
+    if (sessionId === this.session.id) this.log?.flush();
     return readSessionLog(sessionLogPath(this.options.stateDir, sessionId));
   }
 
@@ -243,6 +240,10 @@ export class ToolHost {
     await this.generation?.close();
     // The cancelled calls still write their records before the log closes.
     await Promise.allSettled([...this.inFlight]);
-    this.log?.close();
+    try {
+      this.log?.close();
+    } catch {
+      this.sessionLogFailures++;
+    }
   }
 }

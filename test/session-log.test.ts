@@ -16,7 +16,7 @@ const record = (i: number): SessionRecord => ({
   status: 'ok',
   content: `result ${i}`,
   durationMs: i,
-  finishedAt: new Date(0).toISOString(),
+  finishedAt: 0,
 });
 
 test('each call appends a record with its args, status, content, title and last snapshot', async () => {

@@ -5,6 +5,6 @@ import { SessionLog } from '../core/session-log.js';
 const [stateDir, sessionId] = process.argv.slice(2);
 const log = SessionLog.open(stateDir!, sessionId!);
 for (let i = 1; ; i++) {
-  log.append({ callId: `c${i}`, tool: 'writer', args: { i }, status: 'ok', content: 'x'.repeat(1000 + (i % 5000)), durationMs: i, finishedAt: new Date().toISOString() });
+  log.append({ callId: `c${i}`, tool: 'writer', args: { i }, status: 'ok', content: 'x'.repeat(1000 + (i % 5000)), durationMs: i, finishedAt: Date.now() });
   process.stdout.write(`${i}\n`);
 }

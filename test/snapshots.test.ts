@@ -36,6 +36,16 @@ describe('ctx:show', () => {
   });
 });
 
+test('a state left pending while Lua computes without showing arrives long before the end', async () => {
+  const started = Date.now();
+  const arrivals: [number, unknown][] = [];
+  const result = await (await hostReady).call('show_then_compute', {}, { onSnapshot: (bytes) => arrivals.push([Date.now() - started, unpack(bytes)]) });
+  assert.equal(result.status, 'ok');
+  const computing = arrivals.find(([, state]) => (state as { phase: string }).phase === 'computing');
+  assert.ok(computing, JSON.stringify(arrivals));
+  assert.ok(computing[0] < 500, `'computing' arrived after ${computing[0]} ms of a 1 s computation`);
+});
+
 describe('render', () => {
   test('a string is split into lines and an array of lines is kept', async () => {
     const host = await hostReady;

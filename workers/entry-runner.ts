@@ -1,15 +1,11 @@
 // Runs the prelude's entry points on one Lua thread that is reset and reused for every task
 // (a fresh wasmoon thread per call costs more than the call). A yield carrying a promise — what
-// `:await()` does — is awaited, then the thread resumes: that is how `capture` waits. The thread
-// carries a count hook (inherited by coroutines it creates) for periodic work while Lua runs.
+// `:await()` does — is awaited, then the thread resumes: that is how `capture` waits.
 import { LUA_REGISTRYINDEX, type LuaEngine, type LuaThread } from 'wasmoon';
 import type { LuaRawApi, LuaStack } from './lua-stack.js';
-import { SnapshotBox } from './snapshot-box.js';
 
 /** What the runner lets its owner do while Lua runs. */
 export interface RunnerHooks {
-  /** Every HOOK_INSTRUCTIONS VM instructions, on the thread that is running. */
-  tick(L: number): void;
   /** Before the thread waits for a promise (a `capture`, say). */
   beforeWait(L: number): void;
 }
@@ -32,7 +28,6 @@ export class EntryRunner {
     // Anchored in the registry, so the thread is never collected and the global stack stays clean.
     global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     this.resultCountSlot = raw._malloc(4);
-    SnapshotBox.installHook(raw, this.thread.address, (fn, signature) => global.lua.module.addFunction(fn, signature), (L) => hooks.tick(L));
   }
 
   /** The state of the thread entry points run on. */
@@ -42,9 +37,11 @@ export class EntryRunner {
 
   /**
    * Calls the function at registry reference `functionRef` with the arguments `pushArguments`
-   * pushes. Returns a promise only when the Lua code yields (awaits); most calls finish at once.
+   * pushes; `readResults` sees what it returned (`count` values on top of the stack) before the
+   * thread is reset. Returns a promise only when the Lua code yields (awaits); most calls
+   * finish at once.
    */
-  call(functionRef: number, pushArguments: (L: number) => number): Promise<void> | undefined {
+  call<R>(functionRef: number, pushArguments: (L: number) => number, readResults: (L: number, count: number) => R): R | Promise<R> {
     const L = this.thread.address;
     let status: number;
     try {
@@ -54,12 +51,11 @@ export class EntryRunner {
       this.raw._lua_resetthread(L);
       throw error;
     }
-    if (status === LUA_YIELD) return this.resumeAfterYields(L);
-    this.finish(L, status);
-    return undefined;
+    if (status === LUA_YIELD) return this.resumeAfterYields(L, readResults);
+    return this.finish(L, status, readResults);
   }
 
-  private async resumeAfterYields(L: number): Promise<void> {
+  private async resumeAfterYields<R>(L: number, readResults: (L: number, count: number) => R): Promise<R> {
     let status = LUA_YIELD;
     try {
       while (status === LUA_YIELD) {
@@ -75,13 +71,16 @@ export class EntryRunner {
       this.raw._lua_resetthread(L);
       throw error;
     }
-    this.finish(L, status);
+    return this.finish(L, status, readResults);
   }
 
-  /** Resets the thread for the next call; throws the Lua error if the call failed. */
-  private finish(L: number, status: number): void {
-    const message = status === LUA_OK ? undefined : (this.stack.stringAt(L, -1) ?? `Lua error (status ${status})`);
-    this.raw._lua_resetthread(L);
-    if (message !== undefined) throw new Error(message);
+  /** Reads the results, resets the thread for the next call; throws the Lua error if the call failed. */
+  private finish<R>(L: number, status: number, readResults: (L: number, count: number) => R): R {
+    try {
+      if (status !== LUA_OK) throw new Error(this.stack.stringAt(L, -1) ?? `Lua error (status ${status})`);
+      return readResults(L, this.raw.HEAP32[this.resultCountSlot >> 2]!);
+    } finally {
+      this.raw._lua_resetthread(L);
+    }
   }
 }

@@ -8,6 +8,7 @@ import { unpack } from 'msgpackr';
 import { LuaFactory, LUA_REGISTRYINDEX } from 'wasmoon';
 import type { LuaEngine } from 'wasmoon';
 import type {
+  RunFailure,
   RenderReply,
   RenderView,
   AvailableReply,
@@ -15,7 +16,6 @@ import type {
   Diagnostic,
   DiscoveryReport,
   RawToolDefinition,
-  RunFailure,
   RunReply,
   WorkerConfig,
 } from '../core/protocol.js';
@@ -25,11 +25,15 @@ import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { EntryRunner } from './entry-runner.js';
+import { CountHook } from './count-hook.js';
 import { SnapshotBox } from './snapshot-box.js';
+import { SnapshotWatch } from './snapshot-watch.js';
 import type { SnapshotChannel } from './snapshot-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
 const PRELUDE_FILES = ['shell.lua', 'io.lua', 'api.lua'] as const;
+/** VM instructions between two looks at a render's time budget. */
+const RENDER_CHECK_INSTRUCTIONS = 10_000;
 const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
 type EntryName = (typeof ENTRY_NAMES)[number];
 
@@ -38,8 +42,6 @@ interface TaskScope {
   pids: ChildPidTable | null;
   channel: SnapshotChannel | null;
   logs: string[];
-  /** The first state `ctx:show` left that could not be converted. */
-  snapshotError?: string;
   /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
   budget?: { deadline: number; ms: number };
 }
@@ -51,7 +53,8 @@ export class LuaRuntime {
   private readonly stack: LuaStack;
   private readonly raw: LuaRawApi;
   private readonly runner: EntryRunner;
-  private box: SnapshotBox | undefined;
+  private readonly hook: CountHook;
+  private watch: SnapshotWatch | undefined;
   private readonly entries = new Map<EntryName, number>();
   private readonly captures = new Map<number, CaptureOutcome>();
   private nextCaptureId = 1;
@@ -65,12 +68,10 @@ export class LuaRuntime {
   ) {
     this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
-    this.runner = new EntryRunner(engine, this.raw, this.stack, {
-      tick: (L) => {
-        this.stopAtDeadline(L);
-        this.takeSnapshotLater(L, false);
-      },
-      beforeWait: (L) => this.takeSnapshotLater(L, true),
+    this.runner = new EntryRunner(engine, this.raw, this.stack, { beforeWait: (L) => this.watch?.beforeWait(L) });
+    this.hook = new CountHook(this.raw, (fn, signature) => engine.global.lua.module.addFunction(fn, signature), (L) => {
+      this.stopAtDeadline(L);
+      this.watch?.tick(L);
     });
   }
 
@@ -92,23 +93,30 @@ export class LuaRuntime {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
-    const scope = this.scopeFor(pidRow, channel);
-    this.box?.reset(this.runner.address);
-    const reply = (await this.invoke('run', scope, (L) => {
-      this.stack.pushString(L, context.tool);
-      this.stack.pushValue(L, args);
-      this.stack.pushString(L, context.callId);
-      return 3;
-    })) as { content: string; isError: boolean; failure?: RunFailure };
-    this.scope = scope;
-    this.takeSnapshotLater(this.runner.address, true);
-    this.scope = IDLE_SCOPE;
+    this.watch?.begin(this.runner.address, channel);
+    let ran: { reply: RunReply; shows: number };
+    try {
+      ran = await this.invoke(
+        'run',
+        this.scopeFor(pidRow, channel),
+        (L) => {
+          this.stack.pushString(L, context.tool);
+          this.stack.pushValue(L, args);
+          this.stack.pushString(L, context.callId);
+          return 3;
+        },
+        (L, count) => this.readRunResults(L, count),
+      );
+    } catch (error) {
+      this.watch?.finish(false);
+      throw error;
+    }
+    // A call that never showed anything has nothing left in the box.
+    const problem = this.watch?.finish(ran.shows > 0);
     const delivery = channel.drain();
     if (delivery) await delivery;
-    const result: RunReply = { ...reply, ...channel.final() };
-    if (scope.snapshotError !== undefined && !reply.isError) {
-      Object.assign(result, { content: scope.snapshotError, isError: true, failure: 'lua_error' });
-    }
+    const result: RunReply = { ...ran.reply, ...channel.final() };
+    if (problem !== undefined && !ran.reply.isError) Object.assign(result, { content: problem, isError: true, failure: 'lua_error' });
     return result;
   }
 
@@ -126,13 +134,18 @@ export class LuaRuntime {
   async render(tool: string, snapshot: Uint8Array, view: RenderView, budgetMs: number, pidRow: number): Promise<RenderReply> {
     if (!this.discovery.loaded) return { ok: false, reason: 'the config failed to load in this worker' };
     const scope = { ...this.scopeFor(pidRow, null), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
-    const reply = await this.invoke('render', scope, (L) => {
-      this.stack.pushString(L, tool);
-      this.stack.pushValue(L, unpack(snapshot));
-      this.stack.pushValue(L, view);
-      return 3;
-    });
-    return reply as RenderReply;
+    this.hook.arm(this.runner.address, RENDER_CHECK_INSTRUCTIONS);
+    try {
+      const reply = await this.invoke('render', scope, (L) => {
+        this.stack.pushString(L, tool);
+        this.stack.pushValue(L, unpack(snapshot));
+        this.stack.pushValue(L, view);
+        return 3;
+      });
+      return reply as RenderReply;
+    } finally {
+      this.hook.disarm(this.runner.address);
+    }
   }
 
   /** Raises an error in Lua once the task's deadline has passed (and at every tick after). */
@@ -143,35 +156,13 @@ export class LuaRuntime {
     this.raw._lua_error(L);
   }
 
-  /**
-   * Sends the state `ctx:show` left when one is due, or `force`d (before a wait, at the end).
-   * Returns the problem when the state could not be converted.
-   */
-  private takeSnapshot(L: number, force: boolean): string | undefined {
-    const { channel } = this.scope;
-    if (!channel || !this.box || (!force && !channel.due())) return undefined;
-    const taken = this.box.take(L);
-    if (taken.kind === 'state') channel.send(taken.state);
-    else if (taken.kind === 'empty' && !force) this.box.markDue(L);
-    else if (taken.kind === 'invalid') return taken.message;
-    return undefined;
-  }
-
-  /** A snapshot taken where Lua cannot be interrupted: a bad state is raised by the next ctx:show. */
-  private takeSnapshotLater(L: number, force: boolean): void {
-    const problem = this.takeSnapshot(L, force);
-    if (problem === undefined) return;
-    this.scope.snapshotError ??= problem;
-    this.box?.leaveError(L, problem);
-  }
-
   private scopeFor(pidRow: number, channel: SnapshotChannel | null): TaskScope {
     return { pids: new ChildPidTable(this.config.pids, pidRow, this.config.pidSlotsPerRow), channel, logs: [] };
   }
 
   private async loadAndDiscover(pidRow: number): Promise<void> {
     const scope = this.scopeFor(pidRow, null);
-    const loaded = (await this.invoke('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1))) as { ok: boolean; error?: string };
+    const loaded = await this.invoke<{ ok: boolean; error?: string }>('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1));
     if (!loaded.ok) {
       const diagnostic = errorDiagnostic(loaded.error ?? 'unknown error', this.config.configFile);
       this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
@@ -182,19 +173,31 @@ export class LuaRuntime {
   }
 
   /**
-   * Runs a prelude entry point with `scope` in force and returns what it replied with
-   * (`native.reply`, `native.run_reply`).
+   * Runs a prelude entry point with `scope` in force. The reply is what `readResults` makes of
+   * the entry's return values, or else what the entry passed to `native.reply`.
    */
-  private async invoke(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number): Promise<unknown> {
+  private async invoke<R = unknown>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults?: (L: number, count: number) => R): Promise<R> {
     this.scope = scope;
     this.reply = undefined;
     try {
-      const pending = this.runner.call(this.entries.get(entry)!, pushArguments);
-      if (pending) await pending;
-      return this.reply;
+      return await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.reply as R));
     } finally {
       this.scope = IDLE_SCOPE;
     }
+  }
+
+  /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
+  private readRunResults(L: number, count: number): { reply: RunReply; shows: number } {
+    const base = this.raw._lua_gettop(L) - count;
+    const bytes = this.stack.bytesAt(L, base + 1) ?? Buffer.alloc(0);
+    const failure = this.stack.stringAt(L, base + 3);
+    const reply: RunReply = {
+      content: decodeLuaText(bytes),
+      isError: this.stack.booleanAt(L, base + 2),
+      ...(isUtf8(bytes) ? {} : { rawContent: new Uint8Array(bytes) }),
+      ...(failure === null ? {} : { failure: failure as RunFailure }),
+    };
+    return { reply, shows: this.stack.numberAt(L, base + 4) ?? 0 };
   }
 
   private installPrelude(): void {
@@ -225,17 +228,6 @@ export class LuaRuntime {
         this.reply = call.value(1, 'reply');
         return [];
       },
-      run_reply: (call) => {
-        const bytes = call.bytes(1) ?? Buffer.alloc(0);
-        const failure = call.string(3);
-        this.reply = {
-          content: decodeLuaText(bytes),
-          isError: call.boolean(2),
-          ...(isUtf8(bytes) ? {} : { rawContent: new Uint8Array(bytes) }),
-          ...(failure === null ? {} : { failure }),
-        };
-        return [];
-      },
       discovered: (call) => {
         this.reply = {
           definitions: this.readDefinitions(call.L),
@@ -254,14 +246,11 @@ export class LuaRuntime {
         this.scope.channel?.title(call.string(1) ?? '');
         return [];
       },
-      take_snapshot: (call) => {
-        const problem = this.takeSnapshot(call.L, true);
-        return problem === undefined ? [] : [problem];
-      },
+      look_at_snapshot: (call) => this.watch?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER],
       snapshot_box: (call) => {
         const lua = this.engine.global.lua;
         lua.lua_pushvalue(call.L, 1);
-        this.box = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX));
+        this.watch = new SnapshotWatch(new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX)), this.hook);
         return [];
       },
       capture: (call) => {

@@ -28,6 +28,7 @@ export interface LuaRawApi {
   _lua_pushlstring(L: number, pointer: number, length: number): number;
   _lua_createtable(L: number, arraySize: number, hashSize: number): void;
   _lua_rawset(L: number, index: number): void;
+  _lua_rawget(L: number, index: number): number;
   _lua_rawseti(L: number, index: number, n: bigint): void;
   _lua_rawgeti(L: number, index: number, n: bigint): number;
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;

@@ -1,20 +1,11 @@
 // Where `ctx:show` leaves its state: a Lua table anchored in the registry, `box[1] = state`. That
-// store is all `ctx:show` usually costs, so a tool may call it a million times in a loop. A state
-// is taken out (converted and sent):
-// - by `ctx:show` itself when `box.due` is set: the first show of a call, or one after a quiet
-//   spell — so it goes out at once, and a state that cannot cross is an error at that very line;
-// - from a count hook, every HOOK_INSTRUCTIONS VM instructions once SNAPSHOT_INTERVAL_MS has
-//   passed, so CPU-bound code still publishes (an error found there waits in `box.error` for the
-//   next `ctx:show`, or fails the call at its end);
-// - before each yield, so a state shown before a long `capture` appears during it;
-// - at the end of the call, so the last state always arrives.
+// store (and a counter) is all `ctx:show` usually costs, so a tool may call it a million times in a
+// loop. Every so many shows (see SnapshotPacer) the worker looks: if a snapshot is due it takes the
+// state out — converted and sent — else the state stays pending. A pending state is also taken
+// before each yield (so a state shown before a long `capture` appears during it) and at the end
+// of the call. A state that cannot cross (a function, a cycle) is found when taken.
 import { LUA_REGISTRYINDEX } from 'wasmoon';
 import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
-
-/** VM instructions between two looks at the box while Lua runs. */
-export const HOOK_INSTRUCTIONS = 100_000;
-
-const LUA_MASKCOUNT = 8;
 
 export type Taken = { kind: 'empty' } | { kind: 'state'; state: unknown } | { kind: 'invalid'; message: string };
 
@@ -25,32 +16,27 @@ export class SnapshotBox {
     private readonly boxRef: number,
   ) {}
 
-  /** Installs `onTick` as a count hook on thread `L` (threads it creates inherit it). */
-  static installHook(raw: LuaRawApi, L: number, addFunction: (fn: (L: number, ar: number) => void, signature: string) => number, onTick: (L: number) => void): void {
-    const hook = addFunction((hookedL) => onTick(hookedL), 'vii');
-    raw._lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
-  }
-
-  /** Empties the box for a new call; its first `ctx:show` is taken at once. */
-  reset(L: number): void {
-    this.withBox(L, (box) => {
-      this.raw._lua_pushnil(L);
-      this.raw._lua_rawseti(L, box, 1n);
-      this.setField(L, box, 'error', null);
-      this.setField(L, box, 'due', true);
+  /** Identity of the pending state (0 when the box is empty): tells whether new shows came. */
+  pendingIdentity(L: number): number {
+    return this.withBox(L, (box) => {
+      this.raw._lua_rawgeti(L, box, 1n);
+      return this.raw._lua_topointer(L, -1);
     });
   }
 
-  /** The next `ctx:show` takes its state at once (nothing was pending when one was due). */
-  markDue(L: number): void {
-    this.withBox(L, (box) => this.setField(L, box, 'due', true));
+  /** Leaves an error for the next look from `ctx:show` to raise. */
+  leaveError(L: number, message: string): void {
+    this.withBox(L, (box) => this.setError(L, box, message));
   }
 
-  /** Leaves an error for the next `ctx:show` to raise. */
-  leaveError(L: number, message: string): void {
-    this.withBox(L, (box) => {
-      this.setField(L, box, 'error', message);
-      this.setField(L, box, 'due', true);
+  /** Takes out an error left earlier, if any. */
+  takeError(L: number): string | null {
+    return this.withBox(L, (box) => {
+      this.stack.pushString(L, 'error');
+      this.raw._lua_rawget(L, box);
+      const message = this.stack.stringAt(L, -1);
+      if (message !== null) this.setError(L, box, null);
+      return message;
     });
   }
 
@@ -61,7 +47,6 @@ export class SnapshotBox {
       if (this.stack.typeAt(L, -1) === 0) return { kind: 'empty' };
       this.raw._lua_pushnil(L);
       this.raw._lua_rawseti(L, box, 1n);
-      this.setField(L, box, 'due', false);
       try {
         return { kind: 'state', state: this.stack.readValue(L, -1, 'state', { invalidUtf8: 'bytes' }) };
       } catch (error) {
@@ -71,9 +56,9 @@ export class SnapshotBox {
     });
   }
 
-  private setField(L: number, box: number, name: string, value: string | boolean | null): void {
-    this.stack.pushString(L, name);
-    this.stack.pushValue(L, value);
+  private setError(L: number, box: number, message: string | null): void {
+    this.stack.pushString(L, 'error');
+    this.stack.pushValue(L, message);
     this.raw._lua_rawset(L, box);
   }
 

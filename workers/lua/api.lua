@@ -105,12 +105,12 @@ local RunCtx = {}
 RunCtx.__index = RunCtx
 RunCtx.__name = 'RunCtx'
 
--- ctx:show leaves the state here; the worker takes it out when a snapshot is due (see
--- workers/snapshot-box.ts). `due` asks for attention: take the state at once, or raise `error`,
--- a state that could not cross. The common path is a store and one field read: tools call it
--- in tight loops.
+-- ctx:show leaves the state here and counts; every `look_at` shows the worker looks at the box
+-- (see workers/snapshot-box.ts) and says when to look next. The common path is a store and a
+-- counter: tools call it in tight loops. A state that could not cross is raised at a look.
 local snapshot_box = {}
 native.snapshot_box(snapshot_box)
+local shows, look_at = 0, 1
 
 function RunCtx:show(state)
   if type(state) ~= 'table' then
@@ -118,13 +118,10 @@ function RunCtx:show(state)
     error(('ctx:show expects a table, got %s'):format(type(state)), 2)
   end
   snapshot_box[1] = state
-  if snapshot_box.due then
-    local problem = snapshot_box.error
-    if problem then
-      snapshot_box.error, snapshot_box.due = nil, nil
-      error(problem, 2)
-    end
-    problem = native.take_snapshot()
+  shows = shows + 1
+  if shows >= look_at then
+    local problem
+    look_at, problem = native.look_at_snapshot(shows)
     if problem then error(problem, 2) end
   end
 end
@@ -165,28 +162,35 @@ function entry.discover()
   native.discovered(definitions, problems)
 end
 
--- Replies with (content, is_error, failure): positional, so nothing is built for the reply.
+-- Returns (content, is_error, failure, shows): read straight off the stack, nothing is built.
+local function reply_run(content, is_error, failure, count)
+  return content, is_error, failure, count
+end
+
 function entry.run(name, args, call_id)
+  shows, look_at = 0, 1
+  snapshot_box[1], snapshot_box.error = nil, nil
   local tool = functions[name]
   if not tool or type(tool.run) ~= 'function' then
-    return native.run_reply(('%s: this worker has no tool of that name'):format(name), true, 'unknown_tool')
+    return reply_run(('%s: this worker has no tool of that name'):format(name), true, 'unknown_tool', shows)
   end
   local ok, result = xpcall(tool.run, with_traceback, args, new_ctx(name, call_id))
   if not ok then
     if result == 'not enough memory' then
       collectgarbage('collect')
-      return native.run_reply('out of memory', true, 'out_of_memory')
+      return reply_run('out of memory', true, 'out_of_memory', shows)
     end
-    return native.run_reply(result, true, 'lua_error')
+    return reply_run(result, true, 'lua_error', shows)
   end
-  if type(result) == 'string' then return native.run_reply(result, false) end
+  if type(result) == 'string' then return reply_run(result, false, nil, shows) end
   if type(result) == 'table' and type(result.content) == 'string' then
-    return native.run_reply(result.content, result.is_error and true or false)
+    return reply_run(result.content, result.is_error and true or false, nil, shows)
   end
-  native.run_reply(
+  return reply_run(
     ('%s: run returned %s; return a string, or { content = "...", is_error = true }'):format(name, describe(result)),
     true,
-    'bad_return'
+    'bad_return',
+    shows
   )
 end
 
