@@ -1,7 +1,11 @@
-// One evaluation of the config: its inspect pool (discovery, `available`), its checked tools and
-// diagnostics, and one worker pool per module, created on first use. A module whose workers crash
-// CRASH_LIMIT times within CRASH_WINDOW_MS is disabled for the rest of the generation.
+// One evaluation of the config: its inspect pool (discovery, `available`, `render`), its checked
+// tools and diagnostics, and one worker pool per module, created on first use. A module whose
+// workers crash CRASH_LIMIT times within CRASH_WINDOW_MS is disabled for the rest of the
+// generation. A replaced generation closes once the last call it runs has ended.
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { snapshotConfig } from './config-snapshot.js';
 import type { Ajv } from 'ajv';
 import type { AvailableReply, Diagnostic, DiscoveryReport, RenderReply, RenderView, WorkerConfig } from './protocol.js';
 import { createSchemaCompiler } from './schema-compiler.js';
@@ -31,6 +35,8 @@ export interface GenerationOptions {
 }
 
 export interface ToolState extends CheckedTool {
+  /** A hash of the tool's module as loaded: a reload that edits only `run` still shows as a change. */
+  moduleHash: string;
   available: boolean;
   /** Why the tool is not offered, when it is not. */
   unavailableReason?: string;
@@ -41,6 +47,10 @@ export type LoadOutcome = { ok: true; generation: Generation } | { ok: false; di
 export class Generation {
   private readonly modules = new Map<string, WorkerPool>();
   private readonly crashes = new Map<string, number[]>();
+  private callsInFlight = 0;
+  /** Set once a newer generation took over; settles when this one has closed. */
+  private retired: { closed: Promise<void>; settle: () => void } | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     readonly options: GenerationOptions,
@@ -57,12 +67,16 @@ export class Generation {
 
   /** Evaluates the config in a fresh inspect worker; a config that fails to load is an outcome, not a throw. */
   static async load(options: GenerationOptions): Promise<LoadOutcome> {
+    // Real paths: chunk names, `require` and the snapshot all agree even when the config is a symlink.
+    const configFile = realpathSync(options.configFile);
+    const snapshot = snapshotConfig(dirname(configFile));
     const workerConfig = {
-      configFile: options.configFile,
-      configDir: dirname(options.configFile),
+      configFile,
+      configDir: dirname(configFile),
       cwd: options.cwd,
       spillDir: options.spillDir,
       memoryLimitBytes: options.memoryLimitBytes,
+      sources: snapshot.sources,
     };
     const inspect = new WorkerPool({ config: { ...workerConfig, role: 'inspect' }, maxThreads: 1, idleTimeoutMs: options.idleTimeoutMs, maxQueue: 1000 });
     const outcome = await inspect.run<DiscoveryReport>({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
@@ -85,8 +99,16 @@ export class Generation {
     }
     const ajv: Ajv = createSchemaCompiler();
     const checked = checkDefinitions(report.definitions, ajv);
-    const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, available: true }]));
-    const generation = new Generation(options, workerConfig, inspect, tools, [...report.diagnostics, ...checked.diagnostics], report.logs);
+    const diagnostics = [...report.diagnostics, ...checked.diagnostics];
+    if (checked.tools.length === 0 && diagnostics.some((diagnostic) => diagnostic.severity === 'error')) {
+      // Errors that leave no tool at all: a broken edit, not a config that means to offer nothing.
+      await inspect.close();
+      return { ok: false, diagnostics, logs: report.logs };
+    }
+    const moduleHash = (module: string): string => createHash('sha1').update(snapshot.sources[module] ?? module).digest('hex');
+    const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, moduleHash: moduleHash(tool.definition.module), available: true }]));
+    if (snapshot.truncated) diagnostics.push({ severity: 'warning', file: options.configFile, message: `${snapshot.truncated}; the rest is read from disk when required` });
+    const generation = new Generation(options, workerConfig, inspect, tools, diagnostics, report.logs);
     await generation.checkAvailability();
     return { ok: true, generation };
   }
@@ -165,7 +187,32 @@ export class Generation {
     return stats;
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.inspect.close(), ...[...this.modules.values()].map((pool) => pool.close())]);
+  /** Marks a call as running on this generation; the returned function marks it ended. */
+  enter(): () => void {
+    this.callsInFlight++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.callsInFlight--;
+      if (this.callsInFlight === 0 && this.retired) void this.close().then(this.retired.settle);
+    };
+  }
+
+  /** A newer generation took over: close once the calls still running here have ended. */
+  retire(): Promise<void> {
+    if (!this.retired) {
+      let settle = (): void => undefined;
+      const closed = new Promise<void>((resolve) => (settle = resolve));
+      this.retired = { closed, settle };
+      if (this.callsInFlight === 0) void this.close().then(settle);
+    }
+    return this.retired.closed;
+  }
+
+  /** Stops every worker now; calls still running end as cancelled. */
+  close(): Promise<void> {
+    this.closing ??= Promise.all([this.inspect.close(), ...[...this.modules.values()].map((pool) => pool.close())]).then(() => undefined);
+    return this.closing;
   }
 }

@@ -35,6 +35,8 @@ export interface ToolHostOptions {
   maxInlineLines?: number;
   /** Spill directories of other sessions are removed after this many days. Default 7. */
   spillRetentionDays?: number;
+  /** Reload when a file in the config's directory changes (debounced 200 ms). Default false. */
+  watch?: boolean;
 }
 
 export type ResolvedHostOptions = Required<Omit<ToolHostOptions, 'config' | 'sessionId'>> & Pick<ToolHostOptions, 'sessionId'>;
@@ -80,5 +82,6 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     maxInlineChars: positive('maxInlineChars', options.maxInlineChars, DEFAULT_MAX_INLINE_CHARS, true),
     maxInlineLines: positive('maxInlineLines', options.maxInlineLines, DEFAULT_MAX_INLINE_LINES, true),
     spillRetentionDays: positive('spillRetentionDays', options.spillRetentionDays, DEFAULT_SPILL_RETENTION_DAYS),
+    watch: options.watch ?? false,
   };
 }

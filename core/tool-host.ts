@@ -1,11 +1,16 @@
 // ToolHost: the public face of moonpool for hosts. It loads a config into a generation, lists
 // the available tools in a neutral shape, runs calls (which never throw for a tool's failure),
-// and closes every worker and process it started.
+// reloads the config without losing the last good one, and closes every worker and process it
+// started.
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { dirname } from 'node:path';
+import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
 import type { CallOptions, CallResult } from './call-result.js';
 import { MoonpoolError } from './errors.js';
-import { Generation, type RenderResult } from './generation.js';
+import { Generation, type LoadOutcome, type RenderResult } from './generation.js';
+import { diffTools, type ReloadResult } from './reload-result.js';
 import { resolveHostOptions, SESSION_ID_PATTERN, type ResolvedHostOptions, type ToolHostOptions } from './host-options.js';
 import type { Diagnostic, RenderView } from './protocol.js';
 import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
@@ -37,8 +42,17 @@ export interface HostStats {
   sessionLogFailures: number;
 }
 
-export class ToolHost {
+export interface ToolHostEvents {
+  /** After every reload (by `reload()` or the watcher), whether it took over or not. */
+  reload: [result: ReloadResult];
+}
+
+export class ToolHost extends EventEmitter<ToolHostEvents> {
   private generation: Generation | undefined;
+  /** Replaced generations still finishing their calls. */
+  private readonly retiring = new Set<Generation>();
+  private reloads: Promise<unknown> = Promise.resolve();
+  private watcher: ConfigWatcher | undefined;
   private currentDiagnostics: Diagnostic[] = [];
   private currentLogs: string[] = [];
   private callCounter = 0;
@@ -52,7 +66,9 @@ export class ToolHost {
     readonly configFile: string,
     private readonly options: ResolvedHostOptions,
     private readonly session: SessionPaths,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The session's log and spill directory, made on its first call (list/check/replay leave no trace). */
   private log: SessionLog | undefined;
@@ -64,7 +80,8 @@ export class ToolHost {
     const session = sessionPaths(resolved.stateDir, resolved.sessionId ?? newSessionId());
     pruneSpillDirs(resolved.stateDir, session.id, resolved.spillRetentionDays);
     const host = new ToolHost(configFile, resolved, session);
-    await host.load();
+    host.adopt(await host.loadGeneration(), undefined);
+    if (resolved.watch) host.watcher = watchConfig(dirname(configFile), () => void host.reload());
     return host;
   }
 
@@ -99,8 +116,8 @@ export class ToolHost {
     return this.generation !== undefined;
   }
 
-  private async load(): Promise<void> {
-    const outcome = await Generation.load({
+  private loadGeneration(): Promise<LoadOutcome> {
+    return Generation.load({
       number: (this.generation?.number ?? 0) + 1,
       configFile: this.configFile,
       cwd: this.options.cwd,
@@ -113,14 +130,47 @@ export class ToolHost {
       idleTimeoutMs: this.options.idleTimeoutMs,
       maxQueuePerModule: this.options.maxQueuePerModule,
     });
-    if (outcome.ok) {
-      this.generation = outcome.generation;
-      this.currentDiagnostics = outcome.generation.diagnostics;
-      this.currentLogs = outcome.generation.logs;
-    } else {
-      this.currentDiagnostics = outcome.diagnostics;
-      this.currentLogs = outcome.logs;
+  }
+
+  /** Puts a loaded generation in service (retiring the one before), or keeps the last good one. */
+  private adopt(outcome: LoadOutcome, startedAt: number | undefined): ReloadResult {
+    const durationMs = startedAt === undefined ? 0 : Math.round(performance.now() - startedAt);
+    const previous = this.generation;
+    if (!outcome.ok) {
+      // Nothing serves yet: the failure is the state to report. Otherwise the last good config stays.
+      if (!previous) {
+        this.currentDiagnostics = outcome.diagnostics;
+        this.currentLogs = outcome.logs;
+      }
+      return { ok: false, generation: previous?.number ?? 0, diagnostics: outcome.diagnostics, added: [], removed: [], changed: [], durationMs };
     }
+    const next = outcome.generation;
+    this.generation = next;
+    this.currentDiagnostics = next.diagnostics;
+    this.currentLogs = next.logs;
+    if (previous) {
+      this.retiring.add(previous);
+      void previous.retire().then(() => this.retiring.delete(previous));
+    }
+    return { ok: true, generation: next.number, diagnostics: next.diagnostics, ...diffTools(previous?.tools, next.tools), durationMs };
+  }
+
+  /**
+   * Loads the config again in a new generation. If it loads, new calls go to it and calls in
+   * flight finish on the old one, which then closes. If it fails (a syntax or runtime error, a
+   * load that loops or crashes, errors that leave no tools), the previous config keeps serving.
+   * Reloads run one at a time; each also emits `reload`.
+   */
+  reload(): Promise<ReloadResult> {
+    const result = this.reloads.then(async () => {
+      if (this.closed) throw new MoonpoolError('HOST_CLOSED', 'the ToolHost is closed');
+      const startedAt = performance.now();
+      const reloaded = this.adopt(await this.loadGeneration(), startedAt);
+      this.emit('reload', reloaded);
+      return reloaded;
+    });
+    this.reloads = result.catch(() => undefined);
+    return result;
   }
 
   /** The tools the model may call: defined without errors and available. */
@@ -168,8 +218,9 @@ export class ToolHost {
 
   private async runAndRecord(callId: string, name: string, args: unknown, options: CallOptions): Promise<CallResult> {
     const log = this.openSessionFiles();
-    const result: CallResult = this.generation
-      ? await runToolCall(this.generation, name, args, this.callSettings(callId), options)
+    const generation = this.generation;
+    const result: CallResult = generation
+      ? await this.runOn(generation, callId, name, args, options)
       : {
           callId,
           tool: name,
@@ -180,6 +231,16 @@ export class ToolHost {
         };
     this.record(log, result, args);
     return result;
+  }
+
+  /** Runs a call on `generation`, which stays open until the call has ended even if replaced. */
+  private async runOn(generation: Generation, callId: string, name: string, args: unknown, options: CallOptions): Promise<CallResult> {
+    const leave = generation.enter();
+    try {
+      return await runToolCall(generation, name, args, this.callSettings(callId), options);
+    } finally {
+      leave();
+    }
   }
 
   private callSettings(callId: string): Parameters<typeof runToolCall>[3] {
@@ -237,7 +298,9 @@ export class ToolHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.generation?.close();
+    this.watcher?.close();
+    await this.reloads;
+    await Promise.all([this.generation?.close(), ...[...this.retiring].map((generation) => generation.close())]);
     // The cancelled calls still write their records before the log closes.
     await Promise.allSettled([...this.inFlight]);
     try {

@@ -3,7 +3,7 @@
 // `nil, "path: message", errno` shape.
 import fs from 'node:fs';
 import { constants, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, normalize } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { NativeCall, NativeFunction } from './lua-natives.js';
 
@@ -34,7 +34,11 @@ function failure(error: unknown, label: Buffer | null): unknown[] {
   return [null, label ? `${label.toString('utf8')}: ${message}` : message, errno];
 }
 
-export function createFsNatives(cwd: string): Record<string, NativeFunction> {
+/**
+ * Natives for the real file system. `sources` is the generation's snapshot of its Lua files
+ * (real path → bytes): code is loaded from there first (`code_of`, `code_exists`).
+ */
+export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>): Record<string, NativeFunction> {
   const resolve = (path: Buffer): Buffer => (path[0] === 0x2f ? path : Buffer.concat([Buffer.from(`${cwd}/`), path]));
   const pathArg = (call: NativeCall, index: number): Buffer => {
     const path = call.bytes(index);
@@ -49,7 +53,28 @@ export function createFsNatives(cwd: string): Record<string, NativeFunction> {
     }
   };
 
+  /** The snapshot's key for a path: its real path, or (for a file gone from disk) its absolute path. */
+  const sourceKey = (path: Buffer): string => {
+    const absolute = resolve(path).toString('utf8');
+    try {
+      return fs.realpathSync(absolute);
+    } catch {
+      return normalize(absolute);
+    }
+  };
+
   return {
+    code_exists: (call) => {
+      const path = pathArg(call, 1);
+      return [sources[sourceKey(path)] !== undefined || (fs.statSync(resolve(path), { throwIfNoEntry: false })?.isFile() ?? false)];
+    },
+    code_of: (call) => {
+      const path = pathArg(call, 1);
+      const key = sourceKey(path);
+      const snapshot = sources[key];
+      if (snapshot) return [snapshot, key];
+      return attempt(path, () => [fs.readFileSync(resolve(path)), key]);
+    },
     fs_open: (call) => {
       const path = pathArg(call, 1);
       const flags = OPEN_FLAGS[call.string(2) ?? 'r'] ?? 'r';
@@ -93,12 +118,6 @@ export function createFsNatives(cwd: string): Record<string, NativeFunction> {
       const path = join(tmpdir(), `lua_${randomBytes(6).toString('hex')}`);
       fs.closeSync(fs.openSync(path, 'wx', 0o600));
       return [path];
-    },
-    fs_isfile: (call) => [fs.statSync(resolve(pathArg(call, 1)), { throwIfNoEntry: false })?.isFile() ?? false],
-    fs_realpath: (call) => attempt(null, () => [fs.realpathSync(resolve(pathArg(call, 1)))]),
-    fs_readfile: (call) => {
-      const path = pathArg(call, 1);
-      return attempt(path, () => [fs.readFileSync(resolve(path))]);
     },
     getenv: (call) => [process.env[call.string(1) ?? ''] ?? null],
   };

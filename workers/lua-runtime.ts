@@ -223,7 +223,7 @@ export class LuaRuntime {
 
   private natives(): Record<string, NativeFunction> {
     return {
-      ...createFsNatives(this.config.cwd),
+      ...createFsNatives(this.config.cwd, this.config.sources),
       reply: (call) => {
         this.reply = call.value(1, 'reply');
         return [];

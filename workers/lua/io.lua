@@ -386,13 +386,13 @@ os.remove = native.fs_remove
 os.rename = native.fs_rename
 os.tmpname = native.fs_tmpname
 
+-- Code comes from the generation's snapshot of the config directory first, then the disk.
 function loadfile(path, mode, env)
   if path == nil then return nil, 'loadfile: reading from standard input is not supported' end
-  local real = native.fs_realpath(path)
-  local source, message = native.fs_readfile(path)
-  if not source then return nil, ('cannot open %s'):format(message) end
-  if env ~= nil then return load(source, '@' .. (real or path), mode, env) end
-  return load(source, '@' .. (real or path), mode)
+  local source, real = native.code_of(path)
+  if not source then return nil, ('cannot open %s'):format(real) end
+  if env ~= nil then return load(source, '@' .. real, mode, env) end
+  return load(source, '@' .. real, mode)
 end
 
 function dofile(path)
@@ -412,7 +412,7 @@ function package.searchpath(name, path, separator, replacement)
   local tried = {}
   for template in path:gmatch('[^;]+') do
     local candidate = template:gsub('%?', name)
-    if native.fs_isfile(candidate) then return candidate end
+    if native.code_exists(candidate) then return candidate end
     tried[#tried + 1] = "\n\tno file '" .. candidate .. "'"
   end
   return nil, table.concat(tried)
@@ -425,7 +425,7 @@ local function search_lua(name)
   if not chunk then
     error(("error loading module '%s' from file '%s':\n\t%s"):format(name, path, message), 3)
   end
-  return chunk, native.fs_realpath(path) or path
+  return chunk, path
 end
 
 package.searchers = { package.searchers[1], search_lua }
