@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { callOverhead } from './call-overhead.js';
 import { cpuHeavy } from './cpu-heavy.js';
 import { processPerCall } from './process-per-call.js';
+import { reloadScenario } from './reload.js';
 import { snapshotStorm } from './snapshot-storm.js';
 import { isPinnedChild, PINNED_FLAG } from './pinned.js';
 import type { ScenarioResult } from './scenario.js';
@@ -14,6 +15,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
   'process-per-call': processPerCall,
   'cpu-heavy': cpuHeavy,
   'snapshot-storm': snapshotStorm,
+  reload: reloadScenario,
 };
 
 function row(result: ScenarioResult): string {

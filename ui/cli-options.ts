@@ -19,6 +19,7 @@ Options:
   --state-dir DIR    sessions and spill files (default: $XDG_STATE_HOME/moonpool)
   --session ID       append to this session instead of starting a new one
   --timeout S        time limit in seconds for tools that set none (default 120)
+  --watch            reload when a file of the config's directory changes (long-running commands)
   -h, --help         this text
   -v, --version      the version
 
@@ -36,6 +37,7 @@ export interface CliInput {
   format?: string;
   width?: number;
   expand: boolean;
+  watch: boolean;
 }
 
 export class UsageError extends Error {}
@@ -56,6 +58,7 @@ export function parseCli(argv: string[]): CliInput {
         format: { type: 'string' },
         width: { type: 'string' },
         expand: { type: 'boolean', default: false },
+        watch: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -72,7 +75,7 @@ export function parseCli(argv: string[]): CliInput {
   else if ((COMMANDS as readonly string[]).includes(first)) command = first as Command;
   else throw new UsageError(`unknown command '${first}' (the commands are: ${COMMANDS.join(', ')})`);
 
-  const input: CliInput = { command, positionals: rest, json: values.json, expand: values.expand };
+  const input: CliInput = { command, positionals: rest, json: values.json, expand: values.expand, watch: values.watch };
   if (values.config !== undefined) input.config = values.config;
   if (values.cwd !== undefined) input.cwd = values.cwd;
   if (values['state-dir'] !== undefined) input.stateDir = values['state-dir'];

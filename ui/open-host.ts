@@ -20,5 +20,6 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
     ...(input.stateDir === undefined ? {} : { stateDir: input.stateDir }),
     ...(input.session === undefined ? {} : { sessionId: input.session }),
     ...(input.timeoutSeconds === undefined ? {} : { timeoutMs: input.timeoutSeconds * 1000 }),
+    watch: input.watch,
   });
 }
