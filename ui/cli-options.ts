@@ -1,7 +1,7 @@
 // The command line: commands, options (node:util parseArgs) and the usage text.
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['list', 'call', 'check', 'replay'] as const;
+export const COMMANDS = ['list', 'call', 'check', 'replay', 'mcp'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `moonpool — LLM-callable tools written in Lua, each module in its own worker thread
@@ -11,6 +11,7 @@ Usage:
   moonpool call TOOL [JSON] [--json]                        run a tool once, print its result
   moonpool check                                            load the config, print every problem
   moonpool replay SESSION [--width N] [--expand]            a session's blocks, re-rendered
+  moonpool mcp [--watch]                                    serve the tools over MCP on stdio
 
 Options:
   --config FILE      the config (init.lua or its directory); default: $MOONPOOL_CONFIG,

@@ -9,12 +9,15 @@ import { checkConfig } from './commands/check.js';
 import { listTools } from './commands/list.js';
 import { replaySession } from './commands/replay.js';
 import { formatDiagnostic } from './diagnostic-format.js';
+import { serveMcp } from './mcp/mcp-server.js';
 import { openHost, type Output } from './open-host.js';
 
 async function runCommand(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   if (input.command === 'check') return checkConfig(host, output);
   // A session replays even when the config does not load: blocks fall back to their recorded text.
   if (input.command === 'replay') return replaySession(host, input, output);
+  // The MCP server starts even with a broken config: with --watch, fixing it brings the tools.
+  if (input.command === 'mcp') return serveMcp(host, output.stderr).then(() => 0);
   if (!host.loaded) {
     for (const diagnostic of host.diagnostics()) output.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
     output.stderr.write('moonpool: the config did not load\n');

@@ -1,0 +1,67 @@
+// `moonpool mcp`: the host's tools served over MCP on stdio with the SDK's own server. stdout
+// carries only the protocol; what tools print and the config's problems go to stderr.
+import { readFileSync } from 'node:fs';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolHost } from '../../core/index.js';
+import { formatDiagnostic } from '../diagnostic-format.js';
+import { formatTool } from '../tool-formats.js';
+import { ProgressReporter } from './progress-reporter.js';
+
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+export function createMcpServer(host: ToolHost, log: (line: string) => void): Server {
+  const server = new Server({ name: 'moonpool', version: version() }, { capabilities: { tools: { listChanged: true } } });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: host.tools().map((tool) => formatTool(tool, 'mcp')) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
+    const progressToken = request.params._meta?.progressToken;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : new ProgressReporter(host, name, (value, message) =>
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: value, ...(message === undefined ? {} : { message }) },
+            }),
+          );
+    try {
+      const result = await host.call(name, args ?? {}, {
+        signal: extra.signal,
+        onLog: (text) => log(`${name}: ${text}`),
+        ...(progress ? { onTitle: (title: string) => progress.setTitle(title), onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes) } : {}),
+      });
+      return { content: [{ type: 'text', text: result.content }], isError: result.isError };
+    } finally {
+      progress?.end();
+    }
+  });
+
+  host.on('reload', (result) => {
+    for (const diagnostic of result.diagnostics) log(formatDiagnostic(diagnostic));
+    log(result.ok ? `reloaded: generation ${result.generation}` : `reload failed; generation ${result.generation} keeps serving`);
+    if (result.ok) server.sendToolListChanged().catch(() => undefined);
+  });
+  return server;
+}
+
+/** Serves until the client closes stdin (or the process is told to stop); resolves then. */
+export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): Promise<void> {
+  const log = (line: string): void => void stderr.write(`moonpool: ${line}\n`);
+  for (const diagnostic of host.diagnostics()) log(formatDiagnostic(diagnostic));
+  const server = createMcpServer(host, log);
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  await new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+}
