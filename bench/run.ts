@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { callOverhead } from './call-overhead.js';
 import { cpuHeavy } from './cpu-heavy.js';
 import { processPerCall } from './process-per-call.js';
+import { dashboardScenario } from './dashboard.js';
 import { reloadScenario } from './reload.js';
 import { snapshotStorm } from './snapshot-storm.js';
 import { isPinnedChild, PINNED_FLAG } from './pinned.js';
@@ -16,6 +17,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
   'cpu-heavy': cpuHeavy,
   'snapshot-storm': snapshotStorm,
   reload: reloadScenario,
+  dashboard: dashboardScenario,
 };
 
 function row(result: ScenarioResult): string {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { snapshotConfig } from './config-snapshot.js';
+import { compiledLuaModule } from './lua-wasm.js';
 import type { Ajv } from 'ajv';
 import type { AvailableReply, Diagnostic, DiscoveryReport, RenderReply, RenderView, WorkerConfig } from './protocol.js';
 import { createSchemaCompiler } from './schema-compiler.js';
@@ -77,6 +78,7 @@ export class Generation {
       spillDir: options.spillDir,
       memoryLimitBytes: options.memoryLimitBytes,
       sources: snapshot.sources,
+      luaModule: await compiledLuaModule(),
     };
     const inspect = new WorkerPool({ config: { ...workerConfig, role: 'inspect' }, maxThreads: 1, idleTimeoutMs: options.idleTimeoutMs, maxQueue: 1000 });
     const outcome = await inspect.run<DiscoveryReport>({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });

@@ -27,6 +27,8 @@ export interface WorkerConfig {
   memoryLimitBytes: number;
   /** The generation's Lua files (real path → bytes): code is loaded from here before the disk. */
   sources: Record<string, Uint8Array>;
+  /** wasmoon's module, compiled once by the host and shared by every worker. */
+  luaModule: WebAssembly.Module;
   /**
    * The pool's pid table: a row of PID_SLOTS_PER_ROW Int32 slots per task, in which the worker
    * stores the pid of each process group the task starts, so the core can kill them after

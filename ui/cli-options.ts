@@ -1,12 +1,13 @@
 // The command line: commands, options (node:util parseArgs) and the usage text.
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['list', 'call', 'check', 'replay', 'mcp'] as const;
+export const COMMANDS = ['dash', 'list', 'call', 'check', 'replay', 'mcp'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `moonpool — LLM-callable tools written in Lua, each module in its own worker thread
 
 Usage:
+  moonpool [dash] [--session ID] [--watch]                  the terminal dashboard (the default)
   moonpool list [--json] [--format anthropic|openai|mcp]   the available tools
   moonpool call TOOL [JSON] [--json]                        run a tool once, print its result
   moonpool check                                            load the config, print every problem
@@ -72,7 +73,7 @@ export function parseCli(argv: string[]): CliInput {
   let command: CliInput['command'];
   if (values.help) command = 'help';
   else if (values.version) command = 'version';
-  else if (first === undefined) command = 'list';
+  else if (first === undefined) command = 'dash';
   else if ((COMMANDS as readonly string[]).includes(first)) command = first as Command;
   else throw new UsageError(`unknown command '${first}' (the commands are: ${COMMANDS.join(', ')})`);
 

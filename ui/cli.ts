@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { MoonpoolError, type ToolHost } from '../core/index.js';
 import { parseCli, UsageError, USAGE, type CliInput } from './cli-options.js';
 import { callTool } from './commands/call.js';
+import { runDashboard } from './commands/dash.js';
 import { checkConfig } from './commands/check.js';
 import { listTools } from './commands/list.js';
 import { replaySession } from './commands/replay.js';
@@ -16,8 +17,9 @@ async function runCommand(host: ToolHost, input: CliInput, output: Output): Prom
   if (input.command === 'check') return checkConfig(host, output);
   // A session replays even when the config does not load: blocks fall back to their recorded text.
   if (input.command === 'replay') return replaySession(host, input, output);
-  // The MCP server starts even with a broken config: with --watch, fixing it brings the tools.
+  // The MCP server and the dashboard start even with a broken config: a fix and a reload bring the tools.
   if (input.command === 'mcp') return serveMcp(host, output.stderr).then(() => 0);
+  if (input.command === 'dash') return runDashboard(host, input, output);
   if (!host.loaded) {
     for (const diagnostic of host.diagnostics()) output.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
     output.stderr.write('moonpool: the config did not load\n');

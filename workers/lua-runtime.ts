@@ -25,6 +25,7 @@ import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { EntryRunner } from './entry-runner.js';
+import { withCompiledModule } from './shared-wasm.js';
 import { CountHook } from './count-hook.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotWatch } from './snapshot-watch.js';
@@ -77,7 +78,9 @@ export class LuaRuntime {
 
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
   static async create(config: WorkerConfig, pidRow: number): Promise<LuaRuntime> {
-    const engine = await new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false });
+    const engine = await withCompiledModule(config.luaModule, () =>
+      new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
+    );
     const runtime = new LuaRuntime(engine, config);
     runtime.installPrelude();
     engine.global.setMemoryMax(config.memoryLimitBytes);
@@ -250,7 +253,8 @@ export class LuaRuntime {
       snapshot_box: (call) => {
         const lua = this.engine.global.lua;
         lua.lua_pushvalue(call.L, 1);
-        this.watch = new SnapshotWatch(new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX)), this.hook);
+        const box = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX));
+        this.watch = new SnapshotWatch(box, this.hook);
         return [];
       },
       capture: (call) => {

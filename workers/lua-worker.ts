@@ -3,12 +3,19 @@
 // worker opens its event channel and hands one end to the main thread. A call that ran out of
 // memory leaves a grown wasm heap (it never shrinks), so that worker retires: it hands the reply
 // over the event channel, waits until the host has it, and exits; the next call gets a new one.
+import { setPriority } from 'node:os';
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { EVENTS_PORT_KEY, type WorkerConfig, type WorkerEvents, type WorkerReply, type WorkerTask } from '../core/protocol.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { SnapshotChannel } from './snapshot-channel.js';
+
+/** Workers run below the host, so a CPU-bound tool never makes the dashboard or a server stutter. */
+const WORKER_NICE = 10;
+
+// On Linux the nice value belongs to the thread, so this lowers this worker alone.
+if (process.platform === 'linux') setPriority(0, WORKER_NICE);
 
 const config = workerData as WorkerConfig;
 const channel = new MessageChannel();

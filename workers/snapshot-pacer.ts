@@ -2,7 +2,8 @@
 // CHECK_EVERY_MS of showing. A tool that shows rarely is looked at on every show; one that shows in
 // a tight loop only every few thousand shows, so that the looks cost nothing measurable.
 
-const CHECK_EVERY_MS = 2;
+// Well under the 33 ms between snapshots, and rare enough that looking costs nothing measurable.
+const CHECK_EVERY_MS = 10;
 const MAX_SHOWS_BETWEEN_CHECKS = 65_536;
 
 export class SnapshotPacer {

@@ -20,6 +20,8 @@ export class SnapshotWatch {
   private watched: number | undefined;
   /** The first state that could not be converted. */
   problem: string | undefined;
+  /** An error was left in the box for `ctx:show` to raise (so looks check for it). */
+  private errorLeft = false;
 
   constructor(
     private readonly box: SnapshotBox,
@@ -34,6 +36,7 @@ export class SnapshotWatch {
     this.channel = channel;
     this.entryThread = entryThread;
     this.problem = undefined;
+    this.errorLeft = false;
     this.pacer.reset();
   }
 
@@ -43,8 +46,11 @@ export class SnapshotWatch {
    */
   look(L: number, shows: number): [number, string?] {
     const next = shows + this.pacer.next(shows, performance.now());
-    const left = this.box.takeError(L);
-    if (left !== null) return [next, left];
+    if (this.errorLeft) {
+      this.errorLeft = false;
+      const left = this.box.takeError(L);
+      if (left !== null) return [next, left];
+    }
     if (!this.channel) return [next];
     if (this.channel.due()) {
       const problem = this.send(L);
@@ -99,6 +105,8 @@ export class SnapshotWatch {
   /** Sends where Lua cannot be interrupted: a bad state is left for the next `ctx:show` to raise. */
   private sendLater(L: number): void {
     const problem = this.send(L);
-    if (problem !== undefined) this.box.leaveError(L, problem);
+    if (problem === undefined) return;
+    this.box.leaveError(L, problem);
+    this.errorLeft = true;
   }
 }

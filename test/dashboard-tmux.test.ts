@@ -1,0 +1,59 @@
+// The dashboard in a real terminal (tmux), at 80×24 and 160×48: it starts on the demo config,
+// shows a long tool's progress advancing, expands with Ctrl-O, cancels with Esc, reloads, and
+// quits with Ctrl-C leaving the terminal restored.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { CLI, eventually, tempDir } from './helpers.js';
+
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', args, { encoding: 'utf8' });
+}
+
+for (const [width, height] of [
+  [80, 24],
+  [160, 48],
+] as const) {
+  describe(`dashboard at ${width}×${height}`, { skip: HAS_TMUX ? false : 'tmux is not installed (.ci/run installs it)' }, () => {
+    test('progress advances, Ctrl-O expands, Esc cancels, /reload reloads, Ctrl-C quits and restores the terminal', async () => {
+      const session = `moonpool-test-${process.pid}-${width}`;
+      const dir = tempDir();
+      const command = `XDG_CONFIG_HOME=${dir} MOONPOOL_CONFIG= ${process.execPath} ${CLI} --state-dir ${join(dir, 'state')} --cwd ${dir}; echo "EXITED $?"; sleep 60`;
+      tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), command);
+      const screen = (): string => tmux('capture-pane', '-t', session, '-p');
+      const keys = (...typed: string[]): void => void tmux('send-keys', '-t', session, ...typed);
+      try {
+        assert.ok(await eventually(() => screen().includes('Type a tool name'), 10_000), screen());
+
+        keys('primes {"limit":50000000}', 'Enter');
+        const found = (): number => Number(/([\d,]+) primes found/.exec(screen())?.[1]?.replaceAll(',', '') ?? 0);
+        assert.ok(await eventually(() => found() > 0, 10_000), screen());
+        const first = found();
+        assert.ok(await eventually(() => found() > first, 10_000), `progress stayed at ${first}`);
+        assert.match(screen(), /primes +below 50,000,000/);
+
+        keys('C-o');
+        assert.ok(await eventually(() => screen().includes('| expanded |'), 5000), screen());
+        keys('C-o');
+        assert.ok(await eventually(() => screen().includes('| collapsed |'), 5000), screen());
+
+        keys('Escape');
+        assert.ok(await eventually(() => /primes +below 50,000,000 +cancelled/.test(screen()), 5000), screen());
+
+        keys('/reload', 'Enter');
+        assert.ok(await eventually(() => screen().includes('reloaded: generation 2'), 10_000), screen());
+
+        keys('misbehave {"mode":"sleep"}', 'Enter');
+        assert.ok(await eventually(() => screen().includes('1 running'), 5000), screen());
+        keys('C-c');
+        assert.ok(await eventually(() => screen().includes('EXITED 0'), 10_000), screen());
+        assert.doesNotMatch(screen(), /gen \d+ \|/, 'the dashboard is still on the screen');
+      } finally {
+        spawnSync('tmux', ['kill-session', '-t', session]);
+      }
+    });
+  });
+}

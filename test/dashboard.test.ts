@@ -1,0 +1,128 @@
+// The dashboard's parts without a terminal: the line editor, the command parser, block drawing
+// (sanitized, escaped, fitted to columns), and a whole dashboard on a virtual terminal — frames
+// stay at or under 30 a second during a snapshot storm, and a resize redraws at the new width.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Block } from '../ui/dashboard/block.js';
+import { blockLines } from '../ui/dashboard/block-lines.js';
+import { parseCommand } from '../ui/dashboard/command-parser.js';
+import { Dashboard } from '../ui/dashboard/dashboard.js';
+import { LineEditor } from '../ui/dashboard/line-editor.js';
+import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
+import { columns } from '../ui/text-width.js';
+import { eventually, startHost } from './helpers.js';
+
+describe('line editor', () => {
+  const names = ['count_lines', 'count_words', 'primes', '/reload', '/tools'];
+
+  test('editing moves by characters, wide ones included', () => {
+    const editor = new LineEditor({ names: () => names });
+    editor.insert('ab中d');
+    editor.left();
+    editor.backspace();
+    editor.insert('c');
+    assert.deepEqual([editor.text, editor.cursor], ['abcd', 3]);
+    editor.home();
+    editor.deleteForward();
+    assert.equal(editor.text, 'bcd');
+  });
+
+  test('history walks back and forth and keeps the line being typed', () => {
+    const editor = new LineEditor({ names: () => names });
+    editor.insert('first');
+    editor.submit();
+    editor.insert('second');
+    editor.submit();
+    editor.insert('draft');
+    editor.up();
+    assert.equal(editor.text, 'second');
+    editor.up();
+    assert.equal(editor.text, 'first');
+    editor.down();
+    editor.down();
+    assert.equal(editor.text, 'draft');
+  });
+
+  test('tab completes a unique name, and the shared prefix of several', () => {
+    const editor = new LineEditor({ names: () => names });
+    editor.insert('pr');
+    assert.deepEqual(editor.complete(), []);
+    assert.equal(editor.text, 'primes ');
+    const other = new LineEditor({ names: () => names });
+    other.insert('co');
+    assert.deepEqual(other.complete(), ['count_lines', 'count_words']);
+    assert.equal(other.text, 'count_');
+  });
+});
+
+describe('command parser', () => {
+  test('calls, slash commands and problems', () => {
+    assert.deepEqual(parseCommand('primes {"limit": 10}'), { kind: 'call', tool: 'primes', args: { limit: 10 } });
+    assert.deepEqual(parseCommand('/call sh {"command":"ls"}'), { kind: 'call', tool: 'sh', args: { command: 'ls' } });
+    assert.deepEqual(parseCommand('weather'), { kind: 'call', tool: 'weather', args: {} });
+    assert.deepEqual(parseCommand('/reload'), { kind: 'reload' });
+    assert.equal(parseCommand('   ').kind, 'none');
+    const bad = parseCommand('primes {limit: 10}');
+    assert.equal(bad.kind, 'problem');
+    assert.match((bad as { message: string }).message, /the arguments for primes are not valid JSON/);
+    assert.match((parseCommand('/frobnicate') as { message: string }).message, /unknown command \/frobnicate/);
+  });
+});
+
+describe('block drawing', () => {
+  const context = { width: 40, expand: false, now: 0, frame: 0 };
+
+  test('escape sequences and control characters from a tool never reach the terminal; braces are escaped', () => {
+    const block = new Block(1, 'call', 'sh', 0);
+    block.finish({ status: 'ok', content: 'a\x1b[2J\x1b]0;pwned\x07b {bold}c{/bold}\x07\x08', durationMs: 5 });
+    const lines = blockLines(block, context);
+    assert.ok(lines.every((line) => !/[\x00-\x08\x0b-\x1f\x7f]/.test(line)), JSON.stringify(lines));
+    assert.equal(lines[1], '  ab {open}bold{close}c{open}/bold{close}');
+  });
+
+  test('wide characters are fitted by columns, not by length', () => {
+    const block = new Block(1, 'call', 'sh', 0);
+    block.finish({ status: 'ok', content: '中'.repeat(40), durationMs: 5 });
+    const body = blockLines(block, context)[1]!;
+    assert.ok(columns(body) <= 40, `${columns(body)} columns`);
+    assert.ok(body.endsWith('…'));
+  });
+
+  test('a long body is collapsed to a few lines unless expanded', () => {
+    const block = new Block(1, 'call', 'sh', 0);
+    block.finish({ status: 'ok', content: Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n'), durationMs: 5 });
+    const collapsed = blockLines(block, context);
+    assert.equal(collapsed.length, 1 + 8);
+    assert.match(collapsed.at(-1)!, /… 23 more lines \(Ctrl-O shows all\)/);
+    assert.equal(blockLines(block, { ...context, expand: true }).length, 1 + 30);
+  });
+});
+
+describe('dashboard on a virtual terminal', () => {
+  test('during a snapshot storm frames stay at or under 30 a second, and the final state is drawn', async () => {
+    const host = await startHost('snapshots');
+    const terminal = new VirtualTerminal(100, 30);
+    const dashboard = new Dashboard({ host, input: terminal.input, output: terminal.output });
+    const framesBefore = dashboard.frames;
+    const started = performance.now();
+    terminal.type('spin_showing {"seconds": 1.5}\r');
+    assert.ok(await eventually(() => host.stats().modules !== undefined && dashboard.frames > framesBefore + 5, 5000));
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    const seconds = (performance.now() - started) / 1000;
+    const rate = (dashboard.frames - framesBefore) / seconds;
+    assert.ok(rate <= 31, `${rate.toFixed(1)} frames a second`);
+    await dashboard.quit();
+  });
+
+  test('a resize redraws at the new width', async () => {
+    const host = await startHost('snapshots');
+    const terminal = new VirtualTerminal(60, 20);
+    let shown: string[] = [];
+    const dashboard = new Dashboard({ host, input: terminal.input, output: terminal.output, onPaint: (frame) => (shown = frame.lines) });
+    terminal.type('spin_showing {"seconds": 0.2}\r');
+    assert.ok(await eventually(() => shown.some((line) => line.includes('spinning at width 58')), 5000), shown.join('\n'));
+    terminal.resize(120, 30);
+    assert.ok(await eventually(() => shown.some((line) => line.includes('spinning at width 118')), 5000), shown.join('\n'));
+    await dashboard.quit();
+  });
+});

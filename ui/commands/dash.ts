@@ -1,0 +1,17 @@
+// `moonpool` / `moonpool dash`: the terminal dashboard. With --session it first shows that
+// session's blocks, re-rendered, and appends new calls to it.
+import type { ToolHost } from '../../core/index.js';
+import type { CliInput } from '../cli-options.js';
+import { Dashboard } from '../dashboard/dashboard.js';
+import type { Output } from '../open-host.js';
+
+export async function runDashboard(host: ToolHost, input: CliInput, output: Output): Promise<number> {
+  const stdout = output.stdout as NodeJS.WriteStream;
+  if (!stdout.isTTY || !process.stdin.isTTY) {
+    output.stderr.write("moonpool: the dashboard needs a terminal; 'moonpool list' and 'moonpool call' work without one\n");
+    return 2;
+  }
+  const dashboard = new Dashboard({ host, ...(input.session === undefined ? {} : { resumeSession: input.session }) });
+  await dashboard.done;
+  return 0;
+}

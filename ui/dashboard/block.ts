@@ -1,0 +1,66 @@
+// One block of the transcript: a call (running or finished) or a note (a reload, /tools, a
+// problem with a typed line). It keeps what its lines are drawn from: the latest snapshot and
+// the render of it, the title, the model-facing text, the last lines the tool printed.
+import type { CallResult, CallStatus, RenderResult } from '../../core/index.js';
+
+export type BlockStatus = 'running' | CallStatus;
+
+/** Lines the body shows when collapsed (Ctrl-O shows all). */
+export const COLLAPSED_BODY_LINES = 8;
+const KEPT_LOG_LINES = 50;
+
+export class Block {
+  title: string | undefined;
+  status: BlockStatus;
+  durationMs: number | undefined;
+  content = '';
+  snapshot: Uint8Array | undefined;
+  readonly logs: string[] = [];
+  /** The render of `snapshot` for `renderedFor`, when there is one. */
+  rendered: RenderResult | undefined;
+  renderedFor: { snapshot: Uint8Array; width: number; expand: boolean } | undefined;
+  renderPending = false;
+  readonly controller = new AbortController();
+  /** Settles when the call has ended (at once for a note or a replayed block). */
+  settled: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly id: number,
+    readonly kind: 'call' | 'note',
+    readonly tool: string,
+    readonly startedAt: number,
+  ) {
+    this.status = kind === 'call' ? 'running' : 'ok';
+  }
+
+  static note(id: number, label: string, text: string, status: BlockStatus, now: number): Block {
+    const block = new Block(id, 'note', label, now);
+    block.content = text;
+    block.status = status;
+    return block;
+  }
+
+  get running(): boolean {
+    return this.status === 'running';
+  }
+
+  log(text: string): void {
+    this.logs.push(...text.split('\n'));
+    if (this.logs.length > KEPT_LOG_LINES) this.logs.splice(0, this.logs.length - KEPT_LOG_LINES);
+  }
+
+  finish(result: Pick<CallResult, 'status' | 'content' | 'durationMs' | 'title' | 'snapshot'>): void {
+    this.status = result.status;
+    this.content = result.content;
+    this.durationMs = result.durationMs;
+    if (result.title !== undefined) this.title = result.title;
+    if (result.snapshot !== undefined) this.snapshot = result.snapshot;
+  }
+
+  /** True when the snapshot (or the space to draw it in) changed since it was last rendered. */
+  needsRender(width: number, expand: boolean): boolean {
+    if (!this.snapshot || this.kind === 'note') return false;
+    const last = this.renderedFor;
+    return !last || last.snapshot !== this.snapshot || last.width !== width || last.expand !== expand;
+  }
+}

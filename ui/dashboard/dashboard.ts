@@ -1,0 +1,306 @@
+// The terminal dashboard: a transcript of tool blocks, a status bar and an input line, drawn with
+// blessed at most 30 frames a second. Typed lines become calls or commands; Esc cancels the newest
+// running call, Ctrl-O expands every block, PgUp/PgDn scroll, Ctrl-C cancels what runs and quits.
+import blessed from 'blessed';
+import type { ReloadResult, ToolHost } from '../../core/index.js';
+import { formatDiagnostic } from '../diagnostic-format.js';
+import { columns, fitColumns } from '../text-width.js';
+import { Block } from './block.js';
+import { parseCommand, SLASH_COMMANDS } from './command-parser.js';
+import { FrameScheduler } from './frame-scheduler.js';
+import { LineEditor } from './line-editor.js';
+import { statusLine } from './status-line.js';
+import { Transcript } from './transcript.js';
+
+/** What a frame showed: the input line's text and the transcript's visible lines (tagged). */
+export interface PaintedFrame {
+  input: string;
+  lines: string[];
+}
+
+export interface DashboardOptions {
+  host: ToolHost;
+  /** Terminal streams; default the process's. Tests and the bench pass their own. */
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  /** terminfo name; set explicitly so blessed never guesses (and never prints its guesses). */
+  terminal?: string;
+  /** Show this session's recorded blocks (re-rendered) before new calls. */
+  resumeSession?: string;
+  /** Called after each frame is painted (for tests and measuring). */
+  onPaint?: (frame: PaintedFrame) => void;
+}
+
+const HELP = [
+  'TOOL {json}  or  /call TOOL {json}   run a tool (Tab completes names)',
+  '/tools   the tools and whether they are available',
+  '/reload  load the config again (a broken edit keeps the running one)',
+  '/clear   empty the transcript      /quit   leave (Ctrl-C too)',
+  'Esc cancels the newest running call · Ctrl-O expands every block · PgUp/PgDn scroll · ↑/↓ history',
+].join('\n');
+
+export class Dashboard {
+  private readonly screen: blessed.Widgets.Screen;
+  private readonly transcriptBox: blessed.Widgets.BoxElement;
+  private readonly statusBox: blessed.Widgets.BoxElement;
+  private readonly inputBox: blessed.Widgets.BoxElement;
+  private readonly transcript: Transcript;
+  private readonly editor: LineEditor;
+  private readonly scheduler: FrameScheduler;
+  private expand = false;
+  /** Lines scrolled up from the bottom (0: follow the newest output). */
+  private scrollBack = 0;
+  private quitting: Promise<void> | undefined;
+  private resolveDone: () => void = () => undefined;
+  readonly done: Promise<void>;
+
+  constructor(private readonly options: DashboardOptions) {
+    const { host } = options;
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.screen = blessed.screen({
+      input: options.input ?? process.stdin,
+      output: options.output ?? process.stdout,
+      terminal: options.terminal ?? 'xterm-256color',
+      fullUnicode: true,
+      // Terminals are UTF-8 today; without this, blessed trusts $LANG and maps text to ASCII/ACS.
+      forceUnicode: true,
+      smartCSR: true,
+      warnings: false,
+      title: 'moonpool',
+    } as blessed.Widgets.IScreenOptions);
+    this.transcriptBox = blessed.box({ parent: this.screen, top: 0, left: 0, width: '100%', height: '100%-2', tags: true });
+    this.statusBox = blessed.box({ parent: this.screen, bottom: 1, left: 0, width: '100%', height: 1, tags: false, style: { fg: 'black', bg: 'white' } });
+    this.inputBox = blessed.box({ parent: this.screen, bottom: 0, left: 0, width: '100%', height: 1, tags: true });
+    this.transcript = new Transcript(host, () => this.scheduler.request());
+    this.editor = new LineEditor({ names: () => [...host.tools().map((tool) => tool.name), ...SLASH_COMMANDS] });
+    this.scheduler = new FrameScheduler(() => this.paint());
+
+    this.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined) => this.onKey(ch, key));
+    this.screen.on('resize', () => this.scheduler.request());
+    host.on('reload', (result) => this.showReload(result));
+
+    if (options.resumeSession) this.resume(options.resumeSession);
+    this.note('moonpool', this.welcome(), 'ok');
+  }
+
+  /** How many frames have been painted. */
+  get frames(): number {
+    return this.scheduler.frames;
+  }
+
+  private welcome(): string {
+    const { host } = this.options;
+    const problems = host.diagnostics().map(formatDiagnostic);
+    const tools = host.tools().map((tool) => tool.name);
+    return [
+      `${tools.length} tools: ${tools.join(', ') || '(none)'}`,
+      ...problems,
+      'Type a tool name and its JSON arguments, or /help.',
+    ].join('\n');
+  }
+
+  private resume(sessionId: string): void {
+    const { records, warnings } = this.options.host.resume(sessionId);
+    for (const record of records) {
+      const block = this.transcript.add((id) => new Block(id, 'call', record.tool, record.finishedAt - record.durationMs));
+      block.finish(record);
+    }
+    for (const warning of warnings) this.note('session', warning, 'error');
+  }
+
+  private note(label: string, text: string, status: Block['status']): void {
+    this.transcript.add((id) => Block.note(id, label, text, status, Date.now()));
+    this.scrollBack = 0;
+    this.scheduler.request();
+  }
+
+  private onKey(ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined): void {
+    const name = key?.full ?? key?.name;
+    switch (name) {
+      case 'C-c':
+        void this.quit();
+        return;
+      case 'escape':
+        this.transcript.running().at(-1)?.controller.abort();
+        return;
+      case 'C-o':
+        this.expand = !this.expand;
+        break;
+      case 'pageup':
+        this.scrollBack += Math.max(1, this.transcriptHeight() - 2);
+        break;
+      case 'pagedown':
+        this.scrollBack = Math.max(0, this.scrollBack - Math.max(1, this.transcriptHeight() - 2));
+        break;
+      case 'enter':
+      case 'return':
+        this.submit(this.editor.submit());
+        break;
+      case 'backspace':
+        this.editor.backspace();
+        break;
+      case 'delete':
+        this.editor.deleteForward();
+        break;
+      case 'left':
+        this.editor.left();
+        break;
+      case 'right':
+        this.editor.right();
+        break;
+      case 'home':
+      case 'C-a':
+        this.editor.home();
+        break;
+      case 'end':
+      case 'C-e':
+        this.editor.end();
+        break;
+      case 'up':
+        this.editor.up();
+        break;
+      case 'down':
+        this.editor.down();
+        break;
+      case 'C-u':
+        this.editor.clearBefore();
+        break;
+      case 'tab': {
+        const candidates = this.editor.complete();
+        if (candidates.length > 1) this.note('complete', candidates.join('  '), 'ok');
+        break;
+      }
+      default:
+        if (ch && !key?.ctrl && !key?.meta && ch >= ' ') this.editor.insert(ch);
+        else return;
+    }
+    this.scheduler.request();
+  }
+
+  private submit(line: string): void {
+    const command = parseCommand(line);
+    switch (command.kind) {
+      case 'none':
+        return;
+      case 'problem':
+        this.note('input', command.message, 'error');
+        return;
+      case 'help':
+        this.note('help', HELP, 'ok');
+        return;
+      case 'clear':
+        this.transcript.clear();
+        this.scrollBack = 0;
+        return;
+      case 'quit':
+        void this.quit();
+        return;
+      case 'tools':
+        this.note('tools', this.toolList(), 'ok');
+        return;
+      case 'reload':
+        // The result arrives as a `reload` event (showReload), like a watcher's.
+        void this.options.host.reload().catch(() => undefined);
+        return;
+      case 'call':
+        this.call(command.tool, command.args);
+        return;
+    }
+  }
+
+  private toolList(): string {
+    const tools = this.options.host.allTools();
+    if (tools.length === 0) return 'no tools are loaded';
+    const width = Math.max(...tools.map((tool) => tool.name.length));
+    return tools
+      .map((tool) => `${tool.name.padEnd(width)}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason ?? 'available() returned false'})`}`)
+      .join('\n');
+  }
+
+  private showReload(result: ReloadResult): void {
+    const changes = [
+      result.added.length > 0 ? `added ${result.added.join(', ')}` : '',
+      result.removed.length > 0 ? `removed ${result.removed.join(', ')}` : '',
+      result.changed.length > 0 ? `changed ${result.changed.join(', ')}` : '',
+    ].filter(Boolean);
+    const lines = result.ok
+      ? [`reloaded: generation ${result.generation} (${result.durationMs} ms)${changes.length > 0 ? `; ${changes.join('; ')}` : ''}`]
+      : [`reload failed; the previous config (generation ${result.generation}) is still running`];
+    lines.push(...result.diagnostics.map(formatDiagnostic));
+    this.note('reload', lines.join('\n'), result.ok ? 'ok' : 'error');
+  }
+
+  private call(tool: string, args: unknown): void {
+    const block = this.transcript.add((id) => new Block(id, 'call', tool, Date.now()));
+    this.scrollBack = 0;
+    const update = (): void => this.scheduler.request();
+    this.scheduler.animate(true);
+    block.settled = this.options.host
+      .call(tool, args, {
+        signal: block.controller.signal,
+        onSnapshot: (snapshot) => {
+          block.snapshot = snapshot;
+          update();
+        },
+        onTitle: (title) => {
+          block.title = title;
+          update();
+        },
+        onLog: (text) => {
+          block.log(text);
+          update();
+        },
+      })
+      .then((result) => {
+        block.finish(result);
+        this.scheduler.animate(this.transcript.running().length > 0);
+        update();
+      });
+  }
+
+  private transcriptHeight(): number {
+    return Math.max(1, (this.screen.height as number) - 2);
+  }
+
+  private paint(): void {
+    const width = Math.max(20, this.screen.width as number);
+    const height = this.transcriptHeight();
+    const { lines, starts } = this.transcript.draw({ width, expand: this.expand, now: Date.now(), frame: this.scheduler.frames });
+    this.scrollBack = Math.min(this.scrollBack, Math.max(0, lines.length - height));
+    const bottom = lines.length - this.scrollBack;
+    const top = Math.max(0, bottom - height);
+    this.transcript.requestRenders(starts, top, bottom, width, this.expand);
+    const visible = lines.slice(top, bottom);
+    this.transcriptBox.setContent(visible.join('\n'));
+    const { host } = this.options;
+    this.statusBox.setContent(fitColumns(statusLine(host.stats(), host.tools().length, this.expand, this.transcript.running().length), width));
+    this.inputBox.setContent(this.inputLine(width));
+    this.screen.render();
+    this.options.onPaint?.({ input: this.editor.text, lines: visible });
+  }
+
+  private inputLine(width: number): string {
+    const chars = [...this.editor.text];
+    const cursor = this.editor.cursor;
+    let start = 0;
+    // Keep the cursor in view on a long line.
+    while (columns(chars.slice(start, cursor + 1).join('')) > width - 4) start++;
+    const before = blessed.escape(chars.slice(start, cursor).join(''));
+    const at = blessed.escape(chars[cursor] ?? ' ');
+    const after = blessed.escape(fitColumns(chars.slice(cursor + 1).join(''), Math.max(0, width - 4 - columns(chars.slice(start, cursor + 1).join('')))));
+    return `{bold}>{/bold} ${before}{inverse}${at}{/inverse}${after}`;
+  }
+
+  /** Cancels running calls, waits for them to end, restores the terminal, and resolves `done`. */
+  quit(): Promise<void> {
+    this.quitting ??= (async () => {
+      const running = this.transcript.running();
+      for (const block of running) block.controller.abort();
+      await Promise.all(running.map((block) => block.settled));
+      this.scheduler.stop();
+      this.screen.destroy();
+      this.resolveDone();
+    })();
+    return this.quitting;
+  }
+}
