@@ -3,6 +3,9 @@
 
 export const MAX_FRAMES_PER_SECOND = 30;
 const ANIMATION_MS = 100;
+// libuv's timers count whole milliseconds from a coarser clock than performance.now(), so a
+// timer can fire a fraction early; the slack keeps two frames at least the full interval apart.
+const TIMER_SLACK_MS = 1;
 
 export class FrameScheduler {
   private timer: NodeJS.Timeout | undefined;
@@ -14,7 +17,7 @@ export class FrameScheduler {
 
   request(): void {
     if (this.timer) return;
-    const wait = Math.max(0, this.lastFrameAt + 1000 / MAX_FRAMES_PER_SECOND - performance.now());
+    const wait = Math.max(0, this.lastFrameAt + 1000 / MAX_FRAMES_PER_SECOND + TIMER_SLACK_MS - performance.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.lastFrameAt = performance.now();
