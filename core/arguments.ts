@@ -36,7 +36,7 @@ function describe(error: ErrorObject): string {
 }
 
 /** A size or depth problem, found without recursion so hostile input cannot overflow the stack. */
-function shapeProblem(args: unknown): string | undefined {
+export function shapeProblem(args: unknown): string | undefined {
   const pending: [unknown, number][] = [[args, 0]];
   let chars = 0;
   while (pending.length > 0) {

@@ -55,7 +55,7 @@ export class Generation {
 
   private constructor(
     readonly options: GenerationOptions,
-    private readonly workerConfig: Omit<WorkerConfig, 'role' | 'pids' | 'pidSlotsPerRow'>,
+    private readonly workerConfig: Omit<WorkerConfig, 'role' | 'pids' | 'pidSlotsPerRow' | 'pidEpochMs'>,
     private readonly inspect: WorkerPool,
     readonly tools: Map<string, ToolState>,
     readonly diagnostics: Diagnostic[],
@@ -119,7 +119,7 @@ export class Generation {
     for (const tool of this.tools.values()) {
       if (!tool.definition.hasAvailable) continue;
       const context = { tool: tool.definition.name, callId: 'available' };
-      const outcome = await this.inspect.run<AvailableReply>({ kind: 'available', context }, { timeoutMs: this.options.availableTimeoutMs });
+      const outcome = await this.inspect.run<AvailableReply>({ kind: 'available', context }, { timeoutMs: this.options.availableTimeoutMs, coldStartMs: this.options.loadTimeoutMs });
       if (outcome.kind === 'done') {
         tool.available = outcome.value.available;
         if (outcome.value.reason !== undefined) tool.unavailableReason = outcome.value.reason;
@@ -142,7 +142,7 @@ export class Generation {
     if (!tool) return { ok: false, reason: `${name} is not defined in the current config` };
     if (!tool.definition.hasRender) return { ok: false, reason: null };
     const budgetMs = this.options.renderBudgetMs;
-    const outcome = await this.inspect.run<RenderReply>({ kind: 'render', tool: name, snapshot, view, budgetMs }, { timeoutMs: budgetMs + RENDER_GRACE_MS });
+    const outcome = await this.inspect.run<RenderReply>({ kind: 'render', tool: name, snapshot, view, budgetMs }, { timeoutMs: budgetMs + RENDER_GRACE_MS, coldStartMs: this.options.loadTimeoutMs });
     switch (outcome.kind) {
       case 'done':
         return outcome.value.ok ? outcome.value : { ok: false, reason: outcome.value.reason };

@@ -43,6 +43,8 @@ export type ResolvedHostOptions = Required<Omit<ToolHostOptions, 'config' | 'ses
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
+/** wasmoon's WebAssembly memory cannot grow past 2 GiB, whatever the cap. */
+export const MAX_MEMORY_LIMIT_BYTES = 2 * 1024 * 1024 * 1024;
 export const DEFAULT_LOAD_TIMEOUT_MS = 5_000;
 export const DEFAULT_AVAILABLE_TIMEOUT_MS = 2_000;
 export const DEFAULT_RENDER_BUDGET_MS = 50;
@@ -64,6 +66,9 @@ function positive(name: string, value: number | undefined, fallback: number, int
 }
 
 export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOptions {
+  if (options.memoryLimitBytes !== undefined && options.memoryLimitBytes > MAX_MEMORY_LIMIT_BYTES) {
+    throw new MoonpoolError('INVALID_OPTION', `options.memoryLimitBytes must be at most ${MAX_MEMORY_LIMIT_BYTES} (2 GiB, the WebAssembly memory limit)`);
+  }
   if (options.sessionId !== undefined && !SESSION_ID_PATTERN.test(options.sessionId)) {
     throw new MoonpoolError('INVALID_OPTION', `options.sessionId must match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(options.sessionId)})`);
   }

@@ -1,13 +1,20 @@
-// The core's half of a pool's pid table: one SharedArrayBuffer per pool, given to its workers
-// once (in workerData), with a row of Int32 slots per task. The worker stores the pid of every
-// process group a task starts in that task's row; after a timeout, cancellation or crash the core
-// kills every group in the row, even though the worker is gone.
+// The core's half of a pool's task table: one SharedArrayBuffer per pool, given to its workers
+// once (in workerData), with a row of Int32 slots per task. Slot 0 is when a worker picked the
+// task up and slot 1 when its own work began (after a cold worker loaded the config), as ms since
+// the pool's epoch plus one, 0 until then; the rest hold the pid of every process group the task
+// starts, so after a timeout, cancellation or crash the core kills every group in the row, even
+// though the worker is gone.
 
-/** Process groups one task can have alive at once. */
+/** Slots per task: two stamps, then the process groups it can have alive at once. */
 export const PID_SLOTS_PER_ROW = 64;
+export const PICKED_SLOT = 0;
+export const STARTED_SLOT = 1;
+const FIRST_PID_SLOT = 2;
 
 export class PidTable {
   readonly buffer: SharedArrayBuffer;
+  /** Date.now() when the table was made: start stamps count from here. */
+  readonly epochMs = Date.now();
   private readonly slots: Int32Array;
   private readonly free: number[] = [];
   private rows = 0;
@@ -30,10 +37,16 @@ export class PidTable {
     this.free.push(row);
   }
 
+  /** A stamp of the task in `row` (Date.now() ms), or undefined until it is set. */
+  stamp(row: number, slot: typeof PICKED_SLOT | typeof STARTED_SLOT): number | undefined {
+    const value = Atomics.load(this.slots, row * PID_SLOTS_PER_ROW + slot);
+    return value === 0 ? undefined : this.epochMs + value - 1;
+  }
+
   /** Sends SIGKILL to every group recorded in `row`; returns how many were still there. */
   killRow(row: number): number {
     let killed = 0;
-    for (let i = row * PID_SLOTS_PER_ROW; i < (row + 1) * PID_SLOTS_PER_ROW; i++) {
+    for (let i = row * PID_SLOTS_PER_ROW + FIRST_PID_SLOT; i < (row + 1) * PID_SLOTS_PER_ROW; i++) {
       const pid = Atomics.load(this.slots, i);
       if (pid === 0) continue;
       try {

@@ -36,6 +36,8 @@ export interface WorkerConfig {
    */
   pids: SharedArrayBuffer;
   pidSlotsPerRow: number;
+  /** Date.now() at the table's creation; a row's stamps (slots 0 and 1) are (time − epoch + 1). */
+  pidEpochMs: number;
 }
 
 /**
@@ -103,7 +105,9 @@ export type WorkerTask =
   | { kind: 'discover'; pidRow: number }
   | { kind: 'available'; context: CallContext; pidRow: number }
   | { kind: 'run'; context: CallContext; args: unknown; pidRow: number }
-  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; pidRow: number };
+  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; pidRow: number }
+  /** Answered at once, without Lua: makes piscina start a worker for tasks left waiting. */
+  | { kind: 'noop'; pidRow: -1 };
 
 /** The space a block has: `view` in `render(state, view)`. */
 export interface RenderView {
@@ -116,8 +120,8 @@ export interface RenderView {
 /** What `render` produced, or why the default block is shown instead. */
 export type RenderReply = { ok: true; lines: string[] } | { ok: false; reason: string };
 
-/** A task as the core hands it to a pool, before the pool assigns its pid row. */
-export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit<T, 'pidRow'> : never) : never;
+/** A task as the core hands it to a pool, before the pool assigns its row. */
+export type PoolTask = Exclude<WorkerTask, { kind: 'noop' }> extends infer T ? (T extends WorkerTask ? Omit<T, 'pidRow'> : never) : never;
 
 /** Why a run ended without a normal result. */
 export type RunFailure = 'lua_error' | 'bad_return' | 'out_of_memory' | 'not_loaded' | 'unknown_tool';
@@ -138,4 +142,4 @@ export interface AvailableReply {
   reason?: string;
 }
 
-export type WorkerReply = DiscoveryReport | RunReply | AvailableReply | RenderReply;
+export type WorkerReply = DiscoveryReport | RunReply | AvailableReply | RenderReply | null;

@@ -10,6 +10,31 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 export const MAX_SCHEMA_CHARS = 256 * 1024;
 /** Deepest `parameters` schema accepted. */
 export const MAX_SCHEMA_DEPTH = 32;
+/** Longest regular expression accepted in `pattern` or `patternProperties`. */
+export const MAX_PATTERN_CHARS = 1000;
+
+// A group that holds a quantifier and is quantified itself — (a+)+, (a|aa)*, (\w*){2,} — can take
+// exponential time on a short hostile string, and JavaScript cannot interrupt a regular expression
+// (ajv runs it on the host's thread). Such patterns are refused when the tool is defined.
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[*+?]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
+
+function patternProblems(schema: unknown, path: string): string[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  const problems: string[] = [];
+  const check = (pattern: string, where: string): void => {
+    if (pattern.length > MAX_PATTERN_CHARS) problems.push(`${where}: the pattern is longer than ${MAX_PATTERN_CHARS} characters`);
+    else if (NESTED_QUANTIFIER.test(pattern)) problems.push(`${where}: nested quantifiers can take exponential time; rewrite the pattern without a quantified group that contains a quantifier`);
+  };
+  for (const [key, value] of Object.entries(schema)) {
+    const where = Array.isArray(schema) ? `${path}[${key}]` : `${path}.${key}`;
+    if (key === 'pattern' && typeof value === 'string') check(value, where);
+    if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
+      for (const pattern of Object.keys(value)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
+    }
+    problems.push(...patternProblems(value, where));
+  }
+  return problems;
+}
 
 export function createSchemaCompiler(): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, $data: false });
@@ -21,6 +46,8 @@ export function compileParameters(ajv: Ajv, schema: unknown): { validate: Valida
   const size = JSON.stringify(schema).length;
   if (size > MAX_SCHEMA_CHARS) return { problems: [`parameters: the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`] };
   if (depthOf(schema) > MAX_SCHEMA_DEPTH) return { problems: [`parameters: the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`] };
+  const patterns = patternProblems(schema, 'parameters');
+  if (patterns.length > 0) return { problems: patterns };
   if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? []) };
   try {
     return { validate: ajv.compile(schema as object) };

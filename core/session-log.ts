@@ -110,9 +110,14 @@ export class SessionLog {
     this.write(encodeRecord(record));
   }
 
-  /** Queues a record; `onError` hears of a batch that could not be written (a full disk, say). */
+  /** Queues a record; `onError` hears of one that could not be encoded or written (a full disk, say). */
   enqueue(record: SessionRecord, onError: (error: unknown) => void): void {
-    this.queued.push(encodeRecord(record));
+    try {
+      this.queued.push(encodeRecord(record));
+    } catch (error) {
+      onError(error);
+      return;
+    }
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     setImmediate(() => {

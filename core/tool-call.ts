@@ -9,6 +9,8 @@ import type { CallEvents, RunReply } from './protocol.js';
 export interface CallSettings {
   callId: string;
   defaultTimeoutMs: number;
+  /** A cold worker's allowance for loading the config before the call's own time starts. */
+  loadTimeoutMs: number;
   memoryLimitBytes: number;
   limits: OutputLimits;
   spillDir: string;
@@ -52,7 +54,7 @@ export async function runToolCall(generation: Generation, name: string, args: un
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
   const context = { tool: name, callId: settings.callId };
   try {
-    const outcome = await pool.run<RunReply>({ kind: 'run', context, args: args ?? {} }, { timeoutMs, signal: options.signal });
+    const outcome = await pool.run<RunReply>({ kind: 'run', context, args: args ?? {} }, { timeoutMs, coldStartMs: settings.loadTimeoutMs, signal: options.signal });
     switch (outcome.kind) {
       case 'busy':
         return finish('busy', messages.busy(name, pool.stats().queued));

@@ -18,6 +18,7 @@ import { readSessionLog, SessionLog, sessionLogPath, type SessionReadout, type S
 import type { ParametersSchema } from './tool-definitions.js';
 import type { PoolStats } from './worker-pool.js';
 import { runToolCall } from './tool-call.js';
+import { shapeProblem } from './arguments.js';
 
 /** A tool as the model should see it, plus the module it runs in. */
 export interface ToolInfo {
@@ -247,6 +248,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return {
       callId,
       defaultTimeoutMs: this.options.timeoutMs,
+      loadTimeoutMs: this.options.loadTimeoutMs,
       memoryLimitBytes: this.options.memoryLimitBytes,
       limits: { maxChars: this.options.maxInlineChars, maxLines: this.options.maxInlineLines },
       spillDir: this.session.spillDir,
@@ -255,7 +257,10 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   private record(log: SessionLog, result: CallResult, args: unknown): void {
     const { callId, tool, status, content, spillPath, title, durationMs, snapshot } = result;
-    const record: SessionRecord = { callId, tool, args, status, content, durationMs, finishedAt: Date.now() };
+    // Arguments too large or deep to check are not logged either: the log must be writable.
+    const problem = shapeProblem(args);
+    const loggedArgs = problem === undefined ? args : { $notRecorded: problem };
+    const record: SessionRecord = { callId, tool, args: loggedArgs, status, content, durationMs, finishedAt: Date.now() };
     if (spillPath !== undefined) record.spillPath = spillPath;
     if (title !== undefined) record.title = title;
     if (snapshot !== undefined) record.snapshot = snapshot;

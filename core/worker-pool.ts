@@ -7,13 +7,13 @@ import type { MessagePort } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { Piscina } from 'piscina';
-import { PID_SLOTS_PER_ROW, PidTable } from './process-groups.js';
+import { PICKED_SLOT, PID_SLOTS_PER_ROW, PidTable, STARTED_SLOT } from './process-groups.js';
 import { EVENTS_PORT_KEY, type CallEvents, type PoolTask, type WorkerConfig, type WorkerEvents, type WorkerTask } from './protocol.js';
 
 const WORKER_ENTRY = new URL('../workers/lua-worker.js', import.meta.url).href;
 
 export interface WorkerPoolOptions {
-  config: Omit<WorkerConfig, 'pids' | 'pidSlotsPerRow'>;
+  config: Omit<WorkerConfig, 'pids' | 'pidSlotsPerRow' | 'pidEpochMs'>;
   maxThreads: number;
   /** How long an idle worker lives before piscina reaps it. */
   idleTimeoutMs: number;
@@ -35,7 +35,10 @@ export type TaskOutcome<R> =
   | { kind: 'crashed'; message: string };
 
 export interface TaskLimits {
+  /** Wall-clock limit counted from when the task's work begins (waiting for a worker is free). */
   timeoutMs: number;
+  /** What a cold worker may spend loading the config before the task's own time starts. */
+  coldStartMs?: number;
   /** Cancels the task. */
   signal?: AbortSignal | undefined;
 }
@@ -68,7 +71,7 @@ export class WorkerPool {
     this.pidTable = new PidTable(options.maxThreads + options.maxQueue);
     this.piscina = new Piscina({
       filename: WORKER_ENTRY,
-      workerData: { ...options.config, pids: this.pidTable.buffer, pidSlotsPerRow: PID_SLOTS_PER_ROW } satisfies WorkerConfig,
+      workerData: { ...options.config, pids: this.pidTable.buffer, pidSlotsPerRow: PID_SLOTS_PER_ROW, pidEpochMs: this.pidTable.epochMs } satisfies WorkerConfig,
       minThreads: 0,
       maxThreads: options.maxThreads,
       idleTimeout: options.idleTimeoutMs,
@@ -103,7 +106,19 @@ export class WorkerPool {
     const pidRow = this.pidTable.acquire();
     if (pidRow === undefined) return { kind: 'busy' };
     const stop = new TaskStop();
-    const timer = setTimeout(() => stop.stop('timeout'), limits.timeoutMs);
+    // Fires at the limit after dispatch, then looks at the row's stamps: a task still waiting
+    // for a worker waits on; one being loaded for gets the cold-start allowance; else its time runs.
+    let timer: NodeJS.Timeout;
+    const check = (): void => {
+      const started = this.pidTable.stamp(pidRow, STARTED_SLOT);
+      const picked = this.pidTable.stamp(pidRow, PICKED_SLOT);
+      const deadline =
+        started !== undefined ? started + limits.timeoutMs : picked !== undefined ? picked + (limits.coldStartMs ?? 0) + limits.timeoutMs : undefined;
+      const left = deadline === undefined ? limits.timeoutMs : deadline - Date.now();
+      if (left <= 0) stop.stop('timeout');
+      else timer = setTimeout(check, left);
+    };
+    timer = setTimeout(check, limits.timeoutMs);
     const onCancel = (): void => stop.stop('cancelled');
     const { signal } = limits;
     if (signal?.aborted) onCancel();
@@ -116,6 +131,7 @@ export class WorkerPool {
     } catch (error) {
       this.pidTable.killRow(pidRow);
       this.pidTable.release(pidRow);
+      this.reviveIfStranded();
       const callId = task.kind === 'run' ? task.context.callId : undefined;
       if (callId !== undefined && this.retired.has(callId)) return { kind: 'done', value: this.retired.get(callId) as R };
       if (stop.why) return { kind: stop.why };
@@ -126,6 +142,16 @@ export class WorkerPool {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCancel);
     }
+  }
+
+  /**
+   * piscina (5.3) does not start a worker for tasks still waiting when the last worker is removed
+   * after an abort or a crash (with minThreads 0), so they would wait forever; submitting a task
+   * makes it start one, which then serves the waiting tasks first.
+   */
+  private reviveIfStranded(): void {
+    if (this.piscina.queueSize === 0 || this.piscina.threads.length > 0) return;
+    this.piscina.run({ kind: 'noop', pidRow: -1 }).catch(() => undefined);
   }
 
   stats(): PoolStats {

@@ -56,7 +56,7 @@ describe('moonpool mcp', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, 'mcp', '--config', file, '--watch', '--state-dir', join(dir, 'state'), '--cwd', dir],
-      env: { ...process.env, MOONPOOL_CONFIG: '' } as Record<string, string>,
+      env: { ...process.env, MOONPOOL_CONFIG: '' },
       stderr: 'pipe',
     });
     client = new Client({ name: 'moonpool-test', version: '1.0.0' });

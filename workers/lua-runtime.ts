@@ -76,6 +76,11 @@ export class LuaRuntime {
     });
   }
 
+  /** Where console output from inside the worker goes: the running call's log, if any. */
+  logToCall(text: string): void {
+    this.scope.channel?.log(text);
+  }
+
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
   static async create(config: WorkerConfig, pidRow: number): Promise<LuaRuntime> {
     const engine = await withCompiledModule(config.luaModule, () =>

@@ -8,6 +8,8 @@ import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { EVENTS_PORT_KEY, type WorkerConfig, type WorkerEvents, type WorkerReply, type WorkerTask } from '../core/protocol.js';
+import { ChildPidTable } from './child-pids.js';
+import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { SnapshotChannel } from './snapshot-channel.js';
 
@@ -26,9 +28,16 @@ parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2 }, [channel.port2]);
 
 let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
+captureConsole((text) => runtime?.logToCall(text));
 
 export default async function handleTask(task: WorkerTask): Promise<WorkerReply> {
+  if (task.kind === 'noop') return null;
+  const stamp = (which: 'picked' | 'started'): void => ChildPidTable.stamp(config.pids, task.pidRow, config.pidSlotsPerRow, config.pidEpochMs, which);
+  stamp('picked');
+  // Loading the config is discovery's own work; for the other tasks it comes before their time.
+  if (task.kind === 'discover') stamp('started');
   const lua = (runtime ??= await (starting ??= LuaRuntime.create(config, task.pidRow)));
+  stamp('started');
   switch (task.kind) {
     case 'discover':
       return lua.discoveryReport();
