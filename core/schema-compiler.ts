@@ -25,11 +25,11 @@ function patternProblems(schema: unknown, path: string): string[] {
     if (pattern.length > MAX_PATTERN_CHARS) problems.push(`${where}: the pattern is longer than ${MAX_PATTERN_CHARS} characters`);
     else if (NESTED_QUANTIFIER.test(pattern)) problems.push(`${where}: nested quantifiers can take exponential time; rewrite the pattern without a quantified group that contains a quantifier`);
   };
-  for (const [key, value] of Object.entries(schema)) {
+  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     const where = Array.isArray(schema) ? `${path}[${key}]` : `${path}.${key}`;
     if (key === 'pattern' && typeof value === 'string') check(value, where);
     if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
-      for (const pattern of Object.keys(value)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
+      for (const pattern of Object.keys(value as Record<string, unknown>)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
     }
     problems.push(...patternProblems(value, where));
   }
