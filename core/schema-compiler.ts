@@ -29,7 +29,7 @@ function patternProblems(schema: unknown, path: string): string[] {
     const where = Array.isArray(schema) ? `${path}[${key}]` : `${path}.${key}`;
     if (key === 'pattern' && typeof value === 'string') check(value, where);
     if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
-      for (const pattern of Object.keys(value as Record<string, unknown>)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
+      for (const pattern of Object.keys(value)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
     }
     problems.push(...patternProblems(value, where));
   }
