@@ -8,6 +8,7 @@ import { processPerCall } from './process-per-call.js';
 import { dashboardScenario } from './dashboard.js';
 import { reloadScenario } from './reload.js';
 import { snapshotStorm } from './snapshot-storm.js';
+import { throughput } from './throughput.js';
 import { isPinnedChild, PINNED_FLAG } from './pinned.js';
 import type { ScenarioResult } from './scenario.js';
 
@@ -18,6 +19,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
   'snapshot-storm': snapshotStorm,
   reload: reloadScenario,
   dashboard: dashboardScenario,
+  throughput,
 };
 
 function row(result: ScenarioResult): string {

@@ -50,7 +50,9 @@ export async function runToolCall(generation: Generation, name: string, args: un
       options.onSnapshot?.(bytes);
     },
   };
-  const stopListening = pool.listen(settings.callId, events);
+  // A caller that asked for no events gets none: nothing to route.
+  const wantsEvents = options.onLog !== undefined || options.onTitle !== undefined || options.onSnapshot !== undefined;
+  const stopListening = wantsEvents ? pool.listen(settings.callId, events) : undefined;
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
   const context = { tool: name, callId: settings.callId };
   try {
@@ -79,7 +81,7 @@ export async function runToolCall(generation: Generation, name: string, args: un
     if (output.spillPath !== undefined) extra.spillPath = output.spillPath;
     return finish(reply.isError ? 'error' : 'ok', output.content, extra);
   } finally {
-    stopListening();
+    stopListening?.();
   }
 }
 
