@@ -51,6 +51,10 @@ class TaskStop extends EventEmitter {
   aborted = false;
   why: 'timeout' | 'cancelled' | undefined;
 
+  constructor(readonly pidRow: number) {
+    super();
+  }
+
   stop(why: 'timeout' | 'cancelled'): void {
     if (this.aborted) return;
     this.aborted = true;
@@ -85,6 +89,8 @@ export class WorkerPool {
     // A worker that dies between tasks is replaced on demand; without a listener the
     // EventEmitter would throw the 'error' into the host.
     this.piscina.on('error', () => undefined);
+    // A worker gone — after an abort, a crash, or while still starting — may leave tasks waiting.
+    this.piscina.on('workerDestroy', () => setImmediate(() => this.reviveIfStranded()));
     this.piscina.on('message', (message: unknown) => {
       const port = (message as Record<string, MessagePort | undefined> | null)?.[EVENTS_PORT_KEY];
       if (port) this.exposeEvents(port);
@@ -105,7 +111,7 @@ export class WorkerPool {
   async run<R>(task: PoolTask, limits: TaskLimits): Promise<TaskOutcome<R>> {
     const pidRow = this.pidTable.acquire();
     if (pidRow === undefined) return { kind: 'busy' };
-    const stop = new TaskStop();
+    const stop = new TaskStop(pidRow);
     // Fires at the limit after dispatch, then looks at the row's stamps: a task still waiting
     // for a worker waits on; one being loaded for gets the cold-start allowance; else its time runs.
     let timer: NodeJS.Timeout;
@@ -115,6 +121,7 @@ export class WorkerPool {
       const deadline =
         started !== undefined ? started + limits.timeoutMs : picked !== undefined ? picked + (limits.coldStartMs ?? 0) + limits.timeoutMs : undefined;
       const left = deadline === undefined ? limits.timeoutMs : deadline - Date.now();
+      if (deadline === undefined) this.reviveIfStranded();
       if (left <= 0) stop.stop('timeout');
       else timer = setTimeout(check, left);
     };
@@ -146,12 +153,13 @@ export class WorkerPool {
 
   /**
    * piscina (5.3) does not start a worker for tasks still waiting when the last worker is removed
-   * after an abort or a crash (with minThreads 0), so they would wait forever; submitting a task
-   * makes it start one, which then serves the waiting tasks first.
+   * — after an abort, a crash, or a worker lost while starting (with minThreads 0) — so they would
+   * wait forever; submitting a task makes it start one, which serves the waiting tasks first.
    */
   private reviveIfStranded(): void {
-    if (this.piscina.queueSize === 0 || this.piscina.threads.length > 0) return;
-    this.piscina.run({ kind: 'noop', pidRow: -1 }).catch(() => undefined);
+    if (this.piscina.threads.length > 0) return;
+    const waiting = [...this.active].some((stop) => this.pidTable.stamp(stop.pidRow, PICKED_SLOT) === undefined);
+    if (waiting) this.piscina.run({ kind: 'noop', pidRow: -1 }).catch(() => undefined);
   }
 
   stats(): PoolStats {

@@ -105,18 +105,35 @@ describe('workers that die', () => {
     const host = await startHost('matrix');
     const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
     for (let i = 1; i <= 3; i++) {
-      const pending = host.call('spin', {});
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      const seconds = uniqueSeconds();
+      const pending = host.call('sleepy', { seconds });
+      // Only once the call is running (its sleep exists) is its worker's death a crash of the call.
+      assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length > 0, 10_000));
       killWorkers(host, module);
       const result = await pending;
       assert.equal(result.status, 'crashed', result.content);
-      assert.match(result.content, /spin: the worker running it crashed/);
+      assert.match(result.content, /sleepy: the worker running it crashed/);
+      assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0));
     }
     const disabled = await host.call('boom', {});
     assert.equal(disabled.status, 'crashed');
     assert.match(disabled.content, /boom: disabled after its workers crashed 3 times in 5 minutes; fix the tool and reload/);
     assert.equal((await host.call('echo', { text: 'other modules still work' })).status, 'ok');
     assert.equal((await host.reload()).ok, true);
+    assert.equal((await host.call('boom', {})).status, 'error');
+  });
+});
+
+describe('workers lost while starting', () => {
+  test('a worker killed before it is ready does not strand the call waiting for it (regression: piscina stops spawning)', async () => {
+    const host = await startHost('matrix');
+    const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
+    const generation = (host as unknown as { generation: { modulePool(module: string): { piscina: Piscina } } }).generation;
+    const pending = host.call('boom', {});
+    await eventually(() => generation.modulePool(module).piscina.threads.length > 0, 5000);
+    for (const worker of generation.modulePool(module).piscina.threads) void worker.terminate();
+    const result = await pending;
+    assert.ok(['error', 'crashed'].includes(result.status), `${result.status}: ${result.content}`);
     assert.equal((await host.call('boom', {})).status, 'error');
   });
 });

@@ -1,7 +1,7 @@
 // The command line: commands, options (node:util parseArgs) and the usage text.
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['dash', 'list', 'call', 'check', 'replay', 'mcp'] as const;
+export const COMMANDS = ['dash', 'list', 'call', 'check', 'replay', 'mcp', 'new'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `moonpool — LLM-callable tools written in Lua, each module in its own worker thread
@@ -13,6 +13,7 @@ Usage:
   moonpool check                                            load the config, print every problem
   moonpool replay SESSION [--width N] [--expand]            a session's blocks, re-rendered
   moonpool mcp [--watch]                                    serve the tools over MCP on stdio
+  moonpool new NAME [--dir DIR]                             write a new tool module to start from
 
 Options:
   --config FILE      the config (init.lua or its directory); default: $MOONPOOL_CONFIG,
@@ -21,6 +22,7 @@ Options:
   --state-dir DIR    sessions and spill files (default: $XDG_STATE_HOME/moonpool)
   --session ID       append to this session instead of starting a new one
   --timeout S        time limit in seconds for tools that set none (default 120)
+  --dir DIR          where 'new' writes (default: the config's directory)
   --watch            reload when a file of the config's directory changes (long-running commands)
   -h, --help         this text
   -v, --version      the version
@@ -40,6 +42,7 @@ export interface CliInput {
   width?: number;
   expand: boolean;
   watch: boolean;
+  dir?: string;
 }
 
 export class UsageError extends Error {}
@@ -61,6 +64,7 @@ export function parseCli(argv: string[]): CliInput {
         width: { type: 'string' },
         expand: { type: 'boolean', default: false },
         watch: { type: 'boolean', default: false },
+        dir: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -83,6 +87,7 @@ export function parseCli(argv: string[]): CliInput {
   if (values['state-dir'] !== undefined) input.stateDir = values['state-dir'];
   if (values.session !== undefined) input.session = values.session;
   if (values.format !== undefined) input.format = values.format;
+  if (values.dir !== undefined) input.dir = values.dir;
   if (values.width !== undefined) {
     const width = Number(values.width);
     if (!Number.isInteger(width) || width < 20) throw new UsageError(`--width takes a whole number of columns, at least 20 (got '${values.width}')`);

@@ -8,6 +8,7 @@ import { callTool } from './commands/call.js';
 import { runDashboard } from './commands/dash.js';
 import { checkConfig } from './commands/check.js';
 import { listTools } from './commands/list.js';
+import { newTool } from './commands/new-tool.js';
 import { replaySession } from './commands/replay.js';
 import { formatDiagnostic } from './diagnostic-format.js';
 import { serveMcp } from './mcp/mcp-server.js';
@@ -52,6 +53,8 @@ export async function main(argv: string[], output: Output = process): Promise<nu
   }
   let host: ToolHost | undefined;
   try {
+    // Writing a new tool needs no host (and no config that loads).
+    if (input.command === 'new') return newTool(input, output);
     host = await openHost(input, output);
     return await runCommand(host, input, output);
   } catch (error) {

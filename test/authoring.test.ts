@@ -1,0 +1,112 @@
+// The tool author's path: `moonpool new` gives a tool that checks, runs, renders live and is
+// served over MCP; the Lua Language Server annotations match the runtime exactly; and every Lua
+// snippet in the README and the guide loads without a problem.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Dashboard } from '../ui/dashboard/dashboard.js';
+import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
+import { CLI, eventually, ROOT, startHost, tempDir } from './helpers.js';
+
+function moonpool(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, MOONPOOL_CONFIG: '' } });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('moonpool new', () => {
+  test('writes a tool that checks, runs, renders live in the dashboard and is listed over MCP', async () => {
+    const dir = tempDir();
+    const made = moonpool(['new', 'greet', '--dir', dir], dir);
+    assert.equal(made.code, 0, made.stderr);
+    assert.ok(existsSync(join(dir, 'lua', 'greet.lua')));
+    assert.match(readFileSync(join(dir, 'init.lua'), 'utf8'), /^require\('greet'\)$/m);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, '.luarc.json'), 'utf8')), { 'workspace.library': [join(ROOT, 'workers', 'lua', 'meta')] });
+
+    const common = ['--config', dir, '--state-dir', join(dir, 'state')];
+    assert.match(moonpool(['check', ...common], dir).stdout, /1 tool loaded; 0 errors, 0 warnings/);
+    assert.deepEqual(moonpool(['call', 'greet', '{"who":"Ada","steps":2}', ...common], dir).stdout, 'Hello, Ada!\n');
+
+    const host = await startHost(join(dir, 'init.lua'));
+    const terminal = new VirtualTerminal(100, 20);
+    let shown: string[] = [];
+    const dashboard = new Dashboard({ host, input: terminal.input, output: terminal.output, onPaint: (frame) => (shown = frame.lines) });
+    terminal.type('greet {"who":"Ada","steps":20}\r');
+    assert.ok(await eventually(() => shown.some((line) => /\[#+-*\] step \d+ of 20/.test(line)), 10_000), shown.join('\n'));
+    await dashboard.quit();
+
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common], env: { ...process.env, MOONPOOL_CONFIG: '' } as Record<string, string> });
+    const client = new Client({ name: 'authoring-test', version: '1.0.0' });
+    await client.connect(transport);
+    assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['greet']);
+    await client.close();
+  });
+
+  test('never overwrites a file, and adds the require line to an existing init.lua', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'init.lua'), "-- mine\nrequire('other')");
+    assert.equal(moonpool(['new', 'greet', '--dir', dir], dir).code, 0);
+    assert.equal(readFileSync(join(dir, 'init.lua'), 'utf8'), "-- mine\nrequire('other')\nrequire('greet')\n");
+    const again = moonpool(['new', 'greet', '--dir', dir], dir);
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /greet\.lua exists already; nothing was written/);
+  });
+});
+
+describe('annotations', () => {
+  const meta = readFileSync(join(ROOT, 'workers', 'lua', 'meta', 'moonpool.lua'), 'utf8');
+  const declared = (pattern: RegExp): string => [...meta.matchAll(pattern)].map((match) => match[1]!).sort().join(',');
+  const classFields = (name: string): string[] => {
+    const block = meta.split(`---@class ${name}\n`)[1]!.split(/\n(?!---@field)/)[0]!;
+    return [...block.matchAll(/---@field (\w+)/g)].map((match) => match[1]!);
+  };
+
+  test('every global, method and field the file declares exists in a worker, and nothing more', async () => {
+    const host = await startHost('introspect');
+    const result = await host.call('introspect', {});
+    const runtime = Object.fromEntries(result.content.split('\n').map((line) => line.split('=') as [string, string]));
+    assert.equal(runtime['globals'], declared(/^(\w+) = /gm) + ',' + declared(/^function (\w+)\(/gm).split(',').filter(Boolean).join(','));
+    assert.equal(runtime['agent'], declared(/^function agent\.(\w+)/gm));
+    assert.equal(runtime['registry'], declared(/^function ToolRegistry:(\w+)/gm));
+    assert.equal(runtime['ctx'], [...classFields('RunCtx'), ...declared(/^function RunCtx:(\w+)/gm).split(',')].sort().join(','));
+    const rendered = await host.render('introspect', result.snapshot!, { width: 40, height: 5, expand: false });
+    assert.deepEqual(rendered, { ok: true, lines: [`view=${classFields('RenderView').sort().join(',')}`] });
+  });
+
+  test('the ToolDefinition fields are exactly the ones registry:add knows', () => {
+    const api = readFileSync(join(ROOT, 'workers', 'lua', 'api.lua'), 'utf8');
+    const known = /local KNOWN_FIELDS = \{([\s\S]*?)\}/.exec(api)![1]!;
+    const runtimeFields = [...known.matchAll(/(\w+) = true/g)].map((match) => match[1]!).sort();
+    assert.deepEqual(classFields('ToolDefinition').sort(), runtimeFields);
+  });
+});
+
+describe('documentation snippets', () => {
+  const snippets = (file: string): string[] => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```lua\n([\s\S]*?)```/g)].map((match) => match[1]!);
+
+  for (const file of ['README.md', 'docs/writing-tools.md']) {
+    test(`every Lua snippet in ${file} loads as a config with no problem`, () => {
+      const found = snippets(file);
+      assert.ok(found.length > 0);
+      for (const snippet of found) {
+        const dir = tempDir();
+        writeFileSync(join(dir, 'init.lua'), snippet);
+        const check = moonpool(['check', '--config', dir, '--state-dir', join(dir, 'state')], dir);
+        assert.equal(check.code, 0, `${snippet}\n${check.stdout}${check.stderr}`);
+        assert.match(check.stdout, /[1-9]\d* tools? loaded; 0 errors, 0 warnings/);
+      }
+    });
+  }
+
+  test("the README's quick start runs as written", () => {
+    const [quickStart] = snippets('README.md');
+    const dir = tempDir();
+    writeFileSync(join(dir, 'init.lua'), quickStart!);
+    writeFileSync(join(dir, 'poem.txt'), 'one two three\nfour\n');
+    const call = moonpool(['call', 'word_count', '{"path":"poem.txt"}', '--config', dir, '--cwd', dir, '--state-dir', join(dir, 'state')], dir);
+    assert.deepEqual([call.code, call.stdout], [0, 'poem.txt has 4 words\n']);
+  });
+});

@@ -1,0 +1,50 @@
+// `moonpool new NAME [--dir DIR]`: writes DIR/lua/NAME.lua (a tool with schema, run, render and
+// available), adds `require('NAME')` to DIR/init.lua (creating it if needed), and writes the
+// .luarc.json line that points an editor at moonpool's annotations. Never overwrites a file.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resolveConfig } from '../../core/index.js';
+import { UsageError, type CliInput } from '../cli-options.js';
+import { displayPath } from '../diagnostic-format.js';
+import type { Output } from '../open-host.js';
+import { newToolModule } from '../new-tool-template.js';
+
+const NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
+const ANNOTATIONS = fileURLToPath(new URL('../../../workers/lua/meta', import.meta.url));
+
+export function newTool(input: CliInput, output: Output): number {
+  const [name, ...extra] = input.positionals;
+  if (name === undefined || extra.length > 0) throw new UsageError('new takes one tool name: moonpool new NAME [--dir DIR]');
+  if (!NAME_PATTERN.test(name)) throw new UsageError(`a new tool's name is a Lua identifier of at most 64 characters (got '${name}')`);
+  const config = resolveConfig(input.config);
+  // Without a config of their own, a user's first tool starts their config, never the bundled demo.
+  const dir = input.dir ?? (config.source === 'bundled' ? join(process.env['XDG_CONFIG_HOME'] || join(homedir(), '.config'), 'moonpool') : dirname(config.file));
+  const module = join(dir, 'lua', `${name}.lua`);
+  if (existsSync(module)) {
+    output.stderr.write(`moonpool: ${displayPath(module)} exists already; nothing was written\n`);
+    return 2;
+  }
+  mkdirSync(dirname(module), { recursive: true });
+  writeFileSync(module, newToolModule(name), { flag: 'wx' });
+  output.stdout.write(`wrote ${displayPath(module)}\n`);
+
+  const init = join(dir, 'init.lua');
+  const requireLine = `require('${name}')`;
+  if (!existsSync(init)) {
+    writeFileSync(init, `-- moonpool config: each tool lives in a module under lua/.\n${requireLine}\n`, { flag: 'wx' });
+    output.stdout.write(`wrote ${displayPath(init)}\n`);
+  } else if (!readFileSync(init, 'utf8').includes(requireLine)) {
+    appendFileSync(init, `${readFileSync(init, 'utf8').endsWith('\n') ? '' : '\n'}${requireLine}\n`);
+    output.stdout.write(`added ${requireLine} to ${displayPath(init)}\n`);
+  }
+
+  const luarc = join(dir, '.luarc.json');
+  if (!existsSync(luarc)) {
+    writeFileSync(luarc, `${JSON.stringify({ 'workspace.library': [ANNOTATIONS] }, null, 2)}\n`, { flag: 'wx' });
+    output.stdout.write(`wrote ${displayPath(luarc)} (editor completion for the moonpool API)\n`);
+  }
+  output.stdout.write(`try it: moonpool call ${name} '{"who":"Ada"}'${input.dir ? ` --config ${displayPath(dir)}` : ''}\n`);
+  return 0;
+}

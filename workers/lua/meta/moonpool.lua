@@ -1,0 +1,73 @@
+---@meta moonpool
+-- Lua Language Server annotations for moonpool's tool API: completion and checking in your editor.
+-- Point the editor at this folder with one line of .luarc.json in your config directory:
+--   { "workspace.library": ["/path/to/moonpool/workers/lua/meta"] }
+-- (`moonpool new` writes it for you.) A test keeps this file and the runtime in step.
+
+---The host agent: register handlers for its events.
+---@class Agent
+agent = {}
+
+---Registers `handler` for `event`. The one event is `'discover_tools'`: it runs when the config
+---loads and on every reload, with a registry to add tools to. Several handlers may register.
+---@param event 'discover_tools'
+---@param handler fun(registry: ToolRegistry)
+function agent.on(event, handler) end
+
+---What `discover_tools` handlers add tools to.
+---@class ToolRegistry
+local ToolRegistry = {}
+
+---A tool, as given to `registry:add`.
+---@class ToolDefinition
+---@field name string Matches ^[a-zA-Z0-9_-]{1,64}$.
+---@field description string What the model is told the tool does.
+---@field parameters? table A JSON Schema with type = 'object'; default { type = 'object', properties = {} }.
+---@field run fun(args: table, ctx: RunCtx): string|ToolResult Runs the tool; returns what the model sees.
+---@field render? fun(state: table, view: RenderView): string|string[] Draws the tool's block from its latest snapshot.
+---@field available? fun(ctx: RunCtx): boolean Whether the tool is offered at all (asked once per load).
+---@field timeout? number Wall-clock limit in seconds (default 120).
+
+---A result that says whether the call failed.
+---@class ToolResult
+---@field content string What the model sees.
+---@field is_error? boolean True when the call failed.
+
+---Adds a tool. A bad definition is reported with file:line; the other tools still load.
+---@param definition ToolDefinition
+function ToolRegistry:add(definition) end
+
+---What `run` and `available` get about the call.
+---@class RunCtx
+---@field cwd string The working directory (absolute).
+---@field spill_dir string A scratch directory for large output, per session.
+---@field tool string This tool's name.
+---@field call_id string This call's id.
+local RunCtx = {}
+
+---Publishes a snapshot for the tool's live block: any plain table (strings, numbers, booleans,
+---tables). Cheap enough for tight loops; the host sees the latest, at most ~30 a second.
+---@param state table
+function RunCtx:show(state) end
+
+---Sets the short label shown after the tool's name in its block header.
+---@param text string|number
+function RunCtx:title(text) end
+
+---The space a block has, for `render`.
+---@class RenderView
+---@field width integer Columns.
+---@field height integer Lines.
+---@field expand boolean The user asked for the full output.
+
+---Runs `/bin/sh -c command` in ctx.cwd without blocking; returns its stdout (trailing newlines
+---removed) and its exit code. Its stderr goes to the call's log.
+---@param command string
+---@return string stdout
+---@return integer code
+function capture(command) end
+
+---Quotes a string as one POSIX shell word, whatever bytes it holds (but NUL).
+---@param value string|number
+---@return string
+function shquote(value) end
