@@ -38,7 +38,7 @@ describe('moonpool new', () => {
     assert.ok(await eventually(() => shown.some((line) => /\[#+-*\] step \d+ of 20/.test(line)), 10_000), shown.join('\n'));
     await dashboard.quit();
 
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common], env: { ...process.env, MOONPOOL_CONFIG: '' } as Record<string, string> });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common], env: { ...process.env, MOONPOOL_CONFIG: '' } });
     const client = new Client({ name: 'authoring-test', version: '1.0.0' });
     await client.connect(transport);
     assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['greet']);
