@@ -20,7 +20,7 @@ import type {
   WorkerConfig,
 } from '../core/protocol.js';
 import { runShell, type CaptureOutcome } from './capture.js';
-import { ChildPidTable } from './child-pids.js';
+import type { ChildPidTable, TaskTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
@@ -66,6 +66,7 @@ export class LuaRuntime {
   private constructor(
     private readonly engine: LuaEngine,
     private readonly config: WorkerConfig,
+    private readonly tasks: TaskTable,
   ) {
     this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
@@ -82,11 +83,11 @@ export class LuaRuntime {
   }
 
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
-  static async create(config: WorkerConfig, pidRow: number): Promise<LuaRuntime> {
+  static async create(config: WorkerConfig, tasks: TaskTable, pidRow: number): Promise<LuaRuntime> {
     const engine = await withCompiledModule(config.luaModule, () =>
       new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
     );
-    const runtime = new LuaRuntime(engine, config);
+    const runtime = new LuaRuntime(engine, config, tasks);
     runtime.installPrelude();
     engine.global.setMemoryMax(config.memoryLimitBytes);
     await runtime.loadAndDiscover(pidRow);
@@ -165,7 +166,7 @@ export class LuaRuntime {
   }
 
   private scopeFor(pidRow: number, channel: SnapshotChannel | null): TaskScope {
-    return { pids: new ChildPidTable(this.config.pids, pidRow, this.config.pidSlotsPerRow), channel, logs: [] };
+    return { pids: this.tasks.pids(pidRow), channel, logs: [] };
   }
 
   private async loadAndDiscover(pidRow: number): Promise<void> {

@@ -8,7 +8,7 @@ import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { EVENTS_PORT_KEY, type WorkerConfig, type WorkerEvents, type WorkerReply, type WorkerTask } from '../core/protocol.js';
-import { ChildPidTable } from './child-pids.js';
+import { TaskTable } from './child-pids.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { SnapshotChannel } from './snapshot-channel.js';
@@ -20,6 +20,7 @@ const WORKER_NICE = 10;
 if (process.platform === 'linux') setPriority(0, WORKER_NICE);
 
 const config = workerData as WorkerConfig;
+const tasks = new TaskTable(config.pids, config.pidSlotsPerRow, config.pidEpochMs);
 const channel = new MessageChannel();
 const events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
 // Unreferenced so that an idle worker can still be reaped.
@@ -32,12 +33,11 @@ captureConsole((text) => runtime?.logToCall(text));
 
 export default async function handleTask(task: WorkerTask): Promise<WorkerReply> {
   if (task.kind === 'noop') return null;
-  const stamp = (which: 'picked' | 'started'): void => ChildPidTable.stamp(config.pids, task.pidRow, config.pidSlotsPerRow, config.pidEpochMs, which);
-  stamp('picked');
+  tasks.stamp(task.pidRow, 'picked');
   // Loading the config is discovery's own work; for the other tasks it comes before their time.
-  if (task.kind === 'discover') stamp('started');
-  const lua = (runtime ??= await (starting ??= LuaRuntime.create(config, task.pidRow)));
-  stamp('started');
+  if (task.kind === 'discover') tasks.stamp(task.pidRow, 'started');
+  const lua = (runtime ??= await (starting ??= LuaRuntime.create(config, tasks, task.pidRow)));
+  tasks.stamp(task.pidRow, 'started');
   switch (task.kind) {
     case 'discover':
       return lua.discoveryReport();
