@@ -46,8 +46,12 @@ export function uniqueSeconds(): string {
   return `600.${process.pid}${Math.floor(Math.random() * 1e6)}`;
 }
 
-/** Polls `check` until it holds or `timeoutMs` passes; returns whether it held. */
-export async function eventually(check: () => boolean, timeoutMs = 2000): Promise<boolean> {
+/**
+ * Polls `check` until it holds or `timeoutMs` passes; returns whether it held. The default is
+ * generous: on a loaded machine a killed worker's exit (and its processes' end) is seen late, and
+ * waiting costs nothing when the check holds.
+ */
+export async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (check()) return true;
