@@ -109,7 +109,13 @@ describe('moonpool mcp', () => {
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
     writeFileSync(file, `${TOOLS}\nagent.on('discover_tools', function(r) r:add { name = 'added', description = 'New.', run = function() return 'new' end } end)\n`);
     await changed;
-    const { tools } = await client.listTools();
-    assert.ok(tools.some((tool) => tool.name === 'added'));
+    // An editor's save can reach the watcher as several changes, so more than one reload (and
+    // notification) may follow; the new tool is there once the last one has loaded.
+    let names: string[] = [];
+    for (let tries = 0; tries < 50 && !names.includes('added'); tries++) {
+      names = (await client.listTools()).tools.map((tool) => tool.name);
+      if (!names.includes('added')) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(names.includes('added'), names.join(', '));
   });
 });

@@ -18,21 +18,31 @@ export interface CaptureOptions {
 
 export type CaptureOutcome = { ok: true; stdout: Buffer; code: number } | { ok: false; message: string };
 
+// Every command waits for a go line on fd 3, sent once its pid is recorded: a worker terminated
+// between `spawn` and recording would otherwise leave a process nobody knows to kill. If the worker
+// dies first, fd 3 closes, `read` fails and the shell exits without running anything.
+const GATE = 'read -r _ <&3 || exit 125';
 // A command that is not valid UTF-8 cannot travel as a spawn argument (Node encodes arguments as
-// UTF-8), so it goes to the shell on fd 3 and is evaluated from there, byte for byte.
-const EVAL_FROM_FD3 = 's=$(cat <&3; printf x); exec 3<&-; eval "${s%x}"';
+// UTF-8), so it follows the go line on fd 3 and is evaluated from there, byte for byte.
+const EVAL_FROM_FD3 = `${GATE}; s=$(cat <&3; printf x); exec 3<&-; eval "\${s%x}"`;
 
 export function runShell(command: Buffer, options: CaptureOptions): Promise<CaptureOutcome> {
   const direct = isUtf8(command);
-  const child = spawn('/bin/sh', ['-c', direct ? command.toString('utf8') : EVAL_FROM_FD3], {
+  const script = direct ? `${GATE}; exec 3<&-\n${command.toString('utf8')}` : EVAL_FROM_FD3;
+  const child = spawn('/bin/sh', ['-c', script], {
     cwd: options.cwd,
     detached: true,
-    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', direct ? 'ignore' : 'pipe'],
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
   });
   if (child.pid !== undefined && options.pids && !options.pids.record(child.pid)) {
     child.kill('SIGKILL');
     return Promise.resolve({ ok: false, message: 'too many processes started by one call' });
   }
+  const gate = child.stdio[3] as NodeJS.WritableStream;
+  gate.on('error', () => undefined);
+  gate.write('go\n');
+  if (direct) gate.end();
+  else gate.end(command);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -48,7 +58,6 @@ export function runShell(command: Buffer, options: CaptureOptions): Promise<Capt
     });
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (text: string) => options.onStderr(text.replace(/\n$/, '')));
-    if (!direct) (child.stdio[3] as NodeJS.WritableStream).end(command);
     if (options.stdin) child.stdin!.end(options.stdin);
     child.stdin?.on('error', () => undefined);
     child.on('error', (error) => resolve({ ok: false, message: `cannot start /bin/sh: ${error.message}` }));
