@@ -42,17 +42,19 @@ export async function runToolCall(generation: Generation, name: string, args: un
   if (pool.queueFull) return finish('busy', messages.busy(name, pool.stats().queued));
 
   let lastSnapshot: Uint8Array | undefined;
-  const events: CallEvents = {
-    log: (text) => options.onLog?.(text),
-    title: (text) => options.onTitle?.(text),
-    snapshot: (bytes) => {
-      lastSnapshot = bytes;
-      options.onSnapshot?.(bytes);
-    },
-  };
   // A caller that asked for no events gets none: nothing to route.
   const wantsEvents = options.onLog !== undefined || options.onTitle !== undefined || options.onSnapshot !== undefined;
-  const stopListening = wantsEvents ? pool.listen(settings.callId, events) : undefined;
+  const events: CallEvents | undefined = wantsEvents
+    ? {
+        log: (text) => options.onLog?.(text),
+        title: (text) => options.onTitle?.(text),
+        snapshot: (bytes) => {
+          lastSnapshot = bytes;
+          options.onSnapshot?.(bytes);
+        },
+      }
+    : undefined;
+  const stopListening = events ? pool.listen(settings.callId, events) : undefined;
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
   const context = { tool: name, callId: settings.callId };
   try {

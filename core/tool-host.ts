@@ -257,9 +257,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   private record(log: SessionLog, result: CallResult, args: unknown): void {
     const { callId, tool, status, content, spillPath, title, durationMs, snapshot } = result;
-    // Arguments too large or deep to check are not logged either: the log must be writable. Calls
-    // that ran (or timed out, …) had their arguments checked already.
-    const unchecked = status === 'invalid_args' || status === 'unknown_tool' || status === 'unavailable' || status === 'busy' || status === 'crashed';
+    // Arguments too large or deep to check are not logged either: the log must be writable. Every
+    // other status comes after the arguments passed their checks.
+    const unchecked = status === 'invalid_args' || status === 'unknown_tool' || status === 'unavailable';
     const problem = unchecked ? shapeProblem(args) : undefined;
     const loggedArgs = problem === undefined ? args : { $notRecorded: problem };
     const record: SessionRecord = { callId, tool, args: loggedArgs, status, content, durationMs, finishedAt: Date.now() };

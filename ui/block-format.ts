@@ -15,8 +15,8 @@ export const STATUS_MARKS: Record<CallStatus, string> = {
   busy: '…',
 };
 
-/** Lines of the default block shown when collapsed. */
-export const COLLAPSED_LINES = 10;
+/** Lines a block's body shows when collapsed (the dashboard's Ctrl-O, replay's --expand show all). */
+export const COLLAPSED_BODY_LINES = 8;
 
 export interface BlockInput {
   status: CallStatus;
@@ -35,6 +35,6 @@ export function blockHeader(block: BlockInput): string {
 export function blockBody(block: BlockInput, rendered: RenderResult, expand: boolean): string[] {
   if (rendered.ok) return rendered.lines.map((line) => sanitizeLine(line));
   const lines = sanitizeLines(block.content);
-  const shown = expand || lines.length <= COLLAPSED_LINES ? lines : [...lines.slice(0, COLLAPSED_LINES), `… ${lines.length - COLLAPSED_LINES} more lines`];
+  const shown = expand || lines.length <= COLLAPSED_BODY_LINES ? lines : [...lines.slice(0, COLLAPSED_BODY_LINES), `… ${lines.length - COLLAPSED_BODY_LINES} more lines`];
   return rendered.reason === null ? shown : [...shown, `(${sanitizeLine(rendered.reason)}; showing the recorded text)`];
 }

@@ -2,7 +2,6 @@
 // a spinner and elapsed time, body from `render`), redrawn at most REDRAWS_PER_SECOND, and erased
 // when the call ends so that only the result stays. Log lines scroll above it.
 import type { ToolHost } from '../core/index.js';
-import { blockBody } from './block-format.js';
 import { sanitizeLine } from './terminal-text.js';
 
 const REDRAWS_PER_SECOND = 10;
@@ -56,7 +55,8 @@ export class LiveBlock {
       this.snapshot = undefined;
       const view = { width: this.width() - 2, height: MAX_BODY_LINES, expand: false };
       const rendered = await this.host.render(this.tool, snapshot, view);
-      this.body = blockBody({ status: 'ok', tool: this.tool, durationMs: 0, content: '' }, rendered, false).filter((line, i, all) => i < all.length - 1 || line !== '');
+      // While the call runs there is no model-facing text yet: the render, or why there is none.
+      this.body = rendered.ok ? rendered.lines.map((line) => sanitizeLine(line)) : rendered.reason ? [`(${sanitizeLine(rendered.reason)})`] : [];
       this.rendering = false;
     }
     this.erase();

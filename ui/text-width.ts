@@ -20,9 +20,3 @@ export function fitColumns(text: string, width: number): string {
   }
   return `${out}…`;
 }
-
-/** `text` cut or padded with spaces to exactly `width` columns. */
-export function padColumns(text: string, width: number): string {
-  const fitted = fitColumns(text, width);
-  return fitted + ' '.repeat(Math.max(0, width - columns(fitted)));
-}

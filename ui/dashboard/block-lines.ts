@@ -5,21 +5,23 @@
 import blessed from 'blessed';
 import { sanitizeLine, sanitizeLines } from '../terminal-text.js';
 import { columns, fitColumns } from '../text-width.js';
-import { COLLAPSED_BODY_LINES, type Block, type BlockStatus } from './block.js';
+import { COLLAPSED_BODY_LINES, STATUS_MARKS } from '../block-format.js';
+import type { Block, BlockStatus } from './block.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const BODY_INDENT = '  ';
 
-const MARKS: Record<Exclude<BlockStatus, 'running'>, string> = {
-  ok: '{green-fg}✓{/green-fg}',
-  error: '{red-fg}✗{/red-fg}',
-  timeout: '{yellow-fg}⏱{/yellow-fg}',
-  cancelled: '{gray-fg}⊘{/gray-fg}',
-  crashed: '{red-fg}✗{/red-fg}',
-  invalid_args: '{red-fg}✗{/red-fg}',
-  unavailable: '{yellow-fg}✗{/yellow-fg}',
-  unknown_tool: '{red-fg}?{/red-fg}',
-  busy: '{yellow-fg}…{/yellow-fg}',
+/** The colour of each finished status's mark (the marks themselves are block-format's). */
+const MARK_COLORS: Record<Exclude<BlockStatus, 'running'>, string> = {
+  ok: 'green',
+  error: 'red',
+  timeout: 'yellow',
+  cancelled: 'gray',
+  crashed: 'red',
+  invalid_args: 'red',
+  unavailable: 'yellow',
+  unknown_tool: 'red',
+  busy: 'yellow',
 };
 
 export interface DrawContext {
@@ -39,7 +41,10 @@ function elapsed(block: Block, now: number): string {
 }
 
 export function headerLine(block: Block, context: DrawContext): string {
-  const mark = block.status === 'running' ? `{cyan-fg}${SPINNER[context.frame % SPINNER.length]}{/cyan-fg}` : MARKS[block.status];
+  const mark =
+    block.status === 'running'
+      ? `{cyan-fg}${SPINNER[context.frame % SPINNER.length]}{/cyan-fg}`
+      : `{${MARK_COLORS[block.status]}-fg}${STATUS_MARKS[block.status]}{/${MARK_COLORS[block.status]}-fg}`;
   const time = block.kind === 'call' ? elapsed(block, context.now) : '';
   const status = block.running || block.status === 'ok' || block.kind === 'note' ? '' : `  ${block.status}`;
   const room = context.width - columns(block.tool) - columns(status) - columns(time) - 6;

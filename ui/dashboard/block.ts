@@ -5,8 +5,6 @@ import type { CallResult, CallStatus, RenderResult } from '../../core/index.js';
 
 export type BlockStatus = 'running' | CallStatus;
 
-/** Lines the body shows when collapsed (Ctrl-O shows all). */
-export const COLLAPSED_BODY_LINES = 8;
 const KEPT_LOG_LINES = 50;
 
 export class Block {

@@ -1,8 +1,8 @@
 // The transcript: its blocks in order, drawn into lines for the current width, and the renders
 // it asks the host for — one per dirty visible block per frame, from that block's latest snapshot.
 import type { ToolHost } from '../../core/index.js';
-import type { Block} from './block.js';
-import { COLLAPSED_BODY_LINES } from './block.js';
+import { COLLAPSED_BODY_LINES } from '../block-format.js';
+import type { Block } from './block.js';
 import { blockLines, type DrawContext } from './block-lines.js';
 
 /** Blocks kept; older ones leave the transcript (they stay in the session log). */
