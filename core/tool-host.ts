@@ -57,7 +57,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private currentDiagnostics: Diagnostic[] = [];
   private currentLogs: string[] = [];
   private callCounter = 0;
-  private sessionLogFailures = 0;
   private readonly inFlight = new Set<Promise<CallResult>>();
   /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
   private readonly callIdPrefix = randomBytes(3).toString('hex');
@@ -266,8 +265,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     if (spillPath !== undefined) record.spillPath = spillPath;
     if (title !== undefined) record.title = title;
     if (snapshot !== undefined) record.snapshot = snapshot;
-    // A call whose record cannot be written still returns its result; the failure is counted.
-    log.enqueue(record, () => this.sessionLogFailures++);
+    // A call whose record cannot be written still returns its result; the log counts the loss.
+    log.enqueue(record);
   }
 
   /**
@@ -297,7 +296,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       generation: this.generation?.number ?? 0,
       tools: this.generation?.tools.size ?? 0,
       modules: this.generation?.stats() ?? {},
-      sessionLogFailures: this.sessionLogFailures,
+      sessionLogFailures: this.log?.lost ?? 0,
     };
   }
 
@@ -310,10 +309,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     await Promise.all([this.generation?.close(), ...[...this.retiring].map((generation) => generation.close())]);
     // The cancelled calls still write their records before the log closes.
     await Promise.allSettled([...this.inFlight]);
-    try {
-      this.log?.close();
-    } catch {
-      this.sessionLogFailures++;
-    }
+    this.log?.close();
   }
 }

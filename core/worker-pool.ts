@@ -43,15 +43,21 @@ export interface TaskLimits {
   signal?: AbortSignal | undefined;
 }
 
+/** How often running tasks' deadlines are checked: a timeout ends at most this much late. */
+const DEADLINE_SWEEP_MS = 50;
+
 /**
- * How a task is stopped early. piscina accepts an EventEmitter with `aborted` as its signal,
- * which costs far less to create per task than an AbortController.
+ * One task in flight, and how it is stopped early. piscina accepts an EventEmitter with
+ * `aborted` as its signal, which costs far less to create per task than an AbortController.
  */
 class TaskStop extends EventEmitter {
   aborted = false;
   why: 'timeout' | 'cancelled' | undefined;
 
-  constructor(readonly pidRow: number) {
+  constructor(
+    readonly pidRow: number,
+    readonly limits: TaskLimits,
+  ) {
     super();
   }
 
@@ -68,6 +74,7 @@ export class WorkerPool {
   private readonly pidTable: PidTable;
   private readonly listeners = new Map<string, CallEvents>();
   private readonly active = new Set<TaskStop>();
+  private deadlineSweep: NodeJS.Timeout | undefined;
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
   private readonly retired = new Map<string, unknown>();
 
@@ -111,26 +118,13 @@ export class WorkerPool {
   async run<R>(task: PoolTask, limits: TaskLimits): Promise<TaskOutcome<R>> {
     const pidRow = this.pidTable.acquire();
     if (pidRow === undefined) return { kind: 'busy' };
-    const stop = new TaskStop(pidRow);
-    // Fires at the limit after dispatch, then looks at the row's stamps: a task still waiting
-    // for a worker waits on; one being loaded for gets the cold-start allowance; else its time runs.
-    let timer: NodeJS.Timeout;
-    const check = (): void => {
-      const started = this.pidTable.stamp(pidRow, STARTED_SLOT);
-      const picked = this.pidTable.stamp(pidRow, PICKED_SLOT);
-      const deadline =
-        started !== undefined ? started + limits.timeoutMs : picked !== undefined ? picked + (limits.coldStartMs ?? 0) + limits.timeoutMs : undefined;
-      const left = deadline === undefined ? limits.timeoutMs : deadline - Date.now();
-      if (deadline === undefined) this.reviveIfStranded();
-      if (left <= 0) stop.stop('timeout');
-      else timer = setTimeout(check, left);
-    };
-    timer = setTimeout(check, limits.timeoutMs);
+    const stop = new TaskStop(pidRow, limits);
     const onCancel = (): void => stop.stop('cancelled');
     const { signal } = limits;
     if (signal?.aborted) onCancel();
     signal?.addEventListener('abort', onCancel, { once: true });
     this.active.add(stop);
+    this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS).unref();
     try {
       const value = (await this.piscina.run({ ...task, pidRow }, { signal: stop })) as R;
       this.pidTable.release(pidRow);
@@ -146,9 +140,33 @@ export class WorkerPool {
     } finally {
       if (task.kind === 'run') this.retired.delete(task.context.callId);
       this.active.delete(stop);
-      clearTimeout(timer);
       signal?.removeEventListener('abort', onCancel);
     }
+  }
+
+  /**
+   * Stops the tasks past their deadline, reading each row's stamps: a task still waiting for a
+   * worker waits on (and may need a worker started); one being loaded for gets the cold-start
+   * allowance; else its own time runs from when it started. One interval serves every task
+   * (a timer per call cost a warm call more than the check does), and ends once none is left.
+   */
+  private sweepDeadlines(): void {
+    if (this.active.size === 0) {
+      clearInterval(this.deadlineSweep);
+      this.deadlineSweep = undefined;
+      return;
+    }
+    const now = Date.now();
+    let waiting = false;
+    for (const stop of this.active) {
+      const { timeoutMs, coldStartMs = 0 } = stop.limits;
+      const started = this.pidTable.stamp(stop.pidRow, STARTED_SLOT);
+      const picked = this.pidTable.stamp(stop.pidRow, PICKED_SLOT);
+      if (started === undefined && picked === undefined) waiting = true;
+      const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
+      if (deadline !== undefined && now >= deadline) stop.stop('timeout');
+    }
+    if (waiting) this.reviveIfStranded();
   }
 
   /**
@@ -170,6 +188,8 @@ export class WorkerPool {
   /** Cancels every task in flight (they end as `cancelled`), then stops the workers. */
   async close(): Promise<void> {
     for (const stop of this.active) stop.stop('cancelled');
+    clearInterval(this.deadlineSweep);
+    this.deadlineSweep = undefined;
     await this.piscina.destroy();
   }
 

@@ -1,7 +1,7 @@
 // The session log: one record per call with its last snapshot; a torn tail (the host killed
 // mid-write) is skipped with a warning, every complete record survives, and appending goes on.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -99,4 +99,26 @@ test('kill -9 of a process in the middle of a stream of appends loses no complet
   const after = readSessionLog(path);
   assert.equal(after.records.length, readout.records.length + 1);
   assert.deepEqual(after.warnings, []);
+});
+
+test('records still queued when the host process exits without closing are written', () => {
+  const stateDir = tempDir();
+  const child = spawnSync(process.execPath, [join(ROOT, 'dist', 'test', 'session-exiter.js'), stateDir, 'exited', '25'], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  const readout = readSessionLog(sessionLogPath(stateDir, 'exited'));
+  assert.deepEqual(readout.warnings, []);
+  assert.equal(readout.records.length, 25);
+  assert.ok(readout.records.every((entry) => entry.tool === 'waits' && entry.status === 'ok'));
+});
+
+test('a record that cannot be encoded is counted as lost and the records around it are written', () => {
+  const stateDir = tempDir();
+  const log = SessionLog.open(stateDir, 'lossy');
+  log.enqueue(record(1));
+  log.enqueue({ ...record(2), args: { n: 2n ** 70n } });
+  log.enqueue(record(3));
+  log.flush();
+  assert.equal(log.lost, 1);
+  log.close();
+  assert.deepEqual(readSessionLog(log.path).records.map((entry) => entry.callId), ['c1', 'c3']);
 });
