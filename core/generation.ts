@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { snapshotConfig } from './config-snapshot.js';
+import type { CpuSlots } from './cpu-slots.js';
 import { compiledLuaModule } from './lua-wasm.js';
 import type { Ajv } from 'ajv';
 import type { AvailableReply, Diagnostic, DiscoveryReport, RenderReply, RenderView, WorkerConfig } from './protocol.js';
@@ -33,6 +34,8 @@ export interface GenerationOptions {
   maxThreadsPerModule: number;
   idleTimeoutMs: number;
   maxQueuePerModule: number;
+  /** The host's CPU slots, shared by every generation's workers. */
+  cpuSlots: CpuSlots;
 }
 
 export interface ToolState extends CheckedTool {
@@ -55,7 +58,7 @@ export class Generation {
 
   private constructor(
     readonly options: GenerationOptions,
-    private readonly workerConfig: Omit<WorkerConfig, 'role' | 'pids' | 'pidSlotsPerRow' | 'pidEpochMs'>,
+    private readonly workerConfig: Omit<WorkerConfig, 'role' | 'pids' | 'pidEpochMs' | 'cpuSlots'>,
     private readonly inspect: WorkerPool,
     readonly tools: Map<string, ToolState>,
     readonly diagnostics: Diagnostic[],
@@ -80,7 +83,7 @@ export class Generation {
       sources: snapshot.sources,
       luaModule: await compiledLuaModule(),
     };
-    const inspect = new WorkerPool({ config: { ...workerConfig, role: 'inspect' }, maxThreads: 1, idleTimeoutMs: options.idleTimeoutMs, maxQueue: 1000 });
+    const inspect = new WorkerPool({ config: { ...workerConfig, role: 'inspect' }, cpuSlots: options.cpuSlots, maxThreads: 1, idleTimeoutMs: options.idleTimeoutMs, maxQueue: 1000 });
     const outcome = await inspect.run<DiscoveryReport>({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
     const failure = (message: string): LoadOutcome => ({ ok: false, diagnostics: [{ severity: 'error', file: options.configFile, message }], logs: [] });
     let report: DiscoveryReport;
@@ -161,6 +164,7 @@ export class Generation {
     if (!pool) {
       pool = new WorkerPool({
         config: { ...this.workerConfig, role: 'module' },
+        cpuSlots: this.options.cpuSlots,
         maxThreads: this.options.maxThreadsPerModule,
         idleTimeoutMs: this.options.idleTimeoutMs,
         maxQueue: this.options.maxQueuePerModule,

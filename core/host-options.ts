@@ -23,6 +23,13 @@ export interface ToolHostOptions {
   availableTimeoutMs?: number;
   /** Time budget of one `render`, in ms; past it the default block is shown. Default 50. */
   renderBudgetMs?: number;
+  /**
+   * How many calls may execute Lua at the same moment, host-wide. Past a call's first 10 ms,
+   * calls take turns of about 20 ms, handed over at `ctx:show` and while a call waits on a
+   * command; a call that never shows progress keeps its turn until it waits or ends, and calls
+   * waiting behind a queue that has not moved for 200 ms run anyway. Default: the number of CPUs.
+   */
+  cpuSlots?: number;
   /** Workers per module pool. Default: min(4, cores). */
   maxThreadsPerModule?: number;
   /** An idle worker is reaped after this many ms. Default 60,000. */
@@ -81,6 +88,7 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     loadTimeoutMs: positive('loadTimeoutMs', options.loadTimeoutMs, DEFAULT_LOAD_TIMEOUT_MS),
     availableTimeoutMs: positive('availableTimeoutMs', options.availableTimeoutMs, DEFAULT_AVAILABLE_TIMEOUT_MS),
     renderBudgetMs: positive('renderBudgetMs', options.renderBudgetMs, DEFAULT_RENDER_BUDGET_MS),
+    cpuSlots: positive('cpuSlots', options.cpuSlots, availableParallelism(), true),
     maxThreadsPerModule: positive('maxThreadsPerModule', options.maxThreadsPerModule, Math.min(4, availableParallelism()), true),
     idleTimeoutMs: positive('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS),
     maxQueuePerModule: positive('maxQueuePerModule', options.maxQueuePerModule, DEFAULT_MAX_QUEUE_PER_MODULE, true),

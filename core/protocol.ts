@@ -30,15 +30,27 @@ export interface WorkerConfig {
   /** wasmoon's module, compiled once by the host and shared by every worker. */
   luaModule: WebAssembly.Module;
   /**
-   * The pool's pid table: a row of PID_SLOTS_PER_ROW Int32 slots per task, in which the worker
-   * stores the pid of each process group the task starts, so the core can kill them after
-   * terminating the worker.
+   * The pool's task table: a row of TASK_ROW_WORDS Int32 words per task (layout below), where the
+   * worker stamps the task's progress, keeps its CPU seat, and stores the pid of each process
+   * group the task starts, so the core can kill them after terminating the worker.
    */
   pids: SharedArrayBuffer;
-  pidSlotsPerRow: number;
-  /** Date.now() at the table's creation; a row's stamps (slots 0 and 1) are (time − epoch + 1). */
+  /** Date.now() at the table's creation; a row's stamps are (time − epoch + 1), 0 until set. */
   pidEpochMs: number;
+  /** The host's CPU slots (core/cpu-slots.ts): calls take turns executing Lua. */
+  cpuSlots: SharedArrayBuffer;
 }
+
+/** Words per row of a pool's task table, and what each holds. */
+export const TASK_ROW_WORDS = 64;
+/** When a worker picked the task up. */
+export const ROW_PICKED = 0;
+/** When the task's own work began (after a cold worker loaded the config). */
+export const ROW_STARTED = 1;
+/** The task's seat in the CPU slot queue (SEAT_WORDS words). */
+export const ROW_SEAT = 2;
+/** The first of the pid words, up to the end of the row. */
+export const ROW_FIRST_PID = 4;
 
 /**
  * One `registry:add` call as the worker saw it. Data fields are converted from Lua as they

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { dirname } from 'node:path';
+import { CpuSlots, type CpuSlotStats } from './cpu-slots.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
 import type { CallOptions, CallResult } from './call-result.js';
@@ -39,6 +40,8 @@ export interface HostStats {
   generation: number;
   tools: number;
   modules: Record<string, PoolStats & { crashes: number; disabled: boolean }>;
+  /** Calls executing Lua now and calls waiting for their turn (see the `cpuSlots` option). */
+  cpu: CpuSlotStats;
   /** Calls whose record could not be written to the session log (a full disk, say). */
   sessionLogFailures: number;
 }
@@ -61,6 +64,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
   private readonly callIdPrefix = randomBytes(3).toString('hex');
   private closed = false;
+  /** Shared by every worker of every generation: calls take turns executing Lua. */
+  private readonly cpuSlots: CpuSlots;
 
   private constructor(
     readonly configFile: string,
@@ -68,6 +73,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     private readonly session: SessionPaths,
   ) {
     super();
+    this.cpuSlots = CpuSlots.create(options.cpuSlots);
   }
 
   /** The session's log and spill directory, made on its first call (list/check/replay leave no trace). */
@@ -129,6 +135,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       maxThreadsPerModule: this.options.maxThreadsPerModule,
       idleTimeoutMs: this.options.idleTimeoutMs,
       maxQueuePerModule: this.options.maxQueuePerModule,
+      cpuSlots: this.cpuSlots,
     });
   }
 
@@ -296,6 +303,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       generation: this.generation?.number ?? 0,
       tools: this.generation?.tools.size ?? 0,
       modules: this.generation?.stats() ?? {},
+      cpu: this.cpuSlots.stats(),
       sessionLogFailures: this.log?.lost ?? 0,
     };
   }

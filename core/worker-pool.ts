@@ -7,13 +7,16 @@ import type { MessagePort } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { Piscina } from 'piscina';
-import { PICKED_SLOT, PID_SLOTS_PER_ROW, PidTable, STARTED_SLOT } from './process-groups.js';
-import { EVENTS_PORT_KEY, type CallEvents, type PoolTask, type WorkerConfig, type WorkerEvents, type WorkerTask } from './protocol.js';
+import type { CpuSlots } from './cpu-slots.js';
+import { PidTable } from './process-groups.js';
+import { EVENTS_PORT_KEY, ROW_PICKED, ROW_STARTED, type CallEvents, type PoolTask, type WorkerConfig, type WorkerEvents, type WorkerTask } from './protocol.js';
 
 const WORKER_ENTRY = new URL('../workers/lua-worker.js', import.meta.url).href;
 
 export interface WorkerPoolOptions {
-  config: Omit<WorkerConfig, 'pids' | 'pidSlotsPerRow' | 'pidEpochMs'>;
+  config: Omit<WorkerConfig, 'pids' | 'pidEpochMs' | 'cpuSlots'>;
+  /** The host's CPU slots: the pool gives up the turn of a task whose worker it terminated. */
+  cpuSlots: CpuSlots;
   maxThreads: number;
   /** How long an idle worker lives before piscina reaps it. */
   idleTimeoutMs: number;
@@ -72,6 +75,7 @@ class TaskStop extends EventEmitter {
 export class WorkerPool {
   private readonly piscina: Piscina<WorkerTask, unknown>;
   private readonly pidTable: PidTable;
+  private readonly cpuSlots: CpuSlots;
   private readonly listeners = new Map<string, CallEvents>();
   private readonly active = new Set<TaskStop>();
   private deadlineSweep: NodeJS.Timeout | undefined;
@@ -80,9 +84,10 @@ export class WorkerPool {
 
   constructor(options: WorkerPoolOptions) {
     this.pidTable = new PidTable(options.maxThreads + options.maxQueue);
+    this.cpuSlots = options.cpuSlots;
     this.piscina = new Piscina({
       filename: WORKER_ENTRY,
-      workerData: { ...options.config, pids: this.pidTable.buffer, pidSlotsPerRow: PID_SLOTS_PER_ROW, pidEpochMs: this.pidTable.epochMs } satisfies WorkerConfig,
+      workerData: { ...options.config, pids: this.pidTable.buffer, pidEpochMs: this.pidTable.epochMs, cpuSlots: options.cpuSlots.buffer } satisfies WorkerConfig,
       minThreads: 0,
       maxThreads: options.maxThreads,
       idleTimeout: options.idleTimeoutMs,
@@ -127,11 +132,11 @@ export class WorkerPool {
     this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS).unref();
     try {
       const value = (await this.piscina.run({ ...task, pidRow }, { signal: stop })) as R;
-      this.pidTable.release(pidRow);
+      this.releaseRow(pidRow);
       return { kind: 'done', value };
     } catch (error) {
       this.pidTable.killRow(pidRow);
-      this.pidTable.release(pidRow);
+      this.releaseRow(pidRow);
       this.reviveIfStranded();
       const callId = task.kind === 'run' ? task.context.callId : undefined;
       if (callId !== undefined && this.retired.has(callId)) return { kind: 'done', value: this.retired.get(callId) as R };
@@ -142,6 +147,12 @@ export class WorkerPool {
       this.active.delete(stop);
       signal?.removeEventListener('abort', onCancel);
     }
+  }
+
+  /** Frees a finished task's row, first giving up its CPU turn if its worker could not (terminated, crashed). */
+  private releaseRow(row: number): void {
+    this.cpuSlots.leave(this.pidTable.seat(row));
+    this.pidTable.release(row);
   }
 
   /**
@@ -160,8 +171,8 @@ export class WorkerPool {
     let waiting = false;
     for (const stop of this.active) {
       const { timeoutMs, coldStartMs = 0 } = stop.limits;
-      const started = this.pidTable.stamp(stop.pidRow, STARTED_SLOT);
-      const picked = this.pidTable.stamp(stop.pidRow, PICKED_SLOT);
+      const started = this.pidTable.stamp(stop.pidRow, ROW_STARTED);
+      const picked = this.pidTable.stamp(stop.pidRow, ROW_PICKED);
       if (started === undefined && picked === undefined) waiting = true;
       const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
       if (deadline !== undefined && now >= deadline) stop.stop('timeout');
@@ -176,7 +187,7 @@ export class WorkerPool {
    */
   private reviveIfStranded(): void {
     if (this.piscina.threads.length > 0) return;
-    const waiting = [...this.active].some((stop) => this.pidTable.stamp(stop.pidRow, PICKED_SLOT) === undefined);
+    const waiting = [...this.active].some((stop) => this.pidTable.stamp(stop.pidRow, ROW_PICKED) === undefined);
     if (waiting) this.piscina.run({ kind: 'noop', pidRow: -1 }).catch(() => undefined);
   }
 

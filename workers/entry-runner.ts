@@ -8,6 +8,8 @@ import type { LuaRawApi, LuaStack } from './lua-stack.js';
 export interface RunnerHooks {
   /** Before the thread waits for a promise (a `capture`, say). */
   beforeWait(L: number): void;
+  /** When the wait is over, before the thread resumes. */
+  afterWait(): void;
 }
 
 const LUA_OK = 0;
@@ -65,6 +67,7 @@ export class EntryRunner {
         this.hooks.beforeWait(L);
         if (yielded instanceof Promise) await yielded;
         else await new Promise((resolve) => setImmediate(resolve));
+        this.hooks.afterWait();
         status = this.raw._lua_resume(L, 0, 0, this.resultCountSlot);
       }
     } catch (error) {

@@ -27,6 +27,8 @@ import { createFsNatives } from './fs-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { withCompiledModule } from './shared-wasm.js';
 import { CountHook } from './count-hook.js';
+import { CpuTurns } from './cpu-turns.js';
+import { CpuSlots } from '../core/cpu-slots.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotWatch } from './snapshot-watch.js';
 import type { SnapshotChannel } from './snapshot-channel.js';
@@ -55,6 +57,7 @@ export class LuaRuntime {
   private readonly raw: LuaRawApi;
   private readonly runner: EntryRunner;
   private readonly hook: CountHook;
+  private readonly turns: CpuTurns;
   private watch: SnapshotWatch | undefined;
   private readonly entries = new Map<EntryName, number>();
   private readonly captures = new Map<number, CaptureOutcome>();
@@ -70,10 +73,18 @@ export class LuaRuntime {
   ) {
     this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
-    this.runner = new EntryRunner(engine, this.raw, this.stack, { beforeWait: (L) => this.watch?.beforeWait(L) });
+    this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
+    this.runner = new EntryRunner(engine, this.raw, this.stack, {
+      beforeWait: (L) => {
+        this.watch?.beforeWait(L);
+        this.turns.pause();
+      },
+      afterWait: () => this.turns.resume(),
+    });
     this.hook = new CountHook(this.raw, (fn, signature) => engine.global.lua.module.addFunction(fn, signature), (L) => {
       this.stopAtDeadline(L);
       this.watch?.tick(L);
+      this.turns.checkpoint();
     });
   }
 
@@ -103,6 +114,7 @@ export class LuaRuntime {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
     this.watch?.begin(this.runner.address, channel);
+    this.turns.begin(this.tasks.seat(pidRow));
     let ran: { reply: RunReply; shows: number };
     try {
       ran = await this.invoke(
@@ -119,6 +131,8 @@ export class LuaRuntime {
     } catch (error) {
       this.watch?.finish(false);
       throw error;
+    } finally {
+      this.turns.end();
     }
     // A call that never showed anything has nothing left in the box.
     const problem = this.watch?.finish(ran.shows > 0);
@@ -255,7 +269,10 @@ export class LuaRuntime {
         this.scope.channel?.title(call.string(1) ?? '');
         return [];
       },
-      look_at_snapshot: (call) => this.watch?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER],
+      look_at_snapshot: (call) => {
+        this.turns.checkpoint();
+        return this.watch?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER];
+      },
       snapshot_box: (call) => {
         const lua = this.engine.global.lua;
         lua.lua_pushvalue(call.L, 1);

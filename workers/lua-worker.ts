@@ -20,7 +20,7 @@ const WORKER_NICE = 10;
 if (process.platform === 'linux') setPriority(0, WORKER_NICE);
 
 const config = workerData as WorkerConfig;
-const tasks = new TaskTable(config.pids, config.pidSlotsPerRow, config.pidEpochMs);
+const tasks = new TaskTable(config.pids, config.pidEpochMs);
 const channel = new MessageChannel();
 const events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
 // Unreferenced so that an idle worker can still be reaped.

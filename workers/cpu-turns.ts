@@ -1,0 +1,87 @@
+// One worker's side of the CPU slots (core/cpu-slots.ts): when its call runs freely, when it queues
+// for a turn, and when it hands its turn on. A call runs freely for its first FREE_MS, so the many
+// calls that end sooner never touch the queue; past that it waits for a turn at its next
+// checkpoint (`ctx:show` looks, the snapshot hook), hands the turn on after TURN_MS when others
+// wait, and gives it up while it waits on a command. A queue whose turns have not changed hands for
+// STUCK_MS has holders that never reach a checkpoint; waiting behind it ends and the call runs
+// ahead, taking its turn at a later checkpoint once it comes.
+import { SEAT_HOLDING, SEAT_IDLE, SEAT_WAITING, seatState, type CpuSlots } from '../core/cpu-slots.js';
+
+const FREE_MS = 10;
+const TURN_MS = 20;
+const STUCK_MS = 200;
+/** Longest single sleep while waiting, so a stuck queue is noticed. */
+const NAP_MS = 25;
+
+export class CpuTurns {
+  private seat: Int32Array | null = null;
+  /** When the call's current stretch began: its start, the end of a wait, or its turn. */
+  private since = 0;
+
+  constructor(private readonly slots: CpuSlots) {}
+
+  /** A call starts running, with its seat in the task table. */
+  begin(seat: Int32Array): void {
+    this.seat = seat;
+    this.since = performance.now();
+  }
+
+  /** A point where the call may queue, take its turn, or hand it on. */
+  checkpoint(): void {
+    const seat = this.seat;
+    if (seat === null) return;
+    const now = performance.now();
+    switch (seatState(seat)) {
+      case SEAT_IDLE:
+        if (now - this.since < FREE_MS) return;
+        this.slots.enqueue(seat);
+        this.waitForTurn(seat);
+        return;
+      case SEAT_HOLDING:
+        if (now - this.since < TURN_MS || !this.slots.contended()) return;
+        this.slots.leave(seat);
+        this.slots.enqueue(seat);
+        this.waitForTurn(seat);
+        return;
+      case SEAT_WAITING:
+        // Running ahead of a stuck queue: take the turn once it comes.
+        if (this.slots.tryTake(seat)) this.since = now;
+        return;
+    }
+  }
+
+  /** Before the call waits (on a command): its turn goes to the next call. */
+  pause(): void {
+    if (this.seat !== null) this.slots.leave(this.seat);
+  }
+
+  /** After a wait: the call runs freely again, and queues at a checkpoint as at its start. */
+  resume(): void {
+    this.since = performance.now();
+  }
+
+  /** The call has ended. */
+  end(): void {
+    if (this.seat !== null) this.slots.leave(this.seat);
+    this.seat = null;
+  }
+
+  private waitForTurn(seat: Int32Array): void {
+    let releases = this.slots.releases();
+    let quietSince = performance.now();
+    while (!this.slots.tryTake(seat)) {
+      // The core gave the ticket up: this worker is being terminated.
+      if (seatState(seat) !== SEAT_WAITING) break;
+      const now = performance.now();
+      const current = this.slots.releases();
+      if (current !== releases) {
+        releases = current;
+        quietSince = now;
+      } else if (now - quietSince >= STUCK_MS) {
+        break;
+      }
+      this.slots.waitTurn(seat, NAP_MS);
+    }
+    this.since = performance.now();
+  }
+}
