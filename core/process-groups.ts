@@ -13,6 +13,7 @@ export class PidTable {
   readonly epochMs = Date.now();
   private readonly slots: Int32Array;
   private readonly free: number[] = [];
+  private readonly seats: Int32Array[] = [];
   private rows = 0;
 
   constructor(private readonly capacity: number) {
@@ -39,9 +40,9 @@ export class PidTable {
     return value === 0 ? undefined : this.epochMs + value - 1;
   }
 
-  /** The task's seat in the CPU slot queue. */
+  /** The task's seat in the CPU slot queue (one view per row, made once). */
   seat(row: number): Int32Array {
-    return this.slots.subarray(row * TASK_ROW_WORDS + ROW_SEAT, row * TASK_ROW_WORDS + ROW_SEAT + SEAT_WORDS);
+    return (this.seats[row] ??= this.slots.subarray(row * TASK_ROW_WORDS + ROW_SEAT, row * TASK_ROW_WORDS + ROW_SEAT + SEAT_WORDS));
   }
 
   /** Sends SIGKILL to every group recorded in `row`; returns how many were still there. */

@@ -2,7 +2,7 @@
 // work (discovery, `available`). One task per worker at a time, each under a wall-clock limit and
 // cancel signals; ending a task early terminates its worker (piscina's abort) and kills every
 // process group it started. Each worker's event port is exposed once; events route by call id.
-import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import type { MessagePort } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -11,7 +11,8 @@ import type { CpuSlots } from './cpu-slots.js';
 import { PidTable } from './process-groups.js';
 import { EVENTS_PORT_KEY, ROW_PICKED, ROW_STARTED, type CallEvents, type PoolTask, type WorkerConfig, type WorkerEvents, type WorkerTask } from './protocol.js';
 
-const WORKER_ENTRY = new URL('../workers/lua-worker.js', import.meta.url).href;
+// A path, not a file: URL: piscina converts a URL back to a path on every task.
+const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker.js', import.meta.url));
 
 export interface WorkerPoolOptions {
   config: Omit<WorkerConfig, 'pids' | 'pidEpochMs' | 'cpuSlots'>;
@@ -50,25 +51,39 @@ export interface TaskLimits {
 const DEADLINE_SWEEP_MS = 50;
 
 /**
- * One task in flight, and how it is stopped early. piscina accepts an EventEmitter with
- * `aborted` as its signal, which costs far less to create per task than an AbortController.
+ * One task in flight, and how it is stopped early: the abort signal piscina listens to. piscina
+ * needs only `aborted`, `reason` and one listener, so this is a plain object rather than an
+ * AbortController or an EventEmitter, either of which costs a warm call more to create.
  */
-class TaskStop extends EventEmitter {
+class TaskStop {
   aborted = false;
   why: 'timeout' | 'cancelled' | undefined;
+  private listener: (() => void) | undefined;
 
   constructor(
     readonly pidRow: number,
     readonly limits: TaskLimits,
-  ) {
-    super();
+  ) {}
+
+  get reason(): string | undefined {
+    return this.why;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listener = listener;
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    if (this.listener === listener) this.listener = undefined;
   }
 
   stop(why: 'timeout' | 'cancelled'): void {
     if (this.aborted) return;
     this.aborted = true;
     this.why = why;
-    this.emit('abort', why);
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.();
   }
 }
 

@@ -31,6 +31,7 @@ export class ChildPidTable {
 export class TaskTable {
   private readonly slots: Int32Array;
   private readonly rows = new Map<number, ChildPidTable>();
+  private readonly seats: Int32Array[] = [];
 
   constructor(
     private readonly buffer: SharedArrayBuffer,
@@ -44,9 +45,9 @@ export class TaskTable {
     Atomics.store(this.slots, row * TASK_ROW_WORDS + (which === 'picked' ? ROW_PICKED : ROW_STARTED), Date.now() - this.epochMs + 1);
   }
 
-  /** The task's seat in the CPU slot queue. */
+  /** The task's seat in the CPU slot queue (one view per row, made once). */
   seat(row: number): Int32Array {
-    return this.slots.subarray(row * TASK_ROW_WORDS + ROW_SEAT, row * TASK_ROW_WORDS + ROW_SEAT + SEAT_WORDS);
+    return (this.seats[row] ??= this.slots.subarray(row * TASK_ROW_WORDS + ROW_SEAT, row * TASK_ROW_WORDS + ROW_SEAT + SEAT_WORDS));
   }
 
   pids(row: number): ChildPidTable {
