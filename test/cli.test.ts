@@ -52,6 +52,13 @@ describe('moonpool call', () => {
     assert.equal(moonpool(['frobnicate']).code, 2);
     assert.equal(moonpool(['list', '--bogus']).code, 2);
   });
+
+  test('--cpu-slots takes a whole number of at least 1', () => {
+    assert.equal(moonpool(['call', 'weather', '{"city":"Paris"}', '--cpu-slots', '1', '--config', seed1]).code, 0);
+    const bad = moonpool(['call', 'weather', '{"city":"Paris"}', '--cpu-slots', '0', '--config', seed1]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--cpu-slots takes a whole number, at least 1 \(got '0'\)/);
+  });
 });
 
 describe('moonpool list', () => {

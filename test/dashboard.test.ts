@@ -8,6 +8,7 @@ import { blockLines } from '../ui/dashboard/block-lines.js';
 import { parseCommand } from '../ui/dashboard/command-parser.js';
 import { Dashboard } from '../ui/dashboard/dashboard.js';
 import { LineEditor } from '../ui/dashboard/line-editor.js';
+import { statusLine } from '../ui/dashboard/status-line.js';
 import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
 import { columns } from '../ui/text-width.js';
 import { eventually, startHost } from './helpers.js';
@@ -96,6 +97,24 @@ describe('block drawing', () => {
     assert.equal(collapsed.length, 1 + 8);
     assert.match(collapsed.at(-1)!, /… 23 more lines \(Ctrl-O shows all\)/);
     assert.equal(blockLines(block, { ...context, expand: true }).length, 1 + 30);
+  });
+});
+
+describe('status line', () => {
+  const stats = (waiting: number) => ({
+    generation: 2,
+    tools: 3,
+    modules: { '/cfg/lua/primes.lua': { alive: 2, busy: 2, queued: 1, crashes: 0, disabled: false } },
+    cpu: { slots: 2, running: 2, waiting },
+    sessionLogFailures: 0,
+  });
+
+  test('says how many calls wait for a CPU turn, only when some do', () => {
+    assert.equal(statusLine(stats(0), 3, false, 2), 'gen 2 | 3 tools | 2 running | queue 1 | crashes 0 | collapsed | workers primes 2/2');
+    assert.equal(
+      statusLine(stats(5), 3, true, 7),
+      'gen 2 | 3 tools | 7 running, 5 waiting for a CPU turn | queue 1 | crashes 0 | expanded | workers primes 2/2',
+    );
   });
 });
 

@@ -22,6 +22,8 @@ Options:
   --state-dir DIR    sessions and spill files (default: $XDG_STATE_HOME/moonpool)
   --session ID       append to this session instead of starting a new one
   --timeout S        time limit in seconds for tools that set none (default 120)
+  --cpu-slots N      how many calls may execute Lua at once; the rest take turns
+                     (default: the number of CPUs)
   --dir DIR          where 'new' writes (default: the config's directory)
   --watch            reload when a file of the config's directory changes (long-running commands)
   -h, --help         this text
@@ -37,6 +39,7 @@ export interface CliInput {
   stateDir?: string;
   session?: string;
   timeoutSeconds?: number;
+  cpuSlots?: number;
   json: boolean;
   format?: string;
   width?: number;
@@ -59,6 +62,7 @@ export function parseCli(argv: string[]): CliInput {
         'state-dir': { type: 'string' },
         session: { type: 'string' },
         timeout: { type: 'string' },
+        'cpu-slots': { type: 'string' },
         json: { type: 'boolean', default: false },
         format: { type: 'string' },
         width: { type: 'string' },
@@ -97,6 +101,11 @@ export function parseCli(argv: string[]): CliInput {
     const seconds = Number(values.timeout);
     if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds (got '${values.timeout}')`);
     input.timeoutSeconds = seconds;
+  }
+  if (values['cpu-slots'] !== undefined) {
+    const slots = Number(values['cpu-slots']);
+    if (!Number.isInteger(slots) || slots < 1) throw new UsageError(`--cpu-slots takes a whole number, at least 1 (got '${values['cpu-slots']}')`);
+    input.cpuSlots = slots;
   }
   return input;
 }

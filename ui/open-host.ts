@@ -20,6 +20,7 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
     ...(input.stateDir === undefined ? {} : { stateDir: input.stateDir }),
     ...(input.session === undefined ? {} : { sessionId: input.session }),
     ...(input.timeoutSeconds === undefined ? {} : { timeoutMs: input.timeoutSeconds * 1000 }),
+    ...(input.cpuSlots === undefined ? {} : { cpuSlots: input.cpuSlots }),
     watch: input.watch,
   });
 }

@@ -1,5 +1,5 @@
-// The status bar: the generation, the tools, running calls, the queue, crashes, the expand
-// state, and workers busy/alive per module.
+// The status bar: the generation, the tools, running calls (and how many wait for a CPU turn),
+// the queue, crashes, the expand state, and workers busy/alive per module.
 import { basename } from 'node:path';
 import type { HostStats } from '../../core/index.js';
 
@@ -13,7 +13,7 @@ export function statusLine(stats: HostStats, toolCount: number, expand: boolean,
   return [
     `gen ${stats.generation}`,
     `${toolCount} tools`,
-    `${running} running`,
+    stats.cpu.waiting > 0 ? `${running} running, ${stats.cpu.waiting} waiting for a CPU turn` : `${running} running`,
     `queue ${queued}`,
     `crashes ${crashes}`,
     expand ? 'expanded' : 'collapsed',
