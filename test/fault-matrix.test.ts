@@ -137,6 +137,21 @@ describe('workers lost while starting', () => {
     assert.ok(['error', 'crashed'].includes(result.status), `${result.status}: ${result.content}`);
     assert.equal((await host.call('boom', {})).status, 'error');
   });
+
+  test('killing every worker of a pool again and again, some still starting, leaves no queued call behind', { timeout: 60_000 }, async () => {
+    const host = await startHost('matrix', { maxThreadsPerModule: 2 });
+    const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
+    const generation = (host as unknown as { generation: { modulePool(module: string): { piscina: Piscina } } }).generation;
+    const pending = Array.from({ length: 8 }, () => host.call('sleepy', { seconds: '0.2' }));
+    for (let round = 0; round < 4; round++) {
+      await eventually(() => generation.modulePool(module).piscina.threads.length > 0, 5000);
+      for (const worker of generation.modulePool(module).piscina.threads) void worker.terminate();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    const results = await Promise.all(pending);
+    // Each call ends once: woken, or crashed with its worker (or refused once the module is disabled).
+    for (const result of results) assert.ok(['ok', 'crashed'].includes(result.status), `${result.status}: ${result.content}`);
+  });
 });
 
 describe('closing', () => {
