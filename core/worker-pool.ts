@@ -144,7 +144,8 @@ export class WorkerPool {
     if (signal?.aborted) onCancel();
     signal?.addEventListener('abort', onCancel, { once: true });
     this.active.add(stop);
-    this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS).unref();
+    // Referenced, like a timer per call would be: a call in flight keeps the process alive.
+    this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
     try {
       const value = (await this.piscina.run({ ...task, pidRow }, { signal: stop })) as R;
       this.releaseRow(pidRow);
