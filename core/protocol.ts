@@ -103,7 +103,8 @@ export interface CallEvents {
  * calls these methods, naming the call each event belongs to.
  */
 export interface WorkerEvents {
-  log(callId: string, text: string): void;
+  /** Log lines in order, batched (the host hears of each one). */
+  log(callId: string, texts: string[]): void;
   title(callId: string, text: string): void;
   snapshot(callId: string, bytes: Uint8Array): void;
   /** The worker is about to exit mid-task (to give back its memory); this is the task's reply. */

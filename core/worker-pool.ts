@@ -222,7 +222,10 @@ export class WorkerPool {
 
   private exposeEvents(port: MessagePort): void {
     const router: WorkerEvents = {
-      log: (callId, text) => this.listeners.get(callId)?.log(text),
+      log: (callId, texts) => {
+        const listener = this.listeners.get(callId);
+        if (listener) for (const text of texts) listener.log(text);
+      },
       title: (callId, text) => this.listeners.get(callId)?.title(text),
       snapshot: (callId, bytes) => this.listeners.get(callId)?.snapshot(bytes),
       retire: (callId, reply) => void this.retired.set(callId, reply),

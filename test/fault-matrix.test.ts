@@ -66,6 +66,37 @@ describe('fault matrix', async () => {
     }
   });
 
+  test('a print storm reaches the host as a bounded log with a note of what was dropped, and the host keeps answering', async () => {
+    let logged = 0;
+    let lines = 0;
+    let last = '';
+    let titles = 0;
+    const options = {
+      onLog: (text: string) => {
+        logged += text.length;
+        lines++;
+        last = text;
+      },
+      onTitle: () => titles++,
+    };
+    const pending = host.call('chatty', {}, options);
+    let answered = 0;
+    let done = false;
+    void pending.then(() => (done = true));
+    while (!done) {
+      assert.equal((await host.call('echo', { text: 'still here' })).content, 'still here');
+      answered++;
+    }
+    const result = await pending;
+    assert.equal(result.status, 'ok', result.content);
+    assert.equal(result.title, '300000');
+    assert.ok(answered > 0);
+    assert.ok(logged <= 1_100_000, `${logged} characters of log reached the host`);
+    assert.match(last, /^\[moonpool: \d+ more lines \([\d,]+ characters\) of this call's log were dropped past its 1,000,000-character limit\]$/);
+    assert.ok(lines < 300_000);
+    assert.ok(titles < 3000, `${titles} title events`);
+  });
+
   test('invalid UTF-8 arrives escaped and NUL bytes intact', async () => {
     const result = await host.call('bytes', {});
     assert.equal(result.content, 'ok\0nul\\xff\\xfeend');

@@ -46,6 +46,18 @@ test('a state left pending while Lua computes without showing arrives long befor
   assert.ok(computing[0] < 500, `'computing' arrived after ${computing[0]} ms of a 1 s computation`);
 });
 
+test('log lines and a title left pending while Lua computes arrive long before the end, in order', async () => {
+  const started = Date.now();
+  const lines: [number, string][] = [];
+  const titles: string[] = [];
+  const result = await (await hostReady).call('print_then_compute', {}, { onLog: (text) => lines.push([Date.now() - started, text]), onTitle: (text) => titles.push(text) });
+  assert.equal(result.status, 'ok');
+  assert.deepEqual(lines.map(([, text]) => text), ['starting', 'computing']);
+  assert.ok(lines[1]![0] < 500, `'computing' arrived after ${lines[1]![0]} ms of a 1 s computation`);
+  assert.equal(titles.at(-1), 'second');
+  assert.equal(result.title, 'second');
+});
+
 describe('render', () => {
   test('a string is split into lines and an array of lines is kept', async () => {
     const host = await hostReady;

@@ -1,8 +1,13 @@
 // A Lua count hook, armed only while something needs watching: in Lua 5.4 any count hook makes
 // the VM call into the debug machinery before every instruction (about halving the speed of tight
-// code), so moonpool never leaves one on.
+// code), so moonpool never leaves one on. Several needs can hold it at once (a render's budget, a
+// pending snapshot, pending log lines); it is disarmed when the last one lets go.
 
 const LUA_MASKCOUNT = 8;
+/** VM instructions between two ticks. */
+export const HOOK_INSTRUCTIONS = 10_000;
+
+export type HookNeed = 'render' | 'snapshot' | 'events';
 
 export interface HookApi {
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
@@ -10,6 +15,8 @@ export interface HookApi {
 
 export class CountHook {
   private readonly pointer: number;
+  private readonly needs = new Set<HookNeed>();
+  private armedOn = 0;
 
   constructor(
     private readonly raw: HookApi,
@@ -19,12 +26,18 @@ export class CountHook {
     this.pointer = addFunction((L) => onTick(L), 'vii');
   }
 
-  /** Calls `onTick` every `instructions` VM instructions on thread `L`. */
-  arm(L: number, instructions: number): void {
-    this.raw._lua_sethook(L, this.pointer, LUA_MASKCOUNT, instructions);
+  /** Calls `onTick` every HOOK_INSTRUCTIONS VM instructions on thread `L` until `release(need)`. */
+  hold(L: number, need: HookNeed): void {
+    this.needs.add(need);
+    if (this.armedOn === L) return;
+    if (this.armedOn !== 0) this.raw._lua_sethook(this.armedOn, 0, 0, 0);
+    this.raw._lua_sethook(L, this.pointer, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
+    this.armedOn = L;
   }
 
-  disarm(L: number): void {
-    this.raw._lua_sethook(L, 0, 0, 0);
+  release(need: HookNeed): void {
+    if (!this.needs.delete(need) || this.needs.size > 0 || this.armedOn === 0) return;
+    this.raw._lua_sethook(this.armedOn, 0, 0, 0);
+    this.armedOn = 0;
   }
 }

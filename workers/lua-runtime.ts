@@ -31,19 +31,17 @@ import { CpuTurns } from './cpu-turns.js';
 import { CpuSlots } from '../core/cpu-slots.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotWatch } from './snapshot-watch.js';
-import type { SnapshotChannel } from './snapshot-channel.js';
+import type { CallChannel } from './call-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
 const PRELUDE_FILES = ['shell.lua', 'io.lua', 'api.lua'] as const;
-/** VM instructions between two looks at a render's time budget. */
-const RENDER_CHECK_INSTRUCTIONS = 10_000;
 const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
 type EntryName = (typeof ENTRY_NAMES)[number];
 
 /** The per-task state natives need: where output goes and where child pids are recorded. */
 interface TaskScope {
   pids: ChildPidTable | null;
-  channel: SnapshotChannel | null;
+  channel: CallChannel | null;
   logs: string[];
   /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
   budget?: { deadline: number; ms: number };
@@ -77,6 +75,8 @@ export class LuaRuntime {
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
         this.watch?.beforeWait(L);
+        this.scope.channel?.sendEvents();
+        this.hook.release('events');
         this.turns.pause();
       },
       afterWait: () => this.turns.resume(),
@@ -84,8 +84,17 @@ export class LuaRuntime {
     this.hook = new CountHook(this.raw, (fn, signature) => engine.global.lua.module.addFunction(fn, signature), (L) => {
       this.stopAtDeadline(L);
       this.watch?.tick(L);
+      this.sendPendingEvents();
       this.turns.checkpoint();
     });
+  }
+
+  /** Sends a pending title and log lines once due; the hook keeps looking while some wait. */
+  private sendPendingEvents(): void {
+    const { channel } = this.scope;
+    channel?.sendEventsIfDue();
+    if (channel?.eventsPending) this.hook.hold(this.runner.address, 'events');
+    else this.hook.release('events');
   }
 
   /** Where console output from inside the worker goes: the running call's log, if any. */
@@ -109,7 +118,7 @@ export class LuaRuntime {
     return this.discovery;
   }
 
-  async run(context: CallContext, args: unknown, pidRow: number, channel: SnapshotChannel): Promise<RunReply> {
+  async run(context: CallContext, args: unknown, pidRow: number, channel: CallChannel): Promise<RunReply> {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
@@ -132,6 +141,7 @@ export class LuaRuntime {
       this.watch?.finish(false);
       throw error;
     } finally {
+      this.hook.release('events');
       this.turns.end();
     }
     // A call that never showed anything has nothing left in the box.
@@ -157,7 +167,7 @@ export class LuaRuntime {
   async render(tool: string, snapshot: Uint8Array, view: RenderView, budgetMs: number, pidRow: number): Promise<RenderReply> {
     if (!this.discovery.loaded) return { ok: false, reason: 'the config failed to load in this worker' };
     const scope = { ...this.scopeFor(pidRow, null), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
-    this.hook.arm(this.runner.address, RENDER_CHECK_INSTRUCTIONS);
+    this.hook.hold(this.runner.address, 'render');
     try {
       const reply = await this.invoke('render', scope, (L) => {
         this.stack.pushString(L, tool);
@@ -167,7 +177,7 @@ export class LuaRuntime {
       });
       return reply as RenderReply;
     } finally {
-      this.hook.disarm(this.runner.address);
+      this.hook.release('render');
     }
   }
 
@@ -179,7 +189,7 @@ export class LuaRuntime {
     this.raw._lua_error(L);
   }
 
-  private scopeFor(pidRow: number, channel: SnapshotChannel | null): TaskScope {
+  private scopeFor(pidRow: number, channel: CallChannel | null): TaskScope {
     return { pids: this.tasks.pids(pidRow), channel, logs: [] };
   }
 
@@ -261,12 +271,16 @@ export class LuaRuntime {
       },
       log: (call) => {
         const text = call.string(1) ?? '';
-        if (this.scope.channel) this.scope.channel.log(text);
-        else this.scope.logs.push(text);
+        if (!this.scope.channel) this.scope.logs.push(text);
+        else {
+          this.scope.channel.log(text);
+          this.sendPendingEvents();
+        }
         return [];
       },
       title: (call) => {
         this.scope.channel?.title(call.string(1) ?? '');
+        this.sendPendingEvents();
         return [];
       },
       look_at_snapshot: (call) => {

@@ -11,7 +11,7 @@ import { EVENTS_PORT_KEY, type WorkerConfig, type WorkerEvents, type WorkerReply
 import { TaskTable } from './child-pids.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
-import { SnapshotChannel } from './snapshot-channel.js';
+import { CallChannel } from './call-channel.js';
 
 /** Workers run below the host, so a CPU-bound tool never makes the dashboard or a server stutter. */
 const WORKER_NICE = 10;
@@ -46,7 +46,7 @@ export default async function handleTask(task: WorkerTask): Promise<WorkerReply>
     case 'render':
       return lua.render(task.tool, task.snapshot, task.view, task.budgetMs, task.pidRow);
     case 'run': {
-      const reply = await lua.run(task.context, task.args, task.pidRow, new SnapshotChannel(events, task.context.callId));
+      const reply = await lua.run(task.context, task.args, task.pidRow, new CallChannel(events, task.context.callId));
       if (reply.failure === 'out_of_memory') {
         await events.retire(task.context.callId, reply);
         process.exit(0);

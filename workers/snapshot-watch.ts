@@ -6,15 +6,12 @@
 // Before each wait and at the end of the call the pending state is sent regardless.
 import type { CountHook } from './count-hook.js';
 import type { SnapshotBox } from './snapshot-box.js';
-import type { SnapshotChannel } from './snapshot-channel.js';
+import type { CallChannel } from './call-channel.js';
 import { SnapshotPacer } from './snapshot-pacer.js';
-
-/** VM instructions between two looks of the hook at a pending state. */
-export const WATCH_INSTRUCTIONS = 10_000;
 
 export class SnapshotWatch {
   private readonly pacer = new SnapshotPacer();
-  private channel: SnapshotChannel | null = null;
+  private channel: CallChannel | null = null;
   private entryThread = 0;
   /** The pending state the hook watches (its identity), when it watches one. */
   private watched: number | undefined;
@@ -32,7 +29,7 @@ export class SnapshotWatch {
    * Starts a call whose snapshots go to `channel`; `entryThread` is the thread `run` starts on.
    * (The prelude empties the box itself when the call starts.)
    */
-  begin(entryThread: number, channel: SnapshotChannel): void {
+  begin(entryThread: number, channel: CallChannel): void {
     this.channel = channel;
     this.entryThread = entryThread;
     this.problem = undefined;
@@ -85,13 +82,13 @@ export class SnapshotWatch {
 
   private watch(L: number): void {
     this.watched = this.box.pendingIdentity(L);
-    this.hook.arm(L, WATCH_INSTRUCTIONS);
+    this.hook.hold(L, 'snapshot');
   }
 
   private unwatch(): void {
     if (this.watched === undefined) return;
     this.watched = undefined;
-    this.hook.disarm(this.entryThread);
+    this.hook.release('snapshot');
   }
 
   private send(L: number): string | undefined {

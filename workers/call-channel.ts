@@ -1,0 +1,119 @@
+// The worker's side of a call's live events, sent over the worker's event port (comlink):
+// snapshots, the title and log lines. Each is coalesced so that a tool calling `ctx:show`,
+// `ctx:title` or `print` in a tight loop sends a few messages a second, not one per call: the
+// runtime decides when a snapshot is taken (see snapshot-box.ts) and this sends it; titles (latest
+// wins) and log lines (all of them, up to LOG_LIMIT_CHARS a call) go out together at most every
+// EVENT_INTERVAL_MS — by a timer while the worker's event loop is free (a command's stderr during
+// a wait), and by the runtime's count hook while Lua runs. `drain` sends what is pending and waits
+// until the host has every event.
+import type { Remote } from 'comlink';
+import { pack } from 'msgpackr';
+import type { WorkerEvents } from '../core/protocol.js';
+
+/** Shortest time between two snapshots, and between two batches of titles and log lines. */
+export const EVENT_INTERVAL_MS = 33;
+/** A call's log past this many characters is dropped, with a note saying how much. */
+export const LOG_LIMIT_CHARS = 1_000_000;
+
+export class CallChannel {
+  private latest: Uint8Array | undefined;
+  private latestTitle: string | undefined;
+  private lastSentAt = 0;
+  private lastDelivery: Promise<void> | undefined;
+  private pendingTitle: string | undefined;
+  private pendingLines: string[] = [];
+  private lastEventsAt = -Infinity;
+  private eventsTimer: NodeJS.Timeout | undefined;
+  private loggedChars = 0;
+  private droppedLines = 0;
+  private droppedChars = 0;
+
+  constructor(
+    private readonly events: Remote<WorkerEvents>,
+    private readonly callId: string,
+  ) {}
+
+  /** True when the last snapshot went out at least EVENT_INTERVAL_MS ago. */
+  due(now = Date.now()): boolean {
+    return now - this.lastSentAt >= EVENT_INTERVAL_MS;
+  }
+
+  send(state: unknown): void {
+    // msgpackr returns a view into its shared buffer: copy before it crosses threads.
+    this.latest = new Uint8Array(pack(state));
+    this.lastSentAt = Date.now();
+    this.track(this.events.snapshot(this.callId, this.latest));
+  }
+
+  title(text: string): void {
+    this.latestTitle = text;
+    this.pendingTitle = text;
+    this.sendEventsIfDue();
+  }
+
+  log(text: string): void {
+    if (this.loggedChars + text.length > LOG_LIMIT_CHARS) {
+      this.droppedLines++;
+      this.droppedChars += text.length;
+      return;
+    }
+    this.loggedChars += text.length;
+    this.pendingLines.push(text);
+    this.sendEventsIfDue();
+  }
+
+  /** True when a title or log lines wait for their interval. */
+  get eventsPending(): boolean {
+    return this.pendingTitle !== undefined || this.pendingLines.length > 0;
+  }
+
+  /** Sends the pending title and log lines if the last batch went out long enough ago. */
+  sendEventsIfDue(now = Date.now()): void {
+    if (!this.eventsPending) return;
+    const wait = this.lastEventsAt + EVENT_INTERVAL_MS - now;
+    if (wait <= 0) this.sendEvents(now);
+    else
+      this.eventsTimer ??= setTimeout(() => {
+        this.eventsTimer = undefined;
+        this.sendEventsIfDue();
+      }, wait);
+  }
+
+  /** Sends the pending title and log lines now. */
+  sendEvents(now = Date.now()): void {
+    clearTimeout(this.eventsTimer);
+    this.eventsTimer = undefined;
+    this.lastEventsAt = now;
+    if (this.pendingTitle !== undefined) this.track(this.events.title(this.callId, this.pendingTitle));
+    if (this.pendingLines.length > 0) this.track(this.events.log(this.callId, this.pendingLines));
+    this.pendingTitle = undefined;
+    this.pendingLines = [];
+  }
+
+  /**
+   * Sends what is pending (and a note of any log dropped), then settles once the host has
+   * received every event; undefined when the call sent none (most calls).
+   */
+  drain(): Promise<void> | undefined {
+    if (this.droppedLines > 0) {
+      const characters = this.droppedChars.toLocaleString('en-US');
+      this.pendingLines.push(`[moonpool: ${this.droppedLines} more lines (${characters} characters) of this call's log were dropped past its ${LOG_LIMIT_CHARS.toLocaleString('en-US')}-character limit]`);
+      this.droppedLines = 0;
+    }
+    if (this.eventsPending) this.sendEvents();
+    return this.lastDelivery;
+  }
+
+  /** The title and the last snapshot, for the call's result. */
+  final(): { title?: string; snapshot?: Uint8Array } {
+    return {
+      ...(this.latestTitle === undefined ? {} : { title: this.latestTitle }),
+      ...(this.latest === undefined ? {} : { snapshot: this.latest }),
+    };
+  }
+
+  private track(delivery: Promise<void>): void {
+    // A failed delivery means the host stopped listening; the event has nowhere to go.
+    this.lastDelivery = delivery.catch(() => undefined);
+  }
+}
