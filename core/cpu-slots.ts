@@ -60,7 +60,8 @@ export class CpuSlots {
 
   /** Puts the seat in the queue (it must be idle). */
   enqueue(seat: Int32Array): void {
-    // Straight-line code: a terminated worker stops only at a call or a loop, never between these.
+    // Straight-line code: V8 stops a terminated worker at a JavaScript function's entry or a loop's
+    // back edge, never between these built-in calls, so a ticket is never taken without its seat.
     const ticket = Atomics.add(this.words, NEXT_TICKET, 1);
     Atomics.store(seat, TICKET, ticket);
     Atomics.store(seat, STATE, SEAT_WAITING);
