@@ -1,6 +1,7 @@
 // One Lua state per worker: wasmoon with the moonpool prelude, the user's config evaluated
-// once, and the entry points (discover, run, available) each run on a fresh Lua thread so that
-// `capture` can await and no call disturbs the global stack.
+// once, and the entry points (load, discover, run, available, render) run on one reusable Lua
+// thread (entry-runner.ts) so that `capture` can await and no call disturbs the global stack.
+// A `run` also sends its live events (call-channel.ts) and takes CPU turns (cpu-turns.ts).
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,7 @@ import type {
   RunReply,
   WorkerConfig,
 } from '../core/protocol.js';
+import { CpuSlots } from '../core/cpu-slots.js';
 import { runShell, type CaptureOutcome } from './capture.js';
 import type { ChildPidTable, TaskTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
@@ -28,7 +30,6 @@ import { EntryRunner } from './entry-runner.js';
 import { withCompiledModule } from './shared-wasm.js';
 import { CountHook } from './count-hook.js';
 import { CpuTurns } from './cpu-turns.js';
-import { CpuSlots } from '../core/cpu-slots.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotWatch } from './snapshot-watch.js';
 import type { CallChannel } from './call-channel.js';
