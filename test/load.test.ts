@@ -1,6 +1,7 @@
 // Load: a thousand calls at once over ten modules, a tenth of them faulty — every call resolves
-// exactly once with the status it should have, and no call to a healthy tool fails. Past a
-// module's queue limit a call is refused as busy at once.
+// exactly once with the status it should have, no call to a healthy tool fails, and no CPU turn
+// is left held or waited for (the spinning faults take a turn and are terminated holding it).
+// Past a module's queue limit a call is refused as busy at once.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,9 +23,12 @@ function writeConfig(): string {
     name = 'work_${m}',
     description = 'Sums a range and says so.',
     parameters = { type = 'object', properties = { n = { type = 'integer' } }, required = { 'n' } },
-    run = function(args)
+    run = function(args, ctx)
       local sum = 0
-      for i = 1, args.n do sum = sum + i end
+      for i = 1, args.n do
+        sum = sum + i
+        if i % 100 == 0 then ctx:show { i = i } end
+      end
       return 'module ${m} sum ' .. sum
     end,
   }
@@ -33,9 +37,13 @@ function writeConfig(): string {
     description = 'Fails as args.mode says.',
     parameters = { type = 'object', properties = { mode = { type = 'string' } }, required = { 'mode' } },
     timeout = 0.5,
-    run = function(args)
+    run = function(args, ctx)
       if args.mode == 'error' then error('planned failure') end
-      if args.mode == 'spin' then while true do end end
+      if args.mode == 'spin' then
+        local started = os.clock()
+        while os.clock() - started < 0.05 do ctx:show { phase = 'taking a turn' } end
+        while true do end
+      end
       if args.mode == 'nil' then return nil end
       return { content = 'reported', is_error = true }
     end,
@@ -43,7 +51,11 @@ function writeConfig(): string {
   registry:add {
     name = 'slow_${m}',
     description = 'Takes a while.',
-    run = function() local stop = os.clock() + 0.3 while os.clock() < stop do end return 'slow done' end,
+    run = function(args, ctx)
+      local stop = os.clock() + 0.3
+      while os.clock() < stop do ctx:show { phase = 'slow' } end
+      return 'slow done'
+    end,
   }
 end)
 `,
@@ -55,7 +67,7 @@ end)
 }
 
 test('1,000 concurrent calls over 10 modules, 10% faulty: each resolves once with its status; no healthy call fails', async () => {
-  const host = await startHost(writeConfig(), { maxThreadsPerModule: 2, maxQueuePerModule: 200 });
+  const host = await startHost(writeConfig(), { maxThreadsPerModule: 2, maxQueuePerModule: 200, cpuSlots: 2 });
   const modes = ['error', 'spin', 'nil', 'reported'] as const;
   const expected: { status: CallResult['status']; content?: string }[] = [];
   const calls: Promise<CallResult>[] = [];
@@ -79,6 +91,7 @@ test('1,000 concurrent calls over 10 modules, 10% faulty: each resolves once wit
     assert.equal(result.status, expected[i]!.status, `call ${i}: ${result.content}`);
     if (expected[i]!.content !== undefined) assert.equal(result.content, expected[i]!.content);
   });
+  assert.deepEqual(host.stats().cpu, { slots: 2, running: 0, waiting: 0 });
 });
 
 test('past the queue limit a call is refused as busy at once, and the queued ones still finish', async () => {
