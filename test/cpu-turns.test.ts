@@ -3,10 +3,18 @@
 // call timed out or cancelled gives its turn or its place back, so nothing stays counted.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ToolHost } from '../core/index.js';
+import type { CallResult, ToolHost } from '../core/index.js';
 import { eventually, startHost } from './helpers.js';
 
 const idle = (host: ToolHost): boolean => host.stats().cpu.running === 0 && host.stats().cpu.waiting === 0;
+
+/** Starts `holds` and resolves once it holds its turn and has stopped showing (its title says so). */
+function startHolder(host: ToolHost, args: Record<string, unknown>, signal?: AbortSignal): { result: Promise<CallResult>; holding: Promise<void> } {
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  const result = host.call('holds', args, { onTitle: (title) => title === 'holding' && holding(), ...(signal ? { signal } : {}) });
+  return { result, holding: held };
+}
 
 describe('CPU turns', () => {
   test('calls beyond the slots take turns, one at a time, and all finish', async () => {
@@ -31,8 +39,9 @@ describe('CPU turns', () => {
 
   test('a call that keeps its turn without showing holds the others up only until the queue looks stuck', async () => {
     const host = await startHost('turns', { cpuSlots: 1 });
-    const holder = host.call('holds', { seconds: 4 });
-    assert.ok(await eventually(() => host.stats().cpu.running === 1));
+    const { result: holder, holding } = startHolder(host, { seconds: 4 });
+    await holding;
+    assert.deepEqual(host.stats().cpu, { slots: 1, running: 1, waiting: 0 });
     const shower = host.call('shows', { steps: 5000 });
     const first = await Promise.race([holder.then(() => 'holds'), shower.then(() => 'shows')]);
     assert.equal(first, 'shows');
@@ -52,8 +61,8 @@ describe('CPU turns', () => {
   test('a call cancelled while waiting for its turn leaves the queue', async () => {
     const host = await startHost('turns', { cpuSlots: 1 });
     const holderStop = new AbortController();
-    const holder = host.call('holds', {}, { signal: holderStop.signal });
-    assert.ok(await eventually(() => host.stats().cpu.running === 1));
+    const { result: holder, holding } = startHolder(host, {}, holderStop.signal);
+    await holding;
     const waiterStop = new AbortController();
     const waiter = host.call('shows', { steps: 100_000_000 }, { signal: waiterStop.signal });
     assert.ok(await eventually(() => host.stats().cpu.waiting === 1), JSON.stringify(host.stats().cpu));
