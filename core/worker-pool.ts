@@ -184,16 +184,14 @@ export class WorkerPool {
       return;
     }
     const now = Date.now();
-    let waiting = false;
     for (const stop of this.active) {
       const { timeoutMs, coldStartMs = 0 } = stop.limits;
       const started = this.pidTable.stamp(stop.pidRow, ROW_STARTED);
       const picked = this.pidTable.stamp(stop.pidRow, ROW_PICKED);
-      if (started === undefined && picked === undefined) waiting = true;
       const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
       if (deadline !== undefined && now >= deadline) stop.stop('timeout');
     }
-    if (waiting) this.reviveIfStranded();
+    this.reviveIfStranded();
   }
 
   /**
