@@ -12,6 +12,8 @@ export const BUNDLED_CONFIG = fileURLToPath(new URL('../../examples/demo/init.lu
 export interface ResolvedConfig {
   file: string;
   source: 'option' | 'environment' | 'user' | 'bundled';
+  /** Where the user's own config was looked for ($XDG_CONFIG_HOME or ~/.config), when it was. */
+  userFile?: string;
 }
 
 function entryFile(path: string): string {
@@ -31,6 +33,6 @@ export function resolveConfig(explicit: string | undefined, env: NodeJS.ProcessE
   }
   const configHome = env['XDG_CONFIG_HOME'] || join(homedir(), '.config');
   const user = join(configHome, 'moonpool', 'init.lua');
-  if (existsSync(user)) return { file: user, source: 'user' };
-  return { file: BUNDLED_CONFIG, source: 'bundled' };
+  if (existsSync(user)) return { file: user, source: 'user', userFile: user };
+  return { file: BUNDLED_CONFIG, source: 'bundled', userFile: user };
 }

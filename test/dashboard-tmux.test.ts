@@ -57,3 +57,45 @@ for (const [width, height] of [
     });
   });
 }
+
+describe('reading the dashboard at 80×24', { skip: HAS_TMUX ? false : 'tmux is not installed (.ci/run installs it)' }, () => {
+  test('the demo notice, Tab templates, wrapped errors, /tools arguments, the scroll mark, the session and how to resume', async () => {
+    const session = `moonpool-test-${process.pid}-reading`;
+    const dir = tempDir();
+    const command = `XDG_CONFIG_HOME=${dir} MOONPOOL_CONFIG= ${process.execPath} ${CLI} --state-dir ${join(dir, 'state')} --cwd ${dir}; echo "EXITED $?"; sleep 60`;
+    tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', command);
+    const screen = (): string => tmux('capture-pane', '-t', session, '-p');
+    const flat = (): string => screen().replace(/\n {2,}/g, ' ');
+    const keys = (...typed: string[]): void => void tmux('send-keys', '-t', session, ...typed);
+    try {
+      assert.ok(await eventually(() => screen().includes('Type a tool name'), 10_000), screen());
+      assert.ok(flat().includes(`no config found (--config, $MOONPOOL_CONFIG, ${join(dir, 'moonpool', 'init.lua')}); using the bundled demo`), screen());
+      const sessionId = /session (\d{8}-\d{6}-[0-9a-f]+)/.exec(screen())?.[1];
+      assert.ok(sessionId, `no session id in the status bar:\n${screen()}`);
+
+      keys('misbehave', 'Tab');
+      assert.ok(await eventually(() => screen().includes('> misbehave {"mode": "loop"}'), 5000), screen());
+      keys('C-e', 'C-u');
+
+      const words = Array.from({ length: 12 }, (_, i) => `word${i}-${'x'.repeat(6)}`).join(' ');
+      keys(`sh {"command":"echo ${words}; exit 3"}`, 'Enter');
+      assert.ok(await eventually(() => screen().includes('(exit code 3)'), 10_000), screen());
+      assert.ok(flat().includes(words), `the whole output is not readable:\n${screen()}`);
+
+      keys('/tools', 'Enter');
+      assert.ok(await eventually(() => /limit +integer +Count primes below/.test(screen()), 5000), screen());
+      assert.match(flat(), /mode +one of "loop", "sleep", "error", "oom", required/);
+
+      keys('PageUp');
+      assert.ok(await eventually(() => /↑ scrolled \d+ lines \(PgDn\)/.test(screen()), 5000), screen());
+      keys('PageDown');
+      assert.ok(await eventually(() => !screen().includes('↑ scrolled'), 5000), screen());
+
+      keys('/quit', 'Enter');
+      assert.ok(await eventually(() => screen().includes('EXITED 0'), 10_000), screen());
+      assert.ok(screen().includes(`resume with: moonpool --session ${sessionId}`), screen());
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  });
+});

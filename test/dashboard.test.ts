@@ -10,14 +10,17 @@ import { Dashboard } from '../ui/dashboard/dashboard.js';
 import { LineEditor } from '../ui/dashboard/line-editor.js';
 import { statusLine } from '../ui/dashboard/status-line.js';
 import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
-import { columns } from '../ui/text-width.js';
+import { columns, wrapColumns } from '../ui/text-width.js';
+import { argumentTemplate, parameterLines } from '../ui/tool-help.js';
 import { eventually, startHost } from './helpers.js';
 
 describe('line editor', () => {
   const names = ['count_lines', 'count_words', 'primes', '/reload', '/tools'];
+  const templates: Record<string, string> = { primes: '{"limit": 0}', count_lines: '{"path": ""}' };
+  const source = { names: () => names, template: (name: string) => templates[name] };
 
   test('editing moves by characters, wide ones included', () => {
-    const editor = new LineEditor({ names: () => names });
+    const editor = new LineEditor(source);
     editor.insert('ab中d');
     editor.left();
     editor.backspace();
@@ -29,7 +32,7 @@ describe('line editor', () => {
   });
 
   test('history walks back and forth and keeps the line being typed', () => {
-    const editor = new LineEditor({ names: () => names });
+    const editor = new LineEditor(source);
     editor.insert('first');
     editor.submit();
     editor.insert('second');
@@ -45,14 +48,81 @@ describe('line editor', () => {
   });
 
   test('tab completes a unique name, and the shared prefix of several', () => {
-    const editor = new LineEditor({ names: () => names });
+    const editor = new LineEditor(source);
     editor.insert('pr');
     assert.deepEqual(editor.complete(), []);
-    assert.equal(editor.text, 'primes ');
-    const other = new LineEditor({ names: () => names });
+    assert.equal(editor.text, 'primes {"limit": 0}');
+    const command = new LineEditor(source);
+    command.insert('/rel');
+    command.complete();
+    assert.equal(command.text, '/reload ');
+    const other = new LineEditor(source);
     other.insert('co');
     assert.deepEqual(other.complete(), ['count_lines', 'count_words']);
     assert.equal(other.text, 'count_');
+  });
+
+  test('tab after a tool name inserts its argument template, the cursor in the first value', () => {
+    const editor = new LineEditor(source);
+    editor.insert('count_l');
+    editor.complete();
+    assert.equal(editor.text, 'count_lines {"path": ""}');
+    editor.insert('src');
+    assert.equal(editor.text, 'count_lines {"path": "src"}');
+    const numbers = new LineEditor(source);
+    numbers.insert('primes ');
+    numbers.complete();
+    assert.deepEqual([numbers.text, numbers.cursor], ['primes {"limit": 0}', 17]);
+    const unknown = new LineEditor(source);
+    unknown.insert('nothing ');
+    unknown.complete();
+    assert.equal(unknown.text, 'nothing ');
+  });
+
+  test('Ctrl-W, Ctrl-K and Alt-B/Alt-F edit and move by words', () => {
+    const editor = new LineEditor(source);
+    editor.insert('sh {"command": "ls -la"}');
+    editor.wordLeft();
+    editor.wordLeft();
+    assert.equal(editor.cursor, 16);
+    editor.wordRight();
+    assert.equal(editor.cursor, 18);
+    editor.deleteWordBefore();
+    assert.deepEqual([editor.text, editor.cursor], ['sh {"command": " -la"}', 16]);
+    editor.clearAfter();
+    assert.equal(editor.text, 'sh {"command": "');
+    editor.home();
+    editor.wordRight();
+    editor.deleteWordBefore();
+    assert.deepEqual([editor.text, editor.cursor], [' {"command": "', 0]);
+  });
+});
+
+describe('tool help', () => {
+  const parameters = {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'The file.\nMore.' },
+      mode: { type: 'string', enum: ['fast', 'slow'] },
+      limit: { type: 'integer', default: 10 },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['path', 'mode', 'limit'],
+  };
+
+  test('parameters are listed with type, required, allowed values and the first line of their description', () => {
+    assert.deepEqual(parameterLines(parameters), [
+      'path   string, required                 The file.',
+      'mode   one of "fast", "slow", required',
+      'limit  integer, required',
+      'tags   array of string',
+    ]);
+    assert.deepEqual(parameterLines({ type: 'object', properties: {} }), ['(no arguments)']);
+  });
+
+  test('the template holds the required arguments with placeholders of their kind', () => {
+    assert.equal(argumentTemplate(parameters), '{"path": "", "mode": "fast", "limit": 10}');
+    assert.equal(argumentTemplate({ type: 'object', properties: { x: { type: 'string' } } }), '{}');
   });
 });
 
@@ -82,12 +152,26 @@ describe('block drawing', () => {
     assert.equal(lines[1], '  ab {open}bold{close}c{open}/bold{close}');
   });
 
-  test('wide characters are fitted by columns, not by length', () => {
+  test('long lines wrap by columns, wide characters included, collapsed or expanded', () => {
     const block = new Block(1, 'call', 'sh', 0);
     block.finish({ status: 'ok', content: '中'.repeat(40), durationMs: 5 });
-    const body = blockLines(block, context)[1]!;
-    assert.ok(columns(body) <= 40, `${columns(body)} columns`);
-    assert.ok(body.endsWith('…'));
+    const body = blockLines(block, context).slice(1);
+    assert.deepEqual(body, ['  ' + '中'.repeat(19), '  ' + '中'.repeat(19), '  中中']);
+    const error = new Block(2, 'call', 'deploy', 0);
+    const message = 'deploy: /home/someone/src/team/config/lua/deploy.lua:12: the release tag v1.2.3 already exists on the remote';
+    error.finish({ status: 'error', content: message, durationMs: 5 });
+    const rows = blockLines(error, context).slice(1);
+    assert.ok(rows.every((row) => columns(row) <= 40), JSON.stringify(rows));
+    assert.equal(rows.join('').replaceAll(' ', ''), message.replaceAll(' ', ''));
+    assert.ok(rows.length > 2 && rows.every((row) => row.startsWith('  ')), JSON.stringify(rows));
+  });
+
+  test('wrapping breaks at the last space that fits, else between characters', () => {
+    assert.deepEqual(wrapColumns('aaa bbb ccc', 7), ['aaa bbb', 'ccc']);
+    assert.deepEqual(wrapColumns('abcdefghij', 4), ['abcd', 'efgh', 'ij']);
+    assert.deepEqual(wrapColumns('ab 中中中', 4), ['ab', '中中', '中']);
+    assert.deepEqual(wrapColumns('', 4), ['']);
+    assert.deepEqual(wrapColumns('    path  string  Directory to count', 16), ['    path  string', '    Directory to', '    count']);
   });
 
   test('a long body is collapsed to a few lines unless expanded', () => {
@@ -110,11 +194,17 @@ describe('status line', () => {
   });
 
   test('says how many calls wait for a CPU turn, only when some do', () => {
-    assert.equal(statusLine(stats(0), 3, false, 2), 'gen 2 | 3 tools | 2 running | queue 1 | crashes 0 | collapsed | workers primes 2/2');
+    const view = { sessionId: '20261201-040000-abcdef', toolCount: 3, running: 2, expand: false, scrolledBack: 0 };
+    assert.equal(statusLine(stats(0), view), 'gen 2 | 3 tools | 2 running | queue 1 | collapsed | session 20261201-040000-abcdef | workers primes 2/2');
     assert.equal(
-      statusLine(stats(5), 3, true, 7),
-      'gen 2 | 3 tools | 7 running, 5 waiting for a CPU turn | queue 1 | crashes 0 | expanded | workers primes 2/2',
+      statusLine(stats(5), { ...view, running: 7, expand: true }),
+      'gen 2 | 3 tools | 7 running, 5 waiting for a CPU turn | queue 1 | expanded | session 20261201-040000-abcdef | workers primes 2/2',
     );
+  });
+
+  test('says first when the transcript is scrolled back', () => {
+    const view = { sessionId: 's', toolCount: 3, running: 0, expand: false, scrolledBack: 21 };
+    assert.match(statusLine(stats(0), view), /^↑ scrolled 21 lines \(PgDn\) \| gen 2/);
   });
 });
 

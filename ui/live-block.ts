@@ -1,17 +1,18 @@
-// `moonpool call` on a terminal: the tool's block drawn live on stderr while it runs (header with
-// a spinner and elapsed time, body from `render`), redrawn at most REDRAWS_PER_SECOND, and erased
-// when the call ends so that only the result stays. Log lines scroll above it.
-import type { ToolHost } from '../core/index.js';
+// `moonpool call` on a terminal: the tool's block drawn live on stderr while it runs (the block
+// model's header with a spinner and elapsed time, its body from `render`), redrawn at most
+// REDRAWS_PER_SECOND, and erased when the call ends so that only the result stays. Log lines
+// scroll above it.
+import type { RenderResult, ToolHost } from '../core/index.js';
+import { BODY_INDENT, blockBody, blockHeader, plainHeader, renderView } from './block-view.js';
 import { sanitizeLine } from './terminal-text.js';
+import { fitColumns } from './text-width.js';
 
 const REDRAWS_PER_SECOND = 10;
-const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const MAX_BODY_LINES = 12;
 
 export class LiveBlock {
   private snapshot: Uint8Array | undefined;
   private title: string | undefined;
-  private body: string[] = [];
+  private rendered: RenderResult | undefined;
   private drawnLines = 0;
   private frame = 0;
   private rendering = false;
@@ -53,10 +54,7 @@ export class LiveBlock {
     if (snapshot && !this.rendering) {
       this.rendering = true;
       this.snapshot = undefined;
-      const view = { width: this.width() - 2, height: MAX_BODY_LINES, expand: false };
-      const rendered = await this.host.render(this.tool, snapshot, view);
-      // While the call runs there is no model-facing text yet: the render, or why there is none.
-      this.body = rendered.ok ? rendered.lines.map((line) => sanitizeLine(line)) : rendered.reason ? [`(${sanitizeLine(rendered.reason)})`] : [];
+      this.rendered = await this.host.render(this.tool, snapshot, renderView(this.width() - BODY_INDENT.length, false));
       this.rendering = false;
     }
     this.erase();
@@ -68,13 +66,13 @@ export class LiveBlock {
   }
 
   private draw(): void {
-    const seconds = ((Date.now() - this.started) / 1000).toFixed(1);
-    const title = this.title ? `  ${sanitizeLine(this.title)}` : '';
-    const lines = [`${SPINNER[this.frame % SPINNER.length]} ${this.tool}${title}  (${seconds} s)`, ...this.body.slice(0, MAX_BODY_LINES).map((line) => `  ${line}`)];
-    const width = this.width();
-    const clipped = lines.map((line) => ([...line].length > width - 1 ? [...line].slice(0, width - 2).join('') + '…' : line));
-    this.stream.write(`${clipped.join('\n')}\n`);
-    this.drawnLines = clipped.length;
+    // One column spare: a row of exactly the terminal's width would wrap on some terminals.
+    const width = this.width() - 1;
+    const facts = { kind: 'call', state: 'running', tool: this.tool, title: this.title, elapsedMs: Date.now() - this.started, content: '', rendered: this.rendered } as const;
+    const body = blockBody(facts, { width: width - BODY_INDENT.length, expand: false });
+    const lines = [fitColumns(plainHeader(blockHeader(facts, this.frame, width)), width), ...[...body.rows, ...body.noteRows].map((row) => `${BODY_INDENT}${row}`)];
+    this.stream.write(`${lines.join('\n')}\n`);
+    this.drawnLines = lines.length;
   }
 
   private erase(): void {

@@ -1,6 +1,6 @@
 // Starts a ToolHost for a CLI command: config lookup (saying on stderr when the bundled demo is
 // used) and the options every command shares.
-import { ToolHost, resolveConfig } from '../core/index.js';
+import { ToolHost, resolveConfig, type ResolvedConfig } from '../core/index.js';
 import type { CliInput } from './cli-options.js';
 import { displayPath } from './diagnostic-format.js';
 
@@ -9,11 +9,17 @@ export interface Output {
   stderr: NodeJS.WritableStream;
 }
 
+/** What to tell a person when the bundled demo stands in for their config, naming where it was looked for. */
+export function configNotice(config: ResolvedConfig): string | undefined {
+  if (config.source !== 'bundled') return undefined;
+  return `no config found (--config, $MOONPOOL_CONFIG, ${displayPath(config.userFile ?? '~/.config/moonpool/init.lua')}); using the bundled demo ${displayPath(config.file)}`;
+}
+
 export async function openHost(input: CliInput, output: Output): Promise<ToolHost> {
   const config = resolveConfig(input.config);
-  if (config.source === 'bundled') {
-    output.stderr.write(`moonpool: no config found (--config, $MOONPOOL_CONFIG, ~/.config/moonpool/init.lua); using the bundled demo ${displayPath(config.file)}\n`);
-  }
+  const notice = configNotice(config);
+  // The dashboard shows it on its own screen: printed here, it would stay hidden until it quits.
+  if (notice !== undefined && input.command !== 'dash') output.stderr.write(`moonpool: ${notice}\n`);
   return ToolHost.start({
     config: config.file,
     ...(input.cwd === undefined ? {} : { cwd: input.cwd }),

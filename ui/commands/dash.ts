@@ -1,9 +1,9 @@
 // `moonpool` / `moonpool dash`: the terminal dashboard. With --session it first shows that
-// session's blocks, re-rendered, and appends new calls to it.
-import type { ToolHost } from '../../core/index.js';
+// session's blocks, re-rendered, and appends new calls to it; on the way out it says how to resume.
+import { resolveConfig, type ToolHost } from '../../core/index.js';
 import type { CliInput } from '../cli-options.js';
 import { Dashboard } from '../dashboard/dashboard.js';
-import type { Output } from '../open-host.js';
+import { configNotice, type Output } from '../open-host.js';
 
 export async function runDashboard(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   const stdout = output.stdout as NodeJS.WriteStream;
@@ -11,7 +11,13 @@ export async function runDashboard(host: ToolHost, input: CliInput, output: Outp
     output.stderr.write("moonpool: the dashboard needs a terminal; 'moonpool list' and 'moonpool call' work without one\n");
     return 2;
   }
-  const dashboard = new Dashboard({ host, ...(input.session === undefined ? {} : { resumeSession: input.session }) });
+  const notice = configNotice(resolveConfig(input.config));
+  const dashboard = new Dashboard({
+    host,
+    ...(input.session === undefined ? {} : { resumeSession: input.session }),
+    ...(notice === undefined ? {} : { notices: [notice] }),
+  });
   await dashboard.done;
+  output.stderr.write(`resume with: moonpool --session ${host.sessionId}\n`);
   return 0;
 }

@@ -2,12 +2,11 @@
 // last snapshot with the current config's `render` — `run` is never called. A tool the config no
 // longer defines (or one without `render`) shows its recorded model-facing text.
 import type { ToolHost } from '../../core/index.js';
-import { blockBody, blockHeader } from '../block-format.js';
+import { BODY_INDENT, blockBody, blockHeader, plainHeader, renderView, type BlockFacts } from '../block-view.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import type { Output } from '../open-host.js';
 
 const DEFAULT_WIDTH = 80;
-const BODY_INDENT = '  ';
 
 export async function replaySession(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   const [sessionId, ...extra] = input.positionals;
@@ -20,11 +19,13 @@ export async function replaySession(host: ToolHost, input: CliInput, output: Out
     return 2;
   }
   const width = input.width ?? DEFAULT_WIDTH;
-  const view = { width: width - BODY_INDENT.length, height: 20, expand: input.expand };
+  const layout = { width: width - BODY_INDENT.length, expand: input.expand, expandHint: '--expand shows all' };
   for (const record of records) {
-    const rendered = record.snapshot ? await host.render(record.tool, record.snapshot, view) : ({ ok: false, reason: null } as const);
-    output.stdout.write(`${blockHeader(record)}\n`);
-    for (const line of blockBody(record, rendered, input.expand)) output.stdout.write(`${BODY_INDENT}${line}\n`);
+    const rendered = record.snapshot ? await host.render(record.tool, record.snapshot, renderView(layout.width, input.expand)) : undefined;
+    const facts: BlockFacts = { kind: 'call', state: record.status, tool: record.tool, title: record.title, elapsedMs: record.durationMs, content: record.content, rendered };
+    const body = blockBody(facts, layout);
+    output.stdout.write(`${plainHeader(blockHeader(facts, 0, width))}\n`);
+    for (const row of [...body.rows, ...body.noteRows]) output.stdout.write(`${BODY_INDENT}${row}\n`);
   }
   return 0;
 }

@@ -5,6 +5,7 @@ import blessed from 'blessed';
 import type { ReloadResult, ToolHost } from '../../core/index.js';
 import { formatDiagnostic } from '../diagnostic-format.js';
 import { columns, fitColumns } from '../text-width.js';
+import { argumentTemplate, parameterLines } from '../tool-help.js';
 import { Block } from './block.js';
 import { parseCommand, SLASH_COMMANDS } from './command-parser.js';
 import { FrameScheduler } from './frame-scheduler.js';
@@ -29,14 +30,17 @@ export interface DashboardOptions {
   resumeSession?: string;
   /** Called after each frame is painted (for tests and measuring). */
   onPaint?: (frame: PaintedFrame) => void;
+  /** Lines to show first, under the welcome (e.g. that the bundled demo config is in use). */
+  notices?: string[];
 }
 
 const HELP = [
-  'TOOL {json}  or  /call TOOL {json}   run a tool (Tab completes names)',
-  '/tools   the tools and whether they are available',
+  'TOOL {json}  or  /call TOOL {json}   run a tool (Tab completes names; after a name, its arguments)',
+  '/tools   the tools, their arguments, and whether they are available',
   '/reload  load the config again (a broken edit keeps the running one)',
   '/clear   empty the transcript      /quit   leave (Ctrl-C too)',
   'Esc cancels the newest running call · Ctrl-O expands every block · PgUp/PgDn scroll · ↑/↓ history',
+  'Ctrl-A/E line start/end · Alt-B/F word back/forward · Ctrl-W/U/K delete word/before/after',
 ].join('\n');
 
 export class Dashboard {
@@ -72,7 +76,13 @@ export class Dashboard {
     this.statusBox = blessed.box({ parent: this.screen, bottom: 1, left: 0, width: '100%', height: 1, tags: false, style: { fg: 'black', bg: 'white' } });
     this.inputBox = blessed.box({ parent: this.screen, bottom: 0, left: 0, width: '100%', height: 1, tags: true });
     this.transcript = new Transcript(host, () => this.scheduler.request());
-    this.editor = new LineEditor({ names: () => [...host.tools().map((tool) => tool.name), ...SLASH_COMMANDS] });
+    this.editor = new LineEditor({
+      names: () => [...host.tools().map((tool) => tool.name), ...SLASH_COMMANDS],
+      template: (name) => {
+        const tool = host.tools().find((entry) => entry.name === name);
+        return tool && argumentTemplate(tool.parameters);
+      },
+    });
     this.scheduler = new FrameScheduler(() => this.paint());
 
     this.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined) => this.onKey(ch, key));
@@ -94,8 +104,9 @@ export class Dashboard {
     const tools = host.tools().map((tool) => tool.name);
     return [
       `${tools.length} tools: ${tools.join(', ') || '(none)'}`,
+      ...(this.options.notices ?? []),
       ...problems,
-      'Type a tool name and its JSON arguments, or /help.',
+      'Type a tool name and its JSON arguments (Tab after the name fills them in), or /help.',
     ].join('\n');
   }
 
@@ -165,6 +176,18 @@ export class Dashboard {
       case 'C-u':
         this.editor.clearBefore();
         break;
+      case 'C-k':
+        this.editor.clearAfter();
+        break;
+      case 'C-w':
+        this.editor.deleteWordBefore();
+        break;
+      case 'M-b':
+        this.editor.wordLeft();
+        break;
+      case 'M-f':
+        this.editor.wordRight();
+        break;
       case 'tab': {
         const candidates = this.editor.complete();
         if (candidates.length > 1) this.note('complete', candidates.join('  '), 'ok');
@@ -208,12 +231,15 @@ export class Dashboard {
     }
   }
 
+  /** Each tool: its name and description (or why it is unavailable), then its arguments, indented. */
   private toolList(): string {
     const tools = this.options.host.allTools();
     if (tools.length === 0) return 'no tools are loaded';
-    const width = Math.max(...tools.map((tool) => tool.name.length));
     return tools
-      .map((tool) => `${tool.name.padEnd(width)}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason ?? 'available() returned false'})`}`)
+      .flatMap((tool) => [
+        `${tool.name}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason ?? 'available() returned false'})`}`,
+        ...parameterLines(tool.parameters).map((line) => `    ${line}`),
+      ])
       .join('\n');
   }
 
@@ -273,7 +299,8 @@ export class Dashboard {
     const visible = lines.slice(top, bottom);
     this.transcriptBox.setContent(visible.join('\n'));
     const { host } = this.options;
-    this.statusBox.setContent(fitColumns(statusLine(host.stats(), host.tools().length, this.expand, this.transcript.running().length), width));
+    const view = { sessionId: host.sessionId, toolCount: host.tools().length, running: this.transcript.running().length, expand: this.expand, scrolledBack: this.scrollBack };
+    this.statusBox.setContent(fitColumns(statusLine(host.stats(), view), width));
     this.inputBox.setContent(this.inputLine(width));
     this.screen.render();
     this.options.onPaint?.({ input: this.editor.text, lines: visible });

@@ -1,9 +1,18 @@
 // The status bar: the generation, the tools, running calls (and how many wait for a CPU turn),
-// the queue, crashes, the expand state, and workers busy/alive per module.
+// the queue and crashes when there are any, the session, the expand and scroll state, and workers busy/alive per module.
 import { basename } from 'node:path';
 import type { HostStats } from '../../core/index.js';
 
-export function statusLine(stats: HostStats, toolCount: number, expand: boolean, running: number): string {
+export interface ViewState {
+  sessionId: string;
+  toolCount: number;
+  running: number;
+  expand: boolean;
+  /** Lines scrolled up from the newest output (0: following it). */
+  scrolledBack: number;
+}
+
+export function statusLine(stats: HostStats, view: ViewState): string {
   const modules = Object.entries(stats.modules)
     .filter(([, pool]) => pool.alive > 0 || pool.busy > 0 || pool.queued > 0 || pool.crashes > 0)
     .map(([module, pool]) => `${basename(module, '.lua')} ${pool.busy}/${pool.alive}${pool.disabled ? ' (disabled)' : ''}`);
@@ -11,12 +20,15 @@ export function statusLine(stats: HostStats, toolCount: number, expand: boolean,
   const crashes = Object.values(stats.modules).reduce((sum, pool) => sum + pool.crashes, 0);
   // Fixed-width facts first: on a narrow terminal only the per-module list is cut.
   return [
+    ...(view.scrolledBack > 0 ? [`↑ scrolled ${view.scrolledBack} lines (PgDn)`] : []),
     `gen ${stats.generation}`,
-    `${toolCount} tools`,
-    stats.cpu.waiting > 0 ? `${running} running, ${stats.cpu.waiting} waiting for a CPU turn` : `${running} running`,
-    `queue ${queued}`,
-    `crashes ${crashes}`,
-    expand ? 'expanded' : 'collapsed',
+    `${view.toolCount} tools`,
+    stats.cpu.waiting > 0 ? `${view.running} running, ${stats.cpu.waiting} waiting for a CPU turn` : `${view.running} running`,
+    // A queue and crashes are news; their absence needs no room.
+    ...(queued > 0 ? [`queue ${queued}`] : []),
+    ...(crashes > 0 ? [`crashes ${crashes}`] : []),
+    view.expand ? 'expanded' : 'collapsed',
+    `session ${view.sessionId}`,
     `workers ${modules.length > 0 ? modules.join(', ') : 'none yet'}`,
   ].join(' | ');
 }

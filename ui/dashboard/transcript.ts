@@ -1,13 +1,12 @@
 // The transcript: its blocks in order, drawn into lines for the current width, and the renders
 // it asks the host for — one per dirty visible block per frame, from that block's latest snapshot.
 import type { ToolHost } from '../../core/index.js';
-import { COLLAPSED_BODY_LINES } from '../block-format.js';
+import { BODY_INDENT, renderView } from '../block-view.js';
 import type { Block } from './block.js';
 import { blockLines, type DrawContext } from './block-lines.js';
 
 /** Blocks kept; older ones leave the transcript (they stay in the session log). */
 const MAX_BLOCKS = 500;
-const BODY_INDENT_COLUMNS = 2;
 
 export class Transcript {
   readonly blocks: Block[] = [];
@@ -46,7 +45,7 @@ export class Transcript {
 
   /** Asks for renders of the dirty blocks whose lines fall in [top, bottom). */
   requestRenders(starts: number[], top: number, bottom: number, width: number, expand: boolean): void {
-    const view = { width: width - BODY_INDENT_COLUMNS, height: expand ? 1000 : COLLAPSED_BODY_LINES, expand };
+    const view = renderView(width - BODY_INDENT.length, expand);
     this.blocks.forEach((block, i) => {
       const start = starts[i] ?? 0;
       const end = starts[i + 1] ?? Infinity;

@@ -1,7 +1,8 @@
 -- count_lines: walks a source tree, counts lines per language, and shows live progress.
 local progress = require('progress')
 
-local SKIP = "-not -path '*/node_modules/*' -not -path '*/.git/*' -not -path '*/dist/*'"
+-- Directories skipped below the root (never the root itself, whatever its path contains).
+local SKIP = [[-mindepth 1 -type d \( -name node_modules -o -name .git -o -name dist \) -prune -o -type f -print]]
 
 local function language(path)
   return path:match('%.([%w_]+)$') or '(none)'
@@ -40,7 +41,7 @@ agent.on('discover_tools', function(registry)
     run = function(args, ctx)
       local root = args.path or '.'
       ctx:title(root)
-      local listing, code = capture('find ' .. shquote(root) .. ' -type f ' .. SKIP .. ' | sort')
+      local listing, code = capture('find ' .. shquote(root) .. ' ' .. SKIP .. ' | sort')
       if code ~= 0 then
         return { content = 'cannot list ' .. root .. ': find exited with ' .. code, is_error = true }
       end

@@ -20,8 +20,9 @@ agent.on('discover_tools', function(registry)
       elseif args.mode == 'error' then
         error('failing on purpose')
       elseif args.mode == 'oom' then
-        local hoard = {}
-        while true do hoard[#hoard + 1] = ('x'):rep(1024 * 1024) .. #hoard end
+        -- Doubling reaches the heap cap in a few dozen steps, well within the time limit.
+        local hoard = 'x'
+        while true do hoard = hoard .. hoard end
       end
       return 'unreachable'
     end,
