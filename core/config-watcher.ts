@@ -1,29 +1,88 @@
 // Watches a config directory and calls back once a burst of changes has settled (debounced), so
-// an editor's save — often several writes and renames — causes one reload.
-import { watch, type FSWatcher } from 'node:fs';
+// an editor's save — often several writes and renames — causes one reload. It watches every
+// directory of the tree, not files: an editor that saves by renaming a new file over the old one
+// (vim, `sed -i`, "safe write") replaces the file's inode, and a watch on that inode would go quiet
+// for good, while the directory's watch sees every later edit. New directories are watched as
+// they appear; directories that go away are let go.
+import { readdirSync, watch, type FSWatcher } from 'node:fs';
+import { join, relative } from 'node:path';
 
 export const DEFAULT_WATCH_DEBOUNCE_MS = 200;
 
-/** Paths under the config dir whose changes never matter: version control and dependencies. */
+/** Directories under the config dir whose changes never matter: version control and dependencies. */
 const IGNORED = /(^|\/)(\.git|node_modules)(\/|$)/;
+/** Most directories watched, so a config dir with a huge tree cannot exhaust inotify watches. */
+export const MAX_WATCHED_DIRS = 1000;
 
 export interface ConfigWatcher {
   close(): void;
 }
 
-export function watchConfig(dir: string, onSettled: () => void, debounceMs = DEFAULT_WATCH_DEBOUNCE_MS): ConfigWatcher {
+/** `root` and the directories under it, in breadth-first order, at most MAX_WATCHED_DIRS. */
+function directoriesUnder(root: string): string[] {
+  const found = [root];
+  for (let i = 0; i < found.length && found.length < MAX_WATCHED_DIRS; i++) {
+    let entries;
+    try {
+      entries = readdirSync(found[i]!, { withFileTypes: true });
+    } catch {
+      continue; // Gone or unreadable: nothing to watch there.
+    }
+    for (const entry of entries) {
+      const path = join(found[i]!, entry.name);
+      if (entry.isDirectory() && !IGNORED.test(relative(root, path)) && found.length < MAX_WATCHED_DIRS) found.push(path);
+    }
+  }
+  return found;
+}
+
+export function watchConfig(root: string, onSettled: () => void, debounceMs = DEFAULT_WATCH_DEBOUNCE_MS): ConfigWatcher {
+  const watchers = new Map<string, FSWatcher>();
   let timer: NodeJS.Timeout | undefined;
-  const watcher: FSWatcher = watch(dir, { recursive: true }, (_event, filename) => {
-    if (filename && IGNORED.test(filename.toString())) return;
+  let closed = false;
+
+  const changed = (): void => {
+    if (closed) return;
     clearTimeout(timer);
-    timer = setTimeout(onSettled, debounceMs);
-  });
-  // A directory that disappears mid-edit is not a reason to take the host down.
-  watcher.on('error', () => undefined);
+    timer = setTimeout(() => {
+      // A rename may have added or removed a directory: bring the watched set up to date first.
+      rescan();
+      onSettled();
+    }, debounceMs);
+  };
+
+  const rescan = (): void => {
+    if (closed) return;
+    const wanted = new Set(directoriesUnder(root));
+    for (const [dir, watcher] of watchers) {
+      if (wanted.has(dir)) continue;
+      watcher.close();
+      watchers.delete(dir);
+    }
+    for (const dir of wanted) {
+      if (watchers.has(dir)) continue;
+      try {
+        const watcher = watch(dir, changed);
+        // A directory that disappears mid-edit is not a reason to take the host down.
+        watcher.on('error', () => {
+          watcher.close();
+          watchers.delete(dir);
+          changed();
+        });
+        watchers.set(dir, watcher);
+      } catch {
+        // Removed between the scan and the watch: the next rescan settles it.
+      }
+    }
+  };
+
+  rescan();
   return {
     close() {
+      closed = true;
       clearTimeout(timer);
-      watcher.close();
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
     },
   };
 }

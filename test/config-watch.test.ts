@@ -1,0 +1,109 @@
+// `--watch` survives editors: saves by rename (vim, `sed -i`, safe write), a delete and re-create,
+// an atomic save in a subdirectory and a directory made after the start are each seen, and so is
+// every edit after them. Each step waits for its own reload, so a watch that went quiet fails.
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { watchConfig } from '../core/config-watcher.js';
+import type { ReloadResult, ToolHost } from '../core/index.js';
+import { eventually, startHost, tempDir } from './helpers.js';
+
+const DEBOUNCE_MS = 50;
+
+/** A watcher on a fresh directory, and a way to wait for the next settled burst. */
+function watched(): { dir: string; settles: () => number; nextSettle: (change: () => void) => Promise<boolean> } {
+  const dir = tempDir();
+  let count = 0;
+  const watcher = watchConfig(dir, () => count++, DEBOUNCE_MS);
+  after(() => watcher.close());
+  return {
+    dir,
+    settles: () => count,
+    nextSettle: async (change) => {
+      const before = count;
+      change();
+      return eventually(() => count > before, 5000);
+    },
+  };
+}
+
+function saveByRename(file: string, text: string): void {
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
+describe('config watcher', () => {
+  test('a save by rename is seen, and so is every edit after it', async () => {
+    const { dir, nextSettle } = watched();
+    const file = join(dir, 'init.lua');
+    writeFileSync(file, '-- v1\n');
+    assert.ok(await nextSettle(() => saveByRename(file, '-- v2\n')), 'the rename-save');
+    assert.ok(await nextSettle(() => appendFileSync(file, '-- v3\n')), 'an append after the rename-save');
+    assert.ok(await nextSettle(() => saveByRename(file, '-- v4\n')), 'a second rename-save');
+    assert.ok(await nextSettle(() => writeFileSync(file, '-- v5\n')), 'a write after it');
+  });
+
+  test('a file deleted and made again is seen, and edits to the new one too', async () => {
+    const { dir, nextSettle } = watched();
+    const file = join(dir, 'init.lua');
+    writeFileSync(file, '-- v1\n');
+    assert.ok(await nextSettle(() => rmSync(file)), 'the delete');
+    assert.ok(await nextSettle(() => writeFileSync(file, '-- v2\n')), 'the re-create');
+    assert.ok(await nextSettle(() => appendFileSync(file, '-- v3\n')), 'an edit of the new file');
+  });
+
+  test('an atomic save of a module in a subdirectory, and a directory made after the start', async () => {
+    const { dir, nextSettle } = watched();
+    mkdirSync(join(dir, 'lua'));
+    const module = join(dir, 'lua', 'tool.lua');
+    writeFileSync(module, '-- v1\n');
+    assert.ok(await nextSettle(() => saveByRename(module, '-- v2\n')), 'the rename-save in lua/');
+    assert.ok(await nextSettle(() => appendFileSync(module, '-- v3\n')), 'an edit after it');
+    assert.ok(await nextSettle(() => mkdirSync(join(dir, 'lua', 'new'))), 'a new directory');
+    const nested = join(dir, 'lua', 'new', 'deep.lua');
+    assert.ok(await nextSettle(() => writeFileSync(nested, '-- v1\n')), 'a file in the new directory');
+    assert.ok(await nextSettle(() => saveByRename(nested, '-- v2\n')), 'a rename-save in the new directory');
+  });
+
+  test('a burst of writes settles once', async () => {
+    const { dir, settles, nextSettle } = watched();
+    const file = join(dir, 'init.lua');
+    assert.ok(
+      await nextSettle(() => {
+        for (let i = 0; i < 20; i++) writeFileSync(file, `-- v${i}\n`);
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 4));
+    assert.equal(settles(), 1);
+  });
+});
+
+describe('a host with watch', () => {
+  function tool(version: string): string {
+    return `agent.on('discover_tools', function(r) r:add { name = 'version', description = 'Its version.', run = function() return '${version}' end } end)\n`;
+  }
+
+  async function reloadedTo(host: ToolHost, change: () => void, version: string): Promise<void> {
+    const reloaded = new Promise<ReloadResult | 'no reload'>((resolve) => {
+      host.once('reload', resolve);
+      setTimeout(() => resolve('no reload'), 10_000).unref();
+    });
+    change();
+    const result = await reloaded;
+    assert.ok(result !== 'no reload', `no reload came after the change to ${version}`);
+    assert.equal(result.ok, true);
+    assert.equal((await host.call('version', {})).content, version);
+  }
+
+  test('serves each version saved by rename, then by plain writes', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'init.lua');
+    writeFileSync(file, tool('v1'));
+    const host = await startHost(file, { watch: true });
+    await reloadedTo(host, () => saveByRename(file, tool('v2')), 'v2');
+    await reloadedTo(host, () => writeFileSync(file, tool('v3')), 'v3');
+    await reloadedTo(host, () => saveByRename(file, tool('v4')), 'v4');
+    await reloadedTo(host, () => writeFileSync(file, tool('v5')), 'v5');
+  });
+});
