@@ -1,32 +1,41 @@
 // One ajv instance per generation (its cache is keyed by schema identity, so each tool's schema
 // is compiled once and dropped with its generation). Strict: an unknown keyword is an error.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+// Nothing a schema or an argument holds can make a check superlinear on the host's thread:
+// patterns run on RE2, `enum` and `uniqueItems` hash, and patterns and formats share a budget.
+import { Ajv, type ErrorObject, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { useHashedKeywords } from './hashed-keywords.js';
+import { linearPatternProblem, linearRegExpEngine } from './linear-pattern.js';
+import { chargeValidationWork } from './validation-budget.js';
+
+export { MAX_PATTERN_CHARS, MAX_PATTERN_PROGRAM_SIZE } from './linear-pattern.js';
+
+type AddedFormat = Ajv['formats'][string];
+type FormatValidator = (text: string) => boolean;
 
 // ajv-formats is CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /** Largest `parameters` schema accepted, as JSON text. */
 export const MAX_SCHEMA_CHARS = 256 * 1024;
+/** Largest total of all tools' `parameters` in one config, as JSON text. */
+export const MAX_TOTAL_SCHEMA_CHARS = 2 * 1024 * 1024;
 /** Deepest `parameters` schema accepted. */
 export const MAX_SCHEMA_DEPTH = 32;
-/** Longest regular expression accepted in `pattern` or `patternProperties`. */
-export const MAX_PATTERN_CHARS = 1000;
 
-// A group that holds a quantifier and is quantified itself — (a+)+, (a|aa)*, (\w*){2,} — can take
-// exponential time on a short hostile string, and JavaScript cannot interrupt a regular expression
-// (ajv runs it on the host's thread). Such patterns are refused when the tool is defined.
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[*+?]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
+// Values, not schemas: a `pattern` key inside them is data.
+const VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
 function patternProblems(schema: unknown, path: string): string[] {
   if (typeof schema !== 'object' || schema === null) return [];
   const problems: string[] = [];
   const check = (pattern: string, where: string): void => {
-    if (pattern.length > MAX_PATTERN_CHARS) problems.push(`${where}: the pattern is longer than ${MAX_PATTERN_CHARS} characters`);
-    else if (NESTED_QUANTIFIER.test(pattern)) problems.push(`${where}: nested quantifiers can take exponential time; rewrite the pattern without a quantified group that contains a quantifier`);
+    const problem = linearPatternProblem(pattern);
+    if (problem !== undefined) problems.push(`${where}: ${problem}`);
   };
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     const where = Array.isArray(schema) ? `${path}[${key}]` : `${path}.${key}`;
+    if (!Array.isArray(schema) && VALUE_KEYWORDS.has(key)) continue;
     if (key === 'pattern' && typeof value === 'string') check(value, where);
     if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
       for (const pattern of Object.keys(value)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
@@ -36,9 +45,39 @@ function patternProblems(schema: unknown, path: string): string[] {
   return problems;
 }
 
+function chargedFormat(name: string, test: (text: string) => boolean): FormatValidator {
+  return (text: string) => {
+    chargeValidationWork(text.length, () => `checking a ${text.length}-character string as format "${name}"`);
+    return test(text);
+  };
+}
+
+// ajv-formats' checks are linear regular expressions and parsers; each is charged by length.
+function chargeFormats(ajv: Ajv): void {
+  for (const [name, format] of Object.entries<AddedFormat>(ajv.formats)) {
+    if (format instanceof RegExp) ajv.addFormat(name, chargedFormat(name, (text) => format.test(text)));
+    else if (typeof format === 'function') ajv.addFormat(name, chargedFormat(name, format));
+    else if (typeof format === 'object' && (format.type ?? 'string') === 'string' && !format.async) {
+      const validate = format.validate as RegExp | FormatValidator;
+      const test = validate instanceof RegExp ? (text: string) => validate.test(text) : validate;
+      ajv.addFormat(name, { ...(format as FormatDefinition<string>), validate: chargedFormat(name, test) });
+    }
+  }
+}
+
 export function createSchemaCompiler(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, $data: false });
-  return addFormats(ajv);
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    $data: false,
+    code: { regExp: linearRegExpEngine },
+  });
+  useHashedKeywords(ajv);
+  addFormats(ajv);
+  chargeFormats(ajv);
+  return ajv;
 }
 
 /** Compiles a tool's `parameters`, or returns the problems, each prefixed with its path. */

@@ -1,0 +1,118 @@
+// `enum` and `uniqueItems` by hashing instead of ajv's pairwise deep comparison, which is
+// quadratic: checking a 20,000-value enum against the meta-schema took seconds, and so would
+// `uniqueItems` on a long array of arguments. Values compare as JSON, object keys in any order.
+import { _, str, type Ajv, type CodeKeywordDefinition, type KeywordCxt } from 'ajv';
+import { chargeValidationWork } from './validation-budget.js';
+
+/** A value's JSON with object keys sorted, or undefined once longer than `limit` characters. */
+export function canonicalJson(value: unknown, limit = Infinity): string | undefined {
+  let length = 0;
+  const parts: string[] = [];
+  const add = (text: string): boolean => {
+    length += text.length;
+    parts.push(text);
+    return length <= limit;
+  };
+  const write = (item: unknown): boolean => {
+    if (typeof item !== 'object' || item === null) return add(JSON.stringify(item) ?? 'null');
+    if (Array.isArray(item)) {
+      if (!add('[')) return false;
+      for (const [index, element] of item.entries()) if ((index > 0 && !add(',')) || !write(element)) return false;
+      return add(']');
+    }
+    if (!add('{')) return false;
+    const keys = Object.keys(item).sort();
+    for (const [index, key] of keys.entries()) {
+      if ((index > 0 && !add(',')) || !add(`${JSON.stringify(key)}:`) || !write((item as Record<string, unknown>)[key])) return false;
+    }
+    return add('}');
+  };
+  return write(value) ? parts.join('') : undefined;
+}
+
+// Strings, numbers and the three constants are looked up as themselves; arrays and objects by
+// their canonical JSON, which for a value longer than every known one is never computed whole.
+class ValueIndex {
+  private readonly strings = new Map<string, number>();
+  private readonly others = new Map<unknown, number>();
+  private readonly structured = new Map<string, number>();
+  private longestStructured = 0;
+
+  /** The index `value` was first added with; adds it with `index` when new. */
+  add(value: unknown, index: number): number {
+    if (typeof value !== 'object' || value === null) {
+      const map: Map<unknown, number> = typeof value === 'string' ? this.strings : this.others;
+      const first = map.get(value);
+      if (first !== undefined) return first;
+      map.set(value, index);
+      return index;
+    }
+    const key = canonicalJson(value)!;
+    chargeValidationWork(key.length, () => `comparing items of ${key.length} characters`);
+    const first = this.structured.get(key);
+    if (first !== undefined) return first;
+    this.longestStructured = Math.max(this.longestStructured, key.length);
+    this.structured.set(key, index);
+    return index;
+  }
+
+  has(value: unknown): boolean {
+    chargeValidationWork(1, () => 'comparing values with their enum');
+    if (typeof value === 'string') return this.strings.has(value);
+    if (typeof value !== 'object' || value === null) return this.others.has(value);
+    if (this.structured.size === 0) return false;
+    const key = canonicalJson(value, this.longestStructured);
+    chargeValidationWork(key?.length ?? this.longestStructured, () => 'comparing a value with its enum');
+    return key !== undefined && this.structured.has(key);
+  }
+}
+
+/** The first pair of equal items of `items` as [later, earlier] indexes, or undefined. */
+function findDuplicate(items: unknown[]): [number, number] | undefined {
+  chargeValidationWork(items.length, () => `looking for duplicates among ${items.length} items`);
+  const seen = new ValueIndex();
+  for (let index = 0; index < items.length; index++) {
+    const first = seen.add(items[index], index);
+    if (first !== index) return [index, first];
+  }
+  return undefined;
+}
+
+// Code keywords, as ajv's own: their failures join the error list in constant time (a keyword
+// that returns its errors has them concatenated, quadratic over a long failing array).
+const hashedEnum: CodeKeywordDefinition = {
+  keyword: 'enum',
+  schemaType: 'array',
+  error: { message: 'must be equal to one of the allowed values', params: ({ schemaCode }) => _`{allowedValues: ${schemaCode}}` },
+  code(cxt: KeywordCxt) {
+    const values = new ValueIndex();
+    (cxt.schema as unknown[]).forEach((value, index) => values.add(value, index));
+    const index = cxt.gen.scopeValue('obj', { ref: values });
+    cxt.fail(_`!${index}.has(${cxt.data})`);
+  },
+};
+
+const hashedUniqueItems: CodeKeywordDefinition = {
+  keyword: 'uniqueItems',
+  type: 'array',
+  schemaType: 'boolean',
+  error: {
+    message: ({ params: { i, j } }) => str`must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
+    params: ({ params: { i, j } }) => _`{i: ${i}, j: ${j}}`,
+  },
+  code(cxt: KeywordCxt) {
+    if (cxt.schema !== true) return;
+    const find = cxt.gen.scopeValue('func', { ref: findDuplicate });
+    const duplicate = cxt.gen.const('duplicate', _`${find}(${cxt.data})`);
+    cxt.setParams({ i: _`${duplicate}[0]`, j: _`${duplicate}[1]` });
+    cxt.fail(_`${duplicate} !== undefined`);
+  },
+};
+
+/** Replaces ajv's `enum` and `uniqueItems`; call before the first schema is compiled. */
+export function useHashedKeywords(ajv: Ajv): void {
+  ajv.removeKeyword('enum');
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(hashedEnum);
+  ajv.addKeyword(hashedUniqueItems);
+}
