@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
-import { linearPatternProblem, linearRegExpEngine } from './linear-pattern.js';
+import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
 import { chargeValidationWork } from './validation-budget.js';
 
 export { MAX_PATTERN_CHARS, MAX_PATTERN_PROGRAM_SIZE } from './linear-pattern.js';
@@ -18,19 +18,38 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /** Largest `parameters` schema accepted, as JSON text. */
 export const MAX_SCHEMA_CHARS = 256 * 1024;
-/** Largest total of all tools' `parameters` in one config, as JSON text. */
-export const MAX_TOTAL_SCHEMA_CHARS = 2 * 1024 * 1024;
 /** Deepest `parameters` schema accepted. */
 export const MAX_SCHEMA_DEPTH = 32;
+/**
+ * Most keywords (keys of schema objects) in one tool's `parameters`. ajv's compile time grows
+ * with them, about 0.35 ms each on a loaded 2-core machine: 2,000 take under a second.
+ */
+export const MAX_SCHEMA_KEYWORDS = 2_000;
+/** Most keywords in all tools' `parameters` of one config together. */
+export const MAX_TOTAL_SCHEMA_KEYWORDS = 10_000;
+
+// Each compiler's patterns, compiled once for the definition check and for ajv.
+const patternsOf = new WeakMap<Ajv, LinearPatterns>();
 
 // Values, not schemas: a `pattern` key inside them is data.
 const VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
-function patternProblems(schema: unknown, path: string): string[] {
+/** The keys of every schema object in `schema`, not counting what value keywords hold. */
+export function schemaKeywordCount(schema: unknown): number {
+  if (typeof schema !== 'object' || schema === null) return 0;
+  let count = 0;
+  for (const [key, value] of Object.entries(schema)) {
+    if (Array.isArray(schema)) count += schemaKeywordCount(value);
+    else count += 1 + (VALUE_KEYWORDS.has(key) ? 0 : schemaKeywordCount(value));
+  }
+  return count;
+}
+
+function patternProblems(patterns: LinearPatterns, schema: unknown, path: string): string[] {
   if (typeof schema !== 'object' || schema === null) return [];
   const problems: string[] = [];
   const check = (pattern: string, where: string): void => {
-    const problem = linearPatternProblem(pattern);
+    const problem = patterns.problem(pattern);
     if (problem !== undefined) problems.push(`${where}: ${problem}`);
   };
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
@@ -40,7 +59,7 @@ function patternProblems(schema: unknown, path: string): string[] {
     if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
       for (const pattern of Object.keys(value)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
     }
-    problems.push(...patternProblems(value, where));
+    problems.push(...patternProblems(patterns, value, where));
   }
   return problems;
 }
@@ -66,17 +85,19 @@ function chargeFormats(ajv: Ajv): void {
 }
 
 export function createSchemaCompiler(): Ajv {
+  const patterns = createLinearPatterns();
   const ajv = new Ajv({
     allErrors: true,
     strict: true,
     strictRequired: false,
     allowUnionTypes: true,
     $data: false,
-    code: { regExp: linearRegExpEngine },
+    code: { regExp: patterns.engine },
   });
   useHashedKeywords(ajv);
   addFormats(ajv);
   chargeFormats(ajv);
+  patternsOf.set(ajv, patterns);
   return ajv;
 }
 
@@ -85,7 +106,9 @@ export function compileParameters(ajv: Ajv, schema: unknown): { validate: Valida
   const size = JSON.stringify(schema).length;
   if (size > MAX_SCHEMA_CHARS) return { problems: [`parameters: the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`] };
   if (depthOf(schema) > MAX_SCHEMA_DEPTH) return { problems: [`parameters: the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`] };
-  const patterns = patternProblems(schema, 'parameters');
+  const keywords = schemaKeywordCount(schema);
+  if (keywords > MAX_SCHEMA_KEYWORDS) return { problems: [`parameters: the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`] };
+  const patterns = patternProblems(patternsOf.get(ajv) ?? createLinearPatterns(), schema, 'parameters');
   if (patterns.length > 0) return { problems: patterns };
   if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? []) };
   try {
