@@ -48,7 +48,7 @@ class ValueIndex {
       return index;
     }
     const key = canonicalJson(value)!;
-    chargeValidationWork(key.length, () => `comparing items of ${key.length} characters`);
+    chargeValidationWork(key.length, () => 'comparing these arrays and objects by their content');
     const first = this.structured.get(key);
     if (first !== undefined) return first;
     this.longestStructured = Math.max(this.longestStructured, key.length);
