@@ -6,6 +6,7 @@ import { callOverhead } from './call-overhead.js';
 import { cpuHeavy } from './cpu-heavy.js';
 import { processPerCall } from './process-per-call.js';
 import { dashboardScenario } from './dashboard.js';
+import { hostileArgs } from './hostile-args.js';
 import { reloadScenario } from './reload.js';
 import { snapshotStorm } from './snapshot-storm.js';
 import { throughput } from './throughput.js';
@@ -20,6 +21,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
   reload: reloadScenario,
   dashboard: dashboardScenario,
   throughput,
+  'hostile-args': hostileArgs,
 };
 
 function row(result: ScenarioResult): string {

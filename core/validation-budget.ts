@@ -5,9 +5,9 @@
  * Work units one call's argument check may spend on patterns and formats. A pattern check costs
  * the string's length times the pattern's compiled size; a format check costs the string's length.
  * At the slowest rate measured (about 130 ns a unit, a pattern whose automaton keeps being
- * rebuilt) this is about 50 ms of the host's thread.
+ * rebuilt) this is about 25 ms of the host's thread.
  */
-export const MAX_VALIDATION_WORK_UNITS = 400_000;
+export const MAX_VALIDATION_WORK_UNITS = 200_000;
 
 export class ValidationBudgetError extends Error {
   override readonly name = 'ValidationBudgetError';
