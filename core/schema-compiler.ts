@@ -22,14 +22,23 @@ export const MAX_SCHEMA_CHARS = 256 * 1024;
 export const MAX_SCHEMA_DEPTH = 32;
 /**
  * Most keywords (keys of schema objects) in one tool's `parameters`. ajv's compile time grows
- * with them, about 0.35 ms each on a loaded 2-core machine: 2,000 take under a second.
+ * with them, about 0.35 ms each on a loaded 2-core machine, and each schema is compiled twice:
+ * 1,000 take under a second.
  */
-export const MAX_SCHEMA_KEYWORDS = 2_000;
+export const MAX_SCHEMA_KEYWORDS = 1_000;
 /** Most keywords in all tools' `parameters` of one config together. */
-export const MAX_TOTAL_SCHEMA_KEYWORDS = 10_000;
+export const MAX_TOTAL_SCHEMA_KEYWORDS = 5_000;
 
-// Each compiler's patterns, compiled once for the definition check and for ajv.
-const patternsOf = new WeakMap<Ajv, LinearPatterns>();
+// Each compiler's patterns (compiled once for the definition check and for ajv) and its twin
+// that stops at the first error: a check runs that first, and lists every problem only for
+// arguments small enough (see arguments.ts), since each error costs ajv time too.
+const partsOf = new WeakMap<Ajv, { patterns: LinearPatterns; firstError: Ajv }>();
+const firstErrorValidators = new WeakMap<ValidateFunction, ValidateFunction>();
+
+/** The validator of the same schema that stops at the first error, if `validate` has one. */
+export function firstErrorValidator(validate: ValidateFunction): ValidateFunction | undefined {
+  return firstErrorValidators.get(validate);
+}
 
 // Values, not schemas: a `pattern` key inside them is data.
 const VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
@@ -84,20 +93,18 @@ function chargeFormats(ajv: Ajv): void {
   }
 }
 
-export function createSchemaCompiler(): Ajv {
-  const patterns = createLinearPatterns();
-  const ajv = new Ajv({
-    allErrors: true,
-    strict: true,
-    strictRequired: false,
-    allowUnionTypes: true,
-    $data: false,
-    code: { regExp: patterns.engine },
-  });
+function newAjv(patterns: LinearPatterns, allErrors: boolean): Ajv {
+  const ajv = new Ajv({ allErrors, strict: true, strictRequired: false, allowUnionTypes: true, $data: false, code: { regExp: patterns.engine } });
   useHashedKeywords(ajv);
   addFormats(ajv);
   chargeFormats(ajv);
-  patternsOf.set(ajv, patterns);
+  return ajv;
+}
+
+export function createSchemaCompiler(): Ajv {
+  const patterns = createLinearPatterns();
+  const ajv = newAjv(patterns, true);
+  partsOf.set(ajv, { patterns, firstError: newAjv(patterns, false) });
   return ajv;
 }
 
@@ -108,11 +115,14 @@ export function compileParameters(ajv: Ajv, schema: unknown): { validate: Valida
   if (depthOf(schema) > MAX_SCHEMA_DEPTH) return { problems: [`parameters: the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`] };
   const keywords = schemaKeywordCount(schema);
   if (keywords > MAX_SCHEMA_KEYWORDS) return { problems: [`parameters: the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`] };
-  const patterns = patternProblems(patternsOf.get(ajv) ?? createLinearPatterns(), schema, 'parameters');
+  const parts = partsOf.get(ajv);
+  const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, 'parameters');
   if (patterns.length > 0) return { problems: patterns };
   if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? []) };
   try {
-    return { validate: ajv.compile(schema as object) };
+    const validate = ajv.compile(schema as object);
+    if (parts) firstErrorValidators.set(validate, parts.firstError.compile(schema as object));
+    return { validate };
   } catch (error) {
     return { problems: [`parameters: ${(error as Error).message.replace(/^strict mode: /, '')}`] };
   }
