@@ -74,14 +74,16 @@ function measure(args: unknown): { problem: string } | { values: number } {
     if (typeof value === 'string') size += Math.max(0, value.length - 1);
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= MAX_ARGUMENT_DEPTH) return { problem: `args: nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
+    const container = value as Record<string, unknown>;
     const keys = Array.isArray(value) ? undefined : Object.keys(value);
-    const items: unknown[] = keys === undefined ? (value as unknown[]) : keys.map((key) => (value as Record<string, unknown>)[key]);
-    size += items.length;
-    values += items.length;
-    for (const key of keys ?? []) size += key.length;
+    const count = keys === undefined ? (value as unknown[]).length : keys.length;
+    size += count;
+    values += count;
+    if (keys !== undefined) for (let index = 0; index < count; index++) size += keys[index]!.length;
     if (size > MAX_ARGUMENT_CHARS) return tooLarge;
-    for (const item of items) {
-      if (typeof item === 'string') size += Math.max(0, item.length - 1);
+    for (let index = 0; index < count; index++) {
+      const item = keys === undefined ? (value as unknown[])[index] : container[keys[index]!];
+      if (typeof item === 'string') size += item.length > 0 ? item.length - 1 : 0;
       else if (typeof item === 'object' && item !== null) {
         pending.push(item);
         depths.push(depth + 1);
