@@ -10,8 +10,12 @@ import { ValidationBudgetError, withValidationBudget } from './validation-budget
 export const MAX_ARGUMENT_DEPTH = 64;
 /** Largest arguments accepted: the characters of their strings and keys, and one per other value. */
 export const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
-/** Arguments with more values than this are told their first problem only: each costs ajv time. */
-export const MAX_FULLY_CHECKED_VALUES = 2_000;
+/**
+ * Steps (see validation-budget.ts) of the second pass that lists every problem. Each error costs
+ * ajv time, and errors returned through a `$ref` are copied at every level, so only a small
+ * check is run again; a larger one is told its first problem.
+ */
+export const MAX_LISTING_STEPS = 2_000;
 /** Allowed values named in an `enum` problem; the rest are counted. */
 export const MAX_LISTED_ENUM_VALUES = 10;
 
@@ -57,28 +61,26 @@ function describe(error: ErrorObject): string {
 }
 
 /**
- * How many values `args` holds and its size, or its size or depth problem; found without
- * recursion so hostile input cannot overflow the stack. Size counts the characters of strings and
+ * A size or depth problem with `args`, or undefined; found without recursion so hostile input
+ * cannot overflow the stack. Size counts the characters of strings and
  * keys and one for every other value, and an array's or object's entries are counted before they
  * are visited, so a huge one is refused at once.
  */
-function measure(args: unknown): { problem: string } | { values: number } {
-  const tooLarge = { problem: `args: larger than ${MAX_ARGUMENT_CHARS} characters` };
+export function shapeProblem(args: unknown): string | undefined {
+  const tooLarge = `args: larger than ${MAX_ARGUMENT_CHARS} characters`;
   const pending: unknown[] = [args];
   const depths: number[] = [0];
   let size = 1;
-  let values = 1;
   while (pending.length > 0) {
     const value = pending.pop();
     const depth = depths.pop()!;
     if (typeof value === 'string') size += Math.max(0, value.length - 1);
     if (typeof value !== 'object' || value === null) continue;
-    if (depth >= MAX_ARGUMENT_DEPTH) return { problem: `args: nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
+    if (depth >= MAX_ARGUMENT_DEPTH) return `args: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
     const container = value as Record<string, unknown>;
     const keys = Array.isArray(value) ? undefined : Object.keys(value);
     const count = keys === undefined ? (value as unknown[]).length : keys.length;
     size += count;
-    values += count;
     if (keys !== undefined) for (let index = 0; index < count; index++) size += keys[index]!.length;
     if (size > MAX_ARGUMENT_CHARS) return tooLarge;
     for (let index = 0; index < count; index++) {
@@ -90,20 +92,14 @@ function measure(args: unknown): { problem: string } | { values: number } {
       }
     }
   }
-  return size > MAX_ARGUMENT_CHARS ? tooLarge : { values };
-}
-
-/** A size or depth problem with `args`, or undefined. */
-export function shapeProblem(args: unknown): string | undefined {
-  const measured = measure(args);
-  return 'problem' in measured ? measured.problem : undefined;
+  return size > MAX_ARGUMENT_CHARS ? tooLarge : undefined;
 }
 
 type Outcome = { valid: true } | { errors: ErrorObject[] } | { tooCostly: string };
 
-function check(validate: ValidateFunction, args: unknown): Outcome {
+function check(validate: ValidateFunction, args: unknown, steps?: number): Outcome {
   try {
-    return withValidationBudget(() => validate(args)) ? { valid: true } : { errors: validate.errors ?? [] };
+    return withValidationBudget(() => validate(args), steps) ? { valid: true } : { errors: validate.errors ?? [] };
   } catch (error) {
     if (error instanceof ValidationBudgetError) return { tooCostly: `args: ${error.message}` };
     throw error;
@@ -114,21 +110,18 @@ const describeAll = (errors: ErrorObject[]): string[] => [...new Set(errors.map(
 
 /**
  * The problems with `args`, or an empty list when the call may go ahead. The check stops at the
- * first problem; arguments of at most MAX_FULLY_CHECKED_VALUES values are checked again for all
- * of them. Each pass has its own work budget.
+ * first problem; a second pass lists every problem if it fits in MAX_LISTING_STEPS.
  */
 export function argumentProblems(validate: ValidateFunction, args: unknown): string[] {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return [`args: must be an object (got ${Array.isArray(args) ? 'an array' : args === null ? 'null' : typeof args})`];
   }
-  const measured = measure(args);
-  if ('problem' in measured) return [measured.problem];
+  const shape = shapeProblem(args);
+  if (shape) return [shape];
   const first = check(firstErrorValidator(validate) ?? validate, args);
   if ('valid' in first) return [];
   if ('tooCostly' in first) return [first.tooCostly];
-  if (measured.values > MAX_FULLY_CHECKED_VALUES) {
-    return [...describeAll(first.errors), `args: holds more than ${MAX_FULLY_CHECKED_VALUES} values, so only the first problem is listed`];
-  }
-  const all = check(validate, args);
-  return describeAll('errors' in all ? all.errors : first.errors);
+  const all = check(validate, args, MAX_LISTING_STEPS);
+  if ('errors' in all) return describeAll(all.errors);
+  return [...describeAll(first.errors), 'args: only the first problem is listed; checking for the others would take too long'];
 }

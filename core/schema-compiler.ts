@@ -6,6 +6,7 @@ import { Ajv, type ErrorObject, type FormatDefinition, type ValidateFunction } f
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
 import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
+import { useStepCounting, withStepCounting } from './schema-steps.js';
 import { chargeValidationWork } from './validation-budget.js';
 
 export { MAX_PATTERN_CHARS, MAX_PATTERN_PROGRAM_SIZE } from './linear-pattern.js';
@@ -96,6 +97,7 @@ function chargeFormats(ajv: Ajv): void {
 function newAjv(patterns: LinearPatterns, allErrors: boolean): Ajv {
   const ajv = new Ajv({ allErrors, strict: true, strictRequired: false, allowUnionTypes: true, $data: false, code: { regExp: patterns.engine } });
   useHashedKeywords(ajv);
+  useStepCounting(ajv);
   addFormats(ajv);
   chargeFormats(ajv);
   return ajv;
@@ -120,8 +122,9 @@ export function compileParameters(ajv: Ajv, schema: unknown): { validate: Valida
   if (patterns.length > 0) return { problems: patterns };
   if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? []) };
   try {
-    const validate = ajv.compile(schema as object);
-    if (parts) firstErrorValidators.set(validate, parts.firstError.compile(schema as object));
+    const counted = withStepCounting(schema) as object;
+    const validate = ajv.compile(counted);
+    if (parts) firstErrorValidators.set(validate, parts.firstError.compile(counted));
     return { validate };
   } catch (error) {
     return { problems: [`parameters: ${(error as Error).message.replace(/^strict mode: /, '')}`] };

@@ -65,12 +65,30 @@ describe('hostile arguments', async () => {
     assert.equal(wrong.content.split('\n').length, 22);
   });
 
-  test('arguments of more than 2,000 values are told their first problem only', async () => {
-    const wrong = await host.call('picks', { many: Array.from({ length: 50_000 }, (_, i) => `wrong-${i}`) });
+  test('arguments too large to list every problem within 2,000 steps are told their first problem', async () => {
+    const wrong = await host.call('picks', { many: Array.from({ length: 3_000 }, (_, i) => `wrong-${i}`) });
     assert.deepEqual(wrong.content.split('\n').slice(1), [
       'args.many[0]: must be one of "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", … and 1,990 more values',
-      'args: holds more than 2000 values, so only the first problem is listed',
+      'args: only the first problem is listed; checking for the others would take too long',
     ]);
+  });
+
+  test('a schema that recurses through two oneOf branches cannot take exponential time, and a healthy tool keeps answering', async () => {
+    const nested = (depth: number): unknown => (depth === 0 ? 1 : [nested(depth - 1)]);
+    const hostile = [40, 60, 63].map((depth) => host.call('trees', { tree: nested(depth) }));
+    const healthy = Array.from({ length: 10 }, (_, n) => host.call('healthy', { n }));
+    for (const result of await Promise.all(hostile)) {
+      assert.equal(result.status, 'invalid_args');
+      assert.match(result.content, /applying the schema to these arguments would take more steps than one call's check may take \(50000\)/);
+    }
+    assert.deepEqual((await Promise.all(healthy)).map((result) => result.content), Array.from({ length: 10 }, (_, n) => `ok ${n}`));
+    assert.equal((await host.call('trees', { tree: ['a', 'b', 'c', 'd', 'e', 'f'] })).content, 'tree');
+  });
+
+  test('a long array under items is bounded by the steps too: 50,000 items pass, 60,000 are refused', async () => {
+    const tags = (count: number) => ({ many: Array.from({ length: count }, (_, i) => `v${(i % 2_000) + 1}`) });
+    assert.match((await host.call('picks', tags(60_000))).content, /would take more steps than one call's check may take/);
+    assert.match((await host.call('picks', tags(40_000))).content, /must NOT have duplicate items/);
   });
 
   test('duplicates are found by hashing: objects equal in any key order, the first pair named', async () => {
