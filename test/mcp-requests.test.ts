@@ -91,15 +91,18 @@ describe('moonpool mcp answers every request', () => {
     assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code ?? 'result']), [[null, -32700], [null, -32600], [10, 'result']]);
   });
 
-  test('an unknown method and a tools/call with wrong params are answered with errors by the SDK', async () => {
+  test('an unknown method gets -32601 and a tools/call with wrong params -32602 naming the field', async () => {
     send('{"jsonrpc":"2.0","id":11,"method":"tools/nope"}');
     send('{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":5}}');
-    const replies = await nextAnswers(2);
-    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code]), [[11, -32601], [12, -32603]]);
+    send('{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"ranges","arguments":[1]}}');
+    const replies = await nextAnswers(3);
+    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code]), [[11, -32601], [12, -32602], [13, -32602]]);
+    assert.match(replies[1]!.error!.message, /^Invalid params: params\.name: /);
+    assert.match(replies[2]!.error!.message, /^Invalid params: params\.arguments: /);
   });
 
   test('a 33 MiB line is refused without being held, and the next request is served', async () => {
-    const huge = `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"ranges","arguments":{"range":"${'1'.repeat(33 * 1024 * 1024)}"}}}`;
+    const huge = `{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"ranges","arguments":{"range":"${'1'.repeat(33 * 1024 * 1024)}"}}}`;
     send(huge);
     send('{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"ranges","arguments":{"range":"1-2"}}}');
     const replies = await nextAnswers(2);
