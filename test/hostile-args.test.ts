@@ -151,6 +151,14 @@ describe('hostile schemas', () => {
     assert.match(diagnostics[0]!.message, /tool 'tool5': the config's parameters schemas have more than 5000 keywords together/);
   });
 
+  test('keys matched against patternProperties and propertyNames are charged like values', () => {
+    const keyed = compiled({ patternProperties: { '^k\\d+$': { type: 'number' } }, propertyNames: { pattern: '^[a-z0-9]+$' }, additionalProperties: false });
+    const keys = (count: number, length: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${String(i).padStart(length, '0')}`, i]));
+    assert.deepEqual(argumentProblems(keyed, keys(100, 8)), []);
+    assert.match(argumentProblems(keyed, keys(40_000, 30))[0]!, /^args: matching a 31-character string against .* would take more work than one call's check may spend/);
+    assert.ok(argumentProblems(keyed, { 'k-1': 1 }).includes('args["k-1"]: is not an accepted argument'));
+  });
+
   test('the enum and uniqueItems of a tool schema behave as JSON Schema says', () => {
     const validate = compiled({ properties: { e: { enum: [1, 'one', null, { a: [1, { b: 2 }] }, [1, 2]] }, u: { type: 'array', uniqueItems: true } } });
     for (const good of [1, 'one', null, { a: [1, { b: 2 }] }, [1, 2]]) assert.deepEqual(argumentProblems(validate, { e: good }), []);
