@@ -7,6 +7,7 @@ import { cpuHeavy } from './cpu-heavy.js';
 import { processPerCall } from './process-per-call.js';
 import { dashboardScenario } from './dashboard.js';
 import { mcpVsPlainServer } from './mcp-vs-plain.js';
+import { hostileArgs } from './hostile-args.js';
 import { reloadScenario } from './reload.js';
 import { snapshotStorm } from './snapshot-storm.js';
 import { throughput } from './throughput.js';
@@ -22,6 +23,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
   dashboard: dashboardScenario,
   throughput,
   'mcp-vs-plain-server': mcpVsPlainServer,
+  'hostile-args': hostileArgs,
 };
 
 function row(result: ScenarioResult): string {

@@ -1,11 +1,23 @@
 // Validates the model's arguments before `run` is called. Each problem reads `args.path: message`,
-// so the model can fix the call. Oversized or over-deep arguments are refused before ajv sees them.
+// so the model can fix the call. Oversized or over-deep arguments are refused before ajv sees them,
+// and a check that would cost more than its budget is abandoned and refused.
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { listWithin } from './bounded-text.js';
+import { firstErrorValidator } from './schema-compiler.js';
+import { ValidationBudgetError, withValidationBudget } from './validation-budget.js';
 
 /** Deepest nesting of arguments accepted. */
 export const MAX_ARGUMENT_DEPTH = 64;
-/** Largest arguments accepted, counted as the characters of their strings and keys. */
+/** Largest arguments accepted: the characters of their strings and keys, and one per other value. */
 export const MAX_ARGUMENT_CHARS = 4 * 1024 * 1024;
+/**
+ * Steps (see validation-budget.ts) of the second pass that lists every problem. Each error costs
+ * ajv time, and errors returned through a `$ref` are copied at every level, so only a small
+ * check is run again; a larger one is told its first problem.
+ */
+export const MAX_LISTING_STEPS = 2_000;
+/** Allowed values named in an `enum` problem; the rest are counted. */
+export const MAX_LISTED_ENUM_VALUES = 10;
 
 function pathOf(instancePath: string): string {
   let path = 'args';
@@ -20,6 +32,19 @@ function childPath(parent: string, key: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 
+// One enum's text serves each of its failures: a long array can fail it many times.
+const allowedValuesTexts = new WeakMap<unknown[], string>();
+
+function allowedValuesText(allowed: unknown[]): string {
+  let text = allowedValuesTexts.get(allowed);
+  if (text === undefined) {
+    const listed = allowed.slice(0, MAX_LISTED_ENUM_VALUES).map((value) => JSON.stringify(value));
+    text = listWithin(listed, { maxItems: MAX_LISTED_ENUM_VALUES, maxItemChars: 60, separator: ', ', noun: 'values' }, allowed.length);
+    allowedValuesTexts.set(allowed, text);
+  }
+  return text;
+}
+
 function describe(error: ErrorObject): string {
   const path = pathOf(error.instancePath);
   const params = error.params as Record<string, unknown>;
@@ -29,37 +54,74 @@ function describe(error: ErrorObject): string {
     case 'additionalProperties':
       return `${childPath(path, String(params['additionalProperty']))}: is not an accepted argument`;
     case 'enum':
-      return `${path}: must be one of ${(params['allowedValues'] as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+      return `${path}: must be one of ${allowedValuesText(params['allowedValues'] as unknown[])}`;
     default:
       return `${path}: ${error.message ?? 'is invalid'}`;
   }
 }
 
-/** A size or depth problem, found without recursion so hostile input cannot overflow the stack. */
+/**
+ * A size or depth problem with `args`, or undefined; found without recursion so hostile input
+ * cannot overflow the stack. Size counts the characters of strings and
+ * keys and one for every other value, and an array's or object's entries are counted before they
+ * are visited, so a huge one is refused at once.
+ */
 export function shapeProblem(args: unknown): string | undefined {
-  const pending: [unknown, number][] = [[args, 0]];
-  let chars = 0;
+  const tooLarge = `args: larger than ${MAX_ARGUMENT_CHARS} characters`;
+  const pending: unknown[] = [args];
+  const depths: number[] = [0];
+  let size = 1;
   while (pending.length > 0) {
-    const [value, depth] = pending.pop()!;
-    if (typeof value === 'string') chars += value.length;
+    const value = pending.pop();
+    const depth = depths.pop()!;
+    if (typeof value === 'string') size += Math.max(0, value.length - 1);
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= MAX_ARGUMENT_DEPTH) return `args: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
-    for (const [key, item] of Object.entries(value)) {
-      chars += key.length;
-      pending.push([item, depth + 1]);
+    const container = value as Record<string, unknown>;
+    const keys = Array.isArray(value) ? undefined : Object.keys(value);
+    const count = keys === undefined ? (value as unknown[]).length : keys.length;
+    size += count;
+    if (keys !== undefined) for (let index = 0; index < count; index++) size += keys[index]!.length;
+    if (size > MAX_ARGUMENT_CHARS) return tooLarge;
+    for (let index = 0; index < count; index++) {
+      const item = keys === undefined ? (value as unknown[])[index] : container[keys[index]!];
+      if (typeof item === 'string') size += item.length > 0 ? item.length - 1 : 0;
+      else if (typeof item === 'object' && item !== null) {
+        pending.push(item);
+        depths.push(depth + 1);
+      }
     }
-    if (chars > MAX_ARGUMENT_CHARS) return `args: larger than ${MAX_ARGUMENT_CHARS} characters`;
   }
-  return chars > MAX_ARGUMENT_CHARS ? `args: larger than ${MAX_ARGUMENT_CHARS} characters` : undefined;
+  return size > MAX_ARGUMENT_CHARS ? tooLarge : undefined;
 }
 
-/** The problems with `args`, or an empty list when the call may go ahead. */
+type Outcome = { valid: true } | { errors: ErrorObject[] } | { tooCostly: string };
+
+function check(validate: ValidateFunction, args: unknown, steps?: number): Outcome {
+  try {
+    return withValidationBudget(() => validate(args), steps) ? { valid: true } : { errors: validate.errors ?? [] };
+  } catch (error) {
+    if (error instanceof ValidationBudgetError) return { tooCostly: `args: ${error.message}` };
+    throw error;
+  }
+}
+
+const describeAll = (errors: ErrorObject[]): string[] => [...new Set(errors.map(describe))];
+
+/**
+ * The problems with `args`, or an empty list when the call may go ahead. The check stops at the
+ * first problem; a second pass lists every problem if it fits in MAX_LISTING_STEPS.
+ */
 export function argumentProblems(validate: ValidateFunction, args: unknown): string[] {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return [`args: must be an object (got ${Array.isArray(args) ? 'an array' : args === null ? 'null' : typeof args})`];
   }
   const shape = shapeProblem(args);
   if (shape) return [shape];
-  if (validate(args)) return [];
-  return [...new Set((validate.errors ?? []).map(describe))];
+  const first = check(firstErrorValidator(validate) ?? validate, args);
+  if ('valid' in first) return [];
+  if ('tooCostly' in first) return [first.tooCostly];
+  const all = check(validate, args, MAX_LISTING_STEPS);
+  if ('errors' in all) return describeAll(all.errors);
+  return [...describeAll(first.errors), 'args: only the first problem is listed; checking for the others would take too long'];
 }

@@ -1,4 +1,15 @@
 // What a call returns to the host, and the model-facing messages for each way a call can end.
+// Messages built from lists (problems, tool names) are bounded like results.
+import { clip, listWithin } from './bounded-text.js';
+
+/** Problems listed in an `invalid_args` message; the rest are counted. */
+export const MAX_LISTED_PROBLEMS = 20;
+/** Longest problem line in an `invalid_args` message. */
+export const MAX_PROBLEM_CHARS = 300;
+/** Tool names listed in an `unknown_tool` message; the rest are counted. */
+export const MAX_LISTED_TOOLS = 50;
+/** Longest requested tool name repeated in an `unknown_tool` message. */
+export const MAX_ECHOED_NAME_CHARS = 100;
 
 export type CallStatus =
   | 'ok'
@@ -45,9 +56,12 @@ export function formatSeconds(ms: number): string {
 
 export const messages = {
   unknownTool: (name: string, known: string[]) =>
-    `unknown tool '${name}'${known.length > 0 ? `; the tools are: ${known.join(', ')}` : '; no tools are loaded'}`,
+    `unknown tool '${clip(name, MAX_ECHOED_NAME_CHARS)}'${
+      known.length > 0 ? `; the tools are: ${listWithin(known, { maxItems: MAX_LISTED_TOOLS, maxItemChars: MAX_ECHOED_NAME_CHARS, separator: ', ', noun: 'tools' })}` : '; no tools are loaded'
+    }`,
   unavailable: (name: string, reason: string) => `${name} is unavailable: ${reason}`,
-  invalidArgs: (name: string, problems: string[]) => `${name}: invalid arguments, run was not called:\n${problems.join('\n')}`,
+  invalidArgs: (name: string, problems: string[]) =>
+    `${name}: invalid arguments, run was not called:\n${listWithin(problems, { maxItems: MAX_LISTED_PROBLEMS, maxItemChars: MAX_PROBLEM_CHARS, separator: '\n', noun: 'problems' })}`,
   timeout: (name: string, ms: number) => `${name}: timed out after ${formatSeconds(ms)} (set \`timeout\` in registry:add to allow longer)`,
   cancelled: (name: string) => `${name}: cancelled`,
   crashed: (name: string, why: string) => `${name}: the worker running it crashed (${why}); the next call starts a fresh one`,

@@ -1,7 +1,18 @@
 // One ajv instance per generation (its cache is keyed by schema identity, so each tool's schema
 // is compiled once and dropped with its generation). Strict: an unknown keyword is an error.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+// Nothing a schema or an argument holds can make a check superlinear on the host's thread:
+// patterns run on RE2, `enum` and `uniqueItems` hash, and patterns and formats share a budget.
+import { Ajv, type ErrorObject, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { useHashedKeywords } from './hashed-keywords.js';
+import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
+import { useStepCounting, withStepCounting } from './schema-steps.js';
+import { chargeValidationWork } from './validation-budget.js';
+
+export { MAX_PATTERN_CHARS, MAX_PATTERN_PROGRAM_SIZE } from './linear-pattern.js';
+
+type AddedFormat = Ajv['formats'][string];
+type FormatValidator = (text: string) => boolean;
 
 // ajv-formats is CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -10,35 +21,93 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 export const MAX_SCHEMA_CHARS = 256 * 1024;
 /** Deepest `parameters` schema accepted. */
 export const MAX_SCHEMA_DEPTH = 32;
-/** Longest regular expression accepted in `pattern` or `patternProperties`. */
-export const MAX_PATTERN_CHARS = 1000;
+/**
+ * Most keywords (keys of schema objects) in one tool's `parameters`. Compile time grows with
+ * them: each schema is compiled twice (see firstErrorValidator), about 0.2 ms of CPU a keyword
+ * with patterns, so a tool at the limit takes about 0.2-0.5 s and a config at the total about 1 s.
+ */
+export const MAX_SCHEMA_KEYWORDS = 1_000;
+/** Most keywords in all tools' `parameters` of one config together. */
+export const MAX_TOTAL_SCHEMA_KEYWORDS = 5_000;
 
-// A group that holds a quantifier and is quantified itself — (a+)+, (a|aa)*, (\w*){2,} — can take
-// exponential time on a short hostile string, and JavaScript cannot interrupt a regular expression
-// (ajv runs it on the host's thread). Such patterns are refused when the tool is defined.
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[*+?]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
+// Each compiler's patterns (compiled once for the definition check and for ajv) and its twin
+// that stops at the first error: a check runs that first, and lists every problem only for
+// arguments small enough (see arguments.ts), since each error costs ajv time too.
+const partsOf = new WeakMap<Ajv, { patterns: LinearPatterns; firstError: Ajv }>();
+const firstErrorValidators = new WeakMap<ValidateFunction, ValidateFunction>();
 
-function patternProblems(schema: unknown, path: string): string[] {
+/** The validator of the same schema that stops at the first error, if `validate` has one. */
+export function firstErrorValidator(validate: ValidateFunction): ValidateFunction | undefined {
+  return firstErrorValidators.get(validate);
+}
+
+// Values, not schemas: a `pattern` key inside them is data.
+const VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
+
+/** The keys of every schema object in `schema`, not counting what value keywords hold. */
+export function schemaKeywordCount(schema: unknown): number {
+  if (typeof schema !== 'object' || schema === null) return 0;
+  let count = 0;
+  for (const [key, value] of Object.entries(schema)) {
+    if (Array.isArray(schema)) count += schemaKeywordCount(value);
+    else count += 1 + (VALUE_KEYWORDS.has(key) ? 0 : schemaKeywordCount(value));
+  }
+  return count;
+}
+
+function patternProblems(patterns: LinearPatterns, schema: unknown, path: string): string[] {
   if (typeof schema !== 'object' || schema === null) return [];
   const problems: string[] = [];
   const check = (pattern: string, where: string): void => {
-    if (pattern.length > MAX_PATTERN_CHARS) problems.push(`${where}: the pattern is longer than ${MAX_PATTERN_CHARS} characters`);
-    else if (NESTED_QUANTIFIER.test(pattern)) problems.push(`${where}: nested quantifiers can take exponential time; rewrite the pattern without a quantified group that contains a quantifier`);
+    const problem = patterns.problem(pattern);
+    if (problem !== undefined) problems.push(`${where}: ${problem}`);
   };
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     const where = Array.isArray(schema) ? `${path}[${key}]` : `${path}.${key}`;
+    if (!Array.isArray(schema) && VALUE_KEYWORDS.has(key)) continue;
     if (key === 'pattern' && typeof value === 'string') check(value, where);
     if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
       for (const pattern of Object.keys(value)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
     }
-    problems.push(...patternProblems(value, where));
+    problems.push(...patternProblems(patterns, value, where));
   }
   return problems;
 }
 
+function chargedFormat(name: string, test: (text: string) => boolean): FormatValidator {
+  return (text: string) => {
+    chargeValidationWork(text.length, () => `checking a ${text.length}-character string as format "${name}"`);
+    return test(text);
+  };
+}
+
+// ajv-formats' checks are linear regular expressions and parsers; each is charged by length.
+function chargeFormats(ajv: Ajv): void {
+  for (const [name, format] of Object.entries<AddedFormat>(ajv.formats)) {
+    if (format instanceof RegExp) ajv.addFormat(name, chargedFormat(name, (text) => format.test(text)));
+    else if (typeof format === 'function') ajv.addFormat(name, chargedFormat(name, format));
+    else if (typeof format === 'object' && (format.type ?? 'string') === 'string' && !format.async) {
+      const validate = format.validate as RegExp | FormatValidator;
+      const test = validate instanceof RegExp ? (text: string) => validate.test(text) : validate;
+      ajv.addFormat(name, { ...(format as FormatDefinition<string>), validate: chargedFormat(name, test) });
+    }
+  }
+}
+
+function newAjv(patterns: LinearPatterns, allErrors: boolean): Ajv {
+  const ajv = new Ajv({ allErrors, strict: true, strictRequired: false, allowUnionTypes: true, $data: false, code: { regExp: patterns.engine } });
+  useHashedKeywords(ajv);
+  useStepCounting(ajv);
+  addFormats(ajv);
+  chargeFormats(ajv);
+  return ajv;
+}
+
 export function createSchemaCompiler(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, $data: false });
-  return addFormats(ajv);
+  const patterns = createLinearPatterns();
+  const ajv = newAjv(patterns, true);
+  partsOf.set(ajv, { patterns, firstError: newAjv(patterns, false) });
+  return ajv;
 }
 
 /** Compiles a tool's `parameters`, or returns the problems, each prefixed with its path. */
@@ -46,11 +115,17 @@ export function compileParameters(ajv: Ajv, schema: unknown): { validate: Valida
   const size = JSON.stringify(schema).length;
   if (size > MAX_SCHEMA_CHARS) return { problems: [`parameters: the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`] };
   if (depthOf(schema) > MAX_SCHEMA_DEPTH) return { problems: [`parameters: the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`] };
-  const patterns = patternProblems(schema, 'parameters');
+  const keywords = schemaKeywordCount(schema);
+  if (keywords > MAX_SCHEMA_KEYWORDS) return { problems: [`parameters: the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`] };
+  const parts = partsOf.get(ajv);
+  const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, 'parameters');
   if (patterns.length > 0) return { problems: patterns };
   if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? []) };
   try {
-    return { validate: ajv.compile(schema as object) };
+    const counted = withStepCounting(schema) as object;
+    const validate = ajv.compile(counted);
+    if (parts) firstErrorValidators.set(validate, parts.firstError.compile(counted));
+    return { validate };
   } catch (error) {
     return { problems: [`parameters: ${(error as Error).message.replace(/^strict mode: /, '')}`] };
   }

@@ -4,7 +4,7 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { Diagnostic, RawToolDefinition } from './protocol.js';
 import { schemaFromLua } from './lua-schema.js';
-import { compileParameters } from './schema-compiler.js';
+import { compileParameters, MAX_TOTAL_SCHEMA_KEYWORDS, schemaKeywordCount } from './schema-compiler.js';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -47,6 +47,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResul
   const tools: CheckedTool[] = [];
   const diagnostics: Diagnostic[] = [];
   const seen = new Map<string, RawToolDefinition>();
+  let schemaKeywords = 0;
 
   for (const definition of raw) {
     const name = typeof definition.name === 'string' ? definition.name : undefined;
@@ -80,9 +81,15 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResul
     } else if ((parameters as Record<string, unknown>)['type'] !== 'object') {
       report('error', `${label}: parameters.type must be 'object' (got ${describeValue((parameters as Record<string, unknown>)['type'])})`);
     } else if (!definition.conversionError) {
-      const compiled = compileParameters(ajv, parameters);
-      if ('problems' in compiled) compiled.problems.forEach((problem) => report('error', `${label}: ${problem}`));
-      else validate = compiled.validate;
+      // Compiling is main-thread work that grows with the keywords: the config's total is bounded.
+      schemaKeywords += schemaKeywordCount(parameters);
+      if (schemaKeywords > MAX_TOTAL_SCHEMA_KEYWORDS) {
+        report('error', `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`);
+      } else {
+        const compiled = compileParameters(ajv, parameters);
+        if ('problems' in compiled) compiled.problems.forEach((problem) => report('error', `${label}: ${problem}`));
+        else validate = compiled.validate;
+      }
     }
 
     const hasErrors = diagnostics.slice(errorsBefore).some((diagnostic) => diagnostic.severity === 'error');

@@ -36,15 +36,15 @@ describe('hostile input', async () => {
     assert.equal((Object.prototype as Record<string, unknown>)['polluted'], undefined);
   });
 
-  test('a pattern with nested quantifiers is refused when the tool is defined; ordinary patterns pass', () => {
+  test('patterns run on a linear-time engine: nested quantifiers load, backreferences and long patterns are refused', () => {
     const ajv = createSchemaCompiler();
     const withPattern = (pattern: string): ReturnType<typeof compileParameters> =>
       compileParameters(ajv, { type: 'object', properties: { s: { type: 'string', pattern } } });
-    const refused = withPattern('^(a+)+$');
+    assert.ok('validate' in withPattern('^(a+)+$'));
+    assert.ok('validate' in compileParameters(ajv, { type: 'object', patternProperties: { '^(\\w*)*$': {} } }));
+    const refused = withPattern('^(a+)\\1$');
     assert.ok('problems' in refused);
-    assert.match(refused.problems[0]!, /parameters\.properties\.s\.pattern: nested quantifiers can take exponential time/);
-    assert.ok('validate' in withPattern('^[a-z]+(-[a-z]+)*$'.replace('(-[a-z]+)*', '-[a-z]+')));
-    assert.ok('problems' in compileParameters(ajv, { type: 'object', patternProperties: { '^(\\w*)*$': {} } }));
+    assert.match(refused.problems[0]!, /parameters\.properties\.s\.pattern: the pattern cannot run in linear time/);
     assert.ok('problems' in compileParameters(ajv, { type: 'object', properties: { s: { type: 'string', pattern: 'a'.repeat(1001) } } }));
   });
 

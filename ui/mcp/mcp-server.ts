@@ -8,6 +8,7 @@ import type { ToolHost } from '../../core/index.js';
 import { formatDiagnostic } from '../diagnostic-format.js';
 import { formatTool } from '../tool-formats.js';
 import { ProgressReporter } from './progress-reporter.js';
+import { filterRequests, MAX_REQUEST_LINE_BYTES } from './request-filter.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -55,7 +56,8 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
   const log = (line: string): void => void stderr.write(`moonpool: ${line}\n`);
   for (const diagnostic of host.diagnostics()) log(formatDiagnostic(diagnostic));
   const server = createMcpServer(host, log);
-  const transport = new StdioServerTransport();
+  const requests = filterRequests(process.stdin, (error) => void process.stdout.write(`${JSON.stringify(error)}\n`));
+  const transport = new StdioServerTransport(requests, process.stdout, { maxBufferSize: MAX_REQUEST_LINE_BYTES + 1 });
   await server.connect(transport);
   await new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);

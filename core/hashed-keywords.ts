@@ -1,0 +1,122 @@
+// `enum` and `uniqueItems` by hashing instead of ajv's pairwise deep comparison, which is
+// quadratic: checking a 20,000-value enum against the meta-schema took seconds, and so would
+// `uniqueItems` on a long array of arguments. Values compare as JSON, object keys in any order.
+import { _, str, type Ajv, type CodeKeywordDefinition, type KeywordCxt } from 'ajv';
+import { chargeValidationWork } from './validation-budget.js';
+
+// Appends `value`'s canonical JSON to `out.text`; stops (returning false) past `limit` characters.
+function writeCanonical(value: unknown, out: { text: string }, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) out.text += JSON.stringify(value) ?? 'null';
+  else if (Array.isArray(value)) {
+    out.text += '[';
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) out.text += ',';
+      if (!writeCanonical(value[index], out, limit)) return false;
+    }
+    out.text += ']';
+  } else {
+    const keys = Object.keys(value).sort();
+    out.text += '{';
+    for (let index = 0; index < keys.length; index++) {
+      if (index > 0) out.text += ',';
+      out.text += `${JSON.stringify(keys[index])}:`;
+      if (!writeCanonical((value as Record<string, unknown>)[keys[index]!], out, limit)) return false;
+    }
+    out.text += '}';
+  }
+  return out.text.length <= limit;
+}
+
+/** A value's JSON with object keys sorted, or undefined once longer than `limit` characters. */
+export function canonicalJson(value: unknown, limit = Infinity): string | undefined {
+  const out = { text: '' };
+  return writeCanonical(value, out, limit) ? out.text : undefined;
+}
+
+// Strings, numbers and the three constants are looked up as themselves; arrays and objects by
+// their canonical JSON, which for a value longer than every known one is never computed whole.
+class ValueIndex {
+  private readonly strings = new Map<string, number>();
+  private readonly others = new Map<unknown, number>();
+  private readonly structured = new Map<string, number>();
+  private longestStructured = 0;
+
+  /** The index `value` was first added with; adds it with `index` when new. */
+  add(value: unknown, index: number): number {
+    if (typeof value !== 'object' || value === null) {
+      const map: Map<unknown, number> = typeof value === 'string' ? this.strings : this.others;
+      const first = map.get(value);
+      if (first !== undefined) return first;
+      map.set(value, index);
+      return index;
+    }
+    const key = canonicalJson(value)!;
+    chargeValidationWork(key.length, () => 'comparing these arrays and objects by their content');
+    const first = this.structured.get(key);
+    if (first !== undefined) return first;
+    this.longestStructured = Math.max(this.longestStructured, key.length);
+    this.structured.set(key, index);
+    return index;
+  }
+
+  has(value: unknown): boolean {
+    chargeValidationWork(1, () => 'comparing values with their enum');
+    if (typeof value === 'string') return this.strings.has(value);
+    if (typeof value !== 'object' || value === null) return this.others.has(value);
+    if (this.structured.size === 0) return false;
+    const key = canonicalJson(value, this.longestStructured);
+    chargeValidationWork(key?.length ?? this.longestStructured, () => 'comparing a value with its enum');
+    return key !== undefined && this.structured.has(key);
+  }
+}
+
+/** The first pair of equal items of `items` as [later, earlier] indexes, or undefined. */
+function findDuplicate(items: unknown[]): [number, number] | undefined {
+  // Two units an item: a Map insert costs about twice a unit's time (measured 150-300 ns).
+  chargeValidationWork(2 * items.length, () => `looking for duplicates among ${items.length} items`);
+  const seen = new ValueIndex();
+  for (let index = 0; index < items.length; index++) {
+    const first = seen.add(items[index], index);
+    if (first !== index) return [index, first];
+  }
+  return undefined;
+}
+
+// Code keywords, as ajv's own: their failures join the error list in constant time (a keyword
+// that returns its errors has them concatenated, quadratic over a long failing array).
+const hashedEnum: CodeKeywordDefinition = {
+  keyword: 'enum',
+  schemaType: 'array',
+  error: { message: 'must be equal to one of the allowed values', params: ({ schemaCode }) => _`{allowedValues: ${schemaCode}}` },
+  code(cxt: KeywordCxt) {
+    const values = new ValueIndex();
+    (cxt.schema as unknown[]).forEach((value, index) => values.add(value, index));
+    const index = cxt.gen.scopeValue('obj', { ref: values });
+    cxt.fail(_`!${index}.has(${cxt.data})`);
+  },
+};
+
+const hashedUniqueItems: CodeKeywordDefinition = {
+  keyword: 'uniqueItems',
+  type: 'array',
+  schemaType: 'boolean',
+  error: {
+    message: ({ params: { i, j } }) => str`must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
+    params: ({ params: { i, j } }) => _`{i: ${i}, j: ${j}}`,
+  },
+  code(cxt: KeywordCxt) {
+    if (cxt.schema !== true) return;
+    const find = cxt.gen.scopeValue('func', { ref: findDuplicate });
+    const duplicate = cxt.gen.const('duplicate', _`${find}(${cxt.data})`);
+    cxt.setParams({ i: _`${duplicate}[0]`, j: _`${duplicate}[1]` });
+    cxt.fail(_`${duplicate} !== undefined`);
+  },
+};
+
+/** Replaces ajv's `enum` and `uniqueItems`; call before the first schema is compiled. */
+export function useHashedKeywords(ajv: Ajv): void {
+  ajv.removeKeyword('enum');
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(hashedEnum);
+  ajv.addKeyword(hashedUniqueItems);
+}

@@ -1,0 +1,135 @@
+// `moonpool mcp` answers every request: raw JSON-RPC lines with ids the SDK cannot use, no method,
+// bad params, non-JSON or an over-long line each get an error, while valid requests (raw and from
+// the SDK's own client) keep being served.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI, tempDir } from './helpers.js';
+
+const TOOLS = `
+agent.on('discover_tools', function(registry)
+  registry:add {
+    name = 'ranges',
+    description = 'Takes a range like 12-34.',
+    parameters = { type = 'object', properties = { range = { type = 'string', pattern = '\\\\d+-\\\\d+' } }, required = { 'range' } },
+    run = function(args) return 'range ' .. args.range end,
+  }
+end)
+`;
+
+interface Answer {
+  id: unknown;
+  result?: { content?: { text: string }[]; isError?: boolean };
+  error?: { code: number; message: string };
+}
+
+describe('moonpool mcp answers every request', () => {
+  const dir = tempDir();
+  const config = join(dir, 'init.lua');
+  const args = (state: string) => [CLI, 'mcp', '--config', config, '--state-dir', join(dir, state), '--cwd', dir];
+  let server: ChildProcessWithoutNullStreams;
+  const answers: Answer[] = [];
+  const waiting: (() => void)[] = [];
+
+  const send = (line: string): void => void server.stdin.write(`${line}\n`);
+  const nextAnswers = async (count: number): Promise<Answer[]> => {
+    const start = answers.length;
+    while (answers.length < start + count) await new Promise<void>((resolve) => waiting.push(resolve));
+    return answers.slice(start, start + count);
+  };
+
+  before(async () => {
+    writeFileSync(config, TOOLS);
+    server = spawn(process.execPath, args('raw'), { env: { ...process.env, MOONPOOL_CONFIG: '' } });
+    server.stderr.resume();
+    createInterface({ input: server.stdout }).on('line', (line) => {
+      answers.push(JSON.parse(line) as Answer);
+      waiting.splice(0).forEach((resolve) => resolve());
+    });
+    send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    await nextAnswers(1);
+    send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  });
+
+  after(async () => {
+    server.stdin.end();
+    if (server.exitCode === null) await once(server, 'exit');
+  });
+
+  test('each unusable id gets -32600 Invalid Request with id null', async () => {
+    const ids = ['1e300', '1.5', 'null', '123456789012345678901234567890', 'true', '{"a":1}', '[1]'];
+    for (const id of ids) send(`{"jsonrpc":"2.0","id":${id},"method":"tools/list"}`);
+    const replies = await nextAnswers(ids.length);
+    for (const reply of replies) {
+      assert.equal(reply.id, null);
+      assert.equal(reply.error?.code, -32600);
+      assert.match(reply.error.message, /^Invalid Request: the id is /);
+    }
+  });
+
+  test('a request without a method, with params that are not an object, or without "jsonrpc" is answered with its id', async () => {
+    send('{"jsonrpc":"2.0","id":7}');
+    send('{"jsonrpc":"2.0","id":"eight","method":"tools/call","params":"ranges"}');
+    send('{"id":9,"method":"tools/list"}');
+    const replies = await nextAnswers(3);
+    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code]), [[7, -32600], ['eight', -32600], [9, -32600]]);
+  });
+
+  test('a line that is not JSON gets -32700, a batch -32600, and notifications and empty lines no answer', async () => {
+    send('not json at all');
+    send('[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]');
+    send('');
+    send('{"jsonrpc":"2.0","method":"notifications/whatever","params":{}}');
+    send('{"jsonrpc":"2.0","id":10,"method":"tools/list"}');
+    const replies = await nextAnswers(3);
+    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code ?? 'result']), [[null, -32700], [null, -32600], [10, 'result']]);
+  });
+
+  test('an unknown method gets -32601 and a tools/call with wrong params -32602 naming the field', async () => {
+    send('{"jsonrpc":"2.0","id":11,"method":"tools/nope"}');
+    send('{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":5}}');
+    send('{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"ranges","arguments":[1]}}');
+    const replies = await nextAnswers(3);
+    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code]), [[11, -32601], [12, -32602], [13, -32602]]);
+    assert.match(replies[1]!.error!.message, /^Invalid params: params\.name: /);
+    assert.match(replies[2]!.error!.message, /^Invalid params: params\.arguments: /);
+  });
+
+  test('a 33 MiB line is refused without being held, and the next request is served', async () => {
+    const huge = `{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"ranges","arguments":{"range":"${'1'.repeat(33 * 1024 * 1024)}"}}}`;
+    send(huge);
+    send('{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"ranges","arguments":{"range":"1-2"}}}');
+    const replies = await nextAnswers(2);
+    assert.equal(replies[0]!.id, null);
+    assert.match(replies[0]!.error?.message ?? '', /longer than 33554432 bytes/);
+    assert.deepEqual(replies[1], { jsonrpc: '2.0', id: 14, result: { content: [{ type: 'text', text: 'range 1-2' }], isError: false } });
+  });
+
+  test('string and large safe-integer ids are answered with the same id; a hostile argument is invalid, not silence', async () => {
+    send(`{"jsonrpc":"2.0","id":${Number.MAX_SAFE_INTEGER},"method":"tools/call","params":{"name":"ranges","arguments":{"range":"${'1'.repeat(4_000_000)}"}}}`);
+    send('{"jsonrpc":"2.0","id":"s-1","method":"tools/list"}');
+    const replies = await nextAnswers(2);
+    const byId = new Map(replies.map((reply) => [reply.id, reply]));
+    assert.equal(byId.get(Number.MAX_SAFE_INTEGER)?.result?.isError, true);
+    assert.match(byId.get(Number.MAX_SAFE_INTEGER)?.result?.content?.[0]?.text ?? '', /would take more work than one call's check may spend/);
+    assert.ok(byId.get('s-1')?.result);
+  });
+
+  test("the SDK's own client lists and calls tools", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: args('client'), env: { ...process.env, MOONPOOL_CONFIG: '' }, stderr: 'pipe' });
+    const client = new Client({ name: 'moonpool-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['ranges']);
+      assert.deepEqual(await client.callTool({ name: 'ranges', arguments: { range: '12-34' } }), { content: [{ type: 'text', text: 'range 12-34' }], isError: false });
+    } finally {
+      await client.close();
+    }
+  });
+});
