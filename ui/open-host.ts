@@ -1,6 +1,8 @@
 // Starts a ToolHost for a CLI command: config lookup (saying on stderr when the bundled demo is
-// used) and the options every command shares.
-import { ToolHost, resolveConfig } from '../core/index.js';
+// used), the options every command shares, and for the commands that record calls, a state
+// directory they can write (checked at start, so an unusable one is one line and exit 2).
+import { resolve } from 'node:path';
+import { defaultStateDir, MoonpoolError, ToolHost, resolveConfig, stateDirProblem } from '../core/index.js';
 import type { CliInput } from './cli-options.js';
 import { displayPath } from './diagnostic-format.js';
 
@@ -9,7 +11,14 @@ export interface Output {
   stderr: NodeJS.WritableStream;
 }
 
+/** Commands that run calls, and so write the session log and spill files. */
+const RECORDING_COMMANDS = new Set<CliInput['command']>(['call', 'mcp', 'dash']);
+
 export async function openHost(input: CliInput, output: Output): Promise<ToolHost> {
+  if (RECORDING_COMMANDS.has(input.command)) {
+    const problem = stateDirProblem(resolve(input.stateDir ?? defaultStateDir()));
+    if (problem !== undefined) throw new MoonpoolError('STATE_DIR_UNUSABLE', problem);
+  }
   const config = resolveConfig(input.config);
   if (config.source === 'bundled') {
     output.stderr.write(`moonpool: no config found (--config, $MOONPOOL_CONFIG, ~/.config/moonpool/init.lua); using the bundled demo ${displayPath(config.file)}\n`);
