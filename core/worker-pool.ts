@@ -16,7 +16,7 @@ import { EVENTS_PORT_KEY, ROW_PICKED, ROW_STARTED, type CallEvents, type PoolTas
 // that import()s the ESM worker: piscina require()s its filename first, and Node's require() of
 // an ES module aborts the whole process when the worker is terminated mid-load (see
 // docs/decisions.md, "Workers load through import()").
-const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
+export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
 /** How long closing waits for its workers to exit; a thread stuck in a system call is left behind. */
 const CLOSE_WAIT_MS = STUCK_AFTER_MS;
 
