@@ -1,12 +1,12 @@
 // Every command exits when asked, whatever a worker does: a tool whose thread is blocked in a
 // system call that terminating cannot interrupt (reading a FIFO no one writes to) no longer keeps
-// `moonpool call` or `moonpool mcp` alive, and a long-lived host reports the thread as stuck
-// while its other tools keep answering.
+// `moonpool call`, `moonpool mcp` or the dashboard (in a real terminal, tmux) alive, and a
+// long-lived host reports the thread as stuck while its other tools keep answering.
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { CLI, FIXTURES, startHost, tempDir } from './helpers.js';
+import { CLI, eventually, FIXTURES, startHost, tempDir } from './helpers.js';
 
 const CONFIG = join(FIXTURES, 'stuck');
 /** The contract is 2 s; the margin covers a process that is slow to be scheduled on a loaded machine. */
@@ -125,3 +125,36 @@ test('a long-lived host counts the stuck thread, keeps serving, and closes withi
   // The test process itself must be able to exit: unblock the reader so its thread ends.
   execFileSync('sh', ['-c', `echo done > '${path}'`]);
 });
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', args, { encoding: 'utf8' });
+}
+
+for (const [how, quitKeys] of [
+  ['/quit', ['/quit', 'Enter']],
+  ['Ctrl-C', ['C-c']],
+] as const) {
+  test(`the dashboard exits within 2 s of ${how} while a stuck call runs`, { timeout: 60_000 }, async () => {
+    const session = `moonpool-exit-${process.pid}-${how === '/quit' ? 'quit' : 'ctrl-c'}`;
+    const dir = tempDir();
+    const command = `${process.execPath} ${CLI} --config ${CONFIG} --state-dir ${join(dir, 'state')}; echo "EXITED $?"; sleep 60`;
+    tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '30', command);
+    const screen = (): string => tmux('capture-pane', '-t', session, '-p');
+    const keys = (...typed: string[]): void => void tmux('send-keys', '-t', session, ...typed);
+    try {
+      assert.ok(await eventually(() => screen().includes('Type a tool name'), 15_000), screen());
+      keys(`block_long {"fifo":"${fifo()}"}`, 'Enter');
+      assert.ok(await eventually(() => screen().includes('1 running'), 10_000), screen());
+      // Past the moment its open() blocks: the worker has loaded and run for a while.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const askedAt = performance.now();
+      keys(...quitKeys);
+      assert.ok(await eventually(() => screen().includes('EXITED'), 10_000), screen());
+      assertPromptExit(askedAt, { at: performance.now() }, `the dashboard after ${how}`);
+      assert.match(screen(), /stuck in a system call/);
+      assert.doesNotMatch(screen(), /\n\s+at /);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  });
+}
