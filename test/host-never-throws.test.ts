@@ -4,7 +4,7 @@
 // healthy tool beside the faulty one keeps answering correctly.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -107,6 +107,16 @@ test('the CLI refuses a state dir that is a file in one line, with exit code 2',
     assert.equal(run.status, 2, run.stderr);
     assert.equal(run.stderr, `moonpool: the state directory ${file} cannot be used (a file is in the way); pass --state-dir or set $XDG_STATE_HOME\n`);
   }
+});
+
+test('the CLI refuses a state dir it may not write in one line, with exit code 2', () => {
+  // root writes anywhere: the CLI runs as `nobody` under a directory only root may write.
+  const parent = tempDir();
+  chmodSync(parent, 0o755);
+  const stateDir = join(parent, 'state');
+  const run = spawnSync(process.execPath, [CLI, 'call', 'echo', '{"text":"hi"}', '--config', CONFIG, '--state-dir', stateDir], { encoding: 'utf8', uid: 65534, gid: 65534 });
+  assert.equal(run.status, 2, run.stderr);
+  assert.equal(run.stderr, `moonpool: the state directory ${stateDir} cannot be used (EACCES); pass --state-dir or set $XDG_STATE_HOME\n`);
 });
 
 test('reload, render and resume answer with data when the config is gone, the snapshot is garbage, or the host is closed', async () => {
