@@ -140,6 +140,7 @@ export class SessionLog {
   private queued: SessionRecord[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private lostRecords = 0;
+  private failure: string | undefined;
   /** Where the last intact record written ends: a failed write is cut back to here. */
   private goodBytes: number;
   /** Set while the bytes of a failed write could not be cut off yet. */
@@ -191,12 +192,17 @@ export class SessionLog {
     return this.lostRecords;
   }
 
+  /** Why the last record was lost, when one was. */
+  get lastFailure(): string | undefined {
+    return this.failure;
+  }
+
   append(record: SessionRecord): void {
     let frame: Buffer;
     try {
       frame = encodeRecord(record);
     } catch (error) {
-      this.lostRecords++;
+      this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
       throw error;
     }
     this.writeFrames([frame], 1);
@@ -205,7 +211,7 @@ export class SessionLog {
   /** Queues a record to be written with the others within FLUSH_DELAY_MS. */
   enqueue(record: SessionRecord): void {
     if (this.closed) {
-      this.lostRecords++;
+      this.lose(1, `call ${record.callId} ended after the log was closed`);
       return;
     }
     this.queued.push(record);
@@ -241,8 +247,8 @@ export class SessionLog {
       let frame: Buffer;
       try {
         frame = encodeRecord(record);
-      } catch {
-        this.lostRecords++;
+      } catch (error) {
+        this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
         continue;
       }
       if (batchBytes + frame.length > WRITE_BATCH_BYTES) writeBatch();
@@ -277,8 +283,9 @@ export class SessionLog {
   /** Writes frames in one go; on failure cuts the file back to the last intact record and counts them lost. */
   private writeFrames(frames: Buffer[], records: number): void {
     if (this.torn && !this.cutBack()) {
-      this.lostRecords += records;
-      throw new Error(`${this.path}: the bytes of an earlier failed write could not be removed`);
+      const message = `the bytes of an earlier failed write to ${this.path} could not be removed`;
+      this.lose(records, message);
+      throw new Error(message);
     }
     const bytes = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
     try {
@@ -286,11 +293,16 @@ export class SessionLog {
       while (written < bytes.length) written += writeSync(this.fd, bytes, written);
       this.goodBytes += bytes.length;
     } catch (error) {
-      this.lostRecords += records;
+      this.lose(records, `${(error as NodeJS.ErrnoException).code ?? (error as Error).message} writing ${this.path}`);
       this.torn = true;
       this.cutBack();
       throw error;
     }
+  }
+
+  private lose(records: number, why: string): void {
+    this.lostRecords += records;
+    this.failure = why;
   }
 
   private cutBack(): boolean {

@@ -128,15 +128,17 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /**
    * What was wrong with the session log when it was opened for appending (a torn tail, cut off;
-   * another process writing the session), or why it could not be opened.
+   * another process writing the session), why it could not be opened, and its last failed write.
    */
   sessionLogWarnings(): string[] {
-    return [...(this.log?.warnings ?? []), ...(this.logOpenProblem === undefined ? [] : [this.logOpenProblem])];
+    const problems = [this.logOpenProblem, this.log?.lastFailure].filter((problem) => problem !== undefined);
+    return [...(this.log?.warnings ?? []), ...problems];
   }
 
   /** The session's log and spill directory, made on the first call; a state dir that fails them loses only the record. */
   private openSessionFiles(): SessionLog | undefined {
-    if (this.log || this.logOpenProblem !== undefined) return this.log;
+    // A state dir that failed once is tried again on the next call: the disk may have been freed.
+    if (this.log) return this.log;
     try {
       // A spill directory that cannot be made now is made (or found unusable) when a result spills.
       createSpillDir(this.session);
@@ -145,6 +147,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     }
     try {
       this.log = SessionLog.open(this.options.stateDir, this.session.id);
+      this.logOpenProblem = undefined;
     } catch (error) {
       this.logOpenProblem = `the session log cannot be opened in ${this.options.stateDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); calls are not recorded`;
     }

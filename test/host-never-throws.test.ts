@@ -4,7 +4,7 @@
 // healthy tool beside the faulty one keeps answering correctly.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -69,6 +69,25 @@ test('a full disk under the state dir: spills fall back to the inline head, lost
   assert.equal(later.status, 'ok');
   await host.close();
   assert.ok(host.stats().sessionLogFailures >= 1, JSON.stringify(host.stats()));
+});
+
+test('moonpool call on a full disk answers and says in one line that its record was not written', () => {
+  const disk = mkdtempSync(join(tmpdir(), 'moonpool-disk-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
+  after(() => {
+    execFileSync('umount', [disk]);
+    rmSync(disk, { recursive: true, force: true });
+  });
+  mkdirSync(join(disk, 'sessions'));
+  mkdirSync(join(disk, 'spill'));
+  try {
+    writeFileSync(join(disk, 'filler'), Buffer.alloc(64 * 1024));
+  } catch {
+    // Full, as intended.
+  }
+  const run = spawnSync(process.execPath, [CLI, 'call', 'echo', JSON.stringify({ text: 'answered' }), '--config', CONFIG, '--state-dir', disk], { encoding: 'utf8' });
+  assert.deepEqual([run.status, run.stdout], [0, 'answered\n'], run.stderr);
+  assert.match(run.stderr, /^moonpool: 1 call record was not written to the session log: [^\n]*\(ENOSPC\)[^\n]*\n$/);
 });
 
 test("another process pruning a long-lived host's spill directory: the next spill makes it again", async () => {

@@ -50,7 +50,14 @@ export async function main(argv: string[], output: Output = process): Promise<Cl
   } finally {
     await host?.close();
   }
-  return { exitCode, stuckThreads: host?.stats().stuckThreads ?? 0 };
+  if (!host) return { exitCode, stuckThreads: 0 };
+  const stats = host.stats();
+  // moonpool's own files failing cost the records and spill files only: one line says so.
+  if (stats.sessionLogFailures > 0) {
+    const why = host.sessionLogWarnings().at(-1);
+    output.stderr.write(`moonpool: ${stats.sessionLogFailures} call record${stats.sessionLogFailures === 1 ? ' was' : 's were'} not written to the session log${why === undefined ? '' : `: ${why}`}\n`);
+  }
+  return { exitCode, stuckThreads: stats.stuckThreads };
 }
 
 async function runCli(argv: string[], output: Output, opened: (host: ToolHost) => void): Promise<number> {
