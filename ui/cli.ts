@@ -36,6 +36,12 @@ async function runCommand(host: ToolHost, input: CliInput, output: Output): Prom
   }
 }
 
+/** A fault of moonpool's own (or of the file system under it): one line, and the stack on request. */
+function faultLine(error: unknown): string {
+  const stack = process.env['MOONPOOL_DEBUG'] && error instanceof Error ? `\n${error.stack}` : '';
+  return `moonpool: ${error instanceof Error ? error.message : String(error)}${stack}\n`;
+}
+
 export interface CliOutcome {
   exitCode: number;
   /** Worker threads still running after the host closed (see ToolHost stats). */
@@ -88,11 +94,18 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost) =
       output.stderr.write(`moonpool: ${error.message}\n`);
       return 2;
     }
-    // A fault of moonpool's own (or of the file system under it): one line, and the stack on request.
-    output.stderr.write(`moonpool: ${(error as Error).message ?? String(error)}${process.env['MOONPOOL_DEBUG'] ? `\n${(error as Error).stack}` : ''}\n`);
+    output.stderr.write(faultLine(error));
     return 2;
   }
 }
+
+// A fault outside any command's own handling (an event handler of a library, say) is one line too.
+const reportFault = (error: unknown): void => {
+  process.stderr.write(faultLine(error));
+  process.exit(2);
+};
+process.on('uncaughtException', reportFault);
+process.on('unhandledRejection', reportFault);
 
 const { exitCode, stuckThreads } = await main(process.argv.slice(2));
 process.exitCode = exitCode;
