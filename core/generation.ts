@@ -20,7 +20,7 @@ export const CRASH_WINDOW_MS = 5 * 60 * 1000;
 /** How long past its budget a render may run before its worker is terminated. */
 export const RENDER_GRACE_MS = 1000;
 /** Inspect workers (discovery, `available`, `render`) one generation may run at once. */
-export const AVAILABLE_CONCURRENCY = 4;
+export const MAX_INSPECT_THREADS = 4;
 
 /** A block's body from `render`, or why the default block (the model-facing text) is shown. */
 export type RenderResult = { ok: true; lines: string[] } | { ok: false; reason: string | null };
@@ -89,7 +89,7 @@ export class Generation {
       config: { ...workerConfig, role: 'inspect' },
       cpuSlots: options.cpuSlots,
       threads: options.threads,
-      maxThreads: AVAILABLE_CONCURRENCY,
+      maxThreads: MAX_INSPECT_THREADS,
       idleTimeoutMs: options.idleTimeoutMs,
       maxQueue: 1000,
     });
@@ -135,7 +135,7 @@ export class Generation {
   }
 
   /**
-   * Asks every tool with `available` at once (AVAILABLE_CONCURRENCY at a time), each within
+   * Asks every tool with `available` at once (MAX_INSPECT_THREADS at a time), each within
    * `availableTimeoutMs`, all together within twice that plus what loading the config took (the
    * extra inspect workers load it too): a check still waiting then is cancelled and its tool
    * counted unavailable.
