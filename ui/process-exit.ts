@@ -3,8 +3,17 @@
 // stay alive. After saying so and flushing its output, it ends itself with SIGKILL (exit status
 // 137, the one status outside 0/1/2); everything it had to write is written by then.
 
+/** How long output may take to drain: a reader that went away must not keep the process either. */
+const FLUSH_WAIT_MS = 500;
+
 function flushed(stream: NodeJS.WritableStream): Promise<void> {
-  return new Promise((resolve) => stream.write('', () => resolve()));
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, FLUSH_WAIT_MS);
+    stream.write('', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 export async function exitLeavingStuckThreads(stuckThreads: number, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<never> {
