@@ -15,9 +15,9 @@ test('ten available() checks that never answer delay the start by one bound, not
   const started = performance.now();
   const host = await startHost(join(FIXTURES, 'slow-available'), { availableTimeoutMs: AVAILABLE_TIMEOUT_MS });
   const tookMs = performance.now() - started;
-  // One after another they took SLOW_CHECKS × the timeout; now the bound is twice the timeout
-  // plus the config's load time (the extra inspect workers load it too).
-  assert.ok(tookMs < (SLOW_CHECKS / 2) * AVAILABLE_TIMEOUT_MS + 2_000, `the start took ${Math.round(tookMs)} ms`);
+  // One after another they took at least SLOW_CHECKS × the timeout, which no start of this config
+  // can now reach: the bound is twice the timeout plus the config's load time (about 3.5 s here).
+  assert.ok(tookMs < SLOW_CHECKS * AVAILABLE_TIMEOUT_MS, `the start took ${Math.round(tookMs)} ms`);
   const byName = new Map(host.allTools().map((tool) => [tool.name, tool]));
   assert.equal(byName.get('ready')!.available, true);
   assert.equal(byName.get('plain')!.available, true);
