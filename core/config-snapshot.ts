@@ -1,8 +1,10 @@
 // A generation's code: every `.lua` file under the config directory, read once when the
 // generation loads. Every worker of the generation evaluates these bytes (require, dofile and
 // loadfile look here first), so a file edited after the load cannot reach a worker started
-// later, and a broken edit never leaks into the generation that keeps serving.
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+// later, and a broken edit never leaks into the generation that keeps serving. Only regular
+// files are read: a dangling symlink (an editor's lock file), a FIFO or a device named `*.lua`,
+// or a directory that cannot be listed is skipped with a reason — never waited on, never fatal.
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
 /** Most Lua files one config directory may hold. */
@@ -12,36 +14,91 @@ export const MAX_SNAPSHOT_BYTES = 32 * 1024 * 1024;
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
 
+export interface SkippedEntry {
+  path: string;
+  reason: string;
+}
+
 export interface ConfigSnapshot {
   /** Real path → file contents. */
   sources: Record<string, Uint8Array>;
   /** Why some files were left out (too many, too large): they are read from disk when needed. */
   truncated?: string;
+  /** Entries that are not files that can be read, and why. */
+  skipped: SkippedEntry[];
+}
+
+const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+
+function kindOf(stats: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isDirectory(): boolean }): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isDirectory()) return 'a directory';
+  return 'not a regular file';
+}
+
+/**
+ * The bytes of a regular file, or why it is not one. Opened without blocking (a FIFO swapped in
+ * after the check would otherwise wait for a writer forever) and checked again once open.
+ */
+export function readRegularFile(path: string): { real: string; bytes: Uint8Array } | { reason: string } {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch (error) {
+    return { reason: errorCode(error) === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be resolved (${errorCode(error)})` };
+  }
+  try {
+    const stats = statSync(real);
+    if (!stats.isFile()) return { reason: kindOf(stats) };
+    const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const opened = fstatSync(fd);
+      if (!opened.isFile()) return { reason: kindOf(opened) };
+      return { real, bytes: new Uint8Array(readFileSync(fd)) };
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    return { reason: `cannot be read (${errorCode(error)})` };
+  }
 }
 
 export function snapshotConfig(dir: string): ConfigSnapshot {
   const sources: Record<string, Uint8Array> = {};
+  const skipped: SkippedEntry[] = [];
   let files = 0;
   let bytes = 0;
   const pending = [realpathSync(dir)];
   while (pending.length > 0) {
     const current = pending.pop()!;
-    for (const entry of readdirSync(current, { withFileTypes: true })) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch (error) {
+      skipped.push({ path: current, reason: `the directory cannot be listed (${errorCode(error)})` });
+      continue;
+    }
+    for (const entry of entries) {
       const path = join(current, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRECTORIES.has(entry.name)) pending.push(path);
         continue;
       }
       if (!entry.name.endsWith('.lua')) continue;
-      const real = realpathSync(path);
-      const size = statSync(real).size;
-      if (files >= MAX_SNAPSHOT_FILES || bytes + size > MAX_SNAPSHOT_BYTES) {
-        return { sources, truncated: `the config directory holds more than ${MAX_SNAPSHOT_FILES} Lua files or ${MAX_SNAPSHOT_BYTES / 1048576} MiB` };
+      const file = readRegularFile(path);
+      if ('reason' in file) {
+        skipped.push({ path, reason: file.reason });
+        continue;
       }
-      sources[real] = new Uint8Array(readFileSync(real));
+      if (files >= MAX_SNAPSHOT_FILES || bytes + file.bytes.length > MAX_SNAPSHOT_BYTES) {
+        return { sources, skipped, truncated: `the config directory holds more than ${MAX_SNAPSHOT_FILES} Lua files or ${MAX_SNAPSHOT_BYTES / 1048576} MiB` };
+      }
+      sources[file.real] = file.bytes;
       files++;
-      bytes += size;
+      bytes += file.bytes.length;
     }
   }
-  return { sources };
+  return { sources, skipped };
 }

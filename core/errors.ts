@@ -5,8 +5,8 @@ export type MoonpoolErrorCode =
   | 'INVALID_OPTION'
   | 'CONFIG_NOT_FOUND'
   | 'CONFIG_FAILED'
-  | 'HOST_CLOSED'
-  | 'WORKER_FAILED';
+  | 'WORKER_FAILED'
+  | 'STATE_DIR_UNUSABLE';
 
 export class MoonpoolError extends Error {
   override readonly name = 'MoonpoolError';

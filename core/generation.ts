@@ -3,21 +3,24 @@
 // workers crash CRASH_LIMIT times within CRASH_WINDOW_MS is disabled for the rest of the
 // generation. A replaced generation closes once the last call it runs has ended.
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { snapshotConfig } from './config-snapshot.js';
+import { snapshotConfig, type ConfigSnapshot } from './config-snapshot.js';
 import type { CpuSlots } from './cpu-slots.js';
 import { compiledLuaModule } from './lua-wasm.js';
 import type { Ajv } from 'ajv';
 import type { AvailableReply, Diagnostic, DiscoveryReport, RenderReply, RenderView, WorkerConfig } from './protocol.js';
 import { createSchemaCompiler } from './schema-compiler.js';
 import { checkDefinitions, type CheckedTool } from './tool-definitions.js';
+import type { ThreadWatch } from './thread-watch.js';
 import { WorkerPool, type PoolStats } from './worker-pool.js';
 
 export const CRASH_LIMIT = 3;
 export const CRASH_WINDOW_MS = 5 * 60 * 1000;
 /** How long past its budget a render may run before its worker is terminated. */
 export const RENDER_GRACE_MS = 1000;
+/** Inspect workers (discovery, `available`, `render`) one generation may run at once. */
+export const MAX_INSPECT_THREADS = 4;
 
 /** A block's body from `render`, or why the default block (the model-facing text) is shown. */
 export type RenderResult = { ok: true; lines: string[] } | { ok: false; reason: string | null };
@@ -36,6 +39,8 @@ export interface GenerationOptions {
   maxQueuePerModule: number;
   /** The host's CPU slots, shared by every generation's workers. */
   cpuSlots: CpuSlots;
+  /** The host's count of worker threads that would not stop. */
+  threads: ThreadWatch;
 }
 
 export interface ToolState extends CheckedTool {
@@ -69,23 +74,28 @@ export class Generation {
     return this.options.number;
   }
 
-  /** Evaluates the config in a fresh inspect worker; a config that fails to load is an outcome, not a throw. */
+  /** Evaluates the config in a fresh inspect worker; a config that fails to load is an outcome, never a throw. */
   static async load(options: GenerationOptions): Promise<LoadOutcome> {
-    // Real paths: chunk names, `require` and the snapshot all agree even when the config is a symlink.
-    const configFile = realpathSync(options.configFile);
-    const snapshot = snapshotConfig(dirname(configFile));
-    const workerConfig = {
-      configFile,
-      configDir: dirname(configFile),
-      cwd: options.cwd,
-      spillDir: options.spillDir,
-      memoryLimitBytes: options.memoryLimitBytes,
-      sources: snapshot.sources,
-      luaModule: await compiledLuaModule(),
-    };
-    const inspect = new WorkerPool({ config: { ...workerConfig, role: 'inspect' }, cpuSlots: options.cpuSlots, maxThreads: 1, idleTimeoutMs: options.idleTimeoutMs, maxQueue: 1000 });
-    const outcome = await inspect.run<DiscoveryReport>({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
     const failure = (message: string): LoadOutcome => ({ ok: false, diagnostics: [{ severity: 'error', file: options.configFile, message }], logs: [] });
+    let prepared: Awaited<ReturnType<typeof prepare>>;
+    try {
+      prepared = await prepare(options);
+    } catch (error) {
+      return failure(`the config cannot be read: ${(error as Error).message}`);
+    }
+    if ('problem' in prepared) return failure(prepared.problem);
+    const { workerConfig, snapshot } = prepared;
+    const inspect = new WorkerPool({
+      config: { ...workerConfig, role: 'inspect' },
+      cpuSlots: options.cpuSlots,
+      threads: options.threads,
+      maxThreads: MAX_INSPECT_THREADS,
+      idleTimeoutMs: options.idleTimeoutMs,
+      maxQueue: 1000,
+    });
+    const discoveryStarted = performance.now();
+    const outcome = await inspect.run<DiscoveryReport>({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
+    const discoveryMs = performance.now() - discoveryStarted;
     let report: DiscoveryReport;
     switch (outcome.kind) {
       case 'done':
@@ -100,11 +110,17 @@ export class Generation {
     }
     if (!report.loaded) {
       await inspect.close();
-      return { ok: false, diagnostics: report.diagnostics, logs: report.logs };
+      return { ok: false, diagnostics: [...skippedDiagnostics(snapshot), ...report.diagnostics], logs: report.logs };
     }
-    const ajv: Ajv = createSchemaCompiler();
-    const checked = checkDefinitions(report.definitions, ajv);
-    const diagnostics = [...report.diagnostics, ...checked.diagnostics];
+    let checked: ReturnType<typeof checkDefinitions>;
+    try {
+      const ajv: Ajv = createSchemaCompiler();
+      checked = checkDefinitions(report.definitions, ajv);
+    } catch (error) {
+      await inspect.close();
+      return failure(`the tool definitions could not be checked: ${(error as Error).message}`);
+    }
+    const diagnostics = [...skippedDiagnostics(snapshot), ...report.diagnostics, ...checked.diagnostics];
     if (checked.tools.length === 0 && diagnostics.some((diagnostic) => diagnostic.severity === 'error')) {
       // Errors that leave no tool at all: a broken edit, not a config that means to offer nothing.
       await inspect.close();
@@ -114,25 +130,48 @@ export class Generation {
     const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, moduleHash: moduleHash(tool.definition.module), available: true }]));
     if (snapshot.truncated) diagnostics.push({ severity: 'warning', file: options.configFile, message: `${snapshot.truncated}; the rest is read from disk when required` });
     const generation = new Generation(options, workerConfig, inspect, tools, diagnostics, report.logs);
-    await generation.checkAvailability();
+    await generation.checkAvailability(discoveryMs);
     return { ok: true, generation };
   }
 
-  private async checkAvailability(): Promise<void> {
-    for (const tool of this.tools.values()) {
-      if (!tool.definition.hasAvailable) continue;
+  /**
+   * Asks every tool with `available` at once (MAX_INSPECT_THREADS at a time), each within
+   * `availableTimeoutMs`, all together within twice that plus what loading the config took (the
+   * extra inspect workers load it too): a check still waiting then is cancelled and its tool
+   * counted unavailable.
+   */
+  private async checkAvailability(loadMs: number): Promise<void> {
+    const { availableTimeoutMs, loadTimeoutMs } = this.options;
+    const overallMs = Math.round(2 * availableTimeoutMs + loadMs);
+    const overall = new AbortController();
+    const timer = setTimeout(() => overall.abort(), overallMs);
+    const check = async (tool: ToolState): Promise<void> => {
       const context = { tool: tool.definition.name, callId: 'available' };
-      const outcome = await this.inspect.run<AvailableReply>({ kind: 'available', context }, { timeoutMs: this.options.availableTimeoutMs, coldStartMs: this.options.loadTimeoutMs });
+      const outcome = await this.inspect.run<AvailableReply>({ kind: 'available', context }, { timeoutMs: availableTimeoutMs, coldStartMs: loadTimeoutMs, signal: overall.signal });
       if (outcome.kind === 'done') {
         tool.available = outcome.value.available;
         if (outcome.value.reason !== undefined) tool.unavailableReason = outcome.value.reason;
-      } else {
-        tool.available = false;
-        tool.unavailableReason =
-          outcome.kind === 'timeout'
-            ? `available() did not answer within ${this.options.availableTimeoutMs / 1000} s`
-            : `available() crashed its worker${outcome.kind === 'crashed' ? `: ${outcome.message}` : ''}`;
+        return;
       }
+      tool.available = false;
+      switch (outcome.kind) {
+        case 'timeout':
+          tool.unavailableReason = `available() did not answer within ${availableTimeoutMs / 1000} s`;
+          break;
+        case 'cancelled':
+          tool.unavailableReason = `available() was not answered within ${overallMs / 1000} s, the bound for all of the config's checks`;
+          break;
+        case 'busy':
+          tool.unavailableReason = 'available() could not be run (too many checks waiting)';
+          break;
+        case 'crashed':
+          tool.unavailableReason = `available() crashed its worker: ${outcome.message}`;
+      }
+    };
+    try {
+      await Promise.all([...this.tools.values()].filter((tool) => tool.definition.hasAvailable).map(check));
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -165,6 +204,7 @@ export class Generation {
       pool = new WorkerPool({
         config: { ...this.workerConfig, role: 'module' },
         cpuSlots: this.options.cpuSlots,
+        threads: this.options.threads,
         maxThreads: this.options.maxThreadsPerModule,
         idleTimeoutMs: this.options.idleTimeoutMs,
         maxQueue: this.options.maxQueuePerModule,
@@ -221,4 +261,33 @@ export class Generation {
     this.closing ??= Promise.all([this.inspect.close(), ...[...this.modules.values()].map((pool) => pool.close())]).then(() => undefined);
     return this.closing;
   }
+}
+
+type PreparedConfig = { workerConfig: Omit<WorkerConfig, 'role' | 'pids' | 'pidEpochMs' | 'cpuSlots'>; snapshot: ConfigSnapshot } | { problem: string };
+
+/** Reads the config's files for a generation; throws only for a config directory that cannot be read. */
+async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
+  // Real paths: chunk names, `require` and the snapshot all agree even when the config is a symlink.
+  let configFile: string;
+  try {
+    configFile = realpathSync(options.configFile);
+  } catch {
+    return { problem: `the config file ${options.configFile} does not exist (or is a symbolic link to nothing)` };
+  }
+  if (!statSync(configFile).isFile()) return { problem: `the config file ${options.configFile} is not a regular file` };
+  const snapshot = snapshotConfig(dirname(configFile));
+  const workerConfig = {
+    configFile,
+    configDir: dirname(configFile),
+    cwd: options.cwd,
+    spillDir: options.spillDir,
+    memoryLimitBytes: options.memoryLimitBytes,
+    sources: snapshot.sources,
+    luaModule: await compiledLuaModule(),
+  };
+  return { workerConfig, snapshot };
+}
+
+function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
+  return snapshot.skipped.map(({ path, reason }) => ({ severity: 'warning', file: path, message: `skipped: ${reason}` }));
 }

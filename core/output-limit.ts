@@ -1,7 +1,9 @@
 // Keeps what the model sees bounded. Two independent limits, whichever is hit first: characters
 // and lines. Over either, the whole output goes to a spill file and the model gets the head that
-// fits plus one notice line naming the file and how much it holds.
-import { writeFileSync } from 'node:fs';
+// fits plus one notice line naming the file and how much it holds. A spill that cannot be written
+// (its directory removed and not recreatable, a full disk) never fails the call: the model gets
+// the same head with a notice saying the full output could not be kept, and why.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const DEFAULT_MAX_INLINE_CHARS = 50_000;
@@ -16,7 +18,14 @@ export interface LimitedOutput {
   content: string;
   /** Set when the output was too long: where all of it is. */
   spillPath?: string;
+  /** Set when the output was too long and its spill file could not be written: why. */
+  spillError?: string;
 }
+
+/** Writes a spill file; the default writes it to disk with mode 0600. */
+export type SpillWriter = (path: string, data: string | Uint8Array) => void;
+
+const writeSpillFile: SpillWriter = (path, data) => writeFileSync(path, data, { mode: 0o600 });
 
 function countLines(text: string): number {
   let lines = 1;
@@ -24,9 +33,44 @@ function countLines(text: string): number {
   return text.endsWith('\n') ? lines - 1 : lines;
 }
 
-function notice(shownLines: number, totalLines: number, path: string): string {
+function notice(shownLines: number, totalLines: number, where: string): string {
   const format = (n: number): string => n.toLocaleString('en-US');
-  return `[output truncated: shown ${format(shownLines)} of ${format(totalLines)} lines; the full output is in ${path}]`;
+  return `[output truncated: shown ${format(shownLines)} of ${format(totalLines)} lines; ${where}]`;
+}
+
+/** The fs error code of a failed write (ENOSPC, EACCES …), or its message when it has none. */
+function failureCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message.slice(0, 200);
+}
+
+/** A half-written spill file (a full disk) would pass for the whole output: it goes, if it can. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Not a file we can remove (a directory in its place): nothing was written there either.
+  }
+}
+
+/**
+ * Writes the spill file. Its directory is recreated when it has gone (another moonpool process
+ * may prune it, a tool may delete `ctx.spill_dir`). Returns why it failed, or undefined.
+ */
+function spill(spillDir: string, path: string, data: string | Uint8Array, write: SpillWriter): string | undefined {
+  try {
+    write(path, data);
+    return undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return failureCode(error);
+  }
+  try {
+    mkdirSync(spillDir, { recursive: true, mode: 0o700 });
+    write(path, data);
+    return undefined;
+  } catch (error) {
+    removeQuietly(path);
+    return failureCode(error);
+  }
 }
 
 /** The longest head of `text` with at most `maxLines` lines and `maxChars` characters, cut at a line end when it can be. */
@@ -51,14 +95,24 @@ function head(text: string, maxChars: number, maxLines: number): string {
 /**
  * Returns `content` unchanged when it fits; otherwise writes it whole to
  * `<spillDir>/<tool>-<callId>.txt` (`raw` bytes when given, so binary output is kept exactly)
- * and returns the head that fits with the notice.
+ * and returns the head that fits with the notice. Never throws for the spill file.
  */
-export function limitOutput(content: string, raw: Uint8Array | undefined, limits: OutputLimits, spillDir: string, tool: string, callId: string): LimitedOutput {
+export function limitOutput(
+  content: string,
+  raw: Uint8Array | undefined,
+  limits: OutputLimits,
+  spillDir: string,
+  tool: string,
+  callId: string,
+  write: SpillWriter = writeSpillFile,
+): LimitedOutput {
   const totalLines = countLines(content);
   if (content.length <= limits.maxChars && totalLines <= limits.maxLines) return { content };
   const spillPath = join(spillDir, `${tool}-${callId}.txt`);
-  writeFileSync(spillPath, raw ?? content, { mode: 0o600 });
-  const reserve = notice(totalLines, totalLines, spillPath).length + 1;
+  const spillError = spill(spillDir, spillPath, raw ?? content, write);
+  const where = spillError === undefined ? `the full output is in ${spillPath}` : `the full output could not be saved (${spillError} writing ${spillPath})`;
+  const reserve = notice(totalLines, totalLines, where).length + 1;
   const shown = head(content, Math.max(0, limits.maxChars - reserve), Math.max(1, limits.maxLines - 1)).replace(/\n$/, '');
-  return { content: `${shown}\n${notice(countLines(shown), totalLines, spillPath)}`, spillPath };
+  const limited = `${shown}\n${notice(countLines(shown), totalLines, where)}`;
+  return spillError === undefined ? { content: limited, spillPath } : { content: limited, spillError };
 }

@@ -1,40 +1,28 @@
-// A session's log: one append-only file, one record per finished call. Each record is framed as
-// MAGIC (4 bytes) | payload length (u32 LE) | CRC-32 of the payload (u32 LE) | payload (msgpack),
-// so a torn tail — the host killed mid-write — is detected and skipped, and every complete record
-// before it survives. Opening a session to append cuts such a tail off first.
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+// A session's log: append-only files, one record per finished call. Each record is framed as
+// MAGIC (4 bytes) | payload length (u32 LE) | CRC-32 of the payload (u32 LE) | payload (msgpack).
+// Reading skips damage (a torn tail, flipped bytes, a record of the wrong shape) with a warning
+// and finds the next intact record. One process writes `<id>.log` (see session-lock.ts); a second
+// process on the same session writes a file of its own beside it, read together with it.
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { pack, RESERVE_START_SPACE, unpack } from 'msgpackr';
-import type { CallStatus } from './call-result.js';
+import { pack, RESERVE_START_SPACE } from 'msgpackr';
+import { acquireSessionLock, type SessionLock } from './session-lock.js';
+import { decodeRecord, encodeBounded, type SessionRecord } from './session-record.js';
+
+export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 
 const MAGIC = Buffer.from('MPR1', 'latin1');
 const HEADER_BYTES = 12;
-/** Largest record accepted when reading (a corrupt length must not make us allocate gigabytes). */
-const MAX_RECORD_BYTES = 256 * 1024 * 1024;
-
-/** One finished call, as logged. */
-export interface SessionRecord {
-  callId: string;
-  tool: string;
-  args: unknown;
-  status: CallStatus;
-  /** The model-facing content, bounded like the result. */
-  content: string;
-  spillPath?: string;
-  title?: string;
-  durationMs: number;
-  /** The last `ctx:show` state, msgpack-encoded. */
-  snapshot?: Uint8Array;
-  /** When the call finished (ms since the epoch). */
-  finishedAt: number;
-}
+/** Largest record length believed when reading (older logs were written without a bound). */
+const MAX_READ_RECORD_BYTES = 256 * 1024 * 1024;
 
 export interface SessionReadout {
   records: SessionRecord[];
-  /** Problems met while reading: a torn or corrupt tail, with its offset. */
+  /** What was skipped while reading, with file and offset, and what records left out. */
   warnings: string[];
-  /** Where the last complete record ends. */
+  /** Where the last intact record of the (last) file read ends. */
   validBytes: number;
 }
 
@@ -42,39 +30,88 @@ export function sessionLogPath(stateDir: string, sessionId: string): string {
   return join(stateDir, 'sessions', `${sessionId}.log`);
 }
 
+/** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
+const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
+
+/** Every record of a session, from its log and the logs of writers beside it, oldest first. */
+export function readSession(stateDir: string, sessionId: string): SessionReadout {
+  const dir = join(stateDir, 'sessions');
+  const readouts = [readSessionLog(sessionLogPath(stateDir, sessionId))];
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // No sessions directory yet: only the (absent) main log.
+  }
+  for (const name of names.sort()) {
+    if (SIBLING_PATTERN.exec(name)?.[1] === sessionId) readouts.push(readSessionLog(join(dir, name)));
+  }
+  const records = readouts.flatMap((readout) => readout.records);
+  if (readouts.length > 1) records.sort((a, b) => a.finishedAt - b.finishedAt);
+  return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes };
+}
+
+/** Reads one log file; never throws: what cannot be read is a warning. */
 export function readSessionLog(path: string): SessionReadout {
-  if (!existsSync(path)) return { records: [], warnings: [], validBytes: 0 };
-  const data = readFileSync(path);
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { records: [], warnings: [], validBytes: 0 };
+    return { records: [], warnings: [`${path}: cannot be read (${code ?? (error as Error).message})`], validBytes: 0 };
+  }
   const records: SessionRecord[] = [];
   const warnings: string[] = [];
   let offset = 0;
+  let validBytes = 0;
   while (offset < data.length) {
-    const problem = recordProblem(data, offset);
+    const problem = frameProblem(data, offset);
     if (problem) {
-      warnings.push(`${path}: skipped ${data.length - offset} bytes at offset ${offset}: ${problem}`);
-      break;
+      const next = nextFrame(data, offset + 1);
+      warnings.push(`${path}: skipped ${next - offset} bytes at offset ${offset}: ${problem}`);
+      offset = next;
+      continue;
     }
     const length = data.readUInt32LE(offset + 4);
-    records.push(unpack(data.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length)) as SessionRecord);
+    const decoded = decodeRecord(data.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length));
+    if ('record' in decoded) {
+      records.push(decoded.record);
+      for (const line of decoded.record.dropped ?? []) warnings.push(`${path}: call ${decoded.record.callId} (${decoded.record.tool}): ${line}`);
+    } else {
+      warnings.push(`${path}: skipped the record at offset ${offset}: ${decoded.problem}`);
+    }
     offset += HEADER_BYTES + length;
+    validBytes = offset;
   }
-  return { records, warnings, validBytes: offset };
+  return { records, warnings, validBytes };
 }
 
-function recordProblem(data: Buffer, offset: number): string | undefined {
+function frameProblem(data: Buffer, offset: number): string | undefined {
   if (data.length - offset < HEADER_BYTES) return 'a torn record header';
   if (!data.subarray(offset, offset + 4).equals(MAGIC)) return 'no record starts here';
   const length = data.readUInt32LE(offset + 4);
-  if (length > MAX_RECORD_BYTES) return `a record length of ${length} bytes`;
+  if (length > MAX_READ_RECORD_BYTES) return `a record length of ${length} bytes`;
   if (data.length - offset - HEADER_BYTES < length) return 'a torn record (the file ends inside it)';
   const payload = data.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length);
   if (crc32(payload) !== data.readUInt32LE(offset + 8)) return 'a record whose checksum does not match';
   return undefined;
 }
 
+/** The offset of the next intact frame at or after `from`, or the end of the data. */
+function nextFrame(data: Buffer, from: number): number {
+  for (let at = data.indexOf(MAGIC, from); at !== -1; at = data.indexOf(MAGIC, at + 1)) {
+    if (frameProblem(data, at) === undefined) return at;
+  }
+  return data.length;
+}
+
+// msgpackr leaves room for the header in front of the payload: one buffer, no copy.
+const packWithRoom = (record: SessionRecord): Buffer => pack(record, RESERVE_START_SPACE | HEADER_BYTES);
+
+/** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
 export function encodeRecord(record: SessionRecord): Buffer {
-  // msgpackr leaves room for the header in front of the payload: one buffer, no copy.
-  const framed = pack(record, RESERVE_START_SPACE | HEADER_BYTES);
+  const framed = encodeBounded(record, packWithRoom, HEADER_BYTES);
   const payload = framed.subarray(HEADER_BYTES);
   MAGIC.copy(framed, 0);
   framed.writeUInt32LE(payload.length, 4);
@@ -86,6 +123,8 @@ export function encodeRecord(record: SessionRecord): Buffer {
 const FLUSH_DELAY_MS = 20;
 /** Queued records past which the queue is written at once rather than when the delay ends. */
 const FLUSH_RECORDS = 1000;
+/** Frames are gathered into writes of about this size (a large record is one write of its own). */
+const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
 
 /**
  * The open log of the current session. `append` writes at once (one write per record); `enqueue`
@@ -94,30 +133,58 @@ const FLUSH_RECORDS = 1000;
  * and writing per call cost a warm call a fifth of its time). Queued records are written on
  * `flush`, `close`, and when the process exits; a host killed outright loses at most the last
  * FLUSH_DELAY_MS of records. A queued record is encoded when it is written, so it must not be
- * changed after it is queued.
+ * changed after it is queued. A write that fails (a full disk) is cut back to the last intact
+ * record before anything else is written, and its records are counted in `lost`.
  */
 export class SessionLog {
   private queued: SessionRecord[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private lostRecords = 0;
-  private readonly flushOnExit = (): void => this.flushQuietly();
+  private failure: string | undefined;
+  /** Where the last intact record written ends: a failed write is cut back to here. */
+  private goodBytes: number;
+  /** Set while the bytes of a failed write could not be cut off yet. */
+  private torn = false;
+  private closed = false;
+  private readonly flushOnExit = (): void => {
+    this.flushQuietly();
+    this.lock?.release();
+  };
 
   private constructor(
     readonly path: string,
     private readonly fd: number,
-    /** What was wrong with the file when it was opened (a torn tail that was cut off). */
+    private readonly lock: SessionLock | undefined,
+    /** What was wrong with the file when it was opened, and where this writer writes if not to the main log. */
     readonly warnings: string[],
   ) {
+    this.goodBytes = fstatSync(fd).size;
     process.on('exit', this.flushOnExit);
   }
 
+  /**
+   * Opens the session's log for appending. The first process takes the session's lock and cuts
+   * a torn tail left by a writer that is gone; a process that finds the lock held by a live one
+   * writes its own file beside it instead. Throws for an fs failure (an unusable state dir).
+   */
   static open(stateDir: string, sessionId: string): SessionLog {
-    const path = sessionLogPath(stateDir, sessionId);
+    const main = sessionLogPath(stateDir, sessionId);
     mkdirSync(join(stateDir, 'sessions'), { recursive: true, mode: 0o700 });
-    const existing = readSessionLog(path);
-    const fd = openSync(path, 'a', 0o600);
-    if (existing.warnings.length > 0) ftruncateSync(fd, existing.validBytes);
-    return new SessionLog(path, fd, existing.warnings);
+    const taken = acquireSessionLock(`${main}.lock`);
+    if ('heldBy' in taken) {
+      const own = join(stateDir, 'sessions', `${sessionId}.${process.pid}-${randomBytes(3).toString('hex')}.log`);
+      const fd = openSync(own, 'ax', 0o600);
+      return new SessionLog(own, fd, undefined, [`${main} is being written by process ${taken.heldBy}; this host's calls go to ${own}, read with it`]);
+    }
+    try {
+      const existing = readSessionLog(main);
+      const fd = openSync(main, 'a', 0o600);
+      if (fstatSync(fd).size > existing.validBytes) ftruncateSync(fd, existing.validBytes);
+      return new SessionLog(main, fd, taken.lock, existing.warnings);
+    } catch (error) {
+      taken.lock.release();
+      throw error;
+    }
   }
 
   /** Records that could not be encoded or written (a full disk, say). */
@@ -125,12 +192,28 @@ export class SessionLog {
     return this.lostRecords;
   }
 
+  /** Why the last record was lost, when one was. */
+  get lastFailure(): string | undefined {
+    return this.failure;
+  }
+
   append(record: SessionRecord): void {
-    this.write(encodeRecord(record));
+    let frame: Buffer;
+    try {
+      frame = encodeRecord(record);
+    } catch (error) {
+      this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
+      throw error;
+    }
+    this.writeFrames([frame], 1);
   }
 
   /** Queues a record to be written with the others within FLUSH_DELAY_MS. */
   enqueue(record: SessionRecord): void {
+    if (this.closed) {
+      this.lose(1, `call ${record.callId} ended after the log was closed`);
+      return;
+    }
     this.queued.push(record);
     if (this.queued.length >= FLUSH_RECORDS) this.flushQuietly();
     else if (this.flushTimer === undefined) {
@@ -140,35 +223,51 @@ export class SessionLog {
     }
   }
 
-  /** Writes every queued record now; a record that cannot be encoded is counted as lost. */
+  /** Writes every queued record now; a record that cannot be encoded or written is counted as lost. */
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (this.queued.length === 0) return;
     const records = this.queued;
     this.queued = [];
-    const frames: Buffer[] = [];
-    for (const record of records) {
+    let batch: Buffer[] = [];
+    let batchBytes = 0;
+    let failure: Error | undefined;
+    const writeBatch = (): void => {
+      if (batch.length === 0) return;
       try {
-        frames.push(encodeRecord(record));
-      } catch {
-        this.lostRecords++;
+        this.writeFrames(batch, batch.length);
+      } catch (error) {
+        failure ??= error as Error;
       }
+      batch = [];
+      batchBytes = 0;
+    };
+    for (const record of records) {
+      let frame: Buffer;
+      try {
+        frame = encodeRecord(record);
+      } catch (error) {
+        this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
+        continue;
+      }
+      if (batchBytes + frame.length > WRITE_BATCH_BYTES) writeBatch();
+      batch.push(frame);
+      batchBytes += frame.length;
     }
-    try {
-      this.write(Buffer.concat(frames));
-    } catch (error) {
-      this.lostRecords += frames.length;
-      throw error;
-    }
+    writeBatch();
+    if (failure !== undefined) throw failure;
   }
 
   close(): void {
+    if (this.closed) return;
     process.off('exit', this.flushOnExit);
     try {
       this.flushQuietly();
     } finally {
+      this.closed = true;
       closeSync(this.fd);
+      this.lock?.release();
     }
   }
 
@@ -181,8 +280,38 @@ export class SessionLog {
     }
   }
 
-  private write(bytes: Buffer): void {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(this.fd, bytes, written);
+  /** Writes frames in one go; on failure cuts the file back to the last intact record and counts them lost. */
+  private writeFrames(frames: Buffer[], records: number): void {
+    if (this.torn && !this.cutBack()) {
+      const message = `the bytes of an earlier failed write to ${this.path} could not be removed`;
+      this.lose(records, message);
+      throw new Error(message);
+    }
+    const bytes = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+    try {
+      let written = 0;
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written);
+      this.goodBytes += bytes.length;
+    } catch (error) {
+      this.lose(records, `${(error as NodeJS.ErrnoException).code ?? (error as Error).message} writing ${this.path}`);
+      this.torn = true;
+      this.cutBack();
+      throw error;
+    }
+  }
+
+  private lose(records: number, why: string): void {
+    this.lostRecords += records;
+    this.failure = why;
+  }
+
+  private cutBack(): boolean {
+    try {
+      ftruncateSync(this.fd, this.goodBytes);
+      this.torn = false;
+      return true;
+    } catch {
+      return false;
+    }
   }
 }

@@ -1,7 +1,8 @@
 // A session's identity and its directories under the state dir: spill files live in
 // `<stateDir>/spill/<sessionId>/`, created before the session's first call; other sessions'
-// spill directories are pruned once they are older than the retention period.
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+// spill directories are pruned once they are older than the retention period. Pruning is
+// best-effort: what cannot be read or removed stays.
+import { accessSync, constants, mkdirSync, readdirSync, rmSync, statSync, type Dirent } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -24,17 +25,44 @@ export function createSpillDir(paths: SessionPaths): void {
   mkdirSync(paths.spillDir, { recursive: true, mode: 0o700 });
 }
 
-/** Removes spill directories of other sessions not modified for `maxAgeDays`; returns how many. */
+/** Removes spill directories of other sessions not modified for `maxAgeDays`; returns how many. Never throws. */
 export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: number, now = Date.now()): number {
   const root = join(stateDir, 'spill');
-  if (!existsSync(root)) return 0;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(root, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
   let removed = 0;
-  for (const entry of readdirSync(root, { withFileTypes: true })) {
+  for (const entry of entries) {
     if (!entry.isDirectory() || entry.name === keep) continue;
     const dir = join(root, entry.name);
-    if (now - statSync(dir).mtimeMs < maxAgeDays * 86_400_000) continue;
-    rmSync(dir, { recursive: true, force: true });
-    removed++;
+    try {
+      if (now - statSync(dir).mtimeMs < maxAgeDays * 86_400_000) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed++;
+    } catch {
+      // Gone already, or not ours to remove: it stays.
+    }
   }
   return removed;
+}
+
+/**
+ * Why moonpool cannot keep sessions and spill files in `stateDir` (it is a file, or cannot be
+ * created or written), or undefined when it can. Creates its directories.
+ */
+export function stateDirProblem(stateDir: string): string | undefined {
+  try {
+    for (const dir of [join(stateDir, 'sessions'), join(stateDir, 'spill')]) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      accessSync(dir, constants.W_OK | constants.X_OK);
+    }
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : (code ?? (error as Error).message);
+    return `the state directory ${stateDir} cannot be used (${why}); pass --state-dir or set $XDG_STATE_HOME`;
+  }
 }

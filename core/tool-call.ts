@@ -14,6 +14,8 @@ export interface CallSettings {
   memoryLimitBytes: number;
   limits: OutputLimits;
   spillDir: string;
+  /** Told when a result's spill file could not be written (the call still returns its head). */
+  onSpillFailure(): void;
 }
 
 export async function runToolCall(generation: Generation, name: string, args: unknown, settings: CallSettings, options: CallOptions): Promise<CallResult> {
@@ -81,6 +83,7 @@ export async function runToolCall(generation: Generation, name: string, args: un
     if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
     const output = limitOutput(reply.content, reply.rawContent, settings.limits, settings.spillDir, name, settings.callId);
     if (output.spillPath !== undefined) extra.spillPath = output.spillPath;
+    if (output.spillError !== undefined) settings.onSpillFailure();
     return finish(reply.isError ? 'error' : 'ok', output.content, extra);
   } finally {
     stopListening?.();

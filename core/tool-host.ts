@@ -1,7 +1,7 @@
 // ToolHost: the public face of moonpool for hosts. It loads a config into a generation, lists
-// the available tools in a neutral shape, runs calls (which never throw for a tool's failure),
-// reloads the config without losing the last good one, and closes every worker and process it
-// started.
+// the available tools in a neutral shape, runs calls, reloads the config without losing the last
+// good one, and closes every worker and process it started. `call`, `reload`, `render` and
+// `resume` never throw: every failure, moonpool's own I/O included, comes back as data.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { dirname } from 'node:path';
@@ -9,13 +9,13 @@ import { CpuSlots, type CpuSlotStats } from './cpu-slots.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
 import type { CallOptions, CallResult } from './call-result.js';
-import { MoonpoolError } from './errors.js';
 import { Generation, type LoadOutcome, type RenderResult } from './generation.js';
 import { diffTools, type ReloadResult } from './reload-result.js';
 import { resolveHostOptions, SESSION_ID_PATTERN, type ResolvedHostOptions, type ToolHostOptions } from './host-options.js';
 import type { Diagnostic, RenderView } from './protocol.js';
 import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
-import { readSessionLog, SessionLog, sessionLogPath, type SessionReadout, type SessionRecord } from './session-log.js';
+import { readSession, SessionLog, sessionLogPath, type SessionReadout, type SessionRecord } from './session-log.js';
+import { ThreadWatch } from './thread-watch.js';
 import type { ParametersSchema } from './tool-definitions.js';
 import type { PoolStats } from './worker-pool.js';
 import { runToolCall } from './tool-call.js';
@@ -44,6 +44,14 @@ export interface HostStats {
   cpu: CpuSlotStats;
   /** Calls whose record could not be written to the session log (a full disk, say). */
   sessionLogFailures: number;
+  /** Results over the inline limits whose spill file could not be written (the model got the head). */
+  spillFailures: number;
+  /**
+   * Worker threads told to stop (a timeout, a cancel, a close) that are still running a second
+   * later: blocked in a system call that terminating cannot interrupt. Each keeps its memory until
+   * the call returns, and the process cannot exit normally while one runs (see README).
+   */
+  stuckThreads: number;
 }
 
 export interface ToolHostEvents {
@@ -66,6 +74,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private closed = false;
   /** Shared by every worker of every generation: calls take turns executing Lua. */
   private readonly cpuSlots: CpuSlots;
+  private readonly threads = new ThreadWatch();
+  private spillFailures = 0;
+  /** Records lost because the session log could not be opened at all. */
+  private unopenedLogRecords = 0;
+  private logOpenProblem: string | undefined;
 
   private constructor(
     readonly configFile: string,
@@ -87,8 +100,17 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     pruneSpillDirs(resolved.stateDir, session.id, resolved.spillRetentionDays);
     const host = new ToolHost(configFile, resolved, session);
     host.adopt(await host.loadGeneration(), undefined);
-    if (resolved.watch) host.watcher = watchConfig(dirname(configFile), () => void host.reload());
+    if (resolved.watch) host.startWatching();
     return host;
+  }
+
+  /** Watches the config's directory; a directory that cannot be watched is a warning, not a failure. */
+  private startWatching(): void {
+    try {
+      this.watcher = watchConfig(dirname(this.configFile), () => void this.reload());
+    } catch (error) {
+      this.currentDiagnostics.push({ severity: 'warning', file: dirname(this.configFile), message: `cannot watch the config directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); use reload` });
+    }
   }
 
   get sessionId(): string {
@@ -104,15 +126,30 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return sessionLogPath(this.options.stateDir, this.session.id);
   }
 
-  /** What was wrong with the session log when it was opened for appending (a torn tail, cut off). */
+  /**
+   * What was wrong with the session log when it was opened for appending (a torn tail, cut off;
+   * another process writing the session), why it could not be opened, and its last failed write.
+   */
   sessionLogWarnings(): string[] {
-    return [...(this.log?.warnings ?? [])];
+    const problems = [this.logOpenProblem, this.log?.lastFailure].filter((problem) => problem !== undefined);
+    return [...(this.log?.warnings ?? []), ...problems];
   }
 
-  private openSessionFiles(): SessionLog {
-    if (!this.log) {
+  /** The session's log and spill directory, made on the first call; a state dir that fails them loses only the record. */
+  private openSessionFiles(): SessionLog | undefined {
+    // A state dir that failed once is tried again on the next call: the disk may have been freed.
+    if (this.log) return this.log;
+    try {
+      // A spill directory that cannot be made now is made (or found unusable) when a result spills.
       createSpillDir(this.session);
+    } catch {
+      // See limitOutput: a spill that cannot be written falls back to the inline head.
+    }
+    try {
       this.log = SessionLog.open(this.options.stateDir, this.session.id);
+      this.logOpenProblem = undefined;
+    } catch (error) {
+      this.logOpenProblem = `the session log cannot be opened in ${this.options.stateDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); calls are not recorded`;
     }
     return this.log;
   }
@@ -136,6 +173,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       idleTimeoutMs: this.options.idleTimeoutMs,
       maxQueuePerModule: this.options.maxQueuePerModule,
       cpuSlots: this.cpuSlots,
+      threads: this.threads,
     });
   }
 
@@ -169,10 +207,24 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
    * Reloads run one at a time; each also emits `reload`.
    */
   reload(): Promise<ReloadResult> {
-    const result = this.reloads.then(async () => {
-      if (this.closed) throw new MoonpoolError('HOST_CLOSED', 'the ToolHost is closed');
+    const result = this.reloads.then(async (): Promise<ReloadResult> => {
+      const failed = (message: string): ReloadResult => ({
+        ok: false,
+        generation: this.generation?.number ?? 0,
+        diagnostics: [{ severity: 'error', file: this.configFile, message }],
+        added: [],
+        removed: [],
+        changed: [],
+        durationMs: 0,
+      });
+      if (this.closed) return failed('the ToolHost is closed');
       const startedAt = performance.now();
-      const reloaded = this.adopt(await this.loadGeneration(), startedAt);
+      let reloaded: ReloadResult;
+      try {
+        reloaded = this.adopt(await this.loadGeneration(), startedAt);
+      } catch (error) {
+        reloaded = failed(`the reload failed: ${(error as Error).message}`);
+      }
       this.emit('reload', reloaded);
       return reloaded;
     });
@@ -211,10 +263,13 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return [...this.currentLogs];
   }
 
-  /** Runs a tool. Never throws for the tool's failure: the result's `status` says how it ended. */
+  /** Runs a tool. Never throws: the result's `status` says how it ended. */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallResult> {
-    if (this.closed) throw new MoonpoolError('HOST_CLOSED', 'the ToolHost is closed');
-    const call = this.runAndRecord(`${this.callIdPrefix}-${(++this.callCounter).toString(36)}`, name, args, options);
+    const callId = `${this.callIdPrefix}-${(++this.callCounter).toString(36)}`;
+    if (this.closed) return { callId, tool: name, status: 'cancelled', isError: true, content: `${name}: not run: moonpool is shutting down`, durationMs: 0 };
+    const call = this.runAndRecord(callId, name, args, options).catch(
+      (error: unknown): CallResult => ({ callId, tool: name, status: 'error', isError: true, content: `${name}: moonpool failed to run the call: ${(error as Error).message}`, durationMs: 0 }),
+    );
     this.inFlight.add(call);
     try {
       return await call;
@@ -236,7 +291,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
           content: `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
           durationMs: 0,
         };
-    this.record(log, result, args);
+    if (log) this.record(log, result, args);
+    else this.unopenedLogRecords++;
     return result;
   }
 
@@ -258,6 +314,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       memoryLimitBytes: this.options.memoryLimitBytes,
       limits: { maxChars: this.options.maxInlineChars, maxLines: this.options.maxInlineLines },
       spillDir: this.session.spillDir,
+      onSpillFailure: () => void this.spillFailures++,
     };
   }
 
@@ -277,15 +334,23 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /**
-   * The calls recorded in a session's log (default: this one), oldest first, with warnings for
-   * a torn or corrupt tail. Re-render each with `render(record.tool, record.snapshot, view)`.
+   * The calls recorded in a session (default: this one), oldest first, with a warning for each
+   * stretch of damage skipped and each record that left something out. Never throws: a session
+   * that cannot be read is an empty readout with a warning saying why. Re-render each record
+   * with `render(record.tool, record.snapshot, view)`.
    */
   resume(sessionId: string = this.session.id): SessionReadout {
-    if (!SESSION_ID_PATTERN.test(sessionId)) {
-      throw new MoonpoolError('INVALID_OPTION', `session ids match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(sessionId)})`);
+    if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
+      return { records: [], warnings: [`session ids match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(sessionId)})`], validBytes: 0 };
     }
-    if (sessionId === this.session.id) this.log?.flush();
-    return readSessionLog(sessionLogPath(this.options.stateDir, sessionId));
+    if (sessionId === this.session.id) {
+      try {
+        this.log?.flush();
+      } catch {
+        // Counted in sessionLogFailures; what was written is read below.
+      }
+    }
+    return readSession(this.options.stateDir, sessionId);
   }
 
   /**
@@ -295,7 +360,12 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
    */
   async render(tool: string, snapshot: Uint8Array, view: RenderView): Promise<RenderResult> {
     if (!this.generation) return { ok: false, reason: 'the config has not loaded' };
-    return this.generation.render(tool, snapshot, view);
+    if (this.closed) return { ok: false, reason: 'moonpool is shutting down' };
+    try {
+      return await this.generation.render(tool, snapshot, view);
+    } catch (error) {
+      return { ok: false, reason: `render could not run: ${(error as Error).message}` };
+    }
   }
 
   stats(): HostStats {
@@ -304,11 +374,16 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       tools: this.generation?.tools.size ?? 0,
       modules: this.generation?.stats() ?? {},
       cpu: this.cpuSlots.stats(),
-      sessionLogFailures: this.log?.lost ?? 0,
+      sessionLogFailures: (this.log?.lost ?? 0) + this.unopenedLogRecords,
+      spillFailures: this.spillFailures,
+      stuckThreads: this.threads.stuck(),
     };
   }
 
-  /** Cancels calls in flight, then stops every worker and the processes they started. */
+  /**
+   * Cancels calls in flight, then stops every worker and the processes they started. Resolves
+   * within about a second even when a worker thread is stuck in a system call (see `stuckThreads`).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -317,6 +392,12 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     await Promise.all([this.generation?.close(), ...[...this.retiring].map((generation) => generation.close())]);
     // The cancelled calls still write their records before the log closes.
     await Promise.allSettled([...this.inFlight]);
-    this.log?.close();
+    try {
+      this.log?.close();
+    } catch {
+      // Counted in sessionLogFailures; closing goes on.
+    }
+    // Threads told to stop get their second to exit; any still running then is reported stuck.
+    await this.threads.settled();
   }
 }

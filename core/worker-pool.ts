@@ -9,10 +9,16 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { Piscina } from 'piscina';
 import type { CpuSlots } from './cpu-slots.js';
 import { PidTable } from './process-groups.js';
+import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 import { EVENTS_PORT_KEY, ROW_PICKED, ROW_STARTED, type CallEvents, type PoolTask, type WorkerConfig, type WorkerEvents, type WorkerTask } from './protocol.js';
 
-// A path, not a file: URL: piscina converts a URL back to a path on every task.
-const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker.js', import.meta.url));
+// A path, not a file: URL: piscina converts a URL back to a path on every task. A CommonJS file
+// that import()s the ESM worker: piscina require()s its filename first, and Node's require() of
+// an ES module aborts the whole process when the worker is terminated mid-load (see
+// docs/decisions.md, "Workers load through import()").
+export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
+/** How long closing waits for its workers to exit; a thread stuck in a system call is left behind. */
+const CLOSE_WAIT_MS = STUCK_AFTER_MS;
 
 export interface WorkerPoolOptions {
   config: Omit<WorkerConfig, 'pids' | 'pidEpochMs' | 'cpuSlots'>;
@@ -23,6 +29,8 @@ export interface WorkerPoolOptions {
   idleTimeoutMs: number;
   /** Tasks that may wait for a worker; past it a task is refused as busy. */
   maxQueue: number;
+  /** The host's count of threads told to stop that have not. */
+  threads: ThreadWatch;
 }
 
 export interface PoolStats {
@@ -116,8 +124,15 @@ export class WorkerPool {
     // A worker that dies between tasks is replaced on demand; without a listener the
     // EventEmitter would throw the 'error' into the host.
     this.piscina.on('error', () => undefined);
+    const { threads } = options;
+    this.piscina.on('workerCreate', () => {
+      for (const worker of this.piscina.threads) threads.started(worker);
+    });
     // A worker gone — after an abort, a crash, or while still starting — may leave tasks waiting.
-    this.piscina.on('workerDestroy', () => setImmediate(() => this.reviveIfStranded()));
+    this.piscina.on('workerDestroy', (worker: { id: number }) => {
+      threads.stopped(worker.id);
+      setImmediate(() => this.reviveIfStranded());
+    });
     this.piscina.on('message', (message: unknown) => {
       const port = (message as Record<string, MessagePort | undefined> | null)?.[EVENTS_PORT_KEY];
       if (port) this.exposeEvents(port);
@@ -210,12 +225,18 @@ export class WorkerPool {
     return { alive: this.piscina.threads.length, busy: this.active.size - queued, queued };
   }
 
-  /** Cancels every task in flight (they end as `cancelled`), then stops the workers. */
+  /**
+   * Cancels every task in flight (they end as `cancelled`), then stops the workers, waiting at
+   * most CLOSE_WAIT_MS for them to exit: a thread that cannot be stopped is counted, not awaited.
+   */
   async close(): Promise<void> {
     for (const stop of this.active) stop.stop('cancelled');
     clearInterval(this.deadlineSweep);
     this.deadlineSweep = undefined;
-    await this.piscina.destroy();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    await Promise.race([this.piscina.destroy(), waited]);
+    clearTimeout(timer);
   }
 
   private exposeEvents(port: MessagePort): void {

@@ -191,6 +191,8 @@ describe('status line', () => {
     modules: { '/cfg/lua/primes.lua': { alive: 2, busy: 2, queued: 1, crashes: 0, disabled: false } },
     cpu: { slots: 2, running: 2, waiting },
     sessionLogFailures: 0,
+    spillFailures: 0,
+    stuckThreads: 0,
   });
 
   test('says how many calls wait for a CPU turn, only when some do', () => {

@@ -29,7 +29,8 @@ Options:
   -h, --help         this text
   -v, --version      the version
 
-Exit codes: 0 ok, 1 the tool reported an error (or check found problems), 2 usage or config error.`;
+Exit codes: 0 ok, 1 the tool reported an error (or check found problems), 2 usage, config or
+state-dir error, 137 a worker thread was stuck in a system call (the process ended itself).`;
 
 export interface CliInput {
   command: Command | 'help' | 'version';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `moonpool` command: parses the command line, opens a host, runs one command, and exits
-// with 0 (ok), 1 (the tool reported an error / check found problems) or 2 (usage or config error).
+// with 0 (ok), 1 (the tool reported an error / check found problems) or 2 (usage, config or state
+// dir error). Every failure is one line on stderr, never a stack trace.
 import { readFileSync } from 'node:fs';
 import { MoonpoolError, type ToolHost } from '../core/index.js';
 import { parseCli, UsageError, USAGE, type CliInput } from './cli-options.js';
@@ -13,6 +14,7 @@ import { replaySession } from './commands/replay.js';
 import { formatDiagnostic } from './diagnostic-format.js';
 import { serveMcp } from './mcp/mcp-server.js';
 import { openHost, type Output } from './open-host.js';
+import { exitLeavingStuckThreads } from './process-exit.js';
 
 async function runCommand(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   if (input.command === 'check') return checkConfig(host, output);
@@ -34,7 +36,37 @@ async function runCommand(host: ToolHost, input: CliInput, output: Output): Prom
   }
 }
 
-export async function main(argv: string[], output: Output = process): Promise<number> {
+/** A fault of moonpool's own (or of the file system under it): one line, and the stack on request. */
+function faultLine(error: unknown): string {
+  const stack = process.env['MOONPOOL_DEBUG'] && error instanceof Error ? `\n${error.stack}` : '';
+  return `moonpool: ${error instanceof Error ? error.message : String(error)}${stack}\n`;
+}
+
+export interface CliOutcome {
+  exitCode: number;
+  /** Worker threads still running after the host closed (see ToolHost stats). */
+  stuckThreads: number;
+}
+
+export async function main(argv: string[], output: Output = process): Promise<CliOutcome> {
+  let host: ToolHost | undefined;
+  let exitCode: number;
+  try {
+    exitCode = await runCli(argv, output, (opened) => (host = opened));
+  } finally {
+    await host?.close();
+  }
+  if (!host) return { exitCode, stuckThreads: 0 };
+  const stats = host.stats();
+  // moonpool's own files failing cost the records and spill files only: one line says so.
+  if (stats.sessionLogFailures > 0) {
+    const why = host.sessionLogWarnings().at(-1);
+    output.stderr.write(`moonpool: ${stats.sessionLogFailures} call record${stats.sessionLogFailures === 1 ? ' was' : 's were'} not written to the session log${why === undefined ? '' : `: ${why}`}\n`);
+  }
+  return { exitCode, stuckThreads: stats.stuckThreads };
+}
+
+async function runCli(argv: string[], output: Output, opened: (host: ToolHost) => void): Promise<number> {
   let input: CliInput;
   try {
     input = parseCli(argv);
@@ -51,21 +83,30 @@ export async function main(argv: string[], output: Output = process): Promise<nu
     output.stdout.write(`${manifest.version}\n`);
     return 0;
   }
-  let host: ToolHost | undefined;
   try {
     // Writing a new tool needs no host (and no config that loads).
     if (input.command === 'new') return newTool(input, output);
-    host = await openHost(input, output);
+    const host = await openHost(input, output);
+    opened(host);
     return await runCommand(host, input, output);
   } catch (error) {
     if (error instanceof UsageError || error instanceof MoonpoolError) {
       output.stderr.write(`moonpool: ${error.message}\n`);
       return 2;
     }
-    throw error;
-  } finally {
-    await host?.close();
+    output.stderr.write(faultLine(error));
+    return 2;
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// A fault outside any command's own handling (an event handler of a library, say) is one line too.
+const reportFault = (error: unknown): void => {
+  process.stderr.write(faultLine(error));
+  process.exit(2);
+};
+process.on('uncaughtException', reportFault);
+process.on('unhandledRejection', reportFault);
+
+const { exitCode, stuckThreads } = await main(process.argv.slice(2));
+process.exitCode = exitCode;
+if (stuckThreads > 0) await exitLeavingStuckThreads(stuckThreads, process.stdout, process.stderr);

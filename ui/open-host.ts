@@ -1,6 +1,8 @@
 // Starts a ToolHost for a CLI command: config lookup (saying on stderr when the bundled demo is
-// used) and the options every command shares.
-import { ToolHost, resolveConfig, type ResolvedConfig } from '../core/index.js';
+// used), the options every command shares, and for the commands that record calls, a state
+// directory they can write (checked at start, so an unusable one is one line and exit 2).
+import { resolve } from 'node:path';
+import { defaultStateDir, MoonpoolError, ToolHost, resolveConfig, stateDirProblem, type ResolvedConfig } from '../core/index.js';
 import type { CliInput } from './cli-options.js';
 import { displayPath } from './diagnostic-format.js';
 
@@ -15,7 +17,14 @@ export function configNotice(config: ResolvedConfig): string | undefined {
   return `no config found (--config, $MOONPOOL_CONFIG, ${displayPath(config.userFile ?? '~/.config/moonpool/init.lua')}); using the bundled demo ${displayPath(config.file)}`;
 }
 
+/** Commands that run calls, and so write the session log and spill files. */
+const RECORDING_COMMANDS = new Set<CliInput['command']>(['call', 'mcp', 'dash']);
+
 export async function openHost(input: CliInput, output: Output): Promise<ToolHost> {
+  if (RECORDING_COMMANDS.has(input.command)) {
+    const problem = stateDirProblem(resolve(input.stateDir ?? defaultStateDir()));
+    if (problem !== undefined) throw new MoonpoolError('STATE_DIR_UNUSABLE', problem);
+  }
   const config = resolveConfig(input.config);
   const notice = configNotice(config);
   // The dashboard shows it on its own screen: printed here, it would stay hidden until it quits.

@@ -1,6 +1,7 @@
 // `moonpool replay SESSION [--width N] [--expand]`: every block of a session, re-rendered from its
 // last snapshot with the current config's `render` — `run` is never called. A tool the config no
-// longer defines (or one without `render`) shows its recorded model-facing text.
+// longer defines (or one without `render`) shows its recorded model-facing text. Damage in the
+// log is skipped and named on stderr; the records around it are replayed.
 import type { ToolHost } from '../../core/index.js';
 import { BODY_INDENT, blockBody, blockHeader, plainHeader, renderView, type BlockFacts } from '../block-view.js';
 import { UsageError, type CliInput } from '../cli-options.js';
@@ -14,8 +15,8 @@ export async function replaySession(host: ToolHost, input: CliInput, output: Out
   if (extra.length > 0) throw new UsageError(`replay takes one session id (got ${extra.length + 1})`);
   const { records, warnings } = host.resume(sessionId);
   for (const warning of warnings) output.stderr.write(`moonpool: ${warning}\n`);
-  if (records.length === 0 && warnings.length === 0) {
-    output.stderr.write(`moonpool: session ${sessionId} has no recorded calls\n`);
+  if (records.length === 0) {
+    output.stderr.write(`moonpool: session ${sessionId} has no ${warnings.length === 0 ? '' : 'readable '}recorded calls\n`);
     return 2;
   }
   const width = input.width ?? DEFAULT_WIDTH;

@@ -1,0 +1,78 @@
+// Who writes a session's log: a lock file next to it holding the writer's pid. A lock whose
+// process is gone (or that holds no pid) is stale and taken over; only the lock's holder may cut
+// a torn tail, so no process ever truncates bytes another live process wrote.
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+
+export interface SessionLock {
+  /** Removes the lock if it is still this process's. */
+  release(): void;
+}
+
+/** The pid in a lock file, or undefined when it holds none (an empty or garbled file). */
+function lockOwner(path: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(path, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, owned by another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Creates the lock with its pid already in it (a link of a written file), so no reader sees it empty. */
+function tryCreate(path: string): boolean {
+  const written = `${path}.${process.pid}-${randomBytes(3).toString('hex')}`;
+  writeFileSync(written, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+  try {
+    linkSync(written, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    unlinkSync(written);
+  }
+}
+
+/**
+ * Takes the lock at `path`, or returns the pid of the live process holding it. A stale lock is
+ * removed and taken; this process holding it already (a second host on the same session) counts
+ * as live. Throws only for an fs failure other than the lock existing.
+ */
+export function acquireSessionLock(path: string): { lock: SessionLock } | { heldBy: number } {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (tryCreate(path)) {
+      return {
+        lock: {
+          release() {
+            if (lockOwner(path) !== process.pid) return;
+            try {
+              unlinkSync(path);
+            } catch {
+              // Already gone: nothing to release.
+            }
+          },
+        },
+      };
+    }
+    const owner = lockOwner(path);
+    if (owner !== undefined && processAlive(owner)) return { heldBy: owner };
+    try {
+      unlinkSync(path);
+    } catch {
+      // Another process removed the stale lock first; the next attempt sees who took it.
+    }
+  }
+  const owner = lockOwner(path);
+  return { heldBy: owner ?? 0 };
+}

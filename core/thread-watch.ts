@@ -1,0 +1,65 @@
+// Keeps count of worker threads told to stop that have not stopped. `worker.terminate()` cannot
+// interrupt a thread blocked in a system call (a FIFO no one writes to, a hung network mount, a
+// tty read): such a thread is stuck until the call returns, holds its memory, and makes Node's
+// own exit wait for it. The host reports them (`stats().stuckThreads`) and its close waits for
+// them only so long.
+import type { Worker } from 'node:worker_threads';
+
+/** A thread that has not exited this long after it was told to stop counts as stuck. */
+export const STUCK_AFTER_MS = 1_000;
+
+export class ThreadWatch {
+  /** Live threads by thread id. */
+  private readonly live = new Map<number, Worker>();
+  /** Threads told to stop, not yet exited: when they were told. */
+  private readonly stopping = new Map<Worker, number>();
+  private readonly exited = new Set<() => void>();
+
+  /** A new worker thread to keep an eye on. */
+  started(worker: Worker): void {
+    const id = worker.threadId;
+    if (id < 0 || this.live.has(id)) return;
+    this.live.set(id, worker);
+    worker.once('exit', () => {
+      this.live.delete(id);
+      this.stopping.delete(worker);
+      for (const notify of this.exited) notify();
+    });
+  }
+
+  /** The thread with this id was told to stop (terminated). */
+  stopped(threadId: number, now = Date.now()): void {
+    const worker = this.live.get(threadId);
+    if (worker === undefined || this.stopping.has(worker)) return;
+    this.stopping.set(worker, now);
+  }
+
+  /** Threads told to stop at least STUCK_AFTER_MS ago that are still running. */
+  stuck(now = Date.now()): number {
+    let count = 0;
+    for (const since of this.stopping.values()) if (now - since >= STUCK_AFTER_MS) count++;
+    return count;
+  }
+
+  /**
+   * Resolves once every thread told to stop has exited or counts as stuck (STUCK_AFTER_MS after
+   * it was told), whichever comes first: after it, `stuck()` names every thread left running.
+   */
+  async settled(now = Date.now()): Promise<void> {
+    if (this.stopping.size === 0) return;
+    const youngest = Math.max(...this.stopping.values());
+    let done = (): void => undefined;
+    const allExited = new Promise<void>((resolve) => (done = resolve));
+    const check = (): void => {
+      if (this.stopping.size === 0) done();
+    };
+    this.exited.add(check);
+    const timer = setTimeout(done, Math.max(0, youngest + STUCK_AFTER_MS - now));
+    try {
+      await allExited;
+    } finally {
+      clearTimeout(timer);
+      this.exited.delete(check);
+    }
+  }
+}
