@@ -7,7 +7,6 @@
 // a wait), and by the runtime's count hook while Lua runs. `drain` sends what is pending and waits
 // until the host has every event.
 import type { Remote } from 'comlink';
-import { pack } from 'msgpackr';
 import type { WorkerEvents } from '../core/protocol.js';
 
 /** Shortest time between two snapshots, and between two batches of titles and log lines. */
@@ -38,9 +37,9 @@ export class CallChannel {
     return now - this.lastSentAt >= EVENT_INTERVAL_MS;
   }
 
-  send(state: unknown): void {
-    // msgpackr returns a view into its shared buffer: copy before it crosses threads.
-    this.latest = new Uint8Array(pack(state));
+  /** Sends an encoded state (at most SNAPSHOT_LIMIT_BYTES, see snapshot-encoder.ts). */
+  send(state: Uint8Array): void {
+    this.latest = state;
     this.lastSentAt = Date.now();
     this.track(this.events.snapshot(this.callId, this.latest));
   }

@@ -5,7 +5,6 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { unpack } from 'msgpackr';
 import { LuaFactory, LUA_REGISTRYINDEX } from 'wasmoon';
 import type { LuaEngine } from 'wasmoon';
 import type {
@@ -31,6 +30,7 @@ import { withCompiledModule } from './shared-wasm.js';
 import { CountHook } from './count-hook.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
+import { SnapshotDecoder } from './snapshot-decoder.js';
 import { SnapshotWatch } from './snapshot-watch.js';
 import type { CallChannel } from './call-channel.js';
 
@@ -62,6 +62,8 @@ export class LuaRuntime {
   private readonly captures = new Map<number, CaptureOutcome>();
   private nextCaptureId = 1;
   private reply: unknown = undefined;
+  private renderSnapshot: Uint8Array | undefined;
+  private readonly decoder: SnapshotDecoder;
   private scope: TaskScope = IDLE_SCOPE;
   private discovery: DiscoveryReport = { loaded: false, definitions: [], diagnostics: [], logs: [] };
 
@@ -72,6 +74,7 @@ export class LuaRuntime {
   ) {
     this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
+    this.decoder = new SnapshotDecoder(this.raw, this.stack);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
@@ -170,14 +173,16 @@ export class LuaRuntime {
     const scope = { ...this.scopeFor(pidRow, null), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
     this.hook.hold(this.runner.address, 'render');
     try {
+      // Decoded by `render_state`, inside Lua: a state too big for the heap is an error of this render.
+      this.renderSnapshot = snapshot;
       const reply = await this.invoke('render', scope, (L) => {
         this.stack.pushString(L, tool);
-        this.stack.pushValue(L, unpack(snapshot));
         this.stack.pushValue(L, view);
-        return 3;
+        return 2;
       });
       return reply as RenderReply;
     } finally {
+      this.renderSnapshot = undefined;
       this.hook.release('render');
     }
   }
@@ -282,6 +287,11 @@ export class LuaRuntime {
       title: (call) => {
         this.scope.channel?.title(call.string(1) ?? '');
         this.sendPendingEvents();
+        return [];
+      },
+      render_state: (call) => {
+        this.decoder.push(call.L, this.renderSnapshot ?? new Uint8Array(0));
+        this.raw._lua_rawseti(call.L, 1, 1n);
         return [];
       },
       look_at_snapshot: (call) => {

@@ -65,8 +65,9 @@ export interface ReadOptions {
   invalidUtf8: 'escape' | 'bytes';
 }
 
-function keyPath(parent: string, key: string | number): string {
-  if (typeof key === 'number') return `${parent}[${key}]`;
+/** The path of `parent[key]` as a Lua reader would write it: `state.items[3]`, `state["a b"]`. */
+export function luaKeyPath(parent: string, key: string | number | boolean): string {
+  if (typeof key !== 'string') return `${parent}[${key}]`;
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 
@@ -266,7 +267,7 @@ export class LuaStack {
       this.module._lua_pushnil(L);
       while (this.module._lua_next(L, index) !== 0) {
         const key = this.readKey(L, path);
-        entries.push([key, this.readAt(L, this.module._lua_gettop(L), keyPath(path, key), options, open, depth + 1)]);
+        entries.push([key, this.readAt(L, this.module._lua_gettop(L), luaKeyPath(path, key), options, open, depth + 1)]);
         this.module._lua_settop(L, -2);
       }
     } catch (error) {

@@ -223,12 +223,15 @@ local function render_lines(result)
   return lines
 end
 
-function entry.render(name, state, view)
+function entry.render(name, view)
   local tool = functions[name]
   if not tool or type(tool.render) ~= 'function' then
     return native.reply { ok = false, reason = 'the tool has no render function' }
   end
-  local ok, result = xpcall(tool.render, message_only, state, view)
+  local holder = {}
+  local decoded, problem = pcall(native.render_state, holder)
+  if not decoded then return native.reply { ok = false, reason = 'the snapshot could not be read: ' .. tostring(problem) } end
+  local ok, result = xpcall(tool.render, message_only, holder[1], view)
   if not ok then return native.reply { ok = false, reason = 'render failed: ' .. result } end
   if type(result) ~= 'string' and type(result) ~= 'table' then
     return native.reply { ok = false, reason = ('render returned %s; return a string or an array of lines'):format(describe(result)) }
