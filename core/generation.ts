@@ -127,6 +127,7 @@ export class Generation {
         tool.available = outcome.value.available;
         if (outcome.value.reason !== undefined) tool.unavailableReason = outcome.value.reason;
       } else {
+        if (outcome.kind === 'crashed') this.recordCrash(tool.definition.module);
         tool.available = false;
         tool.unavailableReason =
           outcome.kind === 'timeout'
@@ -152,6 +153,7 @@ export class Generation {
       case 'timeout':
         return { ok: false, reason: `render did not finish within ${budgetMs + RENDER_GRACE_MS} ms` };
       case 'crashed':
+        this.recordCrash(tool.definition.module);
         return { ok: false, reason: `render crashed its worker: ${outcome.message}` };
       default:
         return { ok: false, reason: `render was ${outcome.kind === 'busy' ? 'refused (too many waiting)' : 'cancelled'}` };

@@ -26,6 +26,8 @@ import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { EntryRunner } from './entry-runner.js';
+import { HeapCap, type HeapCapApi } from './heap-cap.js';
+import { isWasmTrap, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { withCompiledModule } from './shared-wasm.js';
 import { CountHook } from './count-hook.js';
 import { CpuTurns } from './cpu-turns.js';
@@ -66,6 +68,9 @@ export class LuaRuntime {
   private readonly decoder: SnapshotDecoder;
   private scope: TaskScope = IDLE_SCOPE;
   private discovery: DiscoveryReport = { loaded: false, definitions: [], diagnostics: [], logs: [] };
+  /** Set once the state broke: every later task is refused and the worker discards this runtime. */
+  private broken: LuaStateBroken | undefined;
+  private heapCap: HeapCap | undefined;
 
   private constructor(
     private readonly engine: LuaEngine,
@@ -113,7 +118,7 @@ export class LuaRuntime {
     );
     const runtime = new LuaRuntime(engine, config, tasks);
     runtime.installPrelude();
-    engine.global.setMemoryMax(config.memoryLimitBytes);
+    runtime.heapCap = new HeapCap(engine.global.lua.module as unknown as HeapCapApi, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
     await runtime.loadAndDiscover(pidRow);
     return runtime;
   }
@@ -129,6 +134,7 @@ export class LuaRuntime {
     this.watch?.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.seat(pidRow));
     let ran: { reply: RunReply; shows: number };
+    const refusals = this.heapCap?.refusals ?? 0;
     try {
       ran = await this.invoke(
         'run',
@@ -140,7 +146,12 @@ export class LuaRuntime {
           return 3;
         },
         (L, count) => this.readRunResults(L, count),
-      );
+      ).catch((error: unknown) => {
+        if (!(error instanceof LuaEntryError)) throw error;
+        // Raised outside the prelude's own xpcall: a stray yield, or the heap cap hit there.
+        const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
+        return { reply: { content: error.message, isError: true, failure }, shows: 0 };
+      });
     } catch (error) {
       this.watch?.finish(false);
       throw error;
@@ -148,6 +159,8 @@ export class LuaRuntime {
       this.hook.release('events');
       this.turns.end();
     }
+    // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
+    if (ran.reply.failure === 'out_of_memory' && this.heapCap?.refusals === refusals) ran.reply.failure = 'lua_error';
     // A call that never showed anything has nothing left in the box.
     const problem = this.watch?.finish(ran.shows > 0);
     const delivery = channel.drain();
@@ -162,6 +175,9 @@ export class LuaRuntime {
       this.stack.pushString(L, context.tool);
       this.stack.pushString(L, context.callId);
       return 2;
+    }).catch((error: unknown) => {
+      if (!(error instanceof LuaEntryError)) throw error;
+      return { available: false, reason: `available() failed: ${error.message}` };
     });
     const { available, reason } = reply as { available: boolean; reason?: string };
     return reason === undefined ? { available } : { available, reason };
@@ -179,6 +195,9 @@ export class LuaRuntime {
         this.stack.pushString(L, tool);
         this.stack.pushValue(L, view);
         return 2;
+      }).catch((error: unknown) => {
+        if (!(error instanceof LuaEntryError)) throw error;
+        return { ok: false, reason: `render failed: ${error.message}` };
       });
       return reply as RenderReply;
     } finally {
@@ -201,13 +220,21 @@ export class LuaRuntime {
 
   private async loadAndDiscover(pidRow: number): Promise<void> {
     const scope = this.scopeFor(pidRow, null);
-    const loaded = await this.invoke<{ ok: boolean; error?: string }>('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1));
+    const entryFailure = (error: unknown): { ok: false; error: string } => {
+      if (!(error instanceof LuaEntryError)) throw error;
+      return { ok: false, error: error.message };
+    };
+    const loaded = await this.invoke<{ ok: boolean; error?: string }>('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1)).catch(entryFailure);
     if (!loaded.ok) {
       const diagnostic = errorDiagnostic(loaded.error ?? 'unknown error', this.config.configFile);
       this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
       return;
     }
-    await this.invoke('discover', scope, () => 0);
+    const discovered = await this.invoke('discover', scope, () => 0).then(() => undefined, entryFailure);
+    if (discovered) {
+      this.discovery = { loaded: false, definitions: [], diagnostics: [errorDiagnostic(discovered.error, this.config.configFile)], logs: scope.logs };
+      return;
+    }
     this.discovery = { ...(this.reply as Omit<DiscoveryReport, 'loaded'>), loaded: true };
   }
 
@@ -216,13 +243,39 @@ export class LuaRuntime {
    * the entry's return values, or else what the entry passed to `native.reply`.
    */
   private async invoke<R = unknown>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults?: (L: number, count: number) => R): Promise<R> {
+    if (this.broken) throw this.broken;
     this.scope = scope;
     this.reply = undefined;
     try {
-      return await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.reply as R));
+      const reply = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.reply as R));
+      if (this.broken) throw this.broken;
+      return reply;
+    } catch (error) {
+      if (this.broken) throw this.broken;
+      if (error instanceof LuaEntryError || error instanceof LuaConversionError) throw error;
+      this.broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error);
+      throw this.broken;
     } finally {
       this.scope = IDLE_SCOPE;
     }
+  }
+
+  /**
+   * The natives, each watched for a WebAssembly trap: wasmoon turns what a native throws into a
+   * Lua error the tool could catch, but a trap means the state is broken, whatever Lua does next.
+   */
+  private guarded(natives: Record<string, NativeFunction>): Record<string, NativeFunction> {
+    const guard =
+      (native: NativeFunction): NativeFunction =>
+      (call) => {
+        try {
+          return native(call);
+        } catch (error) {
+          if (isWasmTrap(error)) this.broken ??= new LuaStateBroken(error);
+          throw error;
+        }
+      };
+    return Object.fromEntries(Object.entries(natives).map(([name, native]) => [name, guard(native)]));
   }
 
   /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
@@ -241,7 +294,7 @@ export class LuaRuntime {
 
   private installPrelude(): void {
     const global = this.engine.global;
-    installNatives(this.engine, this.stack, '__moonpool_native', this.natives());
+    installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()));
     global.set('__moonpool_config_dir', this.config.configDir);
     global.set('__moonpool_cwd', this.config.cwd);
     global.set('__moonpool_spill_dir', this.config.spillDir);
