@@ -14,6 +14,12 @@ export const EVENT_INTERVAL_MS = 33;
 /** A call's log past this many characters is dropped, with a note saying how much. */
 export const LOG_LIMIT_CHARS = 1_000_000;
 
+/** The last line of a log that was cut (a call's, or the config's while it loaded). */
+export function droppedLogNote(whose: string, lines: number, characters?: number): string {
+  const size = characters === undefined ? '' : ` (${characters.toLocaleString('en-US')} characters)`;
+  return `[moonpool: ${lines} more lines${size} of ${whose} were dropped past its ${LOG_LIMIT_CHARS.toLocaleString('en-US')}-character limit]`;
+}
+
 export class CallChannel {
   private latest: Uint8Array | undefined;
   private latestTitle: string | undefined;
@@ -50,12 +56,19 @@ export class CallChannel {
     this.sendEventsIfDue();
   }
 
+  /** Characters the call's log may still hold. */
+  get room(): number {
+    return LOG_LIMIT_CHARS - this.loggedChars;
+  }
+
+  /** Counts a line of `chars` characters that was not logged (the note at the end says how much). */
+  drop(chars: number): void {
+    this.droppedLines++;
+    this.droppedChars += chars;
+  }
+
   log(text: string): void {
-    if (this.loggedChars + text.length > LOG_LIMIT_CHARS) {
-      this.droppedLines++;
-      this.droppedChars += text.length;
-      return;
-    }
+    if (text.length > this.room) return this.drop(text.length);
     this.loggedChars += text.length;
     this.pendingLines.push(text);
     this.sendEventsIfDue();
@@ -95,8 +108,7 @@ export class CallChannel {
    */
   drain(): Promise<void> | undefined {
     if (this.droppedLines > 0) {
-      const characters = this.droppedChars.toLocaleString('en-US');
-      this.pendingLines.push(`[moonpool: ${this.droppedLines} more lines (${characters} characters) of this call's log were dropped past its ${LOG_LIMIT_CHARS.toLocaleString('en-US')}-character limit]`);
+      this.pendingLines.push(droppedLogNote("this call's log", this.droppedLines, this.droppedChars));
       this.droppedLines = 0;
     }
     if (this.eventsPending) this.sendEvents();

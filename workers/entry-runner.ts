@@ -4,7 +4,7 @@
 // yield reaching the runner is refused as native Lua refuses it; a trap breaks the state for good.
 import { LUA_REGISTRYINDEX, type LuaEngine, type LuaThread } from 'wasmoon';
 import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
-import { LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
+import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 
 /** What the runner lets its owner do while Lua runs. */
 export interface RunnerHooks {
@@ -16,7 +16,6 @@ export interface RunnerHooks {
 
 const LUA_OK = 0;
 const LUA_YIELD = 1;
-const LUA_ERRRUN = 2;
 /** wasmoon's metatable name for a JavaScript promise pushed to Lua (what `:await()` yields). */
 const PROMISE_METATABLE = 'js_promise';
 

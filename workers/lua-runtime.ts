@@ -23,35 +23,46 @@ import { CpuSlots } from '../core/cpu-slots.js';
 import { runShell, type CaptureOutcome } from './capture.js';
 import type { ChildPidTable, TaskTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
-import { decodeLuaText, LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
+import { decodeLuaText, describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
-import { isWasmTrap, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
+import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { withCompiledModule } from './shared-wasm.js';
 import { CountHook } from './count-hook.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotDecoder } from './snapshot-decoder.js';
 import { SnapshotWatch } from './snapshot-watch.js';
-import type { CallChannel } from './call-channel.js';
+import { droppedLogNote, LOG_LIMIT_CHARS, type CallChannel } from './call-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
 const PRELUDE_FILES = ['shell.lua', 'io.lua', 'api.lua'] as const;
 const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
+
+/** The largest result (`content`) a `run` may return. */
+export const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
+/** What one `registry:add` definition may hold (name, description, parameters…), and all of them. */
+export const DEFINITION_LIMIT_BYTES = 1024 * 1024;
+export const DISCOVERY_LIMIT_BYTES = 16 * 1024 * 1024;
+/** What `render` (its lines) and `available` may hand back. */
+export const REPLY_LIMIT_BYTES = 4 * 1024 * 1024;
 type EntryName = (typeof ENTRY_NAMES)[number];
 
 /** The per-task state natives need: where output goes and where child pids are recorded. */
 interface TaskScope {
   pids: ChildPidTable | null;
   channel: CallChannel | null;
+  /** Output of a task without a channel (loading the config), up to LOG_LIMIT_CHARS. */
   logs: string[];
+  logChars: number;
+  droppedLogLines: number;
   /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
   budget?: { deadline: number; ms: number };
 }
 
 /** Outside a task: output is dropped and no pids are recorded. */
-const IDLE_SCOPE: TaskScope = { pids: null, channel: null, logs: [] };
+const IDLE_SCOPE: TaskScope = { pids: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0 };
 
 export class LuaRuntime {
   private readonly stack: LuaStack;
@@ -64,6 +75,7 @@ export class LuaRuntime {
   private readonly captures = new Map<number, CaptureOutcome>();
   private nextCaptureId = 1;
   private reply: unknown = undefined;
+  private replyProblem: string | undefined;
   private renderSnapshot: Uint8Array | undefined;
   private readonly decoder: SnapshotDecoder;
   private scope: TaskScope = IDLE_SCOPE;
@@ -215,7 +227,7 @@ export class LuaRuntime {
   }
 
   private scopeFor(pidRow: number, channel: CallChannel | null): TaskScope {
-    return { pids: this.tasks.pids(pidRow), channel, logs: [] };
+    return { pids: this.tasks.pids(pidRow), channel, logs: [], logChars: 0, droppedLogLines: 0 };
   }
 
   private async loadAndDiscover(pidRow: number): Promise<void> {
@@ -236,6 +248,7 @@ export class LuaRuntime {
       return;
     }
     this.discovery = { ...(this.reply as Omit<DiscoveryReport, 'loaded'>), loaded: true };
+    if (scope.droppedLogLines > 0) scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
   }
 
   /**
@@ -243,21 +256,27 @@ export class LuaRuntime {
    * the entry's return values, or else what the entry passed to `native.reply`.
    */
   private async invoke<R = unknown>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults?: (L: number, count: number) => R): Promise<R> {
-    if (this.broken) throw this.broken;
+    this.refuseIfBroken();
     this.scope = scope;
     this.reply = undefined;
     try {
-      const reply = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.reply as R));
-      if (this.broken) throw this.broken;
+      const reply = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.takeReply<R>()));
+      this.refuseIfBroken();
       return reply;
     } catch (error) {
-      if (this.broken) throw this.broken;
+      this.refuseIfBroken();
       if (error instanceof LuaEntryError || error instanceof LuaConversionError) throw error;
-      this.broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error);
-      throw this.broken;
+      const broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error);
+      this.broken = broken;
+      throw broken;
     } finally {
       this.scope = IDLE_SCOPE;
     }
+  }
+
+  /** A broken state runs nothing more (a native may have seen a trap that Lua then caught). */
+  private refuseIfBroken(): void {
+    if (this.broken) throw this.broken;
   }
 
   /**
@@ -278,9 +297,23 @@ export class LuaRuntime {
     return Object.fromEntries(Object.entries(natives).map(([name, native]) => [name, guard(native)]));
   }
 
+  /** What the entry passed to `native.reply`; a reply that could not be read fails the entry. */
+  private takeReply<R>(): R {
+    const problem = this.replyProblem;
+    this.replyProblem = undefined;
+    if (problem !== undefined) throw new LuaEntryError(LUA_ERRRUN, problem);
+    return this.reply as R;
+  }
+
   /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
   private readRunResults(L: number, count: number): { reply: RunReply; shows: number } {
     const base = this.raw._lua_gettop(L) - count;
+    const shows = this.stack.numberAt(L, base + 4) ?? 0;
+    const length = this.stack.byteLengthAt(L, base + 1);
+    if (length > RESULT_LIMIT_BYTES) {
+      const content = `run returned a result of ${length.toLocaleString('en-US')} bytes, more than the ${describeBytes(RESULT_LIMIT_BYTES)} a result may hold; write large output to a file in ctx.spill_dir and return a summary`;
+      return { reply: { content, isError: true, failure: 'lua_error' }, shows };
+    }
     const bytes = this.stack.bytesAt(L, base + 1) ?? Buffer.alloc(0);
     const failure = this.stack.stringAt(L, base + 3);
     const reply: RunReply = {
@@ -289,7 +322,7 @@ export class LuaRuntime {
       ...(isUtf8(bytes) ? {} : { rawContent: new Uint8Array(bytes) }),
       ...(failure === null ? {} : { failure: failure as RunFailure }),
     };
-    return { reply, shows: this.stack.numberAt(L, base + 4) ?? 0 };
+    return { reply, shows };
   }
 
   private installPrelude(): void {
@@ -317,23 +350,36 @@ export class LuaRuntime {
     return {
       ...createFsNatives(this.config.cwd, this.config.sources),
       reply: (call) => {
-        this.reply = call.value(1, 'reply');
+        try {
+          this.reply = call.value(1, 'reply', { invalidUtf8: 'escape', budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
+        } catch (error) {
+          if (!(error instanceof LuaConversionError)) throw error;
+          this.replyProblem = error.message;
+        }
         return [];
       },
       discovered: (call) => {
+        const budget = new ReadBudget(DISCOVERY_LIMIT_BYTES, 'the definitions together');
         this.reply = {
-          definitions: this.readDefinitions(call.L),
-          diagnostics: (call.value(2, 'problems') as LuaProblem[]).map((problem) => problemDiagnostic(problem, this.config.configFile)),
+          definitions: this.readDefinitions(call.L, budget),
+          diagnostics: (call.value(2, 'problems', { invalidUtf8: 'escape', budget }) as LuaProblem[]).map((problem) => problemDiagnostic(problem, this.config.configFile)),
           logs: this.scope.logs,
         };
         return [];
       },
       log: (call) => {
-        const text = call.string(1) ?? '';
-        if (!this.scope.channel) this.scope.logs.push(text);
-        else {
-          this.scope.channel.log(text);
+        // Measured before it is copied: a line past what the log may still hold is only counted.
+        const bytes = this.stack.byteLengthAt(call.L, 1);
+        const { channel } = this.scope;
+        if (channel) {
+          if (bytes > channel.room) channel.drop(bytes);
+          else channel.log(call.string(1) ?? '');
           this.sendPendingEvents();
+        } else if (this.scope.logChars + bytes > LOG_LIMIT_CHARS) this.scope.droppedLogLines++;
+        else {
+          const text = call.string(1) ?? '';
+          this.scope.logChars += text.length;
+          this.scope.logs.push(text);
         }
         return [];
       },
@@ -383,16 +429,17 @@ export class LuaRuntime {
   }
 
   /** Reads `definitions` (argument 1) field by field, so one bad value spoils only its own tool. */
-  private readDefinitions(L: number): RawToolDefinition[] {
+  private readDefinitions(L: number, whole: ReadBudget): RawToolDefinition[] {
     const lua = this.engine.global.lua;
     const count = Number(lua.lua_rawlen(L, 1));
     const definitions: RawToolDefinition[] = [];
     for (let i = 1; i <= count; i++) {
       this.raw._lua_rawgeti(L, 1, BigInt(i));
+      const budget = new ReadBudget(DEFINITION_LIMIT_BYTES, 'definition', whole);
       const field = (name: string): unknown => {
         lua.lua_getfield(L, -1, name);
         try {
-          return this.stack.readValue(L, -1, name);
+          return this.stack.readValue(L, -1, name, { invalidUtf8: 'escape', budget });
         } finally {
           lua.lua_settop(L, -2);
         }

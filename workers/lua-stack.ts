@@ -63,6 +63,41 @@ export class LuaConversionError extends Error {
 export interface ReadOptions {
   /** How a string that is not valid UTF-8 comes out: escaped text, or the raw bytes. */
   invalidUtf8: 'escape' | 'bytes';
+  /** What the value may cost; shared by several reads to bound them together. */
+  budget?: ReadBudget;
+}
+
+/** Bytes a value read from Lua costs beyond its strings' bytes (its JavaScript form is bigger). */
+export const VALUE_OVERHEAD_BYTES = 8;
+
+/**
+ * A limit on what reads from Lua may cost, measured while reading: a string costs its bytes plus
+ * VALUE_OVERHEAD_BYTES, any other value (a table, each key) VALUE_OVERHEAD_BYTES. A table reached
+ * twice is counted twice, as the copy made of it is.
+ */
+export class ReadBudget {
+  private spent = 0;
+
+  constructor(
+    readonly limitBytes: number,
+    /** Names what is limited in the refusal: `${what} too large (more than …)`. */
+    readonly what: string,
+    /** A budget this one is part of: what is spent here is spent there too. */
+    private readonly whole?: ReadBudget,
+  ) {}
+
+  spend(bytes: number): void {
+    this.whole?.spend(bytes);
+    this.spent += bytes;
+    if (this.spent > this.limitBytes) throw new LuaConversionError(this.what, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
+  }
+}
+
+/** `16 MiB`, `64 KiB`, or a byte count. */
+export function describeBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes.toLocaleString('en-US')} bytes`;
 }
 
 /** The path of `parent[key]` as a Lua reader would write it: `state.items[3]`, `state["a b"]`. */
@@ -136,6 +171,13 @@ export class LuaStack {
     const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
     const length = this.module.HEAPU32[this.lengthSlot >> 2]!;
     return Buffer.from(this.module.HEAPU8.subarray(pointer, pointer + length));
+  }
+
+  /** The length in bytes of the string at `index` (0 for any other type), without copying it. */
+  byteLengthAt(L: number, index: number): number {
+    if (this.typeAt(L, index) !== LUA_TSTRING) return 0;
+    this.module._lua_tolstring(L, index, this.lengthSlot);
+    return this.module.HEAPU32[this.lengthSlot >> 2]!;
   }
 
   stringAt(L: number, index: number): string | null {
@@ -238,6 +280,7 @@ export class LuaStack {
 
   private readAt(L: number, index: number, path: string, options: ReadOptions, open: Set<number>, depth: number): unknown {
     const type = this.typeAt(L, index);
+    options.budget?.spend(VALUE_OVERHEAD_BYTES + (type === LUA_TSTRING ? this.byteLengthAt(L, index) : 0));
     switch (type) {
       case LUA_TNIL:
         return null;
@@ -267,6 +310,7 @@ export class LuaStack {
       this.module._lua_pushnil(L);
       while (this.module._lua_next(L, index) !== 0) {
         const key = this.readKey(L, path);
+        options.budget?.spend(VALUE_OVERHEAD_BYTES + (typeof key === 'string' ? key.length : 0));
         entries.push([key, this.readAt(L, this.module._lua_gettop(L), luaKeyPath(path, key), options, open, depth + 1)]);
         this.module._lua_settop(L, -2);
       }

@@ -29,6 +29,7 @@ export class LuaStateBroken extends Error {
   }
 }
 
+export const LUA_ERRRUN = 2;
 export const LUA_ERRMEM = 4;
 
 /** A WebAssembly trap (`memory access out of bounds`, `unreachable`…), as thrown into JavaScript. */

@@ -3,7 +3,7 @@
 // a state past SNAPSHOT_LIMIT_BYTES is refused at that byte, before the expansion is ever built.
 // Keys keep their Lua type (integer, float, string, boolean), so `render` gets the table back.
 import { isUtf8 } from 'node:buffer';
-import { decodeLuaText, LuaConversionError, MAX_VALUE_DEPTH, luaKeyPath, type LuaRawApi } from './lua-stack.js';
+import { decodeLuaText, describeBytes, LuaConversionError, MAX_VALUE_DEPTH, luaKeyPath, type LuaRawApi } from './lua-stack.js';
 
 /** A key on the path to the value being written; a string key by the range its bytes take in the buffer. */
 type PathKey = number | boolean | [number, number];
@@ -18,10 +18,6 @@ const LUA_TTABLE = 5;
 const LUA_TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
 
 const INITIAL_BYTES = 4096;
-
-export function describeLimit(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes.toLocaleString('en-US')} bytes`;
-}
 
 export class SnapshotEncoder {
   private buffer = Buffer.allocUnsafe(INITIAL_BYTES);
@@ -219,7 +215,7 @@ export class SnapshotEncoder {
   /** Makes room for `bytes` more, refusing past the limit. */
   private reserve(bytes: number, root: string): void {
     const needed = this.length + bytes;
-    if (needed > this.limitBytes) throw new LuaConversionError(root, `too large (more than ${describeLimit(this.limitBytes)} encoded)`);
+    if (needed > this.limitBytes) throw new LuaConversionError(root, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
     if (needed <= this.buffer.length) return;
     const grown = Buffer.allocUnsafe(Math.min(this.limitBytes, Math.max(needed, this.buffer.length * 2)));
     this.buffer.copy(grown, 0, 0, this.length);
