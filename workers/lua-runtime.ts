@@ -102,12 +102,26 @@ export class LuaRuntime {
       },
       afterWait: () => this.turns.resume(),
     });
-    this.hook = new CountHook(this.raw, (fn, signature) => engine.global.lua.module.addFunction(fn, signature), (L) => {
-      this.stopAtDeadline(L);
-      this.watch?.tick(L);
-      this.sendPendingEvents();
-      this.turns.checkpoint();
-    });
+    this.hook = new CountHook(
+      this.raw,
+      (fn, signature) => engine.global.lua.module.addFunction(fn, signature),
+      (L) => {
+        this.stopAtDeadline(L);
+        this.watch?.tick(L);
+        this.sendPendingEvents();
+        this.turns.checkpoint();
+      },
+      (L, text) => this.stack.pushString(L, text),
+      this.cString('_HOOKKEY'),
+    );
+  }
+
+  /** A NUL-terminated copy of `text` in the wasm heap, kept for the runtime's life. */
+  private cString(text: string): number {
+    const bytes = Buffer.from(`${text}\0`, 'utf8');
+    const pointer = this.raw._malloc(bytes.length);
+    this.raw.HEAPU8.set(bytes, pointer);
+    return pointer;
   }
 
   /** Sends a pending title and log lines once due; the hook keeps looking while some wait. */
@@ -386,6 +400,14 @@ export class LuaRuntime {
       title: (call) => {
         this.scope.channel?.title(call.string(1) ?? '');
         this.sendPendingEvents();
+        return [];
+      },
+      hook_aside: () => {
+        this.hook.stepAside();
+        return [];
+      },
+      hook_back: () => {
+        this.hook.stepBack();
         return [];
       },
       render_state: (call) => {

@@ -34,6 +34,25 @@ function coroutine.isyieldable(...)
   return raw_isyieldable(thread)
 end
 
+-- moonpool's own count hook (workers/count-hook.ts) chains a hook the tool sets; it steps aside
+-- while the tool reads or sets its hook, so the tool sees and replaces only its own.
+local raw_sethook, raw_gethook = debug.sethook, debug.gethook
+
+function debug.sethook(...)
+  native.hook_aside()
+  local ok, err = pcall(raw_sethook, ...)
+  native.hook_back()
+  if not ok then error(err, 2) end
+end
+
+function debug.gethook(...)
+  native.hook_aside()
+  local results = table.pack(pcall(raw_gethook, ...))
+  native.hook_back()
+  if not results[1] then error(results[2], 2) end
+  return table.unpack(results, 2, results.n)
+end
+
 local handlers = {}
 local functions, definitions, problems = {}, {}, {}
 
