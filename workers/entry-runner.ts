@@ -85,6 +85,14 @@ export class EntryRunner {
     return this.finish(L, status, readResults);
   }
 
+  /** The text of the error at the top of the stack: a string, or an error a native threw. */
+  private errorText(L: number): string | null {
+    const text = this.stack.stringAt(L, -1);
+    if (text !== null || this.stack.typeNameAt(L, -1) !== 'userdata') return text;
+    const value: unknown = this.thread.getValue(-1);
+    return value instanceof Error ? value.message : null;
+  }
+
   /**
    * The promise an `:await()` yielded: exactly one value, wasmoon's promise userdata. Anything
    * else is a yield moonpool did not make (the raw `coroutine.yield`, reached some other way).
@@ -99,7 +107,7 @@ export class EntryRunner {
   /** Reads the results, resets the thread for the next call; throws a LuaEntryError if the call failed. */
   private finish<R>(L: number, status: number, readResults: (L: number, count: number) => R): R {
     try {
-      if (status !== LUA_OK) throw new LuaEntryError(status, this.stack.stringAt(L, -1) ?? `Lua error (status ${status})`);
+      if (status !== LUA_OK) throw new LuaEntryError(status, this.errorText(L) ?? `Lua error (status ${status})`);
       return readResults(L, this.raw.HEAP32[this.resultCountSlot >> 2]!);
     } finally {
       this.raw._lua_resetthread(L);

@@ -186,7 +186,10 @@ export class LuaRuntime {
       this.turns.end();
     }
     // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
-    if (ran.reply.failure === 'out_of_memory' && this.heapCap?.refusals === refusals) ran.reply.failure = 'lua_error';
+    // One met while the error was being reported (a huge __tostring) is the cap all the same.
+    const capHit = this.heapCap !== undefined && this.heapCap.refusals !== refusals;
+    if (ran.reply.failure === 'out_of_memory' && !capHit) ran.reply.failure = 'lua_error';
+    else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory') ran.reply.failure = 'out_of_memory';
     // A call that never showed anything has nothing left in the box.
     const problem = this.watch?.finish(ran.shows > 0);
     const delivery = channel.drain();
@@ -374,11 +377,15 @@ export class LuaRuntime {
       },
       discovered: (call) => {
         const budget = new ReadBudget(DISCOVERY_LIMIT_BYTES, 'the definitions together');
-        this.reply = {
-          definitions: this.readDefinitions(call.L, budget),
-          diagnostics: (call.value(2, 'problems', { invalidUtf8: 'escape', budget }) as LuaProblem[]).map((problem) => problemDiagnostic(problem, this.config.configFile)),
-          logs: this.scope.logs,
-        };
+        const definitions = this.readDefinitions(call.L, budget);
+        let problems: LuaProblem[];
+        try {
+          problems = call.value(2, 'problems', { invalidUtf8: 'escape', budget }) as LuaProblem[];
+        } catch (error) {
+          if (!(error instanceof LuaConversionError)) throw error;
+          problems = [{ message: `the problems found in the definitions were not read: ${error.message}` }];
+        }
+        this.reply = { definitions, diagnostics: problems.map((problem) => problemDiagnostic(problem, this.config.configFile)), logs: this.scope.logs };
         return [];
       },
       log: (call) => {
@@ -458,10 +465,11 @@ export class LuaRuntime {
     for (let i = 1; i <= count; i++) {
       this.raw._lua_rawgeti(L, 1, BigInt(i));
       const budget = new ReadBudget(DEFINITION_LIMIT_BYTES, 'definition', whole);
-      const field = (name: string): unknown => {
+      // The prelude's own fields (types, where) are small; the tool's are measured.
+      const field = (name: string, measured = true): unknown => {
         lua.lua_getfield(L, -1, name);
         try {
-          return this.stack.readValue(L, -1, name, { invalidUtf8: 'escape', budget });
+          return this.stack.readValue(L, -1, name, measured ? { invalidUtf8: 'escape', budget } : undefined);
         } finally {
           lua.lua_settop(L, -2);
         }
@@ -471,20 +479,20 @@ export class LuaRuntime {
         description: null,
         parameters: null,
         timeout: null,
-        runType: field('run_type') as string,
-        renderType: field('render_type') as string,
-        availableType: field('available_type') as string,
-        module: field('module') as string | null,
-        file: field('file') as string,
-        line: field('line') as number,
-        unknownFields: field('unknown') as string[],
+        runType: field('run_type', false) as string,
+        renderType: field('render_type', false) as string,
+        availableType: field('available_type', false) as string,
+        module: field('module', false) as string | null,
+        file: field('file', false) as string,
+        line: field('line', false) as number,
+        unknownFields: [],
       };
-      for (const name of ['name', 'description', 'parameters', 'timeout'] as const) {
+      for (const name of ['name', 'description', 'parameters', 'timeout', 'unknownFields'] as const) {
         try {
-          definition[name] = field(name);
+          definition[name] = field(name === 'unknownFields' ? 'unknown' : name) as string[];
         } catch (error) {
           if (!(error instanceof LuaConversionError)) throw error;
-          definition.conversionError = error.message;
+          definition.conversionError ??= error.message;
         }
       }
       definitions.push(definition);

@@ -92,10 +92,11 @@ export class ReadBudget {
     private readonly whole?: ReadBudget,
   ) {}
 
+  /** Spends `bytes`, or throws a LuaConversionError naming the limit (and spends nothing). */
   spend(bytes: number): void {
+    if (this.spent + bytes > this.limitBytes) throw new LuaConversionError(this.what, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
     this.whole?.spend(bytes);
     this.spent += bytes;
-    if (this.spent > this.limitBytes) throw new LuaConversionError(this.what, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
   }
 }
 
