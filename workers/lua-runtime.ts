@@ -368,7 +368,7 @@ export class LuaRuntime {
       ...createFsNatives(this.config.cwd, this.config.sources),
       reply: (call) => {
         try {
-          this.reply = call.value(1, 'reply', { invalidUtf8: 'escape', budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
+          this.reply = call.value(1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
         } catch (error) {
           if (!(error instanceof LuaConversionError)) throw error;
           this.replyProblem = error.message;
@@ -380,7 +380,7 @@ export class LuaRuntime {
         const definitions = this.readDefinitions(call.L, budget);
         let problems: LuaProblem[];
         try {
-          problems = call.value(2, 'problems', { invalidUtf8: 'escape', budget }) as LuaProblem[];
+          problems = call.value(2, 'problems', { budget }) as LuaProblem[];
         } catch (error) {
           if (!(error instanceof LuaConversionError)) throw error;
           problems = [{ message: `the problems found in the definitions were not read: ${error.message}` }];
@@ -469,7 +469,7 @@ export class LuaRuntime {
       const field = (name: string, measured = true): unknown => {
         lua.lua_getfield(L, -1, name);
         try {
-          return this.stack.readValue(L, -1, name, measured ? { invalidUtf8: 'escape', budget } : undefined);
+          return this.stack.readValue(L, -1, name, measured ? { budget } : undefined);
         } finally {
           lua.lua_settop(L, -2);
         }

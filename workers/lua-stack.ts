@@ -67,8 +67,6 @@ export class LuaConversionError extends Error {
 }
 
 export interface ReadOptions {
-  /** How a string that is not valid UTF-8 comes out: escaped text, or the raw bytes. */
-  invalidUtf8: 'escape' | 'bytes';
   /** What the value may cost; shared by several reads to bound them together. */
   budget?: ReadBudget;
 }
@@ -280,7 +278,7 @@ export class LuaStack {
    * tables objects (an empty table becomes `[]`). Functions, userdata, threads and cycles
    * throw a `LuaConversionError` naming their path from `path`.
    */
-  readValue(L: number, index: number, path: string, options: ReadOptions = { invalidUtf8: 'escape' }): unknown {
+  readValue(L: number, index: number, path: string, options: ReadOptions = {}): unknown {
     const absolute = this.module._lua_absindex(L, index);
     return this.readAt(L, absolute, path, options, new Set(), 0);
   }
@@ -295,10 +293,8 @@ export class LuaStack {
         return this.booleanAt(L, index);
       case LUA_TNUMBER:
         return this.module._lua_isinteger(L, index) ? Number(this.module._lua_tointegerx(L, index, 0)) : this.module._lua_tonumberx(L, index, 0);
-      case LUA_TSTRING: {
-        const bytes = this.bytesAt(L, index)!;
-        return options.invalidUtf8 === 'bytes' && !isUtf8(bytes) ? bytes : decodeLuaText(bytes);
-      }
+      case LUA_TSTRING:
+        return decodeLuaText(this.bytesAt(L, index)!);
       case LUA_TTABLE:
         return this.readTable(L, index, path, options, open, depth);
       default:
