@@ -11,6 +11,7 @@ local KNOWN_FIELDS = {
 -- Limits of what crosses to the host (see docs/writing-tools.md, Limits).
 local TITLE_LIMIT_BYTES = 1024
 local ERROR_LIMIT_BYTES = 64 * 1024
+local REPLY_LIMIT_BYTES = 4 * 1024 * 1024
 
 -- `run`, `render` and `available` run on moonpool's entry thread, a coroutine, so that `capture`
 -- can wait. To the tool it looks like the main thread, as in native Lua: yielding there is an
@@ -279,13 +280,19 @@ end
 
 local function render_lines(result)
   if type(result) == 'string' then result = { result } end
-  local lines = {}
+  local lines, bytes = {}, 0
   for i = 1, #result do
     local line = result[i]
     if type(line) ~= 'string' and type(line) ~= 'number' then
       return nil, ('render returned a table whose line %d is %s'):format(i, describe(line))
     end
-    for piece in (tostring(line) .. '\n'):gmatch('(.-)\n') do lines[#lines + 1] = piece end
+    line = tostring(line)
+    -- Measured before the lines are split: past the limit, nothing more is done with them.
+    bytes = bytes + #line + 1
+    if bytes > REPLY_LIMIT_BYTES then
+      return nil, ('render returned more than %d MiB of lines'):format(REPLY_LIMIT_BYTES // (1024 * 1024))
+    end
+    for piece in (line .. '\n'):gmatch('(.-)\n') do lines[#lines + 1] = piece end
   end
   return lines
 end
