@@ -122,4 +122,12 @@ describe('registry:add', () => {
     assert.ok(host.tools().some((tool) => tool.name === 'echo'));
     assert.ok(!host.tools().some((tool) => tool.name === 'dag_parameters' || tool.name === 'huge_description'));
   });
+
+  test('past 10,000 registry:add calls the rest are not read, with a diagnostic saying how many', async () => {
+    const host = await startHost('many-tools', { loadTimeoutMs: 60_000 });
+    const messages = host.diagnostics().map((diagnostic) => diagnostic.message);
+    assert.ok(messages.includes('2,001 of 12,001 tool definitions were not read: a config may define at most 10,000 tools'), messages.slice(0, 3).join('\n'));
+    assert.equal(host.tools().length, 10_000);
+    assert.equal((await host.call('echo', { text: 'still here' })).content, 'still here');
+  });
 });

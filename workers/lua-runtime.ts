@@ -45,6 +45,8 @@ export const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
 /** What one `registry:add` definition may hold (name, description, parameters…), and all of them. */
 export const DEFINITION_LIMIT_BYTES = 1024 * 1024;
 export const DISCOVERY_LIMIT_BYTES = 16 * 1024 * 1024;
+/** The most `registry:add` calls read from one config. */
+export const MAX_DEFINITIONS = 10_000;
 /** What `render` (its lines) and `available` may hand back. */
 export const REPLY_LIMIT_BYTES = 4 * 1024 * 1024;
 type EntryName = (typeof ENTRY_NAMES)[number];
@@ -377,7 +379,7 @@ export class LuaRuntime {
       },
       discovered: (call) => {
         const budget = new ReadBudget(DISCOVERY_LIMIT_BYTES, 'the definitions together');
-        const definitions = this.readDefinitions(call.L, budget);
+        const { definitions, unread } = this.readDefinitions(call.L, budget);
         let problems: LuaProblem[];
         try {
           problems = call.value(2, 'problems', { budget }) as LuaProblem[];
@@ -385,6 +387,7 @@ export class LuaRuntime {
           if (!(error instanceof LuaConversionError)) throw error;
           problems = [{ message: `the problems found in the definitions were not read: ${error.message}` }];
         }
+        if (unread) problems.push(unread);
         this.reply = { definitions, diagnostics: problems.map((problem) => problemDiagnostic(problem, this.config.configFile)), logs: this.scope.logs };
         return [];
       },
@@ -458,35 +461,31 @@ export class LuaRuntime {
   }
 
   /** Reads `definitions` (argument 1) field by field, so one bad value spoils only its own tool. */
-  private readDefinitions(L: number, whole: ReadBudget): RawToolDefinition[] {
+  private readDefinitions(L: number, whole: ReadBudget): { definitions: RawToolDefinition[]; unread?: LuaProblem } {
     const lua = this.engine.global.lua;
     const count = Number(lua.lua_rawlen(L, 1));
     const definitions: RawToolDefinition[] = [];
     for (let i = 1; i <= count; i++) {
+      if (i > MAX_DEFINITIONS) return { definitions, unread: { message: `${(count - MAX_DEFINITIONS).toLocaleString('en-US')} of ${count.toLocaleString('en-US')} tool definitions were not read: a config may define at most ${MAX_DEFINITIONS.toLocaleString('en-US')} tools` } };
       this.raw._lua_rawgeti(L, 1, BigInt(i));
       const budget = new ReadBudget(DEFINITION_LIMIT_BYTES, 'definition', whole);
-      // The prelude's own fields (types, where) are small; the tool's are measured.
-      const field = (name: string, measured = true): unknown => {
+      // The prelude's own fields (types, where) count toward all definitions; the tool's toward its own too.
+      const field = (name: string, measured: ReadBudget = budget): unknown => {
         lua.lua_getfield(L, -1, name);
         try {
-          return this.stack.readValue(L, -1, name, measured ? { budget } : undefined);
+          return this.stack.readValue(L, -1, name, { budget: measured });
         } finally {
           lua.lua_settop(L, -2);
         }
       };
-      const definition: RawToolDefinition = {
-        name: null,
-        description: null,
-        parameters: null,
-        timeout: null,
-        runType: field('run_type', false) as string,
-        renderType: field('render_type', false) as string,
-        availableType: field('available_type', false) as string,
-        module: field('module', false) as string | null,
-        file: field('file', false) as string,
-        line: field('line', false) as number,
-        unknownFields: [],
-      };
+      let definition: RawToolDefinition;
+      try {
+        definition = this.definitionAt(field, whole);
+      } catch (error) {
+        if (!(error instanceof LuaConversionError)) throw error;
+        lua.lua_settop(L, -2);
+        return { definitions, unread: { message: `${(count - i + 1).toLocaleString('en-US')} of ${count.toLocaleString('en-US')} tool definitions were not read: ${error.message}` } };
+      }
       for (const name of ['name', 'description', 'parameters', 'timeout', 'unknownFields'] as const) {
         try {
           definition[name] = field(name === 'unknownFields' ? 'unknown' : name) as string[];
@@ -498,7 +497,24 @@ export class LuaRuntime {
       definitions.push(definition);
       lua.lua_settop(L, -2);
     }
-    return definitions;
+    return { definitions };
+  }
+
+  /** The prelude's fields of a definition (callback types, where it was added). */
+  private definitionAt(field: (name: string, budget: ReadBudget) => unknown, whole: ReadBudget): RawToolDefinition {
+    return {
+      name: null,
+      description: null,
+      parameters: null,
+      timeout: null,
+      runType: field('run_type', whole) as string,
+      renderType: field('render_type', whole) as string,
+      availableType: field('available_type', whole) as string,
+      module: field('module', whole) as string | null,
+      file: field('file', whole) as string,
+      line: field('line', whole) as number,
+      unknownFields: [],
+    };
   }
 }
 
