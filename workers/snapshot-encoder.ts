@@ -25,6 +25,8 @@ export class SnapshotEncoder {
   private readonly keys: PathKey[] = [];
   private readonly open = new Set<number>();
   private readonly lengthSlot: number;
+  /** The name of the value being encoded, where paths in messages start (`state`). */
+  private root = '';
 
   constructor(
     private readonly raw: LuaRawApi,
@@ -38,11 +40,12 @@ export class SnapshotEncoder {
    * naming the path (from `root`) of a value that cannot cross, or naming the limit.
    */
   encode(L: number, index: number, root: string): Uint8Array {
+    this.root = root;
     this.length = 0;
     this.keys.length = 0;
     this.open.clear();
     try {
-      this.write(L, this.raw._lua_absindex(L, index), root, 0);
+      this.write(L, this.raw._lua_absindex(L, index), 0);
       return new Uint8Array(this.buffer.subarray(0, this.length));
     } finally {
       // A refused state may have grown the buffer to the limit: give that memory back.
@@ -50,34 +53,34 @@ export class SnapshotEncoder {
     }
   }
 
-  private write(L: number, index: number, root: string, depth: number): void {
+  private write(L: number, index: number, depth: number): void {
     const type = this.raw._lua_type(L, index);
     switch (type) {
       case LUA_TBOOLEAN:
-        return this.byte(this.raw._lua_toboolean(L, index) !== 0 ? 0xc3 : 0xc2, root);
+        return this.byte(this.raw._lua_toboolean(L, index) !== 0 ? 0xc3 : 0xc2);
       case LUA_TNUMBER:
-        return this.number(L, index, root);
+        return this.number(L, index);
       case LUA_TSTRING:
-        this.string(L, index, root);
+        this.string(L, index);
         return;
       case LUA_TTABLE:
-        return this.table(L, index, root, depth);
+        return this.table(L, index, depth);
       default:
-        throw this.refusal(root, `is a ${LUA_TYPE_NAMES[type] ?? 'value of unknown type'}: only strings, numbers, booleans and tables can cross`);
+        throw this.refusal(`is a ${LUA_TYPE_NAMES[type] ?? 'value of unknown type'}: only strings, numbers, booleans and tables can cross`);
     }
   }
 
-  private table(L: number, index: number, root: string, depth: number): void {
-    if (depth >= MAX_VALUE_DEPTH) throw this.refusal(root, `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  private table(L: number, index: number, depth: number): void {
+    if (depth >= MAX_VALUE_DEPTH) throw this.refusal(`is nested deeper than ${MAX_VALUE_DEPTH} levels`);
     const identity = this.raw._lua_topointer(L, index);
-    if (this.open.has(identity)) throw this.refusal(root, 'refers back to a table that contains it (a cycle)');
-    if (this.raw._lua_checkstack(L, 4) === 0) throw this.refusal(root, 'does not fit on the Lua stack');
+    if (this.open.has(identity)) throw this.refusal('refers back to a table that contains it (a cycle)');
+    if (this.raw._lua_checkstack(L, 4) === 0) throw this.refusal('does not fit on the Lua stack');
     this.open.add(identity);
     const top = this.raw._lua_gettop(L);
     try {
       const count = this.sequenceLength(L, index);
-      if (count.sequence) this.arrayOf(L, index, count.entries, root, depth);
-      else this.mapOf(L, index, count.entries, root, depth);
+      if (count.sequence) this.arrayOf(L, index, count.entries, depth);
+      else this.mapOf(L, index, count.entries, depth);
     } finally {
       this.raw._lua_settop(L, top);
       this.open.delete(identity);
@@ -102,71 +105,71 @@ export class SnapshotEncoder {
     return { entries, sequence: positive && largest === BigInt(entries) };
   }
 
-  private arrayOf(L: number, index: number, count: number, root: string, depth: number): void {
-    this.lengthHeader(count, 0x90, -1, 0xdc, 0xdd, root);
+  private arrayOf(L: number, index: number, count: number, depth: number): void {
+    this.lengthHeader(count, 0x90, -1, 0xdc, 0xdd);
     for (let i = 1; i <= count; i++) {
       this.raw._lua_rawgeti(L, index, BigInt(i));
       this.keys.push(i);
-      this.write(L, this.raw._lua_gettop(L), root, depth + 1);
+      this.write(L, this.raw._lua_gettop(L), depth + 1);
       this.keys.pop();
       this.raw._lua_settop(L, -2);
     }
   }
 
-  private mapOf(L: number, index: number, count: number, root: string, depth: number): void {
-    this.lengthHeader(count, 0x80, -1, 0xde, 0xdf, root);
+  private mapOf(L: number, index: number, count: number, depth: number): void {
+    this.lengthHeader(count, 0x80, -1, 0xde, 0xdf);
     this.raw._lua_pushnil(L);
     while (this.raw._lua_next(L, index) !== 0) {
       const top = this.raw._lua_gettop(L);
-      const key = this.key(L, top - 1, root);
+      const key = this.key(L, top - 1);
       this.keys.push(key);
-      this.write(L, top, root, depth + 1);
+      this.write(L, top, depth + 1);
       this.keys.pop();
       this.raw._lua_settop(L, -2);
     }
   }
 
   /** Writes the key at `index`; returns it as paths in messages name it (a string by where its bytes were written). */
-  private key(L: number, index: number, root: string): PathKey {
+  private key(L: number, index: number): PathKey {
     const type = this.raw._lua_type(L, index);
-    if (type === LUA_TSTRING) return this.string(L, index, root);
+    if (type === LUA_TSTRING) return this.string(L, index);
     if (type === LUA_TNUMBER) {
-      this.number(L, index, root);
+      this.number(L, index);
       return this.raw._lua_isinteger(L, index) !== 0 ? Number(this.raw._lua_tointegerx(L, index, 0)) : this.raw._lua_tonumberx(L, index, 0);
     }
     if (type === LUA_TBOOLEAN) {
       const value = this.raw._lua_toboolean(L, index) !== 0;
-      this.byte(value ? 0xc3 : 0xc2, root);
+      this.byte(value ? 0xc3 : 0xc2);
       return value;
     }
-    throw this.refusal(root, `has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string, number and boolean keys can cross`);
+    throw this.refusal(`has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string, number and boolean keys can cross`);
   }
 
   /** Writes the string at `index`; returns where its bytes are in the buffer. */
-  private string(L: number, index: number, root: string): [number, number] {
+  private string(L: number, index: number): [number, number] {
     const pointer = this.raw._lua_tolstring(L, index, this.lengthSlot);
     const length = this.raw.HEAPU32[this.lengthSlot >> 2]!;
     const bytes = this.raw.HEAPU8.subarray(pointer, pointer + length);
     // Bytes that are not UTF-8 travel as msgpack `bin`; both come back as the same Lua string.
-    if (!isUtf8(bytes)) this.lengthHeader(length, -1, 0xc4, 0xc5, 0xc6, root);
-    else if (length < 32) this.byte(0xa0 | length, root);
-    else this.lengthHeader(length, -1, 0xd9, 0xda, 0xdb, root);
-    this.reserve(length, root);
+    if (!isUtf8(bytes)) this.lengthHeader(length, -1, 0xc4, 0xc5, 0xc6);
+    else if (length < 32) this.byte(0xa0 | length);
+    else this.lengthHeader(length, -1, 0xd9, 0xda, 0xdb);
+    this.reserve(length);
     this.buffer.set(bytes, this.length);
     this.length += length;
     return [this.length - length, this.length];
   }
 
-  private number(L: number, index: number, root: string): void {
+  private number(L: number, index: number): void {
     if (this.raw._lua_isinteger(L, index) === 0) {
-      this.reserve(9, root);
+      this.reserve(9);
       this.buffer[this.length] = 0xcb;
       this.buffer.writeDoubleBE(this.raw._lua_tonumberx(L, index, 0), this.length + 1);
       this.length += 9;
       return;
     }
     const value = this.raw._lua_tointegerx(L, index, 0);
-    this.reserve(9, root);
+    this.reserve(9);
     const at = this.length;
     if (value >= 0n && value < 128n) {
       this.buffer[at] = Number(value);
@@ -186,8 +189,8 @@ export class SnapshotEncoder {
   }
 
   /** A length header: `fix | n` for n < 16 (no fix form when `fix` < 0), else an 8-, 16- or 32-bit length. */
-  private lengthHeader(n: number, fix: number, code8: number, code16: number, code32: number, root: string): void {
-    this.reserve(5, root);
+  private lengthHeader(n: number, fix: number, code8: number, code16: number, code32: number): void {
+    this.reserve(5);
     const at = this.length;
     if (fix >= 0 && n < 16) {
       this.buffer[at] = fix | n;
@@ -207,23 +210,23 @@ export class SnapshotEncoder {
     }
   }
 
-  private byte(value: number, root: string): void {
-    this.reserve(1, root);
+  private byte(value: number): void {
+    this.reserve(1);
     this.buffer[this.length++] = value;
   }
 
   /** Makes room for `bytes` more, refusing past the limit. */
-  private reserve(bytes: number, root: string): void {
+  private reserve(bytes: number): void {
     const needed = this.length + bytes;
-    if (needed > this.limitBytes) throw new LuaConversionError(root, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
+    if (needed > this.limitBytes) throw new LuaConversionError(this.root, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
     if (needed <= this.buffer.length) return;
     const grown = Buffer.allocUnsafe(Math.min(this.limitBytes, Math.max(needed, this.buffer.length * 2)));
     this.buffer.copy(grown, 0, 0, this.length);
     this.buffer = grown;
   }
 
-  private refusal(root: string, problem: string): LuaConversionError {
-    const path = this.keys.reduce<string>((parent, key) => luaKeyPath(parent, Array.isArray(key) ? decodeLuaText(this.buffer.subarray(key[0], key[1])) : key), root);
+  private refusal(problem: string): LuaConversionError {
+    const path = this.keys.reduce<string>((parent, key) => luaKeyPath(parent, Array.isArray(key) ? decodeLuaText(this.buffer.subarray(key[0], key[1])) : key), this.root);
     return new LuaConversionError(path, problem);
   }
 }
