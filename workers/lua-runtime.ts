@@ -13,9 +13,7 @@ import type {
   RenderView,
   AvailableReply,
   CallContext,
-  Diagnostic,
   DiscoveryReport,
-  RawToolDefinition,
   RunReply,
   WorkerConfig,
 } from '../core/protocol.js';
@@ -26,6 +24,7 @@ import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { EntryRunner } from './entry-runner.js';
+import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { withCompiledModule } from './shared-wasm.js';
@@ -42,11 +41,6 @@ const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
 
 /** The largest result (`content`) a `run` may return. */
 export const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
-/** What one `registry:add` definition may hold (name, description, parameters…), and all of them. */
-export const DEFINITION_LIMIT_BYTES = 1024 * 1024;
-export const DISCOVERY_LIMIT_BYTES = 16 * 1024 * 1024;
-/** The most `registry:add` calls read from one config. */
-export const MAX_DEFINITIONS = 10_000;
 /** What `render` (its lines) and `available` may hand back. */
 export const REPLY_LIMIT_BYTES = 4 * 1024 * 1024;
 type EntryName = (typeof ENTRY_NAMES)[number];
@@ -378,17 +372,8 @@ export class LuaRuntime {
         return [];
       },
       discovered: (call) => {
-        const budget = new ReadBudget(DISCOVERY_LIMIT_BYTES, 'the definitions together');
-        const { definitions, unread } = this.readDefinitions(call.L, budget);
-        let problems: LuaProblem[];
-        try {
-          problems = call.value(2, 'problems', { budget }) as LuaProblem[];
-        } catch (error) {
-          if (!(error instanceof LuaConversionError)) throw error;
-          problems = [{ message: `the problems found in the definitions were not read: ${error.message}` }];
-        }
-        if (unread) problems.push(unread);
-        this.reply = { definitions, diagnostics: problems.map((problem) => problemDiagnostic(problem, this.config.configFile)), logs: this.scope.logs };
+        const { definitions, diagnostics } = readDiscovery(this.engine.global.lua, this.stack, call.L, this.config.configFile);
+        this.reply = { definitions, diagnostics, logs: this.scope.logs };
         return [];
       },
       log: (call) => {
@@ -459,89 +444,4 @@ export class LuaRuntime {
       },
     };
   }
-
-  /** Reads `definitions` (argument 1) field by field, so one bad value spoils only its own tool. */
-  private readDefinitions(L: number, whole: ReadBudget): { definitions: RawToolDefinition[]; unread?: LuaProblem } {
-    const lua = this.engine.global.lua;
-    const count = Number(lua.lua_rawlen(L, 1));
-    const definitions: RawToolDefinition[] = [];
-    for (let i = 1; i <= count; i++) {
-      if (i > MAX_DEFINITIONS) return { definitions, unread: { message: `${(count - MAX_DEFINITIONS).toLocaleString('en-US')} of ${count.toLocaleString('en-US')} tool definitions were not read: a config may define at most ${MAX_DEFINITIONS.toLocaleString('en-US')} tools` } };
-      this.raw._lua_rawgeti(L, 1, BigInt(i));
-      const budget = new ReadBudget(DEFINITION_LIMIT_BYTES, 'definition', whole);
-      // The prelude's own fields (types, where) count toward all definitions; the tool's toward its own too.
-      const field = (name: string, measured: ReadBudget = budget): unknown => {
-        lua.lua_getfield(L, -1, name);
-        try {
-          return this.stack.readValue(L, -1, name, { budget: measured });
-        } finally {
-          lua.lua_settop(L, -2);
-        }
-      };
-      let definition: RawToolDefinition;
-      try {
-        definition = this.definitionAt(field, whole);
-      } catch (error) {
-        if (!(error instanceof LuaConversionError)) throw error;
-        lua.lua_settop(L, -2);
-        return { definitions, unread: { message: `${(count - i + 1).toLocaleString('en-US')} of ${count.toLocaleString('en-US')} tool definitions were not read: ${error.message}` } };
-      }
-      for (const name of ['name', 'description', 'parameters', 'timeout', 'unknownFields'] as const) {
-        try {
-          definition[name] = field(name === 'unknownFields' ? 'unknown' : name) as string[];
-        } catch (error) {
-          if (!(error instanceof LuaConversionError)) throw error;
-          definition.conversionError ??= error.message;
-        }
-      }
-      definitions.push(definition);
-      lua.lua_settop(L, -2);
-    }
-    return { definitions };
-  }
-
-  /** The prelude's fields of a definition (callback types, where it was added). */
-  private definitionAt(field: (name: string, budget: ReadBudget) => unknown, whole: ReadBudget): RawToolDefinition {
-    return {
-      name: null,
-      description: null,
-      parameters: null,
-      timeout: null,
-      runType: field('run_type', whole) as string,
-      renderType: field('render_type', whole) as string,
-      availableType: field('available_type', whole) as string,
-      module: field('module', whole) as string | null,
-      file: field('file', whole) as string,
-      line: field('line', whole) as number,
-      unknownFields: [],
-    };
-  }
-}
-
-/** A problem the prelude reports: a located message, or a raised error whose text holds the location. */
-interface LuaProblem {
-  file?: string;
-  line?: number;
-  message?: string;
-  error?: string;
-  prefix?: string;
-}
-
-function problemDiagnostic(problem: LuaProblem, configFile: string): Diagnostic {
-  if (problem.error !== undefined) {
-    const diagnostic = errorDiagnostic(problem.error, problem.file ?? configFile);
-    if (diagnostic.line === undefined && problem.line !== undefined) diagnostic.line = problem.line;
-    return { ...diagnostic, message: `${problem.prefix ?? ''}${diagnostic.message}` };
-  }
-  const diagnostic: Diagnostic = { severity: 'error', message: problem.message ?? 'unknown problem' };
-  if (problem.file !== undefined) diagnostic.file = problem.file;
-  if (problem.line !== undefined) diagnostic.line = problem.line;
-  return diagnostic;
-}
-
-/** A diagnostic from a Lua error message of the form `file:line: message`. */
-export function errorDiagnostic(message: string, fallbackFile: string): Diagnostic {
-  const match = /^(.+?):(\d+): ([\s\S]*)$/.exec(message);
-  if (match) return { severity: 'error', file: match[1]!, line: Number(match[2]), message: match[3]! };
-  return { severity: 'error', file: fallbackFile, message };
 }
