@@ -108,6 +108,16 @@ describe('results, titles, errors and log lines', () => {
   });
 });
 
+test("moonpool's natives reached through debug.getupvalue hold their bounds too", async () => {
+  const host = await crossingHost();
+  const lines: string[] = [];
+  const result = await besideHealthy(host, host.call('native_bypass', {}, { onLog: (line) => lines.push(line) }));
+  assert.equal(result.content, 'survived');
+  assert.equal(result.title, undefined);
+  assert.deepEqual(unpack(result.snapshot!), { after: true });
+  assert.deepEqual(lines, ["[moonpool: 1 more lines (10,485,760 characters) of this call's log were dropped past its 1,000,000-character limit]"]);
+});
+
 describe('registry:add', () => {
   test('a DAG in parameters and a 2 MiB description are diagnostics naming the limit, and the other tools load', async () => {
     const host = await crossingHost();

@@ -41,6 +41,8 @@ const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
 
 /** The largest result (`content`) a `run` may return. */
 export const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
+/** The longest `ctx:title` (the prelude refuses longer ones at the tool's line). */
+export const TITLE_LIMIT_BYTES = 1024;
 /** What `render` (its lines) and `available` may hand back. */
 export const REPLY_LIMIT_BYTES = 4 * 1024 * 1024;
 type EntryName = (typeof ENTRY_NAMES)[number];
@@ -393,6 +395,8 @@ export class LuaRuntime {
         return [];
       },
       title: (call) => {
+        // ctx:title refuses longer titles at the tool's line; this holds for a native reached otherwise.
+        if (this.stack.byteLengthAt(call.L, 1) > TITLE_LIMIT_BYTES) return [];
         this.scope.channel?.title(call.string(1) ?? '');
         this.sendPendingEvents();
         return [];
@@ -406,6 +410,7 @@ export class LuaRuntime {
         return [];
       },
       render_state: (call) => {
+        if (this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         this.decoder.push(call.L, this.renderSnapshot ?? new Uint8Array(0));
         this.raw._lua_rawseti(call.L, 1, 1n);
         return [];
@@ -415,6 +420,8 @@ export class LuaRuntime {
         return this.watch?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER];
       },
       snapshot_box: (call) => {
+        // Set once by the prelude; natives reached later (through debug.getupvalue) change nothing.
+        if (this.watch || this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         const lua = this.engine.global.lua;
         lua.lua_pushvalue(call.L, 1);
         const box = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX));
