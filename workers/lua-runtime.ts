@@ -272,6 +272,8 @@ export class LuaRuntime {
    */
   private async invoke<R = unknown>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults?: (L: number, count: number) => R): Promise<R> {
     this.refuseIfBroken();
+    // A task left moonpool's hook aside (calling the native by hand): the next one starts with it back.
+    this.hook.stepBack();
     this.scope = scope;
     this.reply = undefined;
     try {
