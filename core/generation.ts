@@ -165,6 +165,7 @@ export class Generation {
           tool.unavailableReason = 'available() could not be run (too many checks waiting)';
           break;
         case 'crashed':
+          this.recordCrash(tool.definition.module);
           tool.unavailableReason = `available() crashed its worker: ${outcome.message}`;
       }
     };
@@ -191,6 +192,7 @@ export class Generation {
       case 'timeout':
         return { ok: false, reason: `render did not finish within ${budgetMs + RENDER_GRACE_MS} ms` };
       case 'crashed':
+        this.recordCrash(tool.definition.module);
         return { ok: false, reason: `render crashed its worker: ${outcome.message}` };
       default:
         return { ok: false, reason: `render was ${outcome.kind === 'busy' ? 'refused (too many waiting)' : 'cancelled'}` };

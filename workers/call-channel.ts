@@ -7,13 +7,18 @@
 // a wait), and by the runtime's count hook while Lua runs. `drain` sends what is pending and waits
 // until the host has every event.
 import type { Remote } from 'comlink';
-import { pack } from 'msgpackr';
 import type { WorkerEvents } from '../core/protocol.js';
 
 /** Shortest time between two snapshots, and between two batches of titles and log lines. */
 export const EVENT_INTERVAL_MS = 33;
 /** A call's log past this many characters is dropped, with a note saying how much. */
 export const LOG_LIMIT_CHARS = 1_000_000;
+
+/** The last line of a log that was cut (a call's, or the config's while it loaded). */
+export function droppedLogNote(whose: string, lines: number, characters?: number): string {
+  const size = characters === undefined ? '' : ` (${characters.toLocaleString('en-US')} characters)`;
+  return `[moonpool: ${lines} more lines${size} of ${whose} were dropped past its ${LOG_LIMIT_CHARS.toLocaleString('en-US')}-character limit]`;
+}
 
 export class CallChannel {
   private latest: Uint8Array | undefined;
@@ -38,9 +43,9 @@ export class CallChannel {
     return now - this.lastSentAt >= EVENT_INTERVAL_MS;
   }
 
-  send(state: unknown): void {
-    // msgpackr returns a view into its shared buffer: copy before it crosses threads.
-    this.latest = new Uint8Array(pack(state));
+  /** Sends an encoded state (at most SNAPSHOT_LIMIT_BYTES, see snapshot-encoder.ts). */
+  send(state: Uint8Array): void {
+    this.latest = state;
     this.lastSentAt = Date.now();
     this.track(this.events.snapshot(this.callId, this.latest));
   }
@@ -51,12 +56,19 @@ export class CallChannel {
     this.sendEventsIfDue();
   }
 
+  /** Characters the call's log may still hold. */
+  get room(): number {
+    return LOG_LIMIT_CHARS - this.loggedChars;
+  }
+
+  /** Counts a line of `chars` characters that was not logged (the note at the end says how much). */
+  drop(chars: number): void {
+    this.droppedLines++;
+    this.droppedChars += chars;
+  }
+
   log(text: string): void {
-    if (this.loggedChars + text.length > LOG_LIMIT_CHARS) {
-      this.droppedLines++;
-      this.droppedChars += text.length;
-      return;
-    }
+    if (text.length > this.room) return this.drop(text.length);
     this.loggedChars += text.length;
     this.pendingLines.push(text);
     this.sendEventsIfDue();
@@ -96,8 +108,7 @@ export class CallChannel {
    */
   drain(): Promise<void> | undefined {
     if (this.droppedLines > 0) {
-      const characters = this.droppedChars.toLocaleString('en-US');
-      this.pendingLines.push(`[moonpool: ${this.droppedLines} more lines (${characters} characters) of this call's log were dropped past its ${LOG_LIMIT_CHARS.toLocaleString('en-US')}-character limit]`);
+      this.pendingLines.push(droppedLogNote("this call's log", this.droppedLines, this.droppedChars));
       this.droppedLines = 0;
     }
     if (this.eventsPending) this.sendEvents();

@@ -1,43 +1,137 @@
 // A Lua count hook, armed only while something needs watching: in Lua 5.4 any count hook makes
 // the VM call into the debug machinery before every instruction (about halving the speed of tight
 // code), so moonpool never leaves one on. Several needs can hold it at once (a render's budget, a
-// pending snapshot, pending log lines); it is disarmed when the last one lets go.
+// pending snapshot, pending log lines); it is disarmed when the last one lets go. Lua has one hook
+// per thread: a tool's own `debug.sethook` hook is chained, so it still sees every event it asked
+// for, and is put back when moonpool lets go (the prelude steps moonpool aside around
+// `debug.sethook` and `debug.gethook`).
+import { LUA_REGISTRYINDEX } from 'wasmoon';
 
 const LUA_MASKCOUNT = 8;
+const LUA_HOOKCOUNT = 3;
+const LUA_TFUNCTION = 6;
+/** Offset of `currentline` in a 32-bit `lua_Debug` (event, name, namewhat, what, source, srclen). */
+const CURRENTLINE_OFFSET = 24;
+/** The names ldblib's hook passes to a Lua hook function, by event code. */
+const EVENT_NAMES = ['call', 'return', 'line', 'count', 'tail call'];
 /** VM instructions between two ticks. */
 export const HOOK_INSTRUCTIONS = 10_000;
 
 export type HookNeed = 'render' | 'snapshot' | 'events';
 
 export interface HookApi {
+  HEAP32: Int32Array;
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
+  _lua_gethook(L: number): number;
+  _lua_gethookmask(L: number): number;
+  _lua_gethookcount(L: number): number;
+  _lua_getfield(L: number, index: number, key: number): number;
+  _lua_pushthread(L: number): number;
+  _lua_rawget(L: number, index: number): number;
+  _lua_settop(L: number, index: number): void;
+  _lua_pushnil(L: number): void;
+  _lua_pushinteger(L: number, value: bigint): void;
+  _lua_callk(L: number, nargs: number, nresults: number, context: number, continuation: number): void;
+}
+
+/** A hook the tool set with `debug.sethook` (ldblib's C hook, which calls the tool's function). */
+interface ToolHook {
+  mask: number;
+  count: number;
+  hook: number;
 }
 
 export class CountHook {
   private readonly pointer: number;
   private readonly needs = new Set<HookNeed>();
   private armedOn = 0;
+  private toolHook: ToolHook | undefined;
+  /** With a tool count hook of `count` instructions: ticks every so many of its events. */
+  private countsPerTick = 1;
+  private counts = 0;
+  /** `debug.sethook` is running: moonpool's hook stays off until it returns. */
+  private aside = false;
 
   constructor(
     private readonly raw: HookApi,
     addFunction: (fn: (L: number, ar: number) => void, signature: string) => number,
-    onTick: (L: number) => void,
+    private readonly onTick: (L: number) => void,
+    /** Pushes a string onto thread L. */
+    private readonly pushString: (L: number, text: string) => void,
+    /** `_HOOKKEY` as a C string in the wasm heap: where ldblib keeps each thread's hook function. */
+    private readonly hookKey: number,
   ) {
-    this.pointer = addFunction((L) => onTick(L), 'vii');
+    this.pointer = addFunction((L, ar) => this.onEvent(L, ar), 'vii');
   }
 
   /** Calls `onTick` every HOOK_INSTRUCTIONS VM instructions on thread `L` until `release(need)`. */
   hold(L: number, need: HookNeed): void {
     this.needs.add(need);
     if (this.armedOn === L) return;
-    if (this.armedOn !== 0) this.raw._lua_sethook(this.armedOn, 0, 0, 0);
-    this.raw._lua_sethook(L, this.pointer, LUA_MASKCOUNT, HOOK_INSTRUCTIONS);
+    if (this.armedOn !== 0) this.disarm();
     this.armedOn = L;
+    if (!this.aside) this.arm();
   }
 
   release(need: HookNeed): void {
     if (!this.needs.delete(need) || this.needs.size > 0 || this.armedOn === 0) return;
-    this.raw._lua_sethook(this.armedOn, 0, 0, 0);
+    if (!this.aside) this.disarm();
     this.armedOn = 0;
+  }
+
+  /** Takes moonpool's hook off (the tool's is back in place) while the tool reads or sets its own. */
+  stepAside(): void {
+    if (this.aside) return;
+    this.aside = true;
+    if (this.armedOn !== 0) this.disarm();
+  }
+
+  /** Puts moonpool's hook back on, chaining whatever hook the tool has now. */
+  stepBack(): void {
+    if (!this.aside) return;
+    this.aside = false;
+    if (this.armedOn !== 0) this.arm();
+  }
+
+  private arm(): void {
+    const L = this.armedOn;
+    const hook = this.raw._lua_gethook(L);
+    this.toolHook = hook !== 0 && hook !== this.pointer ? { hook, mask: this.raw._lua_gethookmask(L), count: this.raw._lua_gethookcount(L) } : undefined;
+    const toolCount = this.toolHook && this.toolHook.mask & LUA_MASKCOUNT ? this.toolHook.count : 0;
+    this.countsPerTick = toolCount > 0 ? Math.max(1, Math.round(HOOK_INSTRUCTIONS / toolCount)) : 1;
+    this.counts = 0;
+    this.raw._lua_sethook(L, this.pointer, (this.toolHook?.mask ?? 0) | LUA_MASKCOUNT, toolCount > 0 ? toolCount : HOOK_INSTRUCTIONS);
+  }
+
+  /** Leaves the thread with the tool's own hook, or none. */
+  private disarm(): void {
+    const tool = this.toolHook;
+    this.raw._lua_sethook(this.armedOn, tool?.hook ?? 0, tool?.mask ?? 0, tool?.count ?? 0);
+    this.toolHook = undefined;
+  }
+
+  private onEvent(L: number, ar: number): void {
+    const event = this.raw.HEAP32[ar >> 2]!;
+    const tool = this.toolHook;
+    if (event === LUA_HOOKCOUNT && ++this.counts >= this.countsPerTick) {
+      this.counts = 0;
+      this.onTick(L);
+    }
+    if (tool && (event !== LUA_HOOKCOUNT || tool.mask & LUA_MASKCOUNT)) this.callToolHook(L, event, this.raw.HEAP32[(ar + CURRENTLINE_OFFSET) >> 2]!);
+  }
+
+  /** What ldblib's hook does: calls the thread's hook function with the event's name and line. */
+  private callToolHook(L: number, event: number, line: number): void {
+    this.raw._lua_getfield(L, LUA_REGISTRYINDEX, this.hookKey);
+    this.raw._lua_pushthread(L);
+    if (this.raw._lua_rawget(L, -2) !== LUA_TFUNCTION) {
+      this.raw._lua_settop(L, -3);
+      return;
+    }
+    this.pushString(L, EVENT_NAMES[event] ?? 'count');
+    if (line >= 0) this.raw._lua_pushinteger(L, BigInt(line));
+    else this.raw._lua_pushnil(L);
+    this.raw._lua_callk(L, 2, 0, 0, 0);
+    this.raw._lua_settop(L, -2);
   }
 }

@@ -1,8 +1,10 @@
 // Runs the prelude's entry points on one Lua thread that is reset and reused for every task
 // (a fresh wasmoon thread per call costs more than the call). A yield carrying a promise — what
-// `:await()` does — is awaited, then the thread resumes: that is how `capture` waits.
+// `:await()` does — is awaited, then the thread resumes: that is how `capture` waits. Any other
+// yield reaching the runner is refused as native Lua refuses it; a trap breaks the state for good.
 import { LUA_REGISTRYINDEX, type LuaEngine, type LuaThread } from 'wasmoon';
-import type { LuaRawApi, LuaStack } from './lua-stack.js';
+import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
+import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 
 /** What the runner lets its owner do while Lua runs. */
 export interface RunnerHooks {
@@ -14,6 +16,8 @@ export interface RunnerHooks {
 
 const LUA_OK = 0;
 const LUA_YIELD = 1;
+/** wasmoon's metatable name for a JavaScript promise pushed to Lua (what `:await()` yields). */
+const PROMISE_METATABLE = 'js_promise';
 
 export class EntryRunner {
   private readonly thread: LuaThread;
@@ -48,8 +52,10 @@ export class EntryRunner {
     let status: number;
     try {
       this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(functionRef));
-      status = this.raw._lua_resume(L, 0, pushArguments(L), this.resultCountSlot);
+      const argumentCount = pushArguments(L);
+      status = this.raw._lua_resume(L, 0, argumentCount, this.resultCountSlot);
     } catch (error) {
+      if (!(error instanceof LuaConversionError)) throw new LuaStateBroken(error);
       this.raw._lua_resetthread(L);
       throw error;
     }
@@ -61,26 +67,47 @@ export class EntryRunner {
     let status = LUA_YIELD;
     try {
       while (status === LUA_YIELD) {
-        const count = this.raw.HEAP32[this.resultCountSlot >> 2]!;
-        const yielded: unknown = count > 0 ? this.thread.getValue(-1) : undefined;
-        if (count > 0) this.raw._lua_settop(L, -count - 1);
+        const awaited = this.awaitedPromise(L);
+        if (awaited === undefined) {
+          this.raw._lua_resetthread(L);
+          throw new LuaEntryError(LUA_ERRRUN, 'attempt to yield from outside a coroutine');
+        }
+        this.raw._lua_settop(L, -2);
         this.hooks.beforeWait(L);
-        if (yielded instanceof Promise) await yielded;
-        else await new Promise((resolve) => setImmediate(resolve));
+        await awaited;
         this.hooks.afterWait();
         status = this.raw._lua_resume(L, 0, 0, this.resultCountSlot);
       }
     } catch (error) {
-      this.raw._lua_resetthread(L);
-      throw error;
+      if (error instanceof LuaEntryError) throw error;
+      throw new LuaStateBroken(error);
     }
     return this.finish(L, status, readResults);
   }
 
-  /** Reads the results, resets the thread for the next call; throws the Lua error if the call failed. */
+  /** The text of the error at the top of the stack: a string, or an error a native threw. */
+  private errorText(L: number): string | null {
+    const text = this.stack.stringAt(L, -1);
+    if (text !== null || this.stack.typeNameAt(L, -1) !== 'userdata') return text;
+    const value: unknown = this.thread.getValue(-1);
+    return value instanceof Error ? value.message : null;
+  }
+
+  /**
+   * The promise an `:await()` yielded: exactly one value, wasmoon's promise userdata. Anything
+   * else is a yield moonpool did not make (the raw `coroutine.yield`, reached some other way).
+   */
+  private awaitedPromise(L: number): Promise<unknown> | undefined {
+    const count = this.raw.HEAP32[this.resultCountSlot >> 2]!;
+    if (count !== 1 || this.thread.lua.luaL_testudata(L, -1, PROMISE_METATABLE) === 0) return undefined;
+    const value: unknown = this.thread.getValue(-1);
+    return value instanceof Promise ? value : undefined;
+  }
+
+  /** Reads the results, resets the thread for the next call; throws a LuaEntryError if the call failed. */
   private finish<R>(L: number, status: number, readResults: (L: number, count: number) => R): R {
     try {
-      if (status !== LUA_OK) throw new Error(this.stack.stringAt(L, -1) ?? `Lua error (status ${status})`);
+      if (status !== LUA_OK) throw new LuaEntryError(status, this.errorText(L) ?? `Lua error (status ${status})`);
       return readResults(L, this.raw.HEAP32[this.resultCountSlot >> 2]!);
     } finally {
       this.raw._lua_resetthread(L);

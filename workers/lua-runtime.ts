@@ -5,7 +5,6 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { unpack } from 'msgpackr';
 import { LuaFactory, LUA_REGISTRYINDEX } from 'wasmoon';
 import type { LuaEngine } from 'wasmoon';
 import type {
@@ -14,9 +13,7 @@ import type {
   RenderView,
   AvailableReply,
   CallContext,
-  Diagnostic,
   DiscoveryReport,
-  RawToolDefinition,
   RunReply,
   WorkerConfig,
 } from '../core/protocol.js';
@@ -24,32 +21,46 @@ import { CpuSlots } from '../core/cpu-slots.js';
 import { runShell, type CaptureOutcome } from './capture.js';
 import type { ChildPidTable, TaskTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
-import { decodeLuaText, LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
+import { decodeLuaText, describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { EntryRunner } from './entry-runner.js';
+import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
+import { HeapCap, type HeapCapApi } from './heap-cap.js';
+import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { withCompiledModule } from './shared-wasm.js';
 import { CountHook } from './count-hook.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
+import { SnapshotDecoder } from './snapshot-decoder.js';
 import { SnapshotWatch } from './snapshot-watch.js';
-import type { CallChannel } from './call-channel.js';
+import { droppedLogNote, LOG_LIMIT_CHARS, type CallChannel } from './call-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
 const PRELUDE_FILES = ['shell.lua', 'io.lua', 'api.lua'] as const;
 const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
+
+/** The largest result (`content`) a `run` may return. */
+export const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
+/** The longest `ctx:title` (the prelude refuses longer ones at the tool's line). */
+export const TITLE_LIMIT_BYTES = 1024;
+/** What `render` (its lines) and `available` may hand back. */
+export const REPLY_LIMIT_BYTES = 4 * 1024 * 1024;
 type EntryName = (typeof ENTRY_NAMES)[number];
 
 /** The per-task state natives need: where output goes and where child pids are recorded. */
 interface TaskScope {
   pids: ChildPidTable | null;
   channel: CallChannel | null;
+  /** Output of a task without a channel (loading the config), up to LOG_LIMIT_CHARS. */
   logs: string[];
+  logChars: number;
+  droppedLogLines: number;
   /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
   budget?: { deadline: number; ms: number };
 }
 
 /** Outside a task: output is dropped and no pids are recorded. */
-const IDLE_SCOPE: TaskScope = { pids: null, channel: null, logs: [] };
+const IDLE_SCOPE: TaskScope = { pids: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0 };
 
 export class LuaRuntime {
   private readonly stack: LuaStack;
@@ -62,8 +73,14 @@ export class LuaRuntime {
   private readonly captures = new Map<number, CaptureOutcome>();
   private nextCaptureId = 1;
   private reply: unknown = undefined;
+  private replyProblem: string | undefined;
+  private renderSnapshot: Uint8Array | undefined;
+  private readonly decoder: SnapshotDecoder;
   private scope: TaskScope = IDLE_SCOPE;
   private discovery: DiscoveryReport = { loaded: false, definitions: [], diagnostics: [], logs: [] };
+  /** Set once the state broke: every later task is refused and the worker discards this runtime. */
+  private broken: LuaStateBroken | undefined;
+  private heapCap: HeapCap | undefined;
 
   private constructor(
     private readonly engine: LuaEngine,
@@ -72,6 +89,7 @@ export class LuaRuntime {
   ) {
     this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
+    this.decoder = new SnapshotDecoder(this.raw, this.stack);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
@@ -82,12 +100,26 @@ export class LuaRuntime {
       },
       afterWait: () => this.turns.resume(),
     });
-    this.hook = new CountHook(this.raw, (fn, signature) => engine.global.lua.module.addFunction(fn, signature), (L) => {
-      this.stopAtDeadline(L);
-      this.watch?.tick(L);
-      this.sendPendingEvents();
-      this.turns.checkpoint();
-    });
+    this.hook = new CountHook(
+      this.raw,
+      (fn, signature) => engine.global.lua.module.addFunction(fn, signature),
+      (L) => {
+        this.stopAtDeadline(L);
+        this.watch?.tick(L);
+        this.sendPendingEvents();
+        this.turns.checkpoint();
+      },
+      (L, text) => this.stack.pushString(L, text),
+      this.cString('_HOOKKEY'),
+    );
+  }
+
+  /** A NUL-terminated copy of `text` in the wasm heap, kept for the runtime's life. */
+  private cString(text: string): number {
+    const bytes = Buffer.from(`${text}\0`, 'utf8');
+    const pointer = this.raw._malloc(bytes.length);
+    this.raw.HEAPU8.set(bytes, pointer);
+    return pointer;
   }
 
   /** Sends a pending title and log lines once due; the hook keeps looking while some wait. */
@@ -110,7 +142,7 @@ export class LuaRuntime {
     );
     const runtime = new LuaRuntime(engine, config, tasks);
     runtime.installPrelude();
-    engine.global.setMemoryMax(config.memoryLimitBytes);
+    runtime.heapCap = new HeapCap(engine.global.lua.module as unknown as HeapCapApi, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
     await runtime.loadAndDiscover(pidRow);
     return runtime;
   }
@@ -126,6 +158,7 @@ export class LuaRuntime {
     this.watch?.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.seat(pidRow));
     let ran: { reply: RunReply; shows: number };
+    const refusals = this.heapCap?.refusals ?? 0;
     try {
       ran = await this.invoke(
         'run',
@@ -137,7 +170,12 @@ export class LuaRuntime {
           return 3;
         },
         (L, count) => this.readRunResults(L, count),
-      );
+      ).catch((error: unknown) => {
+        if (!(error instanceof LuaEntryError)) throw error;
+        // Raised outside the prelude's own xpcall: a stray yield, or the heap cap hit there.
+        const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
+        return { reply: { content: error.message, isError: true, failure }, shows: 0 };
+      });
     } catch (error) {
       this.watch?.finish(false);
       throw error;
@@ -145,6 +183,11 @@ export class LuaRuntime {
       this.hook.release('events');
       this.turns.end();
     }
+    // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
+    // One met while the error was being reported (a huge __tostring) is the cap all the same.
+    const capHit = this.heapCap !== undefined && this.heapCap.refusals !== refusals;
+    if (ran.reply.failure === 'out_of_memory' && !capHit) ran.reply.failure = 'lua_error';
+    else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory') ran.reply.failure = 'out_of_memory';
     // A call that never showed anything has nothing left in the box.
     const problem = this.watch?.finish(ran.shows > 0);
     const delivery = channel.drain();
@@ -159,6 +202,9 @@ export class LuaRuntime {
       this.stack.pushString(L, context.tool);
       this.stack.pushString(L, context.callId);
       return 2;
+    }).catch((error: unknown) => {
+      if (!(error instanceof LuaEntryError)) throw error;
+      return { available: false, reason: `available() failed: ${error.message}` };
     });
     const { available, reason } = reply as { available: boolean; reason?: string };
     return reason === undefined ? { available } : { available, reason };
@@ -170,14 +216,19 @@ export class LuaRuntime {
     const scope = { ...this.scopeFor(pidRow, null), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
     this.hook.hold(this.runner.address, 'render');
     try {
+      // Decoded by `render_state`, inside Lua: a state too big for the heap is an error of this render.
+      this.renderSnapshot = snapshot;
       const reply = await this.invoke('render', scope, (L) => {
         this.stack.pushString(L, tool);
-        this.stack.pushValue(L, unpack(snapshot));
         this.stack.pushValue(L, view);
-        return 3;
+        return 2;
+      }).catch((error: unknown) => {
+        if (!(error instanceof LuaEntryError)) throw error;
+        return { ok: false, reason: `render failed: ${error.message}` };
       });
       return reply as RenderReply;
     } finally {
+      this.renderSnapshot = undefined;
       this.hook.release('render');
     }
   }
@@ -191,19 +242,28 @@ export class LuaRuntime {
   }
 
   private scopeFor(pidRow: number, channel: CallChannel | null): TaskScope {
-    return { pids: this.tasks.pids(pidRow), channel, logs: [] };
+    return { pids: this.tasks.pids(pidRow), channel, logs: [], logChars: 0, droppedLogLines: 0 };
   }
 
   private async loadAndDiscover(pidRow: number): Promise<void> {
     const scope = this.scopeFor(pidRow, null);
-    const loaded = await this.invoke<{ ok: boolean; error?: string }>('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1));
+    const entryFailure = (error: unknown): { ok: false; error: string } => {
+      if (!(error instanceof LuaEntryError)) throw error;
+      return { ok: false, error: error.message };
+    };
+    const loaded = await this.invoke<{ ok: boolean; error?: string }>('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1)).catch(entryFailure);
     if (!loaded.ok) {
       const diagnostic = errorDiagnostic(loaded.error ?? 'unknown error', this.config.configFile);
       this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
       return;
     }
-    await this.invoke('discover', scope, () => 0);
+    const discovered = await this.invoke('discover', scope, () => 0).then(() => undefined, entryFailure);
+    if (discovered) {
+      this.discovery = { loaded: false, definitions: [], diagnostics: [errorDiagnostic(discovered.error, this.config.configFile)], logs: scope.logs };
+      return;
+    }
     this.discovery = { ...(this.reply as Omit<DiscoveryReport, 'loaded'>), loaded: true };
+    if (scope.droppedLogLines > 0) scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
   }
 
   /**
@@ -211,18 +271,66 @@ export class LuaRuntime {
    * the entry's return values, or else what the entry passed to `native.reply`.
    */
   private async invoke<R = unknown>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults?: (L: number, count: number) => R): Promise<R> {
+    this.refuseIfBroken();
+    // A task left moonpool's hook aside (calling the native by hand): the next one starts with it back.
+    this.hook.stepBack();
     this.scope = scope;
     this.reply = undefined;
     try {
-      return await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.reply as R));
+      const reply = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.takeReply<R>()));
+      this.refuseIfBroken();
+      return reply;
+    } catch (error) {
+      this.refuseIfBroken();
+      if (error instanceof LuaEntryError || error instanceof LuaConversionError) throw error;
+      const broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error);
+      this.broken = broken;
+      throw broken;
     } finally {
       this.scope = IDLE_SCOPE;
     }
   }
 
+  /** A broken state runs nothing more (a native may have seen a trap that Lua then caught). */
+  private refuseIfBroken(): void {
+    if (this.broken) throw this.broken;
+  }
+
+  /**
+   * The natives, each watched for a WebAssembly trap: wasmoon turns what a native throws into a
+   * Lua error the tool could catch, but a trap means the state is broken, whatever Lua does next.
+   */
+  private guarded(natives: Record<string, NativeFunction>): Record<string, NativeFunction> {
+    const guard =
+      (native: NativeFunction): NativeFunction =>
+      (call) => {
+        try {
+          return native(call);
+        } catch (error) {
+          if (isWasmTrap(error)) this.broken ??= new LuaStateBroken(error);
+          throw error;
+        }
+      };
+    return Object.fromEntries(Object.entries(natives).map(([name, native]) => [name, guard(native)]));
+  }
+
+  /** What the entry passed to `native.reply`; a reply that could not be read fails the entry. */
+  private takeReply<R>(): R {
+    const problem = this.replyProblem;
+    this.replyProblem = undefined;
+    if (problem !== undefined) throw new LuaEntryError(LUA_ERRRUN, problem);
+    return this.reply as R;
+  }
+
   /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
   private readRunResults(L: number, count: number): { reply: RunReply; shows: number } {
     const base = this.raw._lua_gettop(L) - count;
+    const shows = this.stack.numberAt(L, base + 4) ?? 0;
+    const length = this.stack.byteLengthAt(L, base + 1);
+    if (length > RESULT_LIMIT_BYTES) {
+      const content = `run returned a result of ${length.toLocaleString('en-US')} bytes, more than the ${describeBytes(RESULT_LIMIT_BYTES)} a result may hold; write large output to a file in ctx.spill_dir and return a summary`;
+      return { reply: { content, isError: true, failure: 'lua_error' }, shows };
+    }
     const bytes = this.stack.bytesAt(L, base + 1) ?? Buffer.alloc(0);
     const failure = this.stack.stringAt(L, base + 3);
     const reply: RunReply = {
@@ -231,12 +339,12 @@ export class LuaRuntime {
       ...(isUtf8(bytes) ? {} : { rawContent: new Uint8Array(bytes) }),
       ...(failure === null ? {} : { failure: failure as RunFailure }),
     };
-    return { reply, shows: this.stack.numberAt(L, base + 4) ?? 0 };
+    return { reply, shows };
   }
 
   private installPrelude(): void {
     const global = this.engine.global;
-    installNatives(this.engine, this.stack, '__moonpool_native', this.natives());
+    installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()));
     global.set('__moonpool_config_dir', this.config.configDir);
     global.set('__moonpool_cwd', this.config.cwd);
     global.set('__moonpool_spill_dir', this.config.spillDir);
@@ -259,29 +367,54 @@ export class LuaRuntime {
     return {
       ...createFsNatives(this.config.cwd, this.config.sources),
       reply: (call) => {
-        this.reply = call.value(1, 'reply');
+        try {
+          this.reply = call.value(1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
+        } catch (error) {
+          if (!(error instanceof LuaConversionError)) throw error;
+          this.replyProblem = error.message;
+        }
         return [];
       },
       discovered: (call) => {
-        this.reply = {
-          definitions: this.readDefinitions(call.L),
-          diagnostics: (call.value(2, 'problems') as LuaProblem[]).map((problem) => problemDiagnostic(problem, this.config.configFile)),
-          logs: this.scope.logs,
-        };
+        const { definitions, diagnostics } = readDiscovery(this.engine.global.lua, this.stack, call.L, this.config.configFile);
+        this.reply = { definitions, diagnostics, logs: this.scope.logs };
         return [];
       },
       log: (call) => {
-        const text = call.string(1) ?? '';
-        if (!this.scope.channel) this.scope.logs.push(text);
-        else {
-          this.scope.channel.log(text);
+        // Measured before it is copied: a line past what the log may still hold is only counted.
+        const bytes = this.stack.byteLengthAt(call.L, 1);
+        const { channel } = this.scope;
+        if (channel) {
+          if (bytes > channel.room) channel.drop(bytes);
+          else channel.log(call.string(1) ?? '');
           this.sendPendingEvents();
+        } else if (this.scope.logChars + bytes > LOG_LIMIT_CHARS) this.scope.droppedLogLines++;
+        else {
+          const text = call.string(1) ?? '';
+          this.scope.logChars += text.length;
+          this.scope.logs.push(text);
         }
         return [];
       },
       title: (call) => {
+        // ctx:title refuses longer titles at the tool's line; this holds for a native reached otherwise.
+        if (this.stack.byteLengthAt(call.L, 1) > TITLE_LIMIT_BYTES) return [];
         this.scope.channel?.title(call.string(1) ?? '');
         this.sendPendingEvents();
+        return [];
+      },
+      hook_aside: () => {
+        this.hook.stepAside();
+        return [];
+      },
+      hook_back: () => {
+        this.hook.stepBack();
+        return [];
+      },
+      render_state: (call) => {
+        if (this.stack.typeNameAt(call.L, 1) !== 'table') return [];
+        this.decoder.push(call.L, this.renderSnapshot ?? new Uint8Array(0));
+        this.raw._lua_rawseti(call.L, 1, 1n);
         return [];
       },
       look_at_snapshot: (call) => {
@@ -289,6 +422,8 @@ export class LuaRuntime {
         return this.watch?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER];
       },
       snapshot_box: (call) => {
+        // Set once by the prelude; natives reached later (through debug.getupvalue) change nothing.
+        if (this.watch || this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         const lua = this.engine.global.lua;
         lua.lua_pushvalue(call.L, 1);
         const box = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX));
@@ -318,74 +453,4 @@ export class LuaRuntime {
       },
     };
   }
-
-  /** Reads `definitions` (argument 1) field by field, so one bad value spoils only its own tool. */
-  private readDefinitions(L: number): RawToolDefinition[] {
-    const lua = this.engine.global.lua;
-    const count = Number(lua.lua_rawlen(L, 1));
-    const definitions: RawToolDefinition[] = [];
-    for (let i = 1; i <= count; i++) {
-      this.raw._lua_rawgeti(L, 1, BigInt(i));
-      const field = (name: string): unknown => {
-        lua.lua_getfield(L, -1, name);
-        try {
-          return this.stack.readValue(L, -1, name);
-        } finally {
-          lua.lua_settop(L, -2);
-        }
-      };
-      const definition: RawToolDefinition = {
-        name: null,
-        description: null,
-        parameters: null,
-        timeout: null,
-        runType: field('run_type') as string,
-        renderType: field('render_type') as string,
-        availableType: field('available_type') as string,
-        module: field('module') as string | null,
-        file: field('file') as string,
-        line: field('line') as number,
-        unknownFields: field('unknown') as string[],
-      };
-      for (const name of ['name', 'description', 'parameters', 'timeout'] as const) {
-        try {
-          definition[name] = field(name);
-        } catch (error) {
-          if (!(error instanceof LuaConversionError)) throw error;
-          definition.conversionError = error.message;
-        }
-      }
-      definitions.push(definition);
-      lua.lua_settop(L, -2);
-    }
-    return definitions;
-  }
-}
-
-/** A problem the prelude reports: a located message, or a raised error whose text holds the location. */
-interface LuaProblem {
-  file?: string;
-  line?: number;
-  message?: string;
-  error?: string;
-  prefix?: string;
-}
-
-function problemDiagnostic(problem: LuaProblem, configFile: string): Diagnostic {
-  if (problem.error !== undefined) {
-    const diagnostic = errorDiagnostic(problem.error, problem.file ?? configFile);
-    if (diagnostic.line === undefined && problem.line !== undefined) diagnostic.line = problem.line;
-    return { ...diagnostic, message: `${problem.prefix ?? ''}${diagnostic.message}` };
-  }
-  const diagnostic: Diagnostic = { severity: 'error', message: problem.message ?? 'unknown problem' };
-  if (problem.file !== undefined) diagnostic.file = problem.file;
-  if (problem.line !== undefined) diagnostic.line = problem.line;
-  return diagnostic;
-}
-
-/** A diagnostic from a Lua error message of the form `file:line: message`. */
-export function errorDiagnostic(message: string, fallbackFile: string): Diagnostic {
-  const match = /^(.+?):(\d+): ([\s\S]*)$/.exec(message);
-  if (match) return { severity: 'error', file: match[1]!, line: Number(match[2]), message: match[3]! };
-  return { severity: 'error', file: fallbackFile, message };
 }

@@ -32,6 +32,12 @@ export interface LuaRawApi {
   _lua_rawseti(L: number, index: number, n: bigint): void;
   _lua_rawgeti(L: number, index: number, n: bigint): number;
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
+  _lua_gethook(L: number): number;
+  _lua_gethookmask(L: number): number;
+  _lua_gethookcount(L: number): number;
+  _lua_getfield(L: number, index: number, key: number): number;
+  _lua_pushthread(L: number): number;
+  _lua_callk(L: number, nargs: number, nresults: number, context: number, continuation: number): void;
   _lua_resume(L: number, from: number, nargs: number, resultCount: number): number;
   _lua_resetthread(L: number): number;
   _lua_error(L: number): number;
@@ -61,12 +67,47 @@ export class LuaConversionError extends Error {
 }
 
 export interface ReadOptions {
-  /** How a string that is not valid UTF-8 comes out: escaped text, or the raw bytes. */
-  invalidUtf8: 'escape' | 'bytes';
+  /** What the value may cost; shared by several reads to bound them together. */
+  budget?: ReadBudget;
 }
 
-function keyPath(parent: string, key: string | number): string {
-  if (typeof key === 'number') return `${parent}[${key}]`;
+/** Bytes a value read from Lua costs beyond its strings' bytes (its JavaScript form is bigger). */
+export const VALUE_OVERHEAD_BYTES = 8;
+
+/**
+ * A limit on what reads from Lua may cost, measured while reading: a string costs its bytes plus
+ * VALUE_OVERHEAD_BYTES, any other value (a table, each key) VALUE_OVERHEAD_BYTES. A table reached
+ * twice is counted twice, as the copy made of it is.
+ */
+export class ReadBudget {
+  private spent = 0;
+
+  constructor(
+    readonly limitBytes: number,
+    /** Names what is limited in the refusal: `${what} too large (more than …)`. */
+    readonly what: string,
+    /** A budget this one is part of: what is spent here is spent there too. */
+    private readonly whole?: ReadBudget,
+  ) {}
+
+  /** Spends `bytes`, or throws a LuaConversionError naming the limit (and spends nothing). */
+  spend(bytes: number): void {
+    if (this.spent + bytes > this.limitBytes) throw new LuaConversionError(this.what, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
+    this.whole?.spend(bytes);
+    this.spent += bytes;
+  }
+}
+
+/** `16 MiB`, `64 KiB`, or a byte count. */
+export function describeBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes.toLocaleString('en-US')} bytes`;
+}
+
+/** The path of `parent[key]` as a Lua reader would write it: `state.items[3]`, `state["a b"]`. */
+export function luaKeyPath(parent: string, key: string | number | boolean): string {
+  if (typeof key !== 'string') return `${parent}[${key}]`;
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 
@@ -135,6 +176,13 @@ export class LuaStack {
     const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
     const length = this.module.HEAPU32[this.lengthSlot >> 2]!;
     return Buffer.from(this.module.HEAPU8.subarray(pointer, pointer + length));
+  }
+
+  /** The length in bytes of the string at `index` (0 for any other type), without copying it. */
+  byteLengthAt(L: number, index: number): number {
+    if (this.typeAt(L, index) !== LUA_TSTRING) return 0;
+    this.module._lua_tolstring(L, index, this.lengthSlot);
+    return this.module.HEAPU32[this.lengthSlot >> 2]!;
   }
 
   stringAt(L: number, index: number): string | null {
@@ -230,13 +278,14 @@ export class LuaStack {
    * tables objects (an empty table becomes `[]`). Functions, userdata, threads and cycles
    * throw a `LuaConversionError` naming their path from `path`.
    */
-  readValue(L: number, index: number, path: string, options: ReadOptions = { invalidUtf8: 'escape' }): unknown {
+  readValue(L: number, index: number, path: string, options: ReadOptions = {}): unknown {
     const absolute = this.module._lua_absindex(L, index);
     return this.readAt(L, absolute, path, options, new Set(), 0);
   }
 
   private readAt(L: number, index: number, path: string, options: ReadOptions, open: Set<number>, depth: number): unknown {
     const type = this.typeAt(L, index);
+    options.budget?.spend(VALUE_OVERHEAD_BYTES + (type === LUA_TSTRING ? this.byteLengthAt(L, index) : 0));
     switch (type) {
       case LUA_TNIL:
         return null;
@@ -244,10 +293,8 @@ export class LuaStack {
         return this.booleanAt(L, index);
       case LUA_TNUMBER:
         return this.module._lua_isinteger(L, index) ? Number(this.module._lua_tointegerx(L, index, 0)) : this.module._lua_tonumberx(L, index, 0);
-      case LUA_TSTRING: {
-        const bytes = this.bytesAt(L, index)!;
-        return options.invalidUtf8 === 'bytes' && !isUtf8(bytes) ? bytes : decodeLuaText(bytes);
-      }
+      case LUA_TSTRING:
+        return decodeLuaText(this.bytesAt(L, index)!);
       case LUA_TTABLE:
         return this.readTable(L, index, path, options, open, depth);
       default:
@@ -266,7 +313,8 @@ export class LuaStack {
       this.module._lua_pushnil(L);
       while (this.module._lua_next(L, index) !== 0) {
         const key = this.readKey(L, path);
-        entries.push([key, this.readAt(L, this.module._lua_gettop(L), keyPath(path, key), options, open, depth + 1)]);
+        options.budget?.spend(VALUE_OVERHEAD_BYTES + (typeof key === 'string' ? key.length : 0));
+        entries.push([key, this.readAt(L, this.module._lua_gettop(L), luaKeyPath(path, key), options, open, depth + 1)]);
         this.module._lua_settop(L, -2);
       }
     } catch (error) {

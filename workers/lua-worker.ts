@@ -3,6 +3,7 @@
 // worker opens its event channel and hands one end to the main thread. A call that ran out of
 // memory leaves a grown wasm heap (it never shrinks), so that worker retires: it hands the reply
 // over the event channel, waits until the host has it, and exits; the next call gets a new one.
+// A task whose Lua state broke (a trap) fails, and the next task starts from a fresh state.
 import { setPriority } from 'node:os';
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink';
@@ -12,6 +13,7 @@ import { TaskTable } from './child-pids.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { CallChannel } from './call-channel.js';
+import { LuaStateBroken } from './lua-state-errors.js';
 
 /** Workers run below the host, so a CPU-bound tool never makes the dashboard or a server stutter. */
 const WORKER_NICE = 10;
@@ -33,6 +35,19 @@ captureConsole((text) => runtime?.logToCall(text));
 
 export default async function handleTask(task: WorkerTask): Promise<WorkerReply> {
   if (task.kind === 'noop') return null;
+  try {
+    return await runTask(task);
+  } catch (error) {
+    // The pool reports the failure as a crash; nothing runs on that state again.
+    if (error instanceof LuaStateBroken) {
+      runtime = undefined;
+      starting = undefined;
+    }
+    throw error;
+  }
+}
+
+async function runTask(task: Exclude<WorkerTask, { kind: 'noop' }>): Promise<WorkerReply> {
   tasks.stamp(task.pidRow, 'picked');
   // Loading the config is discovery's own work; for the other tasks it comes before their time.
   if (task.kind === 'discover') tasks.stamp(task.pidRow, 'started');

@@ -3,18 +3,24 @@
 // loop. Every so many shows (see SnapshotPacer) the worker looks: if a snapshot is due it takes the
 // state out — converted and sent — else the state stays pending. A pending state is also taken
 // before each yield (so a state shown before a long `capture` appears during it) and at the end
-// of the call. A state that cannot cross (a function, a cycle) is found when taken.
+// of the call. A state that cannot cross (a function, a cycle, past the size limit) is found when
+// taken: it is encoded straight to msgpack (snapshot-encoder.ts), never built as JavaScript values.
 import { LUA_REGISTRYINDEX } from 'wasmoon';
 import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
+import { SnapshotEncoder } from './snapshot-encoder.js';
 
-export type Taken = { kind: 'empty' } | { kind: 'state'; state: unknown } | { kind: 'invalid'; message: string };
+export type Taken = { kind: 'empty' } | { kind: 'state'; bytes: Uint8Array } | { kind: 'invalid'; message: string };
 
 export class SnapshotBox {
+  private readonly encoder: SnapshotEncoder;
+
   constructor(
     private readonly raw: LuaRawApi,
     private readonly stack: LuaStack,
     private readonly boxRef: number,
-  ) {}
+  ) {
+    this.encoder = new SnapshotEncoder(raw);
+  }
 
   /** Identity of the pending state (0 when the box is empty): tells whether new shows came. */
   pendingIdentity(L: number): number {
@@ -40,7 +46,7 @@ export class SnapshotBox {
     });
   }
 
-  /** Takes the pending state out of the box, converted to plain data. */
+  /** Takes the pending state out of the box, encoded. */
   take(L: number): Taken {
     return this.withBox(L, (box): Taken => {
       this.raw._lua_rawgeti(L, box, 1n);
@@ -48,7 +54,7 @@ export class SnapshotBox {
       this.raw._lua_pushnil(L);
       this.raw._lua_rawseti(L, box, 1n);
       try {
-        return { kind: 'state', state: this.stack.readValue(L, -1, 'state', { invalidUtf8: 'bytes' }) };
+        return { kind: 'state', bytes: this.encoder.encode(L, -1, 'state') };
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
         return { kind: 'invalid', message: `ctx:show: ${error.message}` };

@@ -93,7 +93,7 @@ export class SnapshotWatch {
 
   private send(L: number): string | undefined {
     const taken = this.box.take(L);
-    if (taken.kind === 'state') this.channel?.send(taken.state);
+    if (taken.kind === 'state') this.channel?.send(taken.bytes);
     if (taken.kind !== 'invalid') return undefined;
     this.problem ??= taken.message;
     return taken.message;

@@ -8,6 +8,52 @@ local KNOWN_FIELDS = {
   name = true, description = true, parameters = true, run = true, render = true, available = true, timeout = true,
 }
 
+-- Limits of what crosses to the host (see docs/writing-tools.md, Limits).
+local TITLE_LIMIT_BYTES = 1024
+local ERROR_LIMIT_BYTES = 64 * 1024
+local REPLY_LIMIT_BYTES = 4 * 1024 * 1024
+
+-- `run`, `render` and `available` run on moonpool's entry thread, a coroutine, so that `capture`
+-- can wait. To the tool it looks like the main thread, as in native Lua: yielding there is an
+-- error, `coroutine.running()` says main and `coroutine.isyieldable()` says no.
+local raw_yield, raw_running, raw_isyieldable = coroutine.yield, coroutine.running, coroutine.isyieldable
+local entry_thread = nil
+
+function coroutine.yield(...)
+  if raw_running() == entry_thread then error('attempt to yield from outside a coroutine', 0) end
+  return raw_yield(...)
+end
+
+function coroutine.running()
+  local thread, main = raw_running()
+  return thread, main or thread == entry_thread
+end
+
+function coroutine.isyieldable(...)
+  local thread = select('#', ...) > 0 and ... or raw_running()
+  if thread == entry_thread then return false end
+  return raw_isyieldable(thread)
+end
+
+-- moonpool's own count hook (workers/count-hook.ts) chains a hook the tool sets; it steps aside
+-- while the tool reads or sets its hook, so the tool sees and replaces only its own.
+local raw_sethook, raw_gethook = debug.sethook, debug.gethook
+
+function debug.sethook(...)
+  native.hook_aside()
+  local ok, err = pcall(raw_sethook, ...)
+  native.hook_back()
+  if not ok then error(err, 2) end
+end
+
+function debug.gethook(...)
+  native.hook_aside()
+  local results = table.pack(pcall(raw_gethook, ...))
+  native.hook_back()
+  if not results[1] then error(results[2], 2) end
+  return table.unpack(results, 2, results.n)
+end
+
 local handlers = {}
 local functions, definitions, problems = {}, {}, {}
 
@@ -17,9 +63,21 @@ local function source_path(info)
   return source
 end
 
+-- An error's text, cut at ERROR_LIMIT_BYTES with a note (an error value may be any size).
+local function error_text(err)
+  local message = type(err) == 'string' and err or tostring(err)
+  if #message <= ERROR_LIMIT_BYTES then return message end
+  return message:sub(1, ERROR_LIMIT_BYTES) .. ('\n[moonpool: error message cut at %d of its %d bytes]'):format(ERROR_LIMIT_BYTES, #message)
+end
+
+-- Set by the message handlers: Lua calls no handler for a memory error, so a failed call whose
+-- handler did not run hit the heap cap (and one that raised 'not enough memory' itself did not).
+local handled = false
+
 -- Message handler: the error's text plus a traceback of the user's frames only.
 local function with_traceback(err)
-  local message = type(err) == 'string' and err or tostring(err)
+  handled = true
+  local message = error_text(err)
   local kept = {}
   for line in debug.traceback('', 2):gmatch('[^\n]+') do
     if not line:find('[moonpool]', 1, true) and not line:find('^%s*%[C%]: in %?') and not line:find('tail calls', 1, true) then
@@ -33,7 +91,8 @@ local function with_traceback(err)
 end
 
 local function message_only(err)
-  return type(err) == 'string' and err or tostring(err)
+  handled = true
+  return error_text(err)
 end
 
 local function describe(value)
@@ -131,7 +190,11 @@ function RunCtx:title(text)
   if type(text) ~= 'string' and type(text) ~= 'number' then
     error(('ctx:title expects a string, got %s'):format(type(text)), 2)
   end
-  native.title(tostring(text))
+  text = tostring(text)
+  if #text > TITLE_LIMIT_BYTES then
+    error(('ctx:title: title too long (more than %d bytes)'):format(TITLE_LIMIT_BYTES), 2)
+  end
+  native.title(text)
 end
 
 -- The methods are fields of each ctx too, so `ctx:show` costs no metatable lookup.
@@ -144,11 +207,13 @@ end
 local entry = {}
 
 function entry.load(path)
+  entry_thread = raw_running()
   local ok, err = xpcall(dofile, message_only, path)
   native.reply { ok = ok, error = not ok and err or nil }
 end
 
 function entry.discover()
+  entry_thread = raw_running()
   functions, definitions, problems = {}, {}, {}
   for _, handler in ipairs(handlers) do
     local ok, err = xpcall(handler, message_only, setmetatable({}, ToolRegistry))
@@ -168,17 +233,19 @@ local function reply_run(content, is_error, failure, count)
 end
 
 function entry.run(name, args, call_id)
+  entry_thread = raw_running()
   shows, look_at = 0, 1
   snapshot_box[1], snapshot_box.error = nil, nil
   local tool = functions[name]
   if not tool or type(tool.run) ~= 'function' then
     return reply_run(('%s: this worker has no tool of that name'):format(name), true, 'unknown_tool', shows)
   end
+  handled = false
   local ok, result = xpcall(tool.run, with_traceback, args, new_ctx(name, call_id))
   if not ok then
-    if result == 'not enough memory' then
+    if not handled then
       collectgarbage('collect')
-      return reply_run('out of memory', true, 'out_of_memory', shows)
+      return reply_run(error_text(result), true, 'out_of_memory', shows)
     end
     return reply_run(result, true, 'lua_error', shows)
   end
@@ -195,6 +262,7 @@ function entry.run(name, args, call_id)
 end
 
 function entry.available(name, call_id)
+  entry_thread = raw_running()
   local tool = functions[name]
   if not tool or tool.available == nil then return native.reply { available = true } end
   local ok, result = xpcall(tool.available, message_only, new_ctx(name, call_id))
@@ -212,23 +280,33 @@ end
 
 local function render_lines(result)
   if type(result) == 'string' then result = { result } end
-  local lines = {}
+  local lines, bytes = {}, 0
   for i = 1, #result do
     local line = result[i]
     if type(line) ~= 'string' and type(line) ~= 'number' then
       return nil, ('render returned a table whose line %d is %s'):format(i, describe(line))
     end
-    for piece in (tostring(line) .. '\n'):gmatch('(.-)\n') do lines[#lines + 1] = piece end
+    line = tostring(line)
+    -- Measured before the lines are split: past the limit, nothing more is done with them.
+    bytes = bytes + #line + 1
+    if bytes > REPLY_LIMIT_BYTES then
+      return nil, ('render returned more than %d MiB of lines'):format(REPLY_LIMIT_BYTES // (1024 * 1024))
+    end
+    for piece in (line .. '\n'):gmatch('(.-)\n') do lines[#lines + 1] = piece end
   end
   return lines
 end
 
-function entry.render(name, state, view)
+function entry.render(name, view)
+  entry_thread = raw_running()
   local tool = functions[name]
   if not tool or type(tool.render) ~= 'function' then
     return native.reply { ok = false, reason = 'the tool has no render function' }
   end
-  local ok, result = xpcall(tool.render, message_only, state, view)
+  local holder = {}
+  local decoded, problem = pcall(native.render_state, holder)
+  if not decoded then return native.reply { ok = false, reason = 'the snapshot could not be read: ' .. tostring(problem) } end
+  local ok, result = xpcall(tool.render, message_only, holder[1], view)
   if not ok then return native.reply { ok = false, reason = 'render failed: ' .. result } end
   if type(result) ~= 'string' and type(result) ~= 'table' then
     return native.reply { ok = false, reason = ('render returned %s; return a string or an array of lines'):format(describe(result)) }

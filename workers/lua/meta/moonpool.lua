@@ -46,11 +46,12 @@ function ToolRegistry:add(definition) end
 local RunCtx = {}
 
 ---Publishes a snapshot for the tool's live block: any plain table (strings, numbers, booleans,
----tables). Cheap enough for tight loops; the host sees the latest, at most ~30 a second.
+---tables; string, number or boolean keys), at most 16 MiB encoded and 200 levels deep; `render`
+---receives it as it was. Cheap enough for tight loops; the host sees the latest, at most ~30 a second.
 ---@param state table
 function RunCtx:show(state) end
 
----Sets the short label shown after the tool's name in its block header.
+---Sets the short label shown after the tool's name in its block header (at most 1,024 bytes).
 ---@param text string|number
 function RunCtx:title(text) end
 

@@ -1,0 +1,114 @@
+// Reads what discovery found — the prelude's `definitions` and `problems` tables — field by field,
+// under budgets (1 MiB a definition, 16 MiB and 10,000 definitions in all), so that one bad or huge
+// value spoils only its own tool and no config can make the host hold more.
+import type { LuaWasm } from 'wasmoon';
+import type { Diagnostic, RawToolDefinition } from '../core/protocol.js';
+import { LuaConversionError, ReadBudget, type LuaStack } from './lua-stack.js';
+
+/** What one `registry:add` definition may hold (name, description, parameters…), and all of them. */
+export const DEFINITION_LIMIT_BYTES = 1024 * 1024;
+export const DISCOVERY_LIMIT_BYTES = 16 * 1024 * 1024;
+/** The most `registry:add` calls read from one config. */
+export const MAX_DEFINITIONS = 10_000;
+
+/** A problem the prelude reports: a located message, or a raised error whose text holds the location. */
+interface LuaProblem {
+  file?: string;
+  line?: number;
+  message?: string;
+  error?: string;
+  prefix?: string;
+}
+
+type FieldReader = (name: string, budget?: ReadBudget) => unknown;
+
+/** Reads `definitions` (argument 1) and `problems` (argument 2) of the prelude's `discovered` call on thread L. */
+export function readDiscovery(lua: LuaWasm, stack: LuaStack, L: number, configFile: string): { definitions: RawToolDefinition[]; diagnostics: Diagnostic[] } {
+  const budget = new ReadBudget(DISCOVERY_LIMIT_BYTES, 'the definitions together');
+  const { definitions, unread } = readDefinitions(lua, stack, L, budget);
+  let problems: LuaProblem[];
+  try {
+    problems = stack.readValue(L, 2, 'problems', { budget }) as LuaProblem[];
+  } catch (error) {
+    if (!(error instanceof LuaConversionError)) throw error;
+    problems = [{ message: `the problems found in the definitions were not read: ${error.message}` }];
+  }
+  if (unread) problems.push(unread);
+  return { definitions, diagnostics: problems.map((problem) => problemDiagnostic(problem, configFile)) };
+}
+
+function readDefinitions(lua: LuaWasm, stack: LuaStack, L: number, whole: ReadBudget): { definitions: RawToolDefinition[]; unread?: LuaProblem } {
+  const count = Number(lua.lua_rawlen(L, 1));
+  const unread = (left: number, why: string): LuaProblem => ({
+    message: `${left.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} tool definitions were not read: ${why}`,
+  });
+  const definitions: RawToolDefinition[] = [];
+  for (let i = 1; i <= count; i++) {
+    if (i > MAX_DEFINITIONS) return { definitions, unread: unread(count - MAX_DEFINITIONS, `a config may define at most ${MAX_DEFINITIONS.toLocaleString('en-US')} tools`) };
+    lua.lua_rawgeti(L, 1, BigInt(i));
+    const own = new ReadBudget(DEFINITION_LIMIT_BYTES, 'definition', whole);
+    const field: FieldReader = (name, budget = own) => {
+      lua.lua_getfield(L, -1, name);
+      try {
+        return stack.readValue(L, -1, name, { budget });
+      } finally {
+        lua.lua_settop(L, -2);
+      }
+    };
+    let definition: RawToolDefinition;
+    try {
+      definition = preludeFields(field, whole);
+    } catch (error) {
+      if (!(error instanceof LuaConversionError)) throw error;
+      lua.lua_settop(L, -2);
+      return { definitions, unread: unread(count - i + 1, error.message) };
+    }
+    for (const name of ['name', 'description', 'parameters', 'timeout', 'unknownFields'] as const) {
+      try {
+        definition[name] = field(name === 'unknownFields' ? 'unknown' : name) as string[];
+      } catch (error) {
+        if (!(error instanceof LuaConversionError)) throw error;
+        definition.conversionError ??= error.message;
+      }
+    }
+    definitions.push(definition);
+    lua.lua_settop(L, -2);
+  }
+  return { definitions };
+}
+
+/** The prelude's fields of a definition (callback types, where it was added): they count toward all definitions only. */
+function preludeFields(field: FieldReader, whole: ReadBudget): RawToolDefinition {
+  return {
+    name: null,
+    description: null,
+    parameters: null,
+    timeout: null,
+    runType: field('run_type', whole) as string,
+    renderType: field('render_type', whole) as string,
+    availableType: field('available_type', whole) as string,
+    module: field('module', whole) as string | null,
+    file: field('file', whole) as string,
+    line: field('line', whole) as number,
+    unknownFields: [],
+  };
+}
+
+function problemDiagnostic(problem: LuaProblem, configFile: string): Diagnostic {
+  if (problem.error !== undefined) {
+    const diagnostic = errorDiagnostic(problem.error, problem.file ?? configFile);
+    if (diagnostic.line === undefined && problem.line !== undefined) diagnostic.line = problem.line;
+    return { ...diagnostic, message: `${problem.prefix ?? ''}${diagnostic.message}` };
+  }
+  const diagnostic: Diagnostic = { severity: 'error', message: problem.message ?? 'unknown problem' };
+  if (problem.file !== undefined) diagnostic.file = problem.file;
+  if (problem.line !== undefined) diagnostic.line = problem.line;
+  return diagnostic;
+}
+
+/** A diagnostic from a Lua error message of the form `file:line: message`. */
+export function errorDiagnostic(message: string, fallbackFile: string): Diagnostic {
+  const match = /^(.+?):(\d+): ([\s\S]*)$/.exec(message);
+  if (match) return { severity: 'error', file: match[1]!, line: Number(match[2]), message: match[3]! };
+  return { severity: 'error', file: fallbackFile, message };
+}

@@ -1,0 +1,232 @@
+// Encodes a Lua value straight from the Lua stack to msgpack bytes, measuring while it writes: a
+// shared sub-table is written (and counted) each time it is reached, as its encoding requires, so
+// a state past SNAPSHOT_LIMIT_BYTES is refused at that byte, before the expansion is ever built.
+// Keys keep their Lua type (integer, float, string, boolean), so `render` gets the table back.
+import { isUtf8 } from 'node:buffer';
+import { decodeLuaText, describeBytes, LuaConversionError, MAX_VALUE_DEPTH, luaKeyPath, type LuaRawApi } from './lua-stack.js';
+
+/** A key on the path to the value being written; a string key by the range its bytes take in the buffer. */
+type PathKey = number | boolean | [number, number];
+
+/** The largest encoded state `ctx:show` accepts. */
+export const SNAPSHOT_LIMIT_BYTES = 16 * 1024 * 1024;
+
+const LUA_TBOOLEAN = 1;
+const LUA_TNUMBER = 3;
+const LUA_TSTRING = 4;
+const LUA_TTABLE = 5;
+const LUA_TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
+
+const INITIAL_BYTES = 4096;
+
+export class SnapshotEncoder {
+  private buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+  private length = 0;
+  private readonly keys: PathKey[] = [];
+  private readonly open = new Set<number>();
+  private readonly lengthSlot: number;
+  /** The name of the value being encoded, where paths in messages start (`state`). */
+  private root = '';
+
+  constructor(
+    private readonly raw: LuaRawApi,
+    private readonly limitBytes = SNAPSHOT_LIMIT_BYTES,
+  ) {
+    this.lengthSlot = raw._malloc(8);
+  }
+
+  /**
+   * The msgpack encoding of the value at `index` of thread `L`. Throws a LuaConversionError
+   * naming the path (from `root`) of a value that cannot cross, or naming the limit.
+   */
+  encode(L: number, index: number, root: string): Uint8Array {
+    this.root = root;
+    this.length = 0;
+    this.keys.length = 0;
+    this.open.clear();
+    try {
+      this.write(L, this.raw._lua_absindex(L, index), 0);
+      return new Uint8Array(this.buffer.subarray(0, this.length));
+    } finally {
+      // A refused state may have grown the buffer to the limit: give that memory back.
+      if (this.buffer.length > INITIAL_BYTES * 16) this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+    }
+  }
+
+  private write(L: number, index: number, depth: number): void {
+    const type = this.raw._lua_type(L, index);
+    switch (type) {
+      case LUA_TBOOLEAN:
+        return this.byte(this.raw._lua_toboolean(L, index) !== 0 ? 0xc3 : 0xc2);
+      case LUA_TNUMBER:
+        return this.number(L, index);
+      case LUA_TSTRING:
+        this.string(L, index);
+        return;
+      case LUA_TTABLE:
+        return this.table(L, index, depth);
+      default:
+        throw this.refusal(`is a ${LUA_TYPE_NAMES[type] ?? 'value of unknown type'}: only strings, numbers, booleans and tables can cross`);
+    }
+  }
+
+  private table(L: number, index: number, depth: number): void {
+    if (depth >= MAX_VALUE_DEPTH) throw this.refusal(`is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+    const identity = this.raw._lua_topointer(L, index);
+    if (this.open.has(identity)) throw this.refusal('refers back to a table that contains it (a cycle)');
+    if (this.raw._lua_checkstack(L, 4) === 0) throw this.refusal('does not fit on the Lua stack');
+    this.open.add(identity);
+    const top = this.raw._lua_gettop(L);
+    try {
+      const count = this.sequenceLength(L, index);
+      if (count.sequence) this.arrayOf(L, index, count.entries, depth);
+      else this.mapOf(L, index, count.entries, depth);
+    } finally {
+      this.raw._lua_settop(L, top);
+      this.open.delete(identity);
+    }
+  }
+
+  /** How many entries the table has, and whether its keys are exactly 1..n (distinct positive integers whose largest is n). */
+  private sequenceLength(L: number, index: number): { entries: number; sequence: boolean } {
+    let entries = 0;
+    let positive = true;
+    let largest = 0n;
+    this.raw._lua_pushnil(L);
+    while (this.raw._lua_next(L, index) !== 0) {
+      entries++;
+      if (positive && this.raw._lua_isinteger(L, -2) !== 0) {
+        const key = this.raw._lua_tointegerx(L, -2, 0);
+        if (key < 1n) positive = false;
+        else if (key > largest) largest = key;
+      } else positive = false;
+      this.raw._lua_settop(L, -2);
+    }
+    return { entries, sequence: positive && largest === BigInt(entries) };
+  }
+
+  private arrayOf(L: number, index: number, count: number, depth: number): void {
+    this.lengthHeader(count, 0x90, -1, 0xdc, 0xdd);
+    for (let i = 1; i <= count; i++) {
+      this.raw._lua_rawgeti(L, index, BigInt(i));
+      this.keys.push(i);
+      this.write(L, this.raw._lua_gettop(L), depth + 1);
+      this.keys.pop();
+      this.raw._lua_settop(L, -2);
+    }
+  }
+
+  private mapOf(L: number, index: number, count: number, depth: number): void {
+    this.lengthHeader(count, 0x80, -1, 0xde, 0xdf);
+    this.raw._lua_pushnil(L);
+    while (this.raw._lua_next(L, index) !== 0) {
+      const top = this.raw._lua_gettop(L);
+      const key = this.key(L, top - 1);
+      this.keys.push(key);
+      this.write(L, top, depth + 1);
+      this.keys.pop();
+      this.raw._lua_settop(L, -2);
+    }
+  }
+
+  /** Writes the key at `index`; returns it as paths in messages name it (a string by where its bytes were written). */
+  private key(L: number, index: number): PathKey {
+    const type = this.raw._lua_type(L, index);
+    if (type === LUA_TSTRING) return this.string(L, index);
+    if (type === LUA_TNUMBER) {
+      this.number(L, index);
+      return this.raw._lua_isinteger(L, index) !== 0 ? Number(this.raw._lua_tointegerx(L, index, 0)) : this.raw._lua_tonumberx(L, index, 0);
+    }
+    if (type === LUA_TBOOLEAN) {
+      const value = this.raw._lua_toboolean(L, index) !== 0;
+      this.byte(value ? 0xc3 : 0xc2);
+      return value;
+    }
+    throw this.refusal(`has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string, number and boolean keys can cross`);
+  }
+
+  /** Writes the string at `index`; returns where its bytes are in the buffer. */
+  private string(L: number, index: number): [number, number] {
+    const pointer = this.raw._lua_tolstring(L, index, this.lengthSlot);
+    const length = this.raw.HEAPU32[this.lengthSlot >> 2]!;
+    const bytes = this.raw.HEAPU8.subarray(pointer, pointer + length);
+    // Bytes that are not UTF-8 travel as msgpack `bin`; both come back as the same Lua string.
+    if (!isUtf8(bytes)) this.lengthHeader(length, -1, 0xc4, 0xc5, 0xc6);
+    else if (length < 32) this.byte(0xa0 | length);
+    else this.lengthHeader(length, -1, 0xd9, 0xda, 0xdb);
+    this.reserve(length);
+    this.buffer.set(bytes, this.length);
+    this.length += length;
+    return [this.length - length, this.length];
+  }
+
+  private number(L: number, index: number): void {
+    if (this.raw._lua_isinteger(L, index) === 0) {
+      this.reserve(9);
+      this.buffer[this.length] = 0xcb;
+      this.buffer.writeDoubleBE(this.raw._lua_tonumberx(L, index, 0), this.length + 1);
+      this.length += 9;
+      return;
+    }
+    const value = this.raw._lua_tointegerx(L, index, 0);
+    this.reserve(9);
+    const at = this.length;
+    if (value >= 0n && value < 128n) {
+      this.buffer[at] = Number(value);
+      this.length += 1;
+    } else if (value >= -32n && value < 0n) {
+      this.buffer[at] = Number(value) & 0xff;
+      this.length += 1;
+    } else if (value >= -(2n ** 31n) && value < 2n ** 31n) {
+      this.buffer[at] = 0xd2;
+      this.buffer.writeInt32BE(Number(value), at + 1);
+      this.length += 5;
+    } else {
+      this.buffer[at] = 0xd3;
+      this.buffer.writeBigInt64BE(value, at + 1);
+      this.length += 9;
+    }
+  }
+
+  /** A length header: `fix | n` for n < 16 (no fix form when `fix` < 0), else an 8-, 16- or 32-bit length. */
+  private lengthHeader(n: number, fix: number, code8: number, code16: number, code32: number): void {
+    this.reserve(5);
+    const at = this.length;
+    if (fix >= 0 && n < 16) {
+      this.buffer[at] = fix | n;
+      this.length += 1;
+    } else if (code8 >= 0 && n < 256) {
+      this.buffer[at] = code8;
+      this.buffer[at + 1] = n;
+      this.length += 2;
+    } else if (n < 65536) {
+      this.buffer[at] = code16;
+      this.buffer.writeUInt16BE(n, at + 1);
+      this.length += 3;
+    } else {
+      this.buffer[at] = code32;
+      this.buffer.writeUInt32BE(n, at + 1);
+      this.length += 5;
+    }
+  }
+
+  private byte(value: number): void {
+    this.reserve(1);
+    this.buffer[this.length++] = value;
+  }
+
+  /** Makes room for `bytes` more, refusing past the limit. */
+  private reserve(bytes: number): void {
+    const needed = this.length + bytes;
+    if (needed > this.limitBytes) throw new LuaConversionError(this.root, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
+    if (needed <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.min(this.limitBytes, Math.max(needed, this.buffer.length * 2)));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+
+  private refusal(problem: string): LuaConversionError {
+    const path = this.keys.reduce<string>((parent, key) => luaKeyPath(parent, Array.isArray(key) ? decodeLuaText(this.buffer.subarray(key[0], key[1])) : key), this.root);
+    return new LuaConversionError(path, problem);
+  }
+}
