@@ -1,5 +1,5 @@
 -- moonpool prelude, part 1: the shell helpers of the tool author's API.
--- `capture` awaits its child without blocking the worker; the core knows every child's pid.
+-- `capture` awaits its command without blocking the worker (process-natives.ts).
 local native = __moonpool_native
 
 function shquote(value)
@@ -15,6 +15,11 @@ function shquote(value)
   return "'" .. value:gsub("'", "'\\''") .. "'"
 end
 
+-- A native that waits gives a promise of a ticket for its values (process-natives.ts).
+local function await(promise)
+  return native.process_take(promise:await())
+end
+
 function capture(command)
   if type(command) ~= 'string' then
     error(("capture: expected a command string, got %s"):format(type(command)), 2)
@@ -22,7 +27,9 @@ function capture(command)
   if command:find('\0', 1, true) then
     error('capture: the command contains a NUL byte', 2)
   end
-  local id = native.capture(command):await()
-  local output, code = native.capture_result(id)
-  return (output:gsub('\n+$', '')), code
+  local id, problem = await(native.process_start(command, 'capture'))
+  if not id then error('capture: ' .. problem, 2) end
+  local done, code, signal, output = await(native.process_finish(id))
+  if not done then error('capture: ' .. code, 2) end
+  return (output:gsub('\n+$', '')), code or 128 + signal
 end
