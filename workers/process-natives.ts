@@ -14,8 +14,10 @@ export interface ProcessScope {
 }
 
 /** How each Lua function uses its command. */
-const MODES: Record<string, { stdout: StdoutUse; writable: boolean }> = {
+const MODES: Record<string, { stdout: StdoutUse; writable: boolean; kept?: true }> = {
   capture: { stdout: 'collect', writable: false },
+  /** `capture(cmd, { keep = true })`: neither recorded nor tagged, so the task's end leaves it be. */
+  capture_kept: { stdout: 'collect', writable: false, kept: true },
   read: { stdout: 'stream', writable: false },
   write: { stdout: 'log', writable: true },
   execute: { stdout: 'log', writable: false },
@@ -41,7 +43,8 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
       const mode = MODES[call.string(2) ?? ''];
       if (!mode) throw new Error(`unknown process mode ${call.string(2)}`);
       const { pids, channel } = scope();
-      const started = ShellProcess.start(call.bytes(1)!, { cwd, ...mode, pids, log: (text) => channel?.log(text) });
+      const options = { cwd, stdout: mode.stdout, writable: mode.writable, pids: mode.kept ? null : pids, log: (text: string) => channel?.log(text) };
+      const started = ShellProcess.start(call.bytes(1)!, options);
       return ticket(
         started.then((outcome) => {
           if (!outcome.ok) return [null, outcome.message];

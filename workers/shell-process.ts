@@ -23,7 +23,7 @@ export interface ShellOptions {
   stdout: StdoutUse;
   /** The caller writes the command's stdin (`popen 'w'`); otherwise stdin is /dev/null. */
   writable: boolean;
-  /** The task's row: where the process group is recorded, and the tag it carries. Null outside a task. */
+  /** The task's row: where the process group is recorded, and the tag it carries. Null: neither (outside a task, or kept). */
   pids: ChildPidTable | null;
   /** Where stderr (and logged stdout) goes, a line or more at a time. */
   log: (text: string) => void;
@@ -37,6 +37,10 @@ export interface ExitStatus {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
 export type WriteOutcome = { ok: true } | { ok: false; message: string; errno: number };
+
+// The tag of a command no task tracks (kept): set, so that no sweep takes it for a task's own
+// leader that cleared its environment.
+const UNTRACKED_TAG = 'untracked';
 
 // Every command waits for a go line on fd 3, sent once its pid is recorded: a worker terminated
 // between `spawn` and recording would otherwise leave a process nobody knows to kill. If the worker
@@ -65,7 +69,7 @@ export class ShellProcess {
       child = spawn('/bin/sh', ['-c', script], {
         cwd: options.cwd,
         detached: true,
-        env: options.pids ? { ...process.env, [PROCESS_TAG_VARIABLE]: options.pids.tag } : process.env,
+        env: { ...process.env, [PROCESS_TAG_VARIABLE]: options.pids?.tag ?? UNTRACKED_TAG },
         stdio: [options.writable ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {

@@ -15,11 +15,12 @@ local function exit_status(code, signal)
   return nil, 'exit', code
 end
 
--- Starts `command` for `caller` (the name errors carry), raising at the tool's line if it cannot.
+-- Starts `command` for `caller` ('io.popen', 'os.execute'), raising at the tool's line if it cannot.
 local function start(caller, command, mode)
   if type(command) == 'number' then command = tostring(command) end
   if type(command) ~= 'string' then
-    error(("bad argument #1 to '%s' (string expected, got %s)"):format(caller, type(command)), 3)
+    local name = caller:match('%.(.*)')
+    error(("bad argument #1 to '%s' (string expected, got %s)"):format(name, type(command)), 3)
   end
   if command:find('\0', 1, true) then error(caller .. ': the command contains a NUL byte', 3) end
   local id, problem = await(native.process_start(command, mode))

@@ -20,14 +20,26 @@ local function await(promise)
   return native.process_take(promise:await())
 end
 
-function capture(command)
+local CAPTURE_OPTIONS = { keep = 'boolean' }
+
+function capture(command, options)
   if type(command) ~= 'string' then
     error(("capture: expected a command string, got %s"):format(type(command)), 2)
   end
   if command:find('\0', 1, true) then
     error('capture: the command contains a NUL byte', 2)
   end
-  local id, problem = await(native.process_start(command, 'capture'))
+  if options ~= nil and type(options) ~= 'table' then
+    error(("capture: options must be a table, got %s"):format(type(options)), 2)
+  end
+  for key, value in pairs(options or {}) do
+    if CAPTURE_OPTIONS[key] == nil then error(("capture: unknown option '%s'"):format(tostring(key)), 2) end
+    if type(value) ~= CAPTURE_OPTIONS[key] then
+      error(("capture: option '%s' must be a %s, got %s"):format(key, CAPTURE_OPTIONS[key], type(value)), 2)
+    end
+  end
+  local mode = options and options.keep and 'capture_kept' or 'capture'
+  local id, problem = await(native.process_start(command, mode))
   if not id then error('capture: ' .. problem, 2) end
   local done, code, signal, output = await(native.process_finish(id))
   if not done then error('capture: ' .. code, 2) end
