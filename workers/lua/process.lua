@@ -150,40 +150,54 @@ local function read_number(pipe)
   return tonumber(table.concat(numeral))
 end
 
-local function read_format(pipe, format, position)
+local function read_format(pipe, format, i, blame)
   if type(format) == 'number' then return read_count(pipe, format) end
   local kind = type(format) == 'string' and format:gsub('^%*', ''):sub(1, 1)
   if kind == 'l' then return read_line(pipe, false) end
   if kind == 'L' then return read_line(pipe, true) end
   if kind == 'n' then return read_number(pipe) end
   if kind == 'a' then return read_all(pipe) end
-  error(("bad argument #%d to 'read' (invalid format)"):format(position), 4)
+  error(("bad argument #%d to '%s' (invalid format)"):format(blame.first + i, blame.name), blame.level + 1)
 end
 
-local function read(pipe, ...)
+-- `blame` says how a bad format is reported: as argument `first + i` of `name`, at `level` (counted from `read`).
+local function read(pipe, blame, ...)
   if pipe.mode ~= 'r' then return nil, 'Bad file descriptor', 9 end
   local count = select('#', ...)
   if count == 0 then return read_line(pipe, false) end
+  if count == 1 then
+    local value = read_format(pipe, ..., 1, blame)
+    return value
+  end
   local results = {}
   for i = 1, count do
-    local value = read_format(pipe, (select(i, ...)), i)
+    local value = read_format(pipe, (select(i, ...)), i, blame)
     results[i] = value
     if value == nil then return table.unpack(results, 1, i) end
   end
   return table.unpack(results, 1, count)
 end
 
+-- `read` is tail-called by `Pipe:read`, so its caller's caller is level 2; the iterator calls it.
+local READ_BLAME = { name = 'read', first = 0, level = 2 }
+local ITERATOR_BLAME = { name = 'for iterator', first = 1, level = 3 }
+
 function Pipe:read(...)
   check_open(self, 'read')
-  return read(self, ...)
+  return read(self, READ_BLAME, ...)
 end
 
 function Pipe:lines(...)
   check_open(self, 'lines')
   local formats = table.pack(...)
+  -- As native Lua's iterator: at the end, no values at all.
+  local function results(first, ...)
+    if first == nil then return end
+    return first, ...
+  end
   return function()
     if self.closed then error('file is already closed', 2) end
-    return read(self, table.unpack(formats, 1, formats.n))
+    return results(read(self, ITERATOR_BLAME, table.unpack(formats, 1, formats.n)))
   end
 end
 
