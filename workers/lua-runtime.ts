@@ -214,6 +214,7 @@ export class LuaRuntime {
     try {
       return await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.reply as R));
     } finally {
+      scope.pids?.endTask();
       this.scope = IDLE_SCOPE;
     }
   }
