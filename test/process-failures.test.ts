@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { eventually, FIXTURES, liveProcesses, startHost, tempDir, uniqueSeconds } from './helpers.js';
+import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
 
 const FIXTURE = join(FIXTURES, 'process');
 const INIT = join(FIXTURE, 'init.lua');
@@ -66,6 +66,34 @@ describe('failures of capture, io.popen and os.execute', async () => {
     }
     mkdirSync(cwd);
     assert.equal((await inGone.call('healthy', {})).content, 'fine');
+  });
+
+  test("capture's options are checked: a typo, a wrong type or a non-table is an error at the tool line", async () => {
+    const code = [
+      "out(pcall(function() local o = capture('true', { kep = true }); return o end))",
+      "out(pcall(function() local o = capture('true', { keep = 'yes' }); return o end))",
+      "out(pcall(function() local o = capture('true', 'keep'); return o end))",
+      "out(capture('echo kept', { keep = false }))",
+    ].join('\n');
+    const result = await host.call('snippet', { code });
+    assert.equal(
+      result.content,
+      [
+        "false snippet:1: capture: unknown option 'kep'",
+        "false snippet:2: capture: option 'keep' must be a boolean, got string",
+        'false snippet:3: capture: options must be a table, got string',
+        'kept 0',
+      ].join('\n'),
+    );
+  });
+
+  test('the CaptureOptions annotations list exactly the options capture knows', () => {
+    const meta = readFileSync(join(ROOT, 'workers', 'lua', 'meta', 'moonpool.lua'), 'utf8');
+    const block = meta.split('---@class CaptureOptions\n')[1]!.split(/\n(?!---@field)/)[0]!;
+    const annotated = [...block.matchAll(/---@field (\w+)/g)].map((match) => match[1]!);
+    const shell = readFileSync(join(ROOT, 'workers', 'lua', 'shell.lua'), 'utf8');
+    const known = [.../local CAPTURE_OPTIONS = \{([^}]*)\}/.exec(shell)![1]!.matchAll(/(\w+) = '/g)].map((match) => match[1]!);
+    assert.deepEqual(annotated.sort(), known.sort());
   });
 
   test('a working directory that is a file is named as such', async () => {
