@@ -60,6 +60,26 @@ describe('a call that ends by itself', async () => {
     }
   });
 
+  test('a burst of 200 processes in new sessions, and a loop still starting them when the call times out, leave none behind', async () => {
+    const burst = uniqueSeconds();
+    const loop = uniqueSeconds();
+    try {
+      const calls = Promise.all([
+        host.call('hold', { command: `i=0; while [ $i -lt 200 ]; do setsid sleep ${burst} >/dev/null 2>&1 & i=$((i+1)); done; sleep 600` }),
+        host.call('hold', { command: `while :; do setsid sleep ${loop} >/dev/null 2>&1 & sleep 0.01; done` }),
+        host.call('healthy', {}),
+      ]);
+      assert.ok(await eventually(() => sleeps(burst).length >= 100 && sleeps(loop).length > 0, 5000), 'the processes started');
+      const [bursting, looping, healthy] = await calls;
+      assert.deepEqual([bursting.status, looping.status, healthy.content], ['timeout', 'timeout', 'fine']);
+      await assertNoneLeft(burst, 'burst');
+      await assertNoneLeft(loop, 'loop');
+    } finally {
+      cleanUp(burst);
+      cleanUp(loop);
+    }
+  });
+
   test('a process the tool asks to keep outlives the call, and only that one', async () => {
     const kept = uniqueSeconds();
     const other = uniqueSeconds();
