@@ -130,4 +130,22 @@ describe('io.popen and os.execute as in native Lua 5.4', async () => {
       assert.equal(result.content, expected);
     });
   }
+
+  // Native Lua prints these on the terminal; moonpool sends them to the call's log.
+  test("os.execute's and a 'w' popen's output, and every command's stderr, all reach the call's log before the result", async () => {
+    const logs: string[] = [];
+    const code = [
+      "os.execute('echo one; echo two >&2; printf three')",
+      "local w = io.popen('cat; echo five >&2', 'w')",
+      "w:write('four\\n')",
+      'w:close()',
+      "local r = io.popen('echo six >&2; echo unread')",
+      'r:close()',
+      "capture('echo seven >&2')",
+      "out('done')",
+    ].join('\n');
+    const result = await host.call('snippet', { code }, { onLog: (text) => logs.push(text) });
+    assert.equal(result.content, 'done');
+    assert.deepEqual(logs.join('\n').split('\n').sort(), ['five', 'four', 'one', 'seven', 'six', 'three', 'two']);
+  });
 });

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
 import { statSync } from 'node:fs';
 import { constants } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Readable, Writable } from 'node:stream';
 import { PROCESS_TAG_VARIABLE } from '../core/protocol.js';
 import { MAX_LIVE_GROUPS, type ChildPidTable } from './child-pids.js';
@@ -14,6 +15,12 @@ import { MAX_LIVE_GROUPS, type ChildPidTable } from './child-pids.js';
 export const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
 /** How far a streamed command's unread output may run ahead of its reader before it is paused. */
 const STREAM_AHEAD_BYTES = 1024 * 1024;
+/**
+ * How long after the command's exit its logged output may still arrive: what it wrote before
+ * exiting is read within an event-loop turn or two; a pipe still open past this is held by a
+ * background process, which the command does not wait for (the task's end sweeps it).
+ */
+const LOG_GRACE_MS = 50;
 
 /** What becomes of the command's stdout: kept whole (`capture`), read in pieces (`popen 'r'`), or logged. */
 export type StdoutUse = 'collect' | 'stream' | 'log';
@@ -59,6 +66,7 @@ export class ShellProcess {
   private wakeReader: (() => void) | undefined;
   private readonly exited: Promise<ExitStatus>;
   private readonly stdoutEnded: Promise<void>;
+  private readonly logsEnded: Promise<unknown>;
 
   /** Starts the command, or says why it could not start (a system error, or the call's process limit). */
   static start(command: Buffer, options: ShellOptions): Promise<Outcome<ShellProcess>> {
@@ -101,9 +109,9 @@ export class ShellProcess {
     const stdout = child.stdout!;
     this.stdoutEnded = new Promise((resolve) => stdout.once('close', resolve));
     child.stdin?.on('error', () => undefined);
-    logLines(child.stderr!, options.log);
-    if (options.stdout === 'log') logLines(stdout, options.log);
-    else stdout.on('data', (chunk: Buffer) => this.take(chunk));
+    const logged = options.stdout === 'log' ? [child.stderr!, stdout] : [child.stderr!];
+    this.logsEnded = Promise.all(logged.map((stream) => logLines(stream, options.log)));
+    if (options.stdout !== 'log') stdout.on('data', (chunk: Buffer) => this.take(chunk));
     stdout.once('end', () => {
       this.ended = true;
       this.wake();
@@ -161,6 +169,7 @@ export class ShellProcess {
     this.child.stdin?.end();
     if (this.options.stdout === 'stream') this.forget();
     const [status] = await Promise.all([this.exited, this.options.stdout === 'collect' ? this.stdoutEnded : undefined]);
+    await Promise.race([this.logsEnded, delay(LOG_GRACE_MS)]);
     if (this.overflow) {
       return { ok: false, message: `the command printed more than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB; write large output to a file instead` };
     }
@@ -180,8 +189,8 @@ export class ShellProcess {
 
 const BROKEN_PIPE: WriteOutcome = { ok: false, message: 'Broken pipe', errno: constants.errno.EPIPE };
 
-/** Sends what a stream carries to `log`, a whole line or more at a time (a last partial line at its end). */
-function logLines(stream: Readable, log: (text: string) => void): void {
+/** Sends what a stream carries to `log`, a whole line or more at a time (a last partial line at its end); resolves at its end. */
+function logLines(stream: Readable, log: (text: string) => void): Promise<void> {
   let partial = '';
   stream.setEncoding('utf8');
   stream.on('data', (text: string) => {
@@ -193,9 +202,12 @@ function logLines(stream: Readable, log: (text: string) => void): void {
     log(partial + text.slice(0, lastNewline));
     partial = text.slice(lastNewline + 1);
   });
-  stream.once('end', () => {
-    if (partial !== '') log(partial);
-  });
+  return new Promise((resolve) =>
+    stream.once('close', () => {
+      if (partial !== '') log(partial);
+      resolve();
+    }),
+  );
 }
 
 /** Why `spawn` failed, naming the working directory when it is the cause. */
