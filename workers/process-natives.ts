@@ -26,9 +26,10 @@ const MODES: Record<string, { stdout: StdoutUse; writable: boolean; kept?: true 
 export function createProcessNatives(cwd: string, scope: () => ProcessScope): Record<string, NativeFunction> {
   const processes = new Map<number, ShellProcess>();
   const tickets = new Map<number, unknown[]>();
-  let nextId = 1;
+  let nextProcess = 1;
+  let nextTicket = 1;
   const ticket = async (values: Promise<unknown[]>): Promise<number> => {
-    const id = nextId++;
+    const id = nextTicket++;
     tickets.set(id, await values);
     return id;
   };
@@ -48,7 +49,7 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
       return ticket(
         started.then((outcome) => {
           if (!outcome.ok) return [null, outcome.message];
-          const id = nextId++;
+          const id = nextProcess++;
           processes.set(id, outcome.value);
           return [id];
         }),
