@@ -1,11 +1,14 @@
 // The core's half of a pool's task table: one SharedArrayBuffer per pool, given to its workers
 // once (in workerData), with a row of Int32 words per task (layout in protocol.ts): when a worker
 // picked the task up and when its own work began, as ms since the pool's epoch plus one (0 until
-// then); the task's CPU seat; and the pid of every process group the task starts, so after a
-// timeout, cancellation or crash the core kills every group in the row, even though the worker is
-// gone.
+// then); the task's CPU seat; a random word that makes the task's process tag; and the pid of
+// every process group the task starts. When the task ends, however it ends, the core ends every
+// process it started (process-sweep.ts), even though the worker may be gone.
+import { randomInt } from 'node:crypto';
 import { SEAT_WORDS } from './cpu-slots.js';
-import { ROW_FIRST_PID, ROW_SEAT, TASK_ROW_WORDS, type ROW_PICKED, type ROW_STARTED } from './protocol.js';
+import { sweepTaskProcesses } from './process-sweep.js';
+import { processTag } from './process-tag.js';
+import { ROW_FIRST_PID, ROW_PICKED, ROW_SEAT, ROW_TAG, TASK_ROW_WORDS, type ROW_STARTED } from './protocol.js';
 
 export class PidTable {
   readonly buffer: SharedArrayBuffer;
@@ -23,9 +26,9 @@ export class PidTable {
 
   /** A zeroed row for one task, or undefined when every row is taken. */
   acquire(): number | undefined {
-    const recycled = this.free.pop();
-    if (recycled !== undefined) return recycled;
-    return this.rows < this.capacity ? this.rows++ : undefined;
+    const row = this.free.pop() ?? (this.rows < this.capacity ? this.rows++ : undefined);
+    if (row !== undefined) Atomics.store(this.slots, row * TASK_ROW_WORDS + ROW_TAG, randomInt(1, 2 ** 31));
+    return row;
   }
 
   /** Gives a row back once no worker can write to it any more (its task has ended). */
@@ -45,19 +48,19 @@ export class PidTable {
     return (this.seats[row] ??= this.slots.subarray(row * TASK_ROW_WORDS + ROW_SEAT, row * TASK_ROW_WORDS + ROW_SEAT + SEAT_WORDS));
   }
 
-  /** Sends SIGKILL to every group recorded in `row`; returns how many were still there. */
-  killRow(row: number): number {
-    let killed = 0;
+  /**
+   * Ends every process the task in `row` started, however the task ended: its groups, and what
+   * left them (process-sweep.ts). Costs nothing for a task that started none. Returns how many
+   * signals were sent.
+   */
+  endTask(row: number): number {
+    const groups: number[] = [];
     for (let i = row * TASK_ROW_WORDS + ROW_FIRST_PID; i < (row + 1) * TASK_ROW_WORDS; i++) {
       const pid = Atomics.load(this.slots, i);
-      if (pid === 0) continue;
-      try {
-        process.kill(-pid, 'SIGKILL');
-        killed++;
-      } catch {
-        // The group has already exited.
-      }
+      if (pid !== 0) groups.push(pid);
     }
-    return killed;
+    if (groups.length === 0) return 0;
+    const tag = processTag(this.epochMs, row, Atomics.load(this.slots, row * TASK_ROW_WORDS + ROW_TAG));
+    return sweepTaskProcesses({ tag, groups, startedMs: this.stamp(row, ROW_PICKED) ?? this.epochMs });
   }
 }

@@ -42,15 +42,20 @@ export interface WorkerConfig {
 }
 
 /** Words per row of a pool's task table, and what each holds. */
-export const TASK_ROW_WORDS = 64;
+export const TASK_ROW_WORDS = 65;
 /** When a worker picked the task up. */
 export const ROW_PICKED = 0;
 /** When the task's own work began (after a cold worker loaded the config). */
 export const ROW_STARTED = 1;
 /** The task's seat in the CPU slot queue (SEAT_WORDS words). */
 export const ROW_SEAT = 2;
+/** A random word the core draws for each task: with the row, it makes the task's process tag. */
+export const ROW_TAG = 4;
 /** The first of the pid words, up to the end of the row. */
-export const ROW_FIRST_PID = 4;
+export const ROW_FIRST_PID = 5;
+
+/** The environment variable every process a task starts is given; its value is the task's process tag. */
+export const PROCESS_TAG_VARIABLE = 'MOONPOOL_CALL_TAG';
 
 /**
  * One `registry:add` call as the worker saw it. Data fields are converted from Lua as they

@@ -1,7 +1,7 @@
 // A piscina pool of Lua workers for one role: a module's `run` calls, or a generation's inspect
 // work (discovery, `available`). One task per worker at a time, each under a wall-clock limit and
-// cancel signals; ending a task early terminates its worker (piscina's abort) and kills every
-// process group it started. Each worker's event port is exposed once; events route by call id.
+// cancel signals; ending a task early terminates its worker (piscina's abort); however a task
+// ends, every process it started is ended. Each worker's event port is exposed once; events route by call id.
 import { fileURLToPath } from 'node:url';
 import type { MessagePort } from 'node:worker_threads';
 import { expose } from 'comlink';
@@ -166,7 +166,6 @@ export class WorkerPool {
       this.releaseRow(pidRow);
       return { kind: 'done', value };
     } catch (error) {
-      this.pidTable.killRow(pidRow);
       this.releaseRow(pidRow);
       this.reviveIfStranded();
       const callId = task.kind === 'run' ? task.context.callId : undefined;
@@ -180,8 +179,12 @@ export class WorkerPool {
     }
   }
 
-  /** Frees a finished task's row, first giving up its CPU turn if its worker could not (terminated, crashed). */
+  /**
+   * Frees a finished task's row: ends every process the task started (whatever its outcome), and
+   * gives up its CPU turn if its worker could not (terminated, crashed).
+   */
   private releaseRow(row: number): void {
+    this.pidTable.endTask(row);
     this.cpuSlots.leave(this.pidTable.seat(row));
     this.pidTable.release(row);
   }

@@ -1,17 +1,50 @@
 // The worker's half of its pool's task table (a SharedArrayBuffer shared with the core; layout in
 // protocol.ts): per task a row that says when the task was picked up and when its own work began
 // (so waiting, and a cold worker's load, do not count against its timeout), holds the task's CPU
-// seat, and receives each spawned process group's pid the moment `spawn` returns, so the core can
-// kill the groups even after it has terminated this worker.
+// seat and the word of its process tag, and receives each spawned process group's pid the moment
+// `spawn` returns. A task that ends here has its processes ended here; one whose worker was
+// terminated has them ended by the core, from the same row.
 import { SEAT_WORDS } from '../core/cpu-slots.js';
-import { ROW_FIRST_PID, ROW_PICKED, ROW_SEAT, ROW_STARTED, TASK_ROW_WORDS } from '../core/protocol.js';
+import { sweepTaskProcesses } from '../core/process-sweep.js';
+import { processTag } from '../core/process-tag.js';
+import { ROW_FIRST_PID, ROW_PICKED, ROW_SEAT, ROW_STARTED, ROW_TAG, TASK_ROW_WORDS } from '../core/protocol.js';
 
-/** The pid slots of one task's row. */
+/** Most process groups one task may have alive at once (the pid slots of its row). */
+export const MAX_LIVE_GROUPS = TASK_ROW_WORDS - ROW_FIRST_PID;
+
+/** The pid slots of one task's row, and its process tag. */
 export class ChildPidTable {
   private readonly slots: Int32Array;
+  private readonly tagWord: Int32Array;
 
-  constructor(buffer: SharedArrayBuffer, row: number) {
-    this.slots = new Int32Array(buffer, (row * TASK_ROW_WORDS + ROW_FIRST_PID) * Int32Array.BYTES_PER_ELEMENT, TASK_ROW_WORDS - ROW_FIRST_PID);
+  private readonly picked: Int32Array;
+
+  constructor(
+    buffer: SharedArrayBuffer,
+    private readonly row: number,
+    private readonly epochMs: number,
+  ) {
+    this.slots = new Int32Array(buffer, (row * TASK_ROW_WORDS + ROW_FIRST_PID) * Int32Array.BYTES_PER_ELEMENT, MAX_LIVE_GROUPS);
+    this.tagWord = new Int32Array(buffer, (row * TASK_ROW_WORDS + ROW_TAG) * Int32Array.BYTES_PER_ELEMENT, 1);
+    this.picked = new Int32Array(buffer, (row * TASK_ROW_WORDS + ROW_PICKED) * Int32Array.BYTES_PER_ELEMENT, 1);
+  }
+
+  /**
+   * Ends every process the task started, here on the worker's thread rather than the host's, and
+   * clears the row's pid slots so the core has nothing left to do. (After a timeout, cancellation
+   * or crash the worker never gets here, and the core sweeps.)
+   */
+  endTask(): void {
+    const groups = [...this.slots].filter((pid) => pid !== 0);
+    if (groups.length === 0) return;
+    const picked = Atomics.load(this.picked, 0);
+    sweepTaskProcesses({ tag: this.tag, groups, startedMs: picked === 0 ? this.epochMs : this.epochMs + picked - 1 });
+    this.slots.fill(0);
+  }
+
+  /** The running task's process tag, for PROCESS_TAG_VARIABLE. */
+  get tag(): string {
+    return processTag(this.epochMs, this.row, Atomics.load(this.tagWord, 0));
   }
 
   /** Records `pid`; false when every slot holds a group that is still alive. */
@@ -27,7 +60,6 @@ export class ChildPidTable {
   }
 }
 
-/** A worker's view of the whole table, made once: stamps, seats, and each row's pid slots (kept, since rows are reused). */
 export class TaskTable {
   private readonly slots: Int32Array;
   private readonly rows = new Map<number, ChildPidTable>();
@@ -53,7 +85,7 @@ export class TaskTable {
   pids(row: number): ChildPidTable {
     let table = this.rows.get(row);
     if (!table) {
-      table = new ChildPidTable(this.buffer, row);
+      table = new ChildPidTable(this.buffer, row, this.epochMs);
       this.rows.set(row, table);
     }
     return table;

@@ -18,11 +18,11 @@ import type {
   WorkerConfig,
 } from '../core/protocol.js';
 import { CpuSlots } from '../core/cpu-slots.js';
-import { runShell, type CaptureOutcome } from './capture.js';
 import type { ChildPidTable, TaskTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
+import { createProcessNatives } from './process-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
@@ -36,7 +36,7 @@ import { SnapshotWatch } from './snapshot-watch.js';
 import { droppedLogNote, LOG_LIMIT_CHARS, type CallChannel } from './call-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
-const PRELUDE_FILES = ['shell.lua', 'io.lua', 'api.lua'] as const;
+const PRELUDE_FILES = ['shell.lua', 'io.lua', 'process.lua', 'api.lua'] as const;
 const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
 
 /** The largest result (`content`) a `run` may return. */
@@ -70,8 +70,6 @@ export class LuaRuntime {
   private readonly turns: CpuTurns;
   private watch: SnapshotWatch | undefined;
   private readonly entries = new Map<EntryName, number>();
-  private readonly captures = new Map<number, CaptureOutcome>();
-  private nextCaptureId = 1;
   private reply: unknown = undefined;
   private replyProblem: string | undefined;
   private renderSnapshot: Uint8Array | undefined;
@@ -287,6 +285,7 @@ export class LuaRuntime {
       this.broken = broken;
       throw broken;
     } finally {
+      scope.pids?.endTask();
       this.scope = IDLE_SCOPE;
     }
   }
@@ -366,6 +365,7 @@ export class LuaRuntime {
   private natives(): Record<string, NativeFunction> {
     return {
       ...createFsNatives(this.config.cwd, this.config.sources),
+      ...createProcessNatives(this.config.cwd, () => this.scope),
       reply: (call) => {
         try {
           this.reply = call.value(1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
@@ -429,27 +429,6 @@ export class LuaRuntime {
         const box = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX));
         this.watch = new SnapshotWatch(box, this.hook);
         return [];
-      },
-      capture: (call) => {
-        const id = this.nextCaptureId++;
-        const stdin = call.bytes(2);
-        const outcome = runShell(call.bytes(1)!, {
-          cwd: this.config.cwd,
-          ...(stdin ? { stdin } : {}),
-          pids: this.scope.pids,
-          onStderr: (text) => this.scope.channel?.log(text),
-        });
-        return outcome.then((result) => {
-          this.captures.set(id, result);
-          return id;
-        });
-      },
-      capture_result: (call) => {
-        const id = call.number(1)!;
-        const outcome = this.captures.get(id);
-        this.captures.delete(id);
-        if (!outcome) return [null, 'no result for this command'];
-        return outcome.ok ? [outcome.stdout, outcome.code] : [null, outcome.message];
       },
     };
   }

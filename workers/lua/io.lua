@@ -263,12 +263,6 @@ local function output_sink(name)
   return new_file { kind = name, standard = true, writeonly = true, sink = function(data) native.log((data:gsub('\n$', ''))) end }
 end
 
-local function string_reader(text, kind)
-  local file = new_file { kind = kind, readonly = true }
-  file.rbuf = text
-  return file
-end
-
 io = {}
 io.stdin = new_file { kind = 'stdin', standard = true, readonly = true }
 io.stdout = output_sink('stdout')
@@ -338,43 +332,6 @@ function io.tmpfile()
     return true
   end
   return file
-end
-
-local function exit_status(code)
-  if code == 0 then return true, 'exit', 0 end
-  if code >= 128 then return nil, 'signal', code - 128 end
-  return nil, 'exit', code
-end
-
-function io.popen(command, mode)
-  mode = mode or 'r'
-  if mode ~= 'r' and mode ~= 'w' then
-    error(("bad argument #2 to 'popen' (invalid mode '%s')"):format(tostring(mode)), 2)
-  end
-  if mode == 'r' then
-    local id = native.capture(command):await()
-    local output, code = native.capture_result(id)
-    local file = string_reader(output, 'popen')
-    file.on_close = function() return exit_status(code) end
-    return file
-  end
-  local chunks = {}
-  local file = new_file { kind = 'popen', writeonly = true, sink = function(data) chunks[#chunks + 1] = data end }
-  file.on_close = function()
-    local id = native.capture(command, table.concat(chunks)):await()
-    local output, code = native.capture_result(id)
-    if #output > 0 then native.log((output:gsub('\n$', ''))) end
-    return exit_status(code)
-  end
-  return file
-end
-
-function os.execute(command)
-  if command == nil then return true end
-  local id = native.capture(command):await()
-  local output, code = native.capture_result(id)
-  if #output > 0 then native.log((output:gsub('\n$', ''))) end
-  return exit_status(code)
 end
 
 function os.exit()

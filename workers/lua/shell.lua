@@ -1,5 +1,5 @@
 -- moonpool prelude, part 1: the shell helpers of the tool author's API.
--- `capture` awaits its child without blocking the worker; the core knows every child's pid.
+-- `capture` awaits its command without blocking the worker (process-natives.ts).
 local native = __moonpool_native
 
 function shquote(value)
@@ -15,14 +15,33 @@ function shquote(value)
   return "'" .. value:gsub("'", "'\\''") .. "'"
 end
 
-function capture(command)
+-- A native that waits gives a promise of a ticket for its values (process-natives.ts).
+local function await(promise)
+  return native.process_take(promise:await())
+end
+
+local CAPTURE_OPTIONS = { keep = 'boolean' }
+
+function capture(command, options)
   if type(command) ~= 'string' then
     error(("capture: expected a command string, got %s"):format(type(command)), 2)
   end
   if command:find('\0', 1, true) then
     error('capture: the command contains a NUL byte', 2)
   end
-  local id = native.capture(command):await()
-  local output, code = native.capture_result(id)
-  return (output:gsub('\n+$', '')), code
+  if options ~= nil and type(options) ~= 'table' then
+    error(("capture: options must be a table, got %s"):format(type(options)), 2)
+  end
+  for key, value in pairs(options or {}) do
+    if CAPTURE_OPTIONS[key] == nil then error(("capture: unknown option '%s'"):format(tostring(key)), 2) end
+    if type(value) ~= CAPTURE_OPTIONS[key] then
+      error(("capture: option '%s' must be a %s, got %s"):format(key, CAPTURE_OPTIONS[key], type(value)), 2)
+    end
+  end
+  local mode = options and options.keep and 'capture_kept' or 'capture'
+  local id, problem = await(native.process_start(command, mode))
+  if not id then error('capture: ' .. problem, 2) end
+  local done, code, signal, output = await(native.process_finish(id))
+  if not done then error('capture: ' .. code, 2) end
+  return (output:gsub('\n+$', '')), code or 128 + signal
 end

@@ -61,12 +61,19 @@ function RunCtx:title(text) end
 ---@field height integer Lines.
 ---@field expand boolean The user asked for the full output.
 
+---Options of `capture`.
+---@class CaptureOptions
+---@field keep? boolean Let the processes the command starts outlive the call (they are yours to stop).
+
 ---Runs `/bin/sh -c command` in ctx.cwd without blocking; returns its stdout (trailing newlines
----removed) and its exit code. Its stderr goes to the call's log.
+---removed) and its exit code (128 + signal when a signal ended it). Its stderr goes to the call's
+---log. Every process it starts ends with the call unless `options.keep` is set. Raises an error
+---past 64 MiB of output, past 60 commands running at once, or when the command cannot start.
 ---@param command string
+---@param options? CaptureOptions
 ---@return string stdout
 ---@return integer code
-function capture(command) end
+function capture(command, options) end
 
 ---Quotes a string as one POSIX shell word, whatever bytes it holds (but NUL).
 ---@param value string|number

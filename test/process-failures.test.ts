@@ -1,0 +1,108 @@
+// When capture, io.popen or os.execute cannot do what was asked — too much output, too many
+// commands at once, a working directory that is gone — the tool gets an error naming the limit
+// or the system's reason, at the tool's own line, and the module's other tools keep answering.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
+
+const FIXTURE = join(FIXTURES, 'process');
+const INIT = join(FIXTURE, 'init.lua');
+const VIAS = ['capture', 'popen', 'execute'] as const;
+const PREFIX = { capture: 'capture', popen: 'io.popen', execute: 'os.execute' } as const;
+
+/** The line of the fixture's `fail` tool that runs the failing command for `how`. */
+function lineOf(how: 'output' | 'children' | 'none'): number {
+  const marker = { output: "command('head -c 70000000", children: "command('sleep ' .. args.seconds", none: "command('true')" }[how];
+  return readFileSync(INIT, 'utf8').split('\n').findIndex((line) => line.includes(marker)) + 1;
+}
+
+describe('failures of capture, io.popen and os.execute', async () => {
+  const host = await startHost(FIXTURE);
+
+  test('capture of more than 64 MiB fails at the tool line naming the limit; popen streams and execute logs, so neither has one', async () => {
+    const [capture, popen, execute, healthy] = await Promise.all([
+      host.call('fail', { via: 'capture', how: 'output' }),
+      host.call('fail', { via: 'popen', how: 'output' }),
+      host.call('fail', { via: 'execute', how: 'output' }),
+      host.call('healthy', {}),
+    ]);
+    assert.equal(capture.status, 'error');
+    assert.ok(
+      capture.content.startsWith(`${INIT}:${lineOf('output')}: capture: the command printed more than 64 MiB; write large output to a file instead`),
+      capture.content,
+    );
+    assert.deepEqual([popen.status, popen.content, execute.status, execute.content], ['ok', 'no failure', 'ok', 'no failure']);
+    assert.equal(healthy.content, 'fine');
+  });
+
+  for (const via of VIAS) {
+    test(`${PREFIX[via]} past 60 commands running at once fails at the tool line naming the limit, and the call's commands end with it`, async () => {
+      const seconds = uniqueSeconds();
+      const [result, healthy] = await Promise.all([host.call('fail', { via, how: 'children', seconds }), host.call('healthy', {})]);
+      assert.equal(result.status, 'error');
+      assert.ok(
+        result.content.startsWith(`${INIT}:${lineOf('children')}: ${PREFIX[via]}: too many processes: a call may have at most 60 commands running at once`),
+        result.content,
+      );
+      assert.equal(healthy.content, 'fine');
+      assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), liveProcesses(`sleep ${seconds}`).join('\n'));
+    });
+  }
+
+  test('each of them in a working directory that was deleted fails at the tool line naming the directory', async () => {
+    const cwd = join(tempDir(), 'gone');
+    mkdirSync(cwd);
+    const inGone = await startHost(FIXTURE, { cwd });
+    rmSync(cwd, { recursive: true });
+    for (const via of VIAS) {
+      const result = await inGone.call('fail', { via, how: 'none' });
+      assert.equal(result.status, 'error', via);
+      assert.ok(
+        result.content.startsWith(`${INIT}:${lineOf('none')}: ${PREFIX[via]}: cannot start the command: the working directory ${cwd} does not exist`),
+        result.content,
+      );
+    }
+    mkdirSync(cwd);
+    assert.equal((await inGone.call('healthy', {})).content, 'fine');
+  });
+
+  test("capture's options are checked: a typo, a wrong type or a non-table is an error at the tool line", async () => {
+    const code = [
+      "out(pcall(function() local o = capture('true', { kep = true }); return o end))",
+      "out(pcall(function() local o = capture('true', { keep = 'yes' }); return o end))",
+      "out(pcall(function() local o = capture('true', 'keep'); return o end))",
+      "out(capture('echo kept', { keep = false }))",
+    ].join('\n');
+    const result = await host.call('snippet', { code });
+    assert.equal(
+      result.content,
+      [
+        "false snippet:1: capture: unknown option 'kep'",
+        "false snippet:2: capture: option 'keep' must be a boolean, got string",
+        'false snippet:3: capture: options must be a table, got string',
+        'kept 0',
+      ].join('\n'),
+    );
+  });
+
+  test('the CaptureOptions annotations list exactly the options capture knows', () => {
+    const meta = readFileSync(join(ROOT, 'workers', 'lua', 'meta', 'moonpool.lua'), 'utf8');
+    const block = meta.split('---@class CaptureOptions\n')[1]!.split(/\n(?!---@field)/)[0]!;
+    const annotated = [...block.matchAll(/---@field (\w+)/g)].map((match) => match[1]!);
+    const shell = readFileSync(join(ROOT, 'workers', 'lua', 'shell.lua'), 'utf8');
+    const known = [.../local CAPTURE_OPTIONS = \{([^}]*)\}/.exec(shell)![1]!.matchAll(/(\w+) = '/g)].map((match) => match[1]!);
+    assert.deepEqual(annotated.sort(), known.sort());
+  });
+
+  test('a working directory that is a file is named as such', async () => {
+    const cwd = join(tempDir(), 'file');
+    mkdirSync(cwd);
+    const inFile = await startHost(FIXTURE, { cwd });
+    rmSync(cwd, { recursive: true });
+    writeFileSync(cwd, 'a file where the directory was');
+    const result = await inFile.call('fail', { via: 'capture', how: 'none' });
+    assert.ok(result.content.startsWith(`${INIT}:${lineOf('none')}: capture: cannot start the command: the working directory ${cwd} is not a directory`), result.content);
+  });
+});

@@ -1,0 +1,86 @@
+// The natives behind `capture` (lua/shell.lua), `io.popen` and `os.execute` (lua/process.lua).
+// Each command is a ShellProcess known to Lua by a number. A native that waits returns a promise
+// Lua awaits; it resolves to a ticket, and `process_take(ticket)` pushes the values it stands for
+// (bytes stay bytes, which a promise's own value would not).
+import type { NativeFunction } from './lua-natives.js';
+import type { ChildPidTable } from './child-pids.js';
+import type { CallChannel } from './call-channel.js';
+import { ShellProcess, type Outcome, type StdoutUse } from './shell-process.js';
+
+/** The running task as the process natives need it. */
+export interface ProcessScope {
+  pids: ChildPidTable | null;
+  channel: CallChannel | null;
+}
+
+/** How each Lua function uses its command. */
+const MODES: Record<string, { stdout: StdoutUse; writable: boolean; kept?: true }> = {
+  capture: { stdout: 'collect', writable: false },
+  /** `capture(cmd, { keep = true })`: neither recorded nor tagged, so the task's end leaves it be. */
+  capture_kept: { stdout: 'collect', writable: false, kept: true },
+  read: { stdout: 'stream', writable: false },
+  write: { stdout: 'log', writable: true },
+  execute: { stdout: 'log', writable: false },
+};
+
+export function createProcessNatives(cwd: string, scope: () => ProcessScope): Record<string, NativeFunction> {
+  const processes = new Map<number, ShellProcess>();
+  const tickets = new Map<number, unknown[]>();
+  let nextProcess = 1;
+  let nextTicket = 1;
+  const ticket = async (values: Promise<unknown[]>): Promise<number> => {
+    const id = nextTicket++;
+    tickets.set(id, await values);
+    return id;
+  };
+  const running = (id: number | null): ShellProcess => {
+    const found = processes.get(id ?? 0);
+    if (!found) throw new Error('no such command (already closed)');
+    return found;
+  };
+
+  return {
+    process_start: (call) => {
+      const mode = MODES[call.string(2) ?? ''];
+      if (!mode) throw new Error(`unknown process mode ${call.string(2)}`);
+      const { pids, channel } = scope();
+      const options = { cwd, stdout: mode.stdout, writable: mode.writable, pids: mode.kept ? null : pids, log: (text: string) => channel?.log(text) };
+      const started = ShellProcess.start(call.bytes(1)!, options);
+      return ticket(
+        started.then((outcome) => {
+          if (!outcome.ok) return [null, outcome.message];
+          const id = nextProcess++;
+          processes.set(id, outcome.value);
+          return [id];
+        }),
+      );
+    },
+    process_read: (call) => ticket(running(call.number(1)).read().then((chunk) => [chunk])),
+    process_write: (call) =>
+      ticket(running(call.number(1)).write(call.bytes(2) ?? Buffer.alloc(0)).then((outcome) => (outcome.ok ? [true] : [null, outcome.message, outcome.errno]))),
+    process_finish: (call) => {
+      const id = call.number(1);
+      const process = running(id);
+      processes.delete(id!);
+      return ticket(process.finish().then(finishValues));
+    },
+    process_forget: (call) => {
+      const id = call.number(1);
+      processes.get(id ?? 0)?.forget();
+      processes.delete(id ?? 0);
+      return [];
+    },
+    process_take: (call) => {
+      const id = call.number(1) ?? 0;
+      const values = tickets.get(id) ?? [];
+      tickets.delete(id);
+      return values;
+    },
+  };
+}
+
+/** `true, code, signal, stdout` (code or signal nil), or `nil, message`. */
+function finishValues(outcome: Outcome<{ code: number | null; signal: number | null; stdout: Buffer }>): unknown[] {
+  if (!outcome.ok) return [null, outcome.message];
+  return [true, outcome.value.code, outcome.value.signal, outcome.value.stdout];
+}

@@ -1,0 +1,239 @@
+// One `/bin/sh -c COMMAND` started by `capture`, `io.popen` or `os.execute`: in its own process
+// group, with its task's process tag in its environment, recorded in the task's row before it
+// runs anything. Its stdout is collected, streamed to a reader or logged; its stderr is logged.
+// Nothing here blocks the worker's event loop: every wait is a promise.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { isUtf8 } from 'node:buffer';
+import { statSync } from 'node:fs';
+import { constants } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Readable, Writable } from 'node:stream';
+import { PROCESS_TAG_VARIABLE } from '../core/protocol.js';
+import { MAX_LIVE_GROUPS, type ChildPidTable } from './child-pids.js';
+
+/** Most stdout `capture` collects from one command before it is stopped. */
+export const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+/** How far a streamed command's unread output may run ahead of its reader before it is paused. */
+const STREAM_AHEAD_BYTES = 1024 * 1024;
+/**
+ * How long after the command's exit its logged output may still arrive: what it wrote before
+ * exiting is read within an event-loop turn or two; a pipe still open past this is held by a
+ * background process, which the command does not wait for (the task's end sweeps it).
+ */
+const LOG_GRACE_MS = 50;
+
+/** What becomes of the command's stdout: kept whole (`capture`), read in pieces (`popen 'r'`), or logged. */
+export type StdoutUse = 'collect' | 'stream' | 'log';
+
+export interface ShellOptions {
+  cwd: string;
+  stdout: StdoutUse;
+  /** The caller writes the command's stdin (`popen 'w'`); otherwise stdin is /dev/null. */
+  writable: boolean;
+  /** The task's row: where the process group is recorded, and the tag it carries. Null: neither (outside a task, or kept). */
+  pids: ChildPidTable | null;
+  /** Where stderr (and logged stdout) goes, a line or more at a time. */
+  log: (text: string) => void;
+}
+
+/** How the command ended: an exit code, or the number of the signal that ended `/bin/sh`. */
+export interface ExitStatus {
+  code: number | null;
+  signal: number | null;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
+export type WriteOutcome = { ok: true } | { ok: false; message: string; errno: number };
+
+// The tag of a command no task tracks (kept): set, so that no sweep takes it for a task's own
+// leader that cleared its environment.
+const UNTRACKED_TAG = 'untracked';
+
+// Every command waits for a go line on fd 3, sent once its pid is recorded: a worker terminated
+// between `spawn` and recording would otherwise leave a process nobody knows to kill. If the worker
+// dies first, fd 3 closes, `read` fails and the shell exits without running anything.
+const GATE = 'read -r _ <&3 || exit 125';
+// A command that is not valid UTF-8 cannot travel as a spawn argument (Node encodes arguments as
+// UTF-8), so it follows the go line on fd 3 and is evaluated from there, byte for byte.
+const EVAL_FROM_FD3 = `${GATE}; s=$(cat <&3; printf x); exec 3<&-; eval "\${s%x}"`;
+
+export class ShellProcess {
+  private readonly pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private collectedBytes = 0;
+  private overflow = false;
+  private ended = false;
+  private wakeReader: (() => void) | undefined;
+  private readonly exited: Promise<ExitStatus>;
+  private readonly stdoutEnded: Promise<void>;
+  private readonly logsEnded: Promise<unknown>;
+
+  /** Starts the command, or says why it could not start (a system error, or the call's process limit). */
+  static start(command: Buffer, options: ShellOptions): Promise<Outcome<ShellProcess>> {
+    const direct = isUtf8(command);
+    const script = direct ? `${GATE}; exec 3<&-\n${command.toString('utf8')}` : EVAL_FROM_FD3;
+    let child: ChildProcess;
+    try {
+      child = spawn('/bin/sh', ['-c', script], {
+        cwd: options.cwd,
+        detached: true,
+        env: { ...process.env, [PROCESS_TAG_VARIABLE]: options.pids?.tag ?? UNTRACKED_TAG },
+        stdio: [options.writable ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      return Promise.resolve({ ok: false, message: startFailure(error, options.cwd) });
+    }
+    if (child.pid === undefined) {
+      return new Promise((resolve) => child.once('error', (error) => resolve({ ok: false, message: startFailure(error, options.cwd) })));
+    }
+    child.on('error', () => undefined);
+    if (options.pids && !options.pids.record(child.pid)) {
+      killGroup(child.pid);
+      return Promise.resolve({ ok: false, message: `too many processes: a call may have at most ${MAX_LIVE_GROUPS} commands running at once` });
+    }
+    const gate = child.stdio[3] as Writable;
+    gate.on('error', () => undefined);
+    gate.write('go\n');
+    if (direct) gate.end();
+    else gate.end(command);
+    return Promise.resolve({ ok: true, value: new ShellProcess(child, options) });
+  }
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly options: ShellOptions,
+  ) {
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal: signal === null ? null : constants.signals[signal] })),
+    );
+    const stdout = child.stdout!;
+    this.stdoutEnded = new Promise((resolve) => stdout.once('close', resolve));
+    child.stdin?.on('error', () => undefined);
+    const logged = options.stdout === 'log' ? [child.stderr!, stdout] : [child.stderr!];
+    this.logsEnded = Promise.all(logged.map((stream) => logLines(stream, options.log)));
+    if (options.stdout !== 'log') stdout.on('data', (chunk: Buffer) => this.take(chunk));
+    stdout.once('end', () => {
+      this.ended = true;
+      this.wake();
+    });
+  }
+
+  private take(chunk: Buffer): void {
+    if (this.options.stdout === 'collect') {
+      this.collectedBytes += chunk.length;
+      if (this.collectedBytes > MAX_CAPTURE_BYTES) {
+        this.overflow = true;
+        killGroup(this.child.pid);
+        this.child.stdout!.destroy();
+        return;
+      }
+    }
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.options.stdout === 'stream' && this.pendingBytes > STREAM_AHEAD_BYTES) this.child.stdout!.pause();
+    this.wake();
+  }
+
+  private wake(): void {
+    const wake = this.wakeReader;
+    this.wakeReader = undefined;
+    wake?.();
+  }
+
+  /** The next piece of a streamed stdout, waiting for it; null once the command closed its stdout. */
+  async read(): Promise<Buffer | null> {
+    while (this.pending.length === 0 && !this.ended) {
+      await new Promise<void>((resolve) => (this.wakeReader = resolve));
+    }
+    const chunk = this.pending.shift();
+    if (chunk === undefined) return null;
+    this.pendingBytes -= chunk.length;
+    if (this.pendingBytes <= STREAM_AHEAD_BYTES) this.child.stdout!.resume();
+    return chunk;
+  }
+
+  /** Writes to the command's stdin once it has taken the bytes, or says why it could not. */
+  write(bytes: Buffer): Promise<WriteOutcome> {
+    const stdin = this.child.stdin;
+    if (!stdin || stdin.destroyed || stdin.writableEnded) return Promise.resolve(BROKEN_PIPE);
+    return new Promise((resolve) => stdin.write(bytes, (error) => resolve(error ? BROKEN_PIPE : { ok: true })));
+  }
+
+  /**
+   * Ends the caller's side and waits for the command to exit: stdin is closed, an unread
+   * stream is closed (as `pclose` does: a command still writing gets SIGPIPE). Collected stdout
+   * is waited for to its end, as `$(…)` does; nothing else waits for background processes that
+   * keep the pipes open (the task's end sweeps them).
+   */
+  async finish(): Promise<Outcome<ExitStatus & { stdout: Buffer }>> {
+    this.child.stdin?.end();
+    if (this.options.stdout === 'stream') this.forget();
+    const [status] = await Promise.all([this.exited, this.options.stdout === 'collect' ? this.stdoutEnded : undefined]);
+    await Promise.race([this.logsEnded, delay(LOG_GRACE_MS)]);
+    if (this.overflow) {
+      return { ok: false, message: `the command printed more than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB; write large output to a file instead` };
+    }
+    return { ok: true, value: { ...status, stdout: Buffer.concat(this.pending) } };
+  }
+
+  /** Lets go of the pipes without waiting (a handle Lua collected unclosed); the process runs on until the task ends. */
+  forget(): void {
+    this.child.stdin?.destroy();
+    this.child.stdout!.destroy();
+    this.pending.length = 0;
+    this.pendingBytes = 0;
+    this.ended = true;
+    this.wake();
+  }
+}
+
+const BROKEN_PIPE: WriteOutcome = { ok: false, message: 'Broken pipe', errno: constants.errno.EPIPE };
+
+/** Sends what a stream carries to `log`, a whole line or more at a time (a last partial line at its end); resolves at its end. */
+function logLines(stream: Readable, log: (text: string) => void): Promise<void> {
+  let partial = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (text: string) => {
+    const lastNewline = text.lastIndexOf('\n');
+    if (lastNewline < 0) {
+      partial += text;
+      return;
+    }
+    log(partial + text.slice(0, lastNewline));
+    partial = text.slice(lastNewline + 1);
+  });
+  return new Promise((resolve) =>
+    stream.once('close', () => {
+      if (partial !== '') log(partial);
+      resolve();
+    }),
+  );
+}
+
+/** Why `spawn` failed, naming the working directory when it is the cause. */
+function startFailure(error: unknown, cwd: string): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') {
+    const problem = workingDirectoryProblem(cwd);
+    if (problem) return `cannot start the command: the working directory ${cwd} ${problem}`;
+  }
+  return `cannot start the command: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function workingDirectoryProblem(cwd: string): string | undefined {
+  try {
+    return statSync(cwd).isDirectory() ? undefined : 'is not a directory';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'does not exist' : `cannot be used (${code})`;
+  }
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group is already gone.
+  }
+}
