@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { NativeCall, NativeFunction } from './lua-natives.js';
+import { NativeError, type NativeCall, type NativeFunction } from './lua-natives.js';
 
 const MESSAGES: Record<string, string> = {
   ENOENT: 'No such file or directory',
@@ -42,7 +42,7 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
   const resolve = (path: Buffer): Buffer => (path[0] === 0x2f ? path : Buffer.concat([Buffer.from(`${cwd}/`), path]));
   const pathArg = (call: NativeCall, index: number): Buffer => {
     const path = call.bytes(index);
-    if (path === null) throw new TypeError(`bad argument #${index} (string expected)`);
+    if (path === null) throw new NativeError(`bad argument #${index} (string expected, got ${call.typeName(index)})`);
     return path;
   };
   const attempt = (label: Buffer | null, action: () => unknown[]): unknown[] => {
@@ -112,13 +112,17 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     fs_rename: (call) => {
       const from = pathArg(call, 1);
       const to = pathArg(call, 2);
-      return attempt(from, () => (fs.renameSync(resolve(from), resolve(to)), [true]));
+      return attempt(null, () => (fs.renameSync(resolve(from), resolve(to)), [true]));
     },
     fs_tmpname: () => {
       const path = join(tmpdir(), `lua_${randomBytes(6).toString('hex')}`);
       fs.closeSync(fs.openSync(path, 'wx', 0o600));
       return [path];
     },
-    getenv: (call) => [process.env[call.string(1) ?? ''] ?? null],
+    getenv: (call) => {
+      const name = call.string(1);
+      if (name === null) throw new NativeError(`bad argument #1 to 'getenv' (string expected, got ${call.typeName(1)})`);
+      return [process.env[name] ?? null];
+    },
   };
 }

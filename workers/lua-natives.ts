@@ -28,13 +28,29 @@ export class NativeCall {
     return index <= this.argc ? this.stack.numberAt(this.L, index) : null;
   }
 
+  /** luaL_typename of argument `index`, 'no value' past the last. */
+  typeName(index: number): string {
+    return index <= this.argc ? this.stack.typeNameAt(this.L, index) : 'no value';
+  }
+
   value(index: number, path: string, options?: ReadOptions): unknown {
     return index <= this.argc ? this.stack.readValue(this.L, index, path, options) : null;
   }
 }
 
-/** Returns the values to push (an array, pushed in order) or a promise Lua can `:await()`. */
-export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown>;
+/** Thrown by a native to raise a Lua error with exactly this message (as luaL_error from C would). */
+export class NativeError extends Error {}
+
+/** What a native that pushed its results onto the stack itself returns. */
+export class Pushed {
+  constructor(readonly count: number) {}
+}
+
+/**
+ * Returns the values to push (an array, pushed in order), a promise Lua can `:await()`, or
+ * `Pushed` when it left its results on the stack itself.
+ */
+export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown> | Pushed;
 
 /** Sets the global `name` to a table of the given natives. */
 export function installNatives(engine: LuaEngine, stack: LuaStack, name: string, natives: Record<string, NativeFunction>): void {
@@ -42,7 +58,15 @@ export function installNatives(engine: LuaEngine, stack: LuaStack, name: string,
   for (const [key, native] of Object.entries(natives)) {
     table[key] = decorateFunction(
       (thread: LuaThread, argc: number) => {
-        const result = native(new NativeCall(stack, thread.address, argc));
+        let result: ReturnType<NativeFunction>;
+        try {
+          result = native(new NativeCall(stack, thread.address, argc));
+        } catch (error) {
+          if (!(error instanceof NativeError)) throw error;
+          stack.pushString(thread.address, error.message);
+          return new LuaRawResult(engine.global.lua.lua_error(thread.address));
+        }
+        if (result instanceof Pushed) return new LuaRawResult(result.count);
         if (result instanceof Promise) {
           thread.pushValue(result);
           return new LuaRawResult(1);

@@ -26,6 +26,7 @@ import type { ChildPidTable, TaskTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
+import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { withCompiledModule } from './shared-wasm.js';
 import { CountHook } from './count-hook.js';
@@ -57,6 +58,7 @@ export class LuaRuntime {
   private readonly runner: EntryRunner;
   private readonly hook: CountHook;
   private readonly turns: CpuTurns;
+  private readonly output: OutputNatives;
   private watch: SnapshotWatch | undefined;
   private readonly entries = new Map<EntryName, number>();
   private readonly captures = new Map<number, CaptureOutcome>();
@@ -73,6 +75,7 @@ export class LuaRuntime {
     this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
+    this.output = createOutputNatives(this.raw as unknown as OutputRawApi, this.stack, (text) => this.logLine(text));
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
         this.watch?.beforeWait(L);
@@ -96,6 +99,14 @@ export class LuaRuntime {
     channel?.sendEventsIfDue();
     if (channel?.eventsPending) this.hook.hold(this.runner.address, 'events');
     else this.hook.release('events');
+  }
+
+  private logLine(text: string): void {
+    if (!this.scope.channel) this.scope.logs.push(text);
+    else {
+      this.scope.channel.log(text);
+      this.sendPendingEvents();
+    }
   }
 
   /** Where console output from inside the worker goes: the running call's log, if any. */
@@ -216,6 +227,7 @@ export class LuaRuntime {
     try {
       return await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.reply as R));
     } finally {
+      this.output.endTask();
       this.scope = IDLE_SCOPE;
     }
   }
@@ -270,13 +282,9 @@ export class LuaRuntime {
         };
         return [];
       },
+      ...this.output.natives,
       log: (call) => {
-        const text = call.string(1) ?? '';
-        if (!this.scope.channel) this.scope.logs.push(text);
-        else {
-          this.scope.channel.log(text);
-          this.sendPendingEvents();
-        }
+        this.logLine(call.string(1) ?? '');
         return [];
       },
       title: (call) => {
