@@ -34,6 +34,15 @@ function failure(error: unknown, label: Buffer | null): unknown[] {
   return [null, label ? `${label.toString('utf8')}: ${message}` : message, errno];
 }
 
+/** Whether `path` names a regular file (any failure, ENOTDIR or ENAMETOOLONG too, is a no). */
+function isReadableFile(path: Buffer): boolean {
+  try {
+    return fs.statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Natives for the real file system. `sources` is the generation's snapshot of its Lua files
  * (real path → bytes): code is loaded from there first (`code_of`, `code_exists`).
@@ -66,7 +75,7 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
   return {
     code_exists: (call) => {
       const path = pathArg(call, 1);
-      return [sources[sourceKey(path)] !== undefined || (fs.statSync(resolve(path), { throwIfNoEntry: false })?.isFile() ?? false)];
+      return [sources[sourceKey(path)] !== undefined || isReadableFile(resolve(path))];
     },
     code_of: (call) => {
       const path = pathArg(call, 1);

@@ -340,11 +340,14 @@ function FILE.__tostring(handle)
   return ('file (%s)'):format(file.path or file.kind)
 end
 
-function FILE.__close(handle)
+-- Closing by scope or by the collector, as liolib's `f_gc`: a handle already closed is left alone.
+function FILE.__gc(...)
+  local handle = ...
   local file = records[handle]
-  if file and not file.closed and not file.standard then close(file) end
+  if not file then argument_error(2, 1, '__gc', 'FILE*', handle, select('#', ...) > 0) end
+  if not file.closed and not file.standard then close(file) end
 end
-FILE.__gc = FILE.__close
+FILE.__close = FILE.__gc
 
 -- l_checkmode: one of r, w, a; an optional '+'; then only 'b's.
 local function valid_mode(mode)
@@ -514,13 +517,14 @@ function os.setlocale(locale, category)
   return set_locale(locale, category)
 end
 
--- luaL_loadfilex skips a UTF-8 byte order mark and a first line starting with '#' (keeping its
--- newline so line numbers stay right).
+-- luaL_loadfilex skips a UTF-8 byte order mark and a first line starting with '#', keeping its
+-- newline so line numbers stay right (but not before a binary chunk).
 local function without_header(source)
   if source:sub(1, 3) == '\239\187\191' then source = source:sub(4) end
   if source:sub(1, 1) == '#' then
     local newline = source:find('\n', 1, true)
     source = newline and source:sub(newline) or ''
+    if source:sub(2, 2) == '\27' then source = source:sub(2) end
   end
   return source
 end
@@ -547,18 +551,33 @@ package.path = table.concat({
 package.cpath = ''
 package.loaded.io = io
 
+-- Replaces every occurrence of `from` in `text` with `to`, as plain strings (luaL_gsub).
+local function plain_gsub(text, from, to)
+  local parts, start = {}, 1
+  while true do
+    local first, last = text:find(from, start, true)
+    if not first then break end
+    parts[#parts + 1] = text:sub(start, first - 1) .. to
+    start = last + 1
+  end
+  parts[#parts + 1] = text:sub(start)
+  return table.concat(parts)
+end
+
+-- loadlib's searchpath: every ';'-separated template (empty ones too), and on failure one
+-- "no file '...'" line per template, built from the whole path.
 function package.searchpath(name, path, separator, replacement)
   if type(name) ~= 'string' then argument_error(2, 1, 'searchpath', 'string', name) end
   if type(path) ~= 'string' then argument_error(2, 2, 'searchpath', 'string', path) end
   separator, replacement = separator or '.', replacement or '/'
-  if separator ~= '' then name = name:gsub('%' .. separator, replacement) end
-  local tried = {}
-  for template in path:gmatch('[^;]+') do
-    local candidate = template:gsub('%?', name)
-    if native.code_exists(candidate) then return candidate end
-    tried[#tried + 1] = "no file '" .. candidate .. "'"
+  if separator ~= '' and name:find(separator, 1, true) then name = plain_gsub(name, separator, replacement) end
+  local candidates = plain_gsub(path, '?', name)
+  if candidates ~= '' then
+    for candidate in (candidates .. ';'):gmatch('([^;]*);') do
+      if native.code_exists(candidate) then return candidate end
+    end
   end
-  return nil, table.concat(tried, '\n\t')
+  return nil, "no file '" .. plain_gsub(candidates, ';', "'\n\tno file '") .. "'"
 end
 
 local function search_lua(name)
