@@ -1,7 +1,6 @@
 // How JavaScript functions are offered to the Lua prelude: each native reads its arguments
 // straight off the Lua stack (bytes stay bytes) and pushes its results the same way.
-import { decorateFunction, LuaRawResult } from 'wasmoon';
-import type { LuaEngine, LuaThread } from 'wasmoon';
+import type { LuaEngine } from 'wasmoon';
 import type { LuaStack, ReadOptions } from './lua-stack.js';
 
 /** The arguments of one native call, 1-based like Lua's. */
@@ -52,30 +51,42 @@ export class Pushed {
  */
 export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown> | Pushed;
 
-/** Sets the global `name` to a table of the given natives. */
+/**
+ * Sets the global `name` to a table of the given natives. Each is a bare C function (no
+ * upvalues), so to Lua it looks like a function of its C libraries: `debug.getinfo` says "C" with
+ * no upvalues, and `string.dump` and `debug.upvaluejoin` refuse it.
+ */
 export function installNatives(engine: LuaEngine, stack: LuaStack, name: string, natives: Record<string, NativeFunction>): void {
-  const table: Record<string, unknown> = {};
-  for (const [key, native] of Object.entries(natives)) {
-    table[key] = decorateFunction(
-      (thread: LuaThread, argc: number) => {
-        let result: ReturnType<NativeFunction>;
-        try {
-          result = native(new NativeCall(stack, thread.address, argc));
-        } catch (error) {
-          if (!(error instanceof NativeError)) throw error;
-          stack.pushString(thread.address, error.message);
-          return new LuaRawResult(engine.global.lua.lua_error(thread.address));
-        }
-        if (result instanceof Pushed) return new LuaRawResult(result.count);
-        if (result instanceof Promise) {
-          thread.pushValue(result);
-          return new LuaRawResult(1);
-        }
-        for (const value of result) stack.pushValue(thread.address, value);
-        return new LuaRawResult(result.length);
-      },
-      { receiveThread: true, receiveArgsQuantity: true },
-    );
+  const lua = engine.global.lua;
+  const L = engine.global.address;
+  const entries = Object.entries(natives);
+  lua.lua_createtable(L, 0, entries.length);
+  for (const [key, native] of entries) {
+    const pointer = lua.module.addFunction((calledL: number) => callNative(engine, stack, native, calledL), 'ii');
+    lua.lua_pushcclosure(L, pointer, 0);
+    lua.lua_setfield(L, -2, key);
   }
-  engine.global.set(name, table);
+  lua.lua_setglobal(L, name);
+}
+
+/** Runs one native for Lua: its results pushed, its failure raised as a Lua error. */
+function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, L: number): number {
+  const lua = engine.global.lua;
+  let result: ReturnType<NativeFunction>;
+  try {
+    result = native(new NativeCall(stack, L, lua.lua_gettop(L)));
+  } catch (error) {
+    // emscripten's longjmp (a Lua error raised inside the native) unwinds JavaScript as Infinity.
+    if (error === Infinity) throw error;
+    if (error instanceof NativeError) stack.pushString(L, error.message);
+    else engine.global.stateToThread(L).pushValue(error);
+    return lua.lua_error(L);
+  }
+  if (result instanceof Pushed) return result.count;
+  if (result instanceof Promise) {
+    engine.global.stateToThread(L).pushValue(result);
+    return 1;
+  }
+  for (const value of result) stack.pushValue(L, value);
+  return result.length;
 }
