@@ -26,6 +26,7 @@ import type { ChildPidTable, TaskTable } from './child-pids.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, LuaConversionError, LuaStack, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
+import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { withCompiledModule } from './shared-wasm.js';
@@ -59,6 +60,7 @@ export class LuaRuntime {
   private readonly hook: CountHook;
   private readonly turns: CpuTurns;
   private readonly output: OutputNatives;
+  private readonly chunkNames = new ChunkNames();
   private watch: SnapshotWatch | undefined;
   private readonly entries = new Map<EntryName, number>();
   private readonly captures = new Map<number, CaptureOutcome>();
@@ -101,7 +103,8 @@ export class LuaRuntime {
     else this.hook.release('events');
   }
 
-  private logLine(text: string): void {
+  private logLine(line: string): void {
+    const text = this.chunkNames.expand(line);
     if (!this.scope.channel) this.scope.logs.push(text);
     else {
       this.scope.channel.log(text);
@@ -225,7 +228,9 @@ export class LuaRuntime {
     this.scope = scope;
     this.reply = undefined;
     try {
-      return await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.reply as R));
+      const result = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.reply as R));
+      this.reply = this.chunkNames.expandAll(this.reply);
+      return this.chunkNames.expandAll(result);
     } finally {
       this.output.endTask();
       this.scope = IDLE_SCOPE;
@@ -269,7 +274,7 @@ export class LuaRuntime {
 
   private natives(): Record<string, NativeFunction> {
     return {
-      ...createFsNatives(this.config.cwd, this.config.sources),
+      ...createFsNatives(this.config.cwd, this.config.sources, { configLoading: () => !this.discovery.loaded, chunkNames: this.chunkNames }),
       reply: (call) => {
         this.reply = call.value(1, 'reply');
         return [];
