@@ -58,7 +58,7 @@ describe('errors from a config over 150 characters deep', async () => {
       results.map((result) => result.status),
       ['error', 'ok', 'error', 'ok'],
     );
-    assert.equal(results[1]!.content, 'fine');
+    assert.equal(results[1].content, 'fine');
   });
 });
 
