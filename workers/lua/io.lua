@@ -4,7 +4,7 @@
 -- Relative paths resolve against ctx.cwd.
 local native = __moonpool_native
 local config_dir = __moonpool_config_dir
-local set_metatable = debug.setmetatable
+local set_metatable, get_info = debug.setmetatable, debug.getinfo
 local math_type, select, type, tostring, error = math.type, select, type, tostring, error
 
 local CHUNK_SIZE = 65536
@@ -40,19 +40,32 @@ local function type_name(value)
   return type(value)
 end
 
--- Raises luaL_typeerror's message at `level` (counted from the caller of argument_error).
-local function argument_error(level, position, method, expected, value, present)
-  local got = present == false and 'no value' or type_name(value)
-  error(("bad argument #%d to '%s' (%s expected, got %s)"):format(position, method, expected, got), level + 1)
+-- luaL_argerror for the library function `level` frames up (1: the caller of bad_argument),
+-- raised where that function was called. The function is named as its call site names it, else
+-- by its global name (`io.write`), else '?'; a method call does not count `self` in `position`.
+local function bad_argument(level, position, global_name, message)
+  local info = get_info(level + 1, 'n')
+  local name = info and info.name
+  if info and info.namewhat == 'method' then
+    position = position - 1
+    if position == 0 then error(("calling '%s' on bad self (%s)"):format(name, message), level + 2) end
+  end
+  error(("bad argument #%d to '%s' (%s)"):format(position, name or global_name or '?', message), level + 2)
 end
 
--- The record of an open handle, raising as liolib's `tofile` does at `level` (default: the
--- caller of the function that asks).
-local function open_record(handle, method, present, level)
-  level = level or 3
+-- luaL_typeerror: `present` false says "no value" where there was no argument at all.
+local function type_error(level, position, global_name, expected, value, present)
+  local got = present == false and 'no value' or type_name(value)
+  bad_argument(level + 1, position, global_name, ('%s expected, got %s'):format(expected, got))
+end
+
+-- The record of an open handle, raising as liolib's `tofile` does, for the library function
+-- `level` frames up (default 1: the caller of open_record).
+local function open_record(handle, global_name, present, level)
+  level = level or 1
   local file = records[handle]
-  if not file then argument_error(level, 1, method, 'FILE*', handle, present) end
-  if file.closed then error('attempt to use a closed file', level) end
+  if not file then type_error(level + 1, 1, global_name, 'FILE*', handle, present) end
+  if file.closed then error('attempt to use a closed file', level + 2) end
   return file
 end
 
@@ -75,21 +88,22 @@ local function flush(file)
 end
 
 -- `write` formats numbers as liolib does: integers with %d, floats with %.14g.
-local function written_text(value, index)
+-- (`first` is the position of the first value among the library function's arguments.)
+local function written_text(value, position, global_name)
   if type(value) == 'string' then return value end
   if math_type(value) == 'integer' then return ('%d'):format(value) end
   if math_type(value) == 'float' then return ('%.14g'):format(value) end
-  error(("bad argument #%d to 'write' (string expected, got %s)"):format(index, type_name(value)), 3)
+  type_error(3, position, global_name, 'string', value)
 end
 
-local function write(file, handle, ...)
+local function write(file, handle, first, global_name, ...)
   if file.readonly then return nil, 'Bad file descriptor', 9 end
   if #file.rbuf > 0 then
     file.roff, file.rbuf, file.rpos = position(file), '', 1
   end
   local line_done = false
   for i = 1, select('#', ...) do
-    local text = written_text((select(i, ...)), i)
+    local text = written_text((select(i, ...)), first + i - 1, global_name)
     file.wbuf[#file.wbuf + 1] = text
     file.wlen = file.wlen + #text
     line_done = line_done or text:find('\n', 1, true) ~= nil
@@ -206,7 +220,7 @@ local function read_all(file)
   return table.concat(parts)
 end
 
-local function read_one(file, format)
+local function read_one(file, format, position, global_name)
   if math_type(format) == 'integer' or (type(format) == 'number' and format == math.floor(format)) then
     if format <= 0 then return fill(file, 1) and '' or nil end
     fill(file, format)
@@ -218,10 +232,10 @@ local function read_one(file, format)
   if kind == 'L' then return read_line(file, true) end
   if kind == 'n' then return read_number(file) end
   if kind == 'a' then return read_all(file) end
-  error("bad argument #1 to 'read' (invalid format)", 4)
+  bad_argument(3, position, global_name, 'invalid format')
 end
 
-local function read(file, ...)
+local function read(file, first, global_name, ...)
   if file.writeonly then return nil, 'Bad file descriptor', 9 end
   local ok, message, code = flush(file)
   if not ok then return nil, message, code end
@@ -229,7 +243,7 @@ local function read(file, ...)
   if count == 0 then return read_line(file, false) end
   local results = {}
   for i = 1, count do
-    local value = read_one(file, (select(i, ...)))
+    local value = read_one(file, (select(i, ...)), first + i - 1, global_name)
     if file.failure then
       local failure = file.failure
       file.failure = nil
@@ -253,53 +267,53 @@ end
 
 -- liolib's `aux_lines`/`io_readline`: the iterator reads with the saved formats, raises a read
 -- error, and (for io.lines) closes the file at its end.
-local function lines_iterator(handle, close_at_end, ...)
+local function lines_iterator(handle, close_at_end, global_name, ...)
   local formats = table.pack(...)
   if formats.n > MAX_LINES_FORMATS then
-    error("bad argument #252 to 'lines' (too many arguments)", 3)
+    bad_argument(2, MAX_LINES_FORMATS + 2, global_name, 'too many arguments')
   end
   return function()
     local file = records[handle]
     if file.closed then error('file is already closed', 2) end
-    local results = table.pack(read(file, table.unpack(formats, 1, formats.n)))
+    local results = table.pack(read(file, 1, nil, table.unpack(formats, 1, formats.n)))
     if results[1] ~= nil then return table.unpack(results, 1, results.n) end
     if results.n > 1 and type(results[2]) == 'string' then error(results[2], 0) end
     if close_at_end then close(file) end
-    return nil
   end
 end
 
+-- The library functions below return `results(helper(...))`, never `helper(...)`: a tail call
+-- would drop their frame, and the helpers' errors name them by counting frames.
+local function results(...)
+  return ...
+end
+
 function methods.read(handle, ...)
-  return read(open_record(handle, 'read'), ...)
+  return results(read(open_record(handle), 2, nil, ...))
 end
 
 function methods.write(handle, ...)
-  return write(open_record(handle, 'write'), handle, ...)
+  return results(write(open_record(handle), handle, 2, nil, ...))
 end
 
 function methods.lines(handle, ...)
-  open_record(handle, 'lines')
-  return lines_iterator(handle, false, ...)
+  open_record(handle)
+  return results(lines_iterator(handle, false, nil, ...))
 end
 
 function methods.flush(handle)
-  return flush(open_record(handle, 'flush'))
+  return flush(open_record(handle))
 end
 
 local SEEK_BASES = { set = true, cur = true, ['end'] = true }
 
 function methods.seek(handle, whence, offset)
-  local file = open_record(handle, 'seek')
+  local file = open_record(handle)
   whence, offset = whence or 'cur', offset or 0
-  if not SEEK_BASES[whence] then
-    error(("bad argument #1 to 'seek' (invalid option '%s')"):format(tostring(whence)), 2)
-  end
+  if not SEEK_BASES[whence] then bad_argument(1, 2, nil, ("invalid option '%s'"):format(tostring(whence))) end
   if math_type(offset) ~= 'integer' then
-    if math_type(offset) == 'float' and offset == math.floor(offset) then
-      offset = math.tointeger(offset)
-    else
-      error(("bad argument #2 to 'seek' (number has no integer representation)"), 2)
-    end
+    offset = math.tointeger(offset)
+    if not offset then bad_argument(1, 3, nil, 'number has no integer representation') end
   end
   local ok, message, code = flush(file)
   if not ok then return nil, message, code end
@@ -319,19 +333,15 @@ end
 local BUFFER_MODES = { no = true, full = true, line = true }
 
 function methods.setvbuf(handle, mode, size)
-  local file = open_record(handle, 'setvbuf')
-  if not BUFFER_MODES[mode] then
-    error(("bad argument #1 to 'setvbuf' (invalid option '%s')"):format(tostring(mode)), 2)
-  end
-  local ok, message, code = flush(file)
-  if not ok then return nil, message, code end
+  local file = open_record(handle)
+  if not BUFFER_MODES[mode] then bad_argument(1, 2, nil, ("invalid option '%s'"):format(tostring(mode))) end
   file.buffer_mode, file.buffer_size = mode, math.max(1, size or DEFAULT_BUFFER_SIZE)
   return true
 end
 
 function methods.close(...)
   local handle = ...
-  return close(open_record(handle, 'close', select('#', ...) > 0))
+  return close(open_record(handle, nil, select('#', ...) > 0))
 end
 
 function FILE.__tostring(handle)
@@ -344,7 +354,7 @@ end
 function FILE.__gc(...)
   local handle = ...
   local file = records[handle]
-  if not file then argument_error(2, 1, '__gc', 'FILE*', handle, select('#', ...) > 0) end
+  if not file then type_error(1, 1, nil, 'FILE*', handle, select('#', ...) > 0) end
   if not file.closed and not file.standard then close(file) end
 end
 FILE.__close = FILE.__gc
@@ -356,10 +366,9 @@ end
 
 local function open(path, mode)
   mode = mode or 'r'
-  if type(path) ~= 'string' and math_type(path) == nil then argument_error(2, 1, 'open', 'string', path) end
-  if not valid_mode(mode) then
-    error(("bad argument #2 to 'open' (invalid mode '%s')"):format(tostring(mode)), 2)
-  end
+  if type(path) ~= 'string' and math_type(path) == nil then type_error(1, 1, 'io.open', 'string', path) end
+  if type(mode) ~= 'string' and math_type(mode) == nil then type_error(1, 2, 'io.open', 'string', mode) end
+  if not valid_mode(tostring(mode)) then bad_argument(1, 2, 'io.open', 'invalid mode') end
   path = tostring(path)
   local base = mode:gsub('b+$', '')
   local fd, message, code = native.fs_open(path, base)
@@ -399,26 +408,31 @@ function io.type(value)
   return file.closed and 'closed file' or 'file'
 end
 
-local function default_file(which, file, mode, present)
-  if file ~= nil then
-    if type(file) == 'string' then
-      local opened, message = open(file, mode)
-      if not opened then error(message, 3) end
-      return opened
-    end
-    open_record(file, which, present, 4)
-    return file
-  end
-  return nil
+-- liolib's `opencheckfile`: the file or an error naming it, raised where `level` frames up was called.
+local function open_checked(path, mode, level)
+  path = tostring(path)
+  local opened, message = open(path, mode)
+  if not opened then error(("cannot open file '%s' (%s)"):format(path, message:sub(#path + 3)), level + 2) end
+  return opened
 end
 
-function io.input(...)
-  default_input = default_file('input', ..., 'r', select('#', ...) > 0) or default_input
+local function default_file(global_name, file, mode)
+  if file == nil then return nil end
+  if type(file) == 'string' or math_type(file) then
+    local opened = open_checked(file, mode, 2)
+    return opened
+  end
+  open_record(file, global_name, true, 2)
+  return file
+end
+
+function io.input(file)
+  default_input = default_file('io.input', file, 'r') or default_input
   return default_input
 end
 
-function io.output(...)
-  default_output = default_file('output', ..., 'w', select('#', ...) > 0) or default_output
+function io.output(file)
+  default_output = default_file('io.output', file, 'w') or default_output
   return default_output
 end
 
@@ -428,24 +442,23 @@ local function default_record(handle, which)
   return file
 end
 
-function io.read(...) return read(default_record(default_input, 'input'), ...) end
-function io.write(...) return write(default_record(default_output, 'output'), default_output, ...) end
+function io.read(...) return results(read(default_record(default_input, 'input'), 1, 'io.read', ...)) end
+function io.write(...) return results(write(default_record(default_output, 'output'), default_output, 1, 'io.write', ...)) end
 function io.flush() return flush(default_record(default_output, 'output')) end
 
 function io.close(...)
   if select('#', ...) == 0 then return close(default_record(default_output, 'output')) end
-  return methods.close(...)
+  return close(open_record(..., 'io.close'))
 end
 
 function io.lines(path, ...)
   if path == nil then
-    default_record(default_input, 'input')
-    return lines_iterator(default_input, false, ...)
+    open_record(default_input, 'io.lines')
+    return lines_iterator(default_input, false, 'io.lines', ...)
   end
-  if type(path) ~= 'string' then argument_error(2, 1, 'lines', 'string', path) end
-  local handle, message = open(path, 'r')
-  if not handle then error(message, 2) end
-  return lines_iterator(handle, true, ...), nil, nil, handle
+  if type(path) ~= 'string' and not math_type(path) then type_error(1, 1, 'io.lines', 'string', path) end
+  local handle = open_checked(path, 'r', 1)
+  return lines_iterator(handle, true, 'io.lines', ...), nil, nil, handle
 end
 
 function io.tmpfile()
@@ -567,8 +580,8 @@ end
 -- loadlib's searchpath: every ';'-separated template (empty ones too), and on failure one
 -- "no file '...'" line per template, built from the whole path.
 function package.searchpath(name, path, separator, replacement)
-  if type(name) ~= 'string' then argument_error(2, 1, 'searchpath', 'string', name) end
-  if type(path) ~= 'string' then argument_error(2, 2, 'searchpath', 'string', path) end
+  if type(name) ~= 'string' then type_error(1, 1, 'package.searchpath', 'string', name) end
+  if type(path) ~= 'string' then type_error(1, 2, 'package.searchpath', 'string', path) end
   separator, replacement = separator or '.', replacement or '/'
   if separator ~= '' and name:find(separator, 1, true) then name = plain_gsub(name, separator, replacement) end
   local candidates = plain_gsub(path, '?', name)
