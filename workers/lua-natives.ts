@@ -37,7 +37,7 @@ export class NativeCall {
   }
 }
 
-/** Thrown by a native to raise a Lua error with exactly this message (as luaL_error from C would). */
+/** Thrown by a native to raise a Lua error as luaL_error from C would: the caller's position, then the message. */
 export class NativeError extends Error {}
 
 /** What a native that pushed its results onto the stack itself returns. */
@@ -78,8 +78,13 @@ function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, 
   } catch (error) {
     // emscripten's longjmp (a Lua error raised inside the native) unwinds JavaScript as Infinity.
     if (error === Infinity) throw error;
-    if (error instanceof NativeError) stack.pushString(L, error.message);
-    else engine.global.stateToThread(L).pushValue(error);
+    if (error instanceof NativeError) {
+      lua.luaL_where(L, 1);
+      stack.pushString(L, error.message);
+      lua.lua_concat(L, 2);
+    } else {
+      engine.global.stateToThread(L).pushValue(error);
+    }
     return lua.lua_error(L);
   }
   if (result instanceof Pushed) return result.count;

@@ -593,15 +593,19 @@ function package.searchpath(name, path, separator, replacement)
   return nil, "no file '" .. plain_gsub(candidates, ';', "'\n\tno file '") .. "'"
 end
 
+-- loadlib's Lua searcher. Its errors carry no position: natively they are raised from C, called by
+-- `require` (also C).
 local function search_lua(name)
-  if type(package.path) ~= 'string' then error("'package.path' must be a string", 3) end
-  local path, tried = package.searchpath(name, package.path)
-  if not path then return tried end
-  local chunk, message = loadfile(path)
+  local path = package.path
+  if math_type(path) then path = tostring(path) end
+  if type(path) ~= 'string' then error("'package.path' must be a string", 2) end
+  local found, tried = package.searchpath(name, path)
+  if not found then return tried end
+  local chunk, message = loadfile(found)
   if not chunk then
-    error(("error loading module '%s' from file '%s':\n\t%s"):format(name, path, message), 3)
+    error(("error loading module '%s' from file '%s':\n\t%s"):format(name, found, message), 2)
   end
-  return chunk, path
+  return chunk, found
 end
 
 package.searchers = { package.searchers[1], search_lua, package.searchers[3], package.searchers[4] }
