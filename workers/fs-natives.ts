@@ -27,6 +27,7 @@ const MESSAGES: Record<string, string> = {
   EAGAIN: 'Resource temporarily unavailable',
   ENXIO: 'No such device or address',
   ENODEV: 'No such device',
+  ESPIPE: 'Illegal seek',
   ENOTREG: 'Not a regular file (only regular files are loaded as code)',
 };
 
@@ -45,6 +46,20 @@ const OPEN_FLAGS: Record<string, number> = {
   'w+': O_RDWR | O_CREAT | O_TRUNC | O_NONBLOCK,
   'a+': O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK,
 };
+
+/**
+ * Runs a read or write at `offset` (the prelude keeps each file's position itself), or at the
+ * stream's current position for what cannot seek (a FIFO, a terminal).
+ */
+function atOffsetOrStream(offset: number | null, transfer: (position: number | null) => number): number {
+  if (offset === null) return transfer(null);
+  try {
+    return transfer(offset);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESPIPE') throw error;
+    return transfer(null);
+  }
+}
 
 /** Reads a file to load as code: only a regular file, opened without blocking. */
 function readCodeFile(path: Buffer): Buffer {
@@ -132,9 +147,10 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     },
     fs_read: (call) =>
       attempt(null, () => {
+        const fd = call.number(1)!;
         const length = call.number(3)!;
         const buffer = Buffer.allocUnsafe(length);
-        const read = fs.readSync(call.number(1)!, buffer, 0, length, call.number(2));
+        const read = atOffsetOrStream(call.number(2), (position) => fs.readSync(fd, buffer, 0, length, position));
         return read === 0 ? [null] : [buffer.subarray(0, read)];
       }),
     fs_write: (call) =>
@@ -144,7 +160,7 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
         const data = call.bytes(3) ?? Buffer.alloc(0);
         let written = 0;
         while (written < data.length) {
-          written += fs.writeSync(fd, data, written, data.length - written, offset < 0 ? null : offset + written);
+          written += atOffsetOrStream(offset < 0 ? null : offset + written, (position) => fs.writeSync(fd, data, written, data.length - written, position));
         }
         return [true];
       }),
