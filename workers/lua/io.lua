@@ -335,6 +335,9 @@ local BUFFER_MODES = { no = true, full = true, line = true }
 function methods.setvbuf(handle, mode, size)
   local file = open_record(handle)
   if not BUFFER_MODES[mode] then bad_argument(1, 2, nil, ("invalid option '%s'"):format(tostring(mode))) end
+  -- The standard streams stay unbuffered here: their lines are assembled on the way to the log,
+  -- and nothing would flush them at the end of a call.
+  if file.standard then return true end
   file.buffer_mode, file.buffer_size = mode, math.max(1, size or DEFAULT_BUFFER_SIZE)
   return true
 end
