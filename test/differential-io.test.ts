@@ -167,4 +167,12 @@ print(pcall(io.input, 'no-such-file.txt'))
 print(io.open('no-such-file.txt'))
 print(pcall(io.open, {}))
 `));
+
+  test('io.tmpfile gives a file that reads back what was written', () =>
+    same(`
+local f = io.tmpfile()
+print(io.type(f), f:write('temporary', 1, '\\n') == f, f:seek('set'))
+print(f:read('a'))
+print(f:close())
+`));
 });

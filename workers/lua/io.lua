@@ -88,7 +88,6 @@ local function flush(file)
 end
 
 -- `write` formats numbers as liolib does: integers with %d, floats with %.14g.
--- (`first` is the position of the first value among the library function's arguments.)
 local function written_text(value, position, global_name)
   if type(value) == 'string' then return value end
   if math_type(value) == 'integer' then return ('%d'):format(value) end
@@ -96,6 +95,8 @@ local function written_text(value, position, global_name)
   type_error(3, position, global_name, 'string', value)
 end
 
+-- Writes the values (`first` is the position of the first among the library function's
+-- arguments, for error messages) and returns `handle`.
 local function write(file, handle, first, global_name, ...)
   if file.readonly then return nil, 'Bad file descriptor', 9 end
   if #file.rbuf > 0 then
@@ -466,9 +467,8 @@ end
 
 function io.tmpfile()
   local path = native.fs_tmpname()
-  local handle, file = open(path, 'w+'), nil
-  file = records[handle]
-  file.on_close = function()
+  local handle = open(path, 'w+')
+  records[handle].on_close = function()
     native.fs_remove(path)
     return true
   end
