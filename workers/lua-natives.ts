@@ -1,5 +1,5 @@
-// How JavaScript functions are offered to the Lua prelude: each native reads its arguments
-// straight off the Lua stack (bytes stay bytes) and pushes its results the same way.
+// How JavaScript functions are offered to the Lua prelude: as bare C functions, each reading its
+// arguments straight off the Lua stack (bytes stay bytes) and pushing its results the same way.
 import type { LuaEngine } from 'wasmoon';
 import type { LuaStack, ReadOptions } from './lua-stack.js';
 
@@ -72,9 +72,15 @@ export function installNatives(engine: LuaEngine, stack: LuaStack, name: string,
 /** Runs one native for Lua: its results pushed, its failure raised as a Lua error. */
 function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, L: number): number {
   const lua = engine.global.lua;
-  let result: ReturnType<NativeFunction>;
   try {
-    result = native(new NativeCall(stack, L, lua.lua_gettop(L)));
+    const result = native(new NativeCall(stack, L, lua.lua_gettop(L)));
+    if (result instanceof Pushed) return result.count;
+    if (result instanceof Promise) {
+      engine.global.stateToThread(L).pushValue(result);
+      return 1;
+    }
+    for (const value of result) stack.pushValue(L, value);
+    return result.length;
   } catch (error) {
     // emscripten's longjmp (a Lua error raised inside the native) unwinds JavaScript as Infinity.
     if (error === Infinity) throw error;
@@ -87,11 +93,4 @@ function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, 
     }
     return lua.lua_error(L);
   }
-  if (result instanceof Pushed) return result.count;
-  if (result instanceof Promise) {
-    engine.global.stateToThread(L).pushValue(result);
-    return 1;
-  }
-  for (const value of result) stack.pushValue(L, value);
-  return result.length;
 }
