@@ -6,6 +6,7 @@ import { cpSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CLI, FIXTURES, startHost, tempDir } from './helpers.js';
+import { ChunkNames, MAX_REMEMBERED_PATHS } from '../workers/chunk-names.js';
 
 /** A directory whose path is over 150 characters long, holding a copy of `fixture`. */
 function deepCopy(fixture: string): string {
@@ -52,6 +53,14 @@ describe('errors from a config over 150 characters deep', async () => {
     assert.ok(lines.some((line) => line.trim().startsWith(`${module}:16:`)), lines.join('\n'));
   });
 
+  test('after thousands of deep files were loaded, the last one is still named whole, quickly', async () => {
+    const count = 2_000;
+    const [loaded, healthy] = await Promise.all([host.call('loads_many', { count }), host.call('healthy', {})]);
+    assert.equal(loaded.status, 'error');
+    assert.ok(loaded.content.startsWith(`${join(dir, `generated_${count}.lua`)}:1: the last one fails`), loaded.content);
+    assert.equal(healthy.content, 'fine');
+  });
+
   test('concurrently, a healthy tool of the same module keeps answering', async () => {
     const results = await Promise.all([host.call('fails_in_module', {}), host.call('healthy', {}), host.call('fails_here', {}), host.call('healthy', {})]);
     assert.deepEqual(
@@ -67,4 +76,36 @@ test('moonpool check names a syntax error by the whole path of a deep config', (
   const run = spawnSync(process.execPath, [CLI, 'check', '--config', dir, '--state-dir', tempDir()], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(run.status, 1, run.stderr);
   assert.ok(run.stdout.startsWith(`${join(dir, 'init.lua')}:6: '}' expected`), run.stdout);
+});
+
+describe('ChunkNames', () => {
+  const deep = (name: string): string => `/${'d'.repeat(80)}/${name}.lua`;
+  const cut = (path: string): string => `...${path.slice(-56)}`;
+
+  test('writes a cut name whole wherever it appears, and leaves other dots alone', () => {
+    const names = new ChunkNames();
+    names.remember(deep('a'));
+    const text = `${cut(deep('a'))}:3: x... and ...more\n\t${cut(deep('a'))}:9: in function`;
+    assert.equal(names.expand(text), `${deep('a')}:3: x... and ...more\n\t${deep('a')}:9: in function`);
+    assert.equal(names.expand('...'), '...');
+  });
+
+  test('leaves names Lua does not cut, and stops remembering past its limit', () => {
+    const names = new ChunkNames();
+    names.remember('/short.lua');
+    assert.equal(names.expand('.../short.lua'), '.../short.lua');
+    for (let i = 0; i <= MAX_REMEMBERED_PATHS; i++) names.remember(deep(`file_${i}`));
+    assert.equal(names.expand(cut(deep('file_0'))), deep('file_0'));
+    const last = deep(`file_${MAX_REMEMBERED_PATHS}`);
+    assert.equal(names.expand(cut(last)), cut(last));
+  });
+
+  test('expands a megabyte of dots in linear time', () => {
+    const names = new ChunkNames();
+    for (let i = 0; i < 1_000; i++) names.remember(deep(`file_${i}`));
+    const text = '.'.repeat(1_000_000);
+    const started = Date.now();
+    assert.equal(names.expand(text), text);
+    assert.ok(Date.now() - started < 30_000);
+  });
 });
