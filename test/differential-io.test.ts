@@ -51,6 +51,18 @@ for a, b in f:lines('l', 'n') do print(a, b) end
 f:close()
 `));
 
+  test('lines takes at most 250 formats', () =>
+    same(`
+local f = assert(io.open('many.txt', 'w')); f:write('x\\ny\\n'); f:close()
+local formats = {}
+for i = 1, 251 do formats[i] = 'l' end
+print(pcall(io.lines, 'many.txt', table.unpack(formats)))
+f = assert(io.open('many.txt'))
+print(pcall(f.lines, f, table.unpack(formats)))
+print(select('#', f:lines(table.unpack(formats, 1, 250))()))
+f:close()
+`));
+
   test('an exhausted io.lines iterator raises "file is already closed"', () =>
     same(`
 local f = assert(io.open('two.txt', 'w')); f:write('1\\n2\\n'); f:close()
