@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { NativeCall, NativeFunction } from './lua-natives.js';
+import { NativeError, type NativeCall, type NativeFunction } from './lua-natives.js';
+import type { ChunkNames } from './chunk-names.js';
 
 const MESSAGES: Record<string, string> = {
   ENOENT: 'No such file or directory',
@@ -23,9 +24,53 @@ const MESSAGES: Record<string, string> = {
   ELOOP: 'Too many levels of symbolic links',
   ENAMETOOLONG: 'File name too long',
   EINVAL: 'Invalid argument',
+  EAGAIN: 'Resource temporarily unavailable',
+  ENXIO: 'No such device or address',
+  ENODEV: 'No such device',
+  ESPIPE: 'Illegal seek',
+  ENOTREG: 'Not a regular file (only regular files are loaded as code)',
 };
 
-const OPEN_FLAGS: Record<string, string> = { r: 'r', w: 'w', a: 'a', 'r+': 'r+', 'w+': 'w+', 'a+': 'a+' };
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_NONBLOCK } = fs.constants;
+
+/**
+ * fopen's modes as open(2) flags, all with O_NONBLOCK: a FIFO nobody writes (or reads) or a
+ * device must never block the worker's thread in open or read (a thread blocked in a system call
+ * cannot even be terminated). Regular files ignore O_NONBLOCK.
+ */
+const OPEN_FLAGS: Record<string, number> = {
+  r: O_RDONLY | O_NONBLOCK,
+  w: O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
+  a: O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK,
+  'r+': O_RDWR | O_NONBLOCK,
+  'w+': O_RDWR | O_CREAT | O_TRUNC | O_NONBLOCK,
+  'a+': O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK,
+};
+
+/**
+ * Runs a read or write at `offset` (the prelude keeps each file's position itself), or at the
+ * stream's current position for what cannot seek (a FIFO, a terminal).
+ */
+function atOffsetOrStream(offset: number | null, transfer: (position: number | null) => number): number {
+  if (offset === null) return transfer(null);
+  try {
+    return transfer(offset);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESPIPE') throw error;
+    return transfer(null);
+  }
+}
+
+/** Reads a file to load as code: only a regular file, opened without blocking. */
+function readCodeFile(path: Buffer): Buffer {
+  const fd = fs.openSync(path, O_RDONLY | O_NONBLOCK);
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 function failure(error: unknown, label: Buffer | null): unknown[] {
   const code = (error as NodeJS.ErrnoException).code ?? '';
@@ -34,15 +79,34 @@ function failure(error: unknown, label: Buffer | null): unknown[] {
   return [null, label ? `${label.toString('utf8')}: ${message}` : message, errno];
 }
 
+/** Whether `path` names a regular file (any failure, ENOTDIR or ENAMETOOLONG too, is a no). */
+function isReadableFile(path: Buffer): boolean {
+  try {
+    return fs.statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export interface CodeSources {
+  /** While it holds, code comes from the generation's snapshot first. */
+  configLoading: () => boolean;
+  /** Remembers every path code is loaded from, to write cut chunk names whole. */
+  chunkNames: ChunkNames;
+}
+
 /**
  * Natives for the real file system. `sources` is the generation's snapshot of its Lua files
- * (real path → bytes): code is loaded from there first (`code_of`, `code_exists`).
+ * (real path → bytes): while the config loads, code is loaded from there first (`code_of`,
+ * `code_exists`), so every worker evaluates the generation's config; afterwards code comes from
+ * the disk, as in native Lua, so a tool that rewrites a file loads what it wrote.
  */
-export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>): Record<string, NativeFunction> {
+export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>, code: CodeSources): Record<string, NativeFunction> {
+  const { configLoading, chunkNames } = code;
   const resolve = (path: Buffer): Buffer => (path[0] === 0x2f ? path : Buffer.concat([Buffer.from(`${cwd}/`), path]));
   const pathArg = (call: NativeCall, index: number): Buffer => {
     const path = call.bytes(index);
-    if (path === null) throw new TypeError(`bad argument #${index} (string expected)`);
+    if (path === null) throw new NativeError(`bad argument #${index} (string expected, got ${call.typeName(index)})`);
     return path;
   };
   const attempt = (label: Buffer | null, action: () => unknown[]): unknown[] => {
@@ -66,25 +130,27 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
   return {
     code_exists: (call) => {
       const path = pathArg(call, 1);
-      return [sources[sourceKey(path)] !== undefined || (fs.statSync(resolve(path), { throwIfNoEntry: false })?.isFile() ?? false)];
+      return [(configLoading() && sources[sourceKey(path)] !== undefined) || isReadableFile(resolve(path))];
     },
     code_of: (call) => {
       const path = pathArg(call, 1);
       const key = sourceKey(path);
-      const snapshot = sources[key];
+      chunkNames.remember(key);
+      const snapshot = configLoading() ? sources[key] : undefined;
       if (snapshot) return [snapshot, key];
-      return attempt(path, () => [fs.readFileSync(resolve(path)), key]);
+      return attempt(path, () => [readCodeFile(resolve(path)), key]);
     },
     fs_open: (call) => {
       const path = pathArg(call, 1);
-      const flags = OPEN_FLAGS[call.string(2) ?? 'r'] ?? 'r';
+      const flags = OPEN_FLAGS[call.string(2) ?? 'r'] ?? OPEN_FLAGS['r']!;
       return attempt(path, () => [fs.openSync(resolve(path), flags, 0o666)]);
     },
     fs_read: (call) =>
       attempt(null, () => {
+        const fd = call.number(1)!;
         const length = call.number(3)!;
         const buffer = Buffer.allocUnsafe(length);
-        const read = fs.readSync(call.number(1)!, buffer, 0, length, call.number(2));
+        const read = atOffsetOrStream(call.number(2), (position) => fs.readSync(fd, buffer, 0, length, position));
         return read === 0 ? [null] : [buffer.subarray(0, read)];
       }),
     fs_write: (call) =>
@@ -94,7 +160,7 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
         const data = call.bytes(3) ?? Buffer.alloc(0);
         let written = 0;
         while (written < data.length) {
-          written += fs.writeSync(fd, data, written, data.length - written, offset < 0 ? null : offset + written);
+          written += atOffsetOrStream(offset < 0 ? null : offset + written, (position) => fs.writeSync(fd, data, written, data.length - written, position));
         }
         return [true];
       }),
@@ -112,13 +178,17 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     fs_rename: (call) => {
       const from = pathArg(call, 1);
       const to = pathArg(call, 2);
-      return attempt(from, () => (fs.renameSync(resolve(from), resolve(to)), [true]));
+      return attempt(null, () => (fs.renameSync(resolve(from), resolve(to)), [true]));
     },
     fs_tmpname: () => {
       const path = join(tmpdir(), `lua_${randomBytes(6).toString('hex')}`);
       fs.closeSync(fs.openSync(path, 'wx', 0o600));
       return [path];
     },
-    getenv: (call) => [process.env[call.string(1) ?? ''] ?? null],
+    getenv: (call) => {
+      const name = call.string(1);
+      if (name === null) throw new NativeError(`bad argument #1 to 'getenv' (string expected, got ${call.typeName(1)})`);
+      return [process.env[name] ?? null];
+    },
   };
 }

@@ -1,7 +1,6 @@
-// How JavaScript functions are offered to the Lua prelude: each native reads its arguments
-// straight off the Lua stack (bytes stay bytes) and pushes its results the same way.
-import { decorateFunction, LuaRawResult } from 'wasmoon';
-import type { LuaEngine, LuaThread } from 'wasmoon';
+// How JavaScript functions are offered to the Lua prelude: as bare C functions, each reading its
+// arguments straight off the Lua stack (bytes stay bytes) and pushing its results the same way.
+import type { LuaEngine } from 'wasmoon';
 import type { LuaStack, ReadOptions } from './lua-stack.js';
 
 /** The arguments of one native call, 1-based like Lua's. */
@@ -28,30 +27,70 @@ export class NativeCall {
     return index <= this.argc ? this.stack.numberAt(this.L, index) : null;
   }
 
+  /** luaL_typename of argument `index`, 'no value' past the last. */
+  typeName(index: number): string {
+    return index <= this.argc ? this.stack.typeNameAt(this.L, index) : 'no value';
+  }
+
   value(index: number, path: string, options?: ReadOptions): unknown {
     return index <= this.argc ? this.stack.readValue(this.L, index, path, options) : null;
   }
 }
 
-/** Returns the values to push (an array, pushed in order) or a promise Lua can `:await()`. */
-export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown>;
+/** Thrown by a native to raise a Lua error as luaL_error from C would: the caller's position, then the message. */
+export class NativeError extends Error {}
 
-/** Sets the global `name` to a table of the given natives. */
+/** What a native that pushed its results onto the stack itself returns. */
+export class Pushed {
+  constructor(readonly count: number) {}
+}
+
+/**
+ * Returns the values to push (an array, pushed in order), a promise Lua can `:await()`, or
+ * `Pushed` when it left its results on the stack itself.
+ */
+export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown> | Pushed;
+
+/**
+ * Sets the global `name` to a table of the given natives. Each is a bare C function (no
+ * upvalues), so to Lua it looks like a function of its C libraries: `debug.getinfo` says "C" with
+ * no upvalues, and `string.dump` and `debug.upvaluejoin` refuse it.
+ */
 export function installNatives(engine: LuaEngine, stack: LuaStack, name: string, natives: Record<string, NativeFunction>): void {
-  const table: Record<string, unknown> = {};
-  for (const [key, native] of Object.entries(natives)) {
-    table[key] = decorateFunction(
-      (thread: LuaThread, argc: number) => {
-        const result = native(new NativeCall(stack, thread.address, argc));
-        if (result instanceof Promise) {
-          thread.pushValue(result);
-          return new LuaRawResult(1);
-        }
-        for (const value of result) stack.pushValue(thread.address, value);
-        return new LuaRawResult(result.length);
-      },
-      { receiveThread: true, receiveArgsQuantity: true },
-    );
+  const lua = engine.global.lua;
+  const L = engine.global.address;
+  const entries = Object.entries(natives);
+  lua.lua_createtable(L, 0, entries.length);
+  for (const [key, native] of entries) {
+    const pointer = lua.module.addFunction((calledL: number) => callNative(engine, stack, native, calledL), 'ii');
+    lua.lua_pushcclosure(L, pointer, 0);
+    lua.lua_setfield(L, -2, key);
   }
-  engine.global.set(name, table);
+  lua.lua_setglobal(L, name);
+}
+
+/** Runs one native for Lua: its results pushed, its failure raised as a Lua error. */
+function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, L: number): number {
+  const lua = engine.global.lua;
+  try {
+    const result = native(new NativeCall(stack, L, lua.lua_gettop(L)));
+    if (result instanceof Pushed) return result.count;
+    if (result instanceof Promise) {
+      engine.global.stateToThread(L).pushValue(result);
+      return 1;
+    }
+    for (const value of result) stack.pushValue(L, value);
+    return result.length;
+  } catch (error) {
+    // emscripten's longjmp (a Lua error raised inside the native) unwinds JavaScript as Infinity.
+    if (error === Infinity) throw error;
+    if (error instanceof NativeError) {
+      lua.luaL_where(L, 1);
+      stack.pushString(L, error.message);
+      lua.lua_concat(L, 2);
+    } else {
+      engine.global.stateToThread(L).pushValue(error);
+    }
+    return lua.lua_error(L);
+  }
 }

@@ -23,6 +23,8 @@ import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
+import { ChunkNames } from './chunk-names.js';
+import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
@@ -68,6 +70,8 @@ export class LuaRuntime {
   private readonly runner: EntryRunner;
   private readonly hook: CountHook;
   private readonly turns: CpuTurns;
+  private readonly output: OutputNatives;
+  private readonly chunkNames = new ChunkNames();
   private watch: SnapshotWatch | undefined;
   private readonly entries = new Map<EntryName, number>();
   private reply: unknown = undefined;
@@ -89,6 +93,7 @@ export class LuaRuntime {
     this.stack = new LuaStack(this.raw);
     this.decoder = new SnapshotDecoder(this.raw, this.stack);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
+    this.output = createOutputNatives(this.raw as unknown as OutputRawApi, this.stack, (text) => this.logLine(text));
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
         this.watch?.beforeWait(L);
@@ -126,6 +131,33 @@ export class LuaRuntime {
     channel?.sendEventsIfDue();
     if (channel?.eventsPending) this.hook.hold(this.runner.address, 'events');
     else this.hook.release('events');
+  }
+
+  /** One line of the task's log; past what the log may still hold, it is only counted. */
+  private logLine(line: string): void {
+    if (this.logRoom() < line.length) return this.dropLogLine(line.length);
+    const text = this.chunkNames.expand(line);
+    const { channel } = this.scope;
+    if (channel) {
+      channel.log(text);
+      this.sendPendingEvents();
+    } else {
+      this.scope.logChars += text.length;
+      this.scope.logs.push(text);
+    }
+  }
+
+  /** Characters the task's log may still take. */
+  private logRoom(): number {
+    return this.scope.channel?.room ?? LOG_LIMIT_CHARS - this.scope.logChars;
+  }
+
+  private dropLogLine(chars: number): void {
+    const { channel } = this.scope;
+    if (channel) {
+      channel.drop(chars);
+      this.sendPendingEvents();
+    } else this.scope.droppedLogLines++;
   }
 
   /** Where console output from inside the worker goes: the running call's log, if any. */
@@ -277,7 +309,8 @@ export class LuaRuntime {
     try {
       const reply = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.takeReply<R>()));
       this.refuseIfBroken();
-      return reply;
+      this.reply = this.chunkNames.expandAll(this.reply);
+      return this.chunkNames.expandAll(reply);
     } catch (error) {
       this.refuseIfBroken();
       if (error instanceof LuaEntryError || error instanceof LuaConversionError) throw error;
@@ -285,6 +318,8 @@ export class LuaRuntime {
       this.broken = broken;
       throw broken;
     } finally {
+      // The task's last partial line goes to its log before its processes are ended.
+      this.output.endTask();
       scope.pids?.endTask();
       this.scope = IDLE_SCOPE;
     }
@@ -364,7 +399,7 @@ export class LuaRuntime {
 
   private natives(): Record<string, NativeFunction> {
     return {
-      ...createFsNatives(this.config.cwd, this.config.sources),
+      ...createFsNatives(this.config.cwd, this.config.sources, { configLoading: () => !this.discovery.loaded, chunkNames: this.chunkNames }),
       ...createProcessNatives(this.config.cwd, () => this.scope),
       reply: (call) => {
         try {
@@ -380,20 +415,12 @@ export class LuaRuntime {
         this.reply = { definitions, diagnostics, logs: this.scope.logs };
         return [];
       },
+      ...this.output.natives,
       log: (call) => {
         // Measured before it is copied: a line past what the log may still hold is only counted.
         const bytes = this.stack.byteLengthAt(call.L, 1);
-        const { channel } = this.scope;
-        if (channel) {
-          if (bytes > channel.room) channel.drop(bytes);
-          else channel.log(call.string(1) ?? '');
-          this.sendPendingEvents();
-        } else if (this.scope.logChars + bytes > LOG_LIMIT_CHARS) this.scope.droppedLogLines++;
-        else {
-          const text = call.string(1) ?? '';
-          this.scope.logChars += text.length;
-          this.scope.logs.push(text);
-        }
+        if (this.logRoom() < bytes) this.dropLogLine(bytes);
+        else this.logLine(call.string(1) ?? '');
         return [];
       },
       title: (call) => {

@@ -1,94 +1,133 @@
 -- moonpool prelude, part 2: `io`, `os`, `require`, `loadfile`, `dofile` and `print` on the real
--- file system (the wasm build only sees an in-memory one). Relative paths resolve against ctx.cwd.
+-- file system (the wasm build only sees an in-memory one), behaving as Lua 5.4's C libraries do:
+-- file handles are `FILE*` userdata, messages and results match liolib/loslib/loadlib.
+-- Relative paths resolve against ctx.cwd.
 local native = __moonpool_native
 local config_dir = __moonpool_config_dir
+local set_metatable, get_info = debug.setmetatable, debug.getinfo
+local math_type, select, type, tostring, error = math.type, select, type, tostring, error
 
 local CHUNK_SIZE = 65536
 local WHOLE_READ_SIZE = 1048576
-local WRITE_BUFFER_LIMIT = 65536
+local DEFAULT_BUFFER_SIZE = 65536
+-- liolib's limits: the longest numeral `read('n')` accepts, and the most formats `lines` takes.
+local MAX_NUMERAL_LENGTH = 200
+local MAX_LINES_FORMATS = 250
 
-local function log_text(...)
-  local parts = table.pack(...)
-  for i = 1, parts.n do parts[i] = tostring(parts[i]) end
-  return table.concat(parts, '\t', 1, parts.n)
-end
+print = native.print
+warn = native.warn
 
-function print(...)
-  native.log(log_text(...))
-end
-
--- A file object. Reads go through a buffer (`rbuf` from byte `rpos`, starting at file offset
--- `roff`); writes are buffered in `wbuf` and land at `pos` (or the end, in append mode).
-local File = {}
-File.__index = File
-File.__name = 'FILE*'
+-- A file handle is a `FILE*` userdata (as in native Lua: `type`, `rawlen` and error messages see a
+-- userdata); its state is a record kept here. Reads go through a buffer (`rbuf` from byte `rpos`,
+-- starting at file offset `roff`); writes are buffered in `wbuf` and land at `roff` (or the end,
+-- in append mode).
+local records = setmetatable({}, { __mode = 'k' })
+local methods = {}
+local FILE = { __name = 'FILE*', __index = methods }
 
 local function new_file(fields)
   fields.rbuf, fields.rpos, fields.roff, fields.wbuf, fields.wlen = '', 1, 0, {}, 0
-  return setmetatable(fields, File)
+  fields.buffer_mode, fields.buffer_size = fields.buffer_mode or 'full', DEFAULT_BUFFER_SIZE
+  local handle = set_metatable(native.new_handle(), FILE)
+  records[handle] = fields
+  return handle, fields
 end
 
-function File:__tostring()
-  if self.closed then return 'file (closed)' end
-  return ('file (%s)'):format(self.path or self.kind)
+-- The name luaL_typeerror gives a value: its metatable's `__name`, else its type.
+local function type_name(value)
+  local meta = getmetatable(value)
+  if type(meta) == 'table' and type(rawget(meta, '__name')) == 'string' then return meta.__name end
+  return type(value)
 end
 
-local function check_open(file, method)
-  if getmetatable(file) ~= File then
-    error(("bad argument #1 to '%s' (FILE* expected, got %s)"):format(method, type(file)), 3)
+-- luaL_argerror for the library function `level` frames up (1: the caller of bad_argument),
+-- raised where that function was called. The function is named as its call site names it, else
+-- by its global name (`io.write`), else '?'; a method call does not count `self` in `position`.
+local function bad_argument(level, position, global_name, message)
+  local info = get_info(level + 1, 'n')
+  local name = info and info.name
+  if info and info.namewhat == 'method' then
+    position = position - 1
+    if position == 0 then error(("calling '%s' on bad self (%s)"):format(name, message), level + 2) end
   end
-  if file.closed then error('attempt to use a closed file', 3) end
+  error(("bad argument #%d to '%s' (%s)"):format(position, name or global_name or '?', message), level + 2)
+end
+
+-- luaL_typeerror: `present` false says "no value" where there was no argument at all.
+local function type_error(level, position, global_name, expected, value, present)
+  local got = present == false and 'no value' or type_name(value)
+  bad_argument(level + 1, position, global_name, ('%s expected, got %s'):format(expected, got))
+end
+
+-- The record of an open handle, raising as liolib's `tofile` does, for the library function
+-- `level` frames up (default 1: the caller of open_record).
+local function open_record(handle, global_name, present, level)
+  level = level or 1
+  local file = records[handle]
+  if not file then type_error(level + 1, 1, global_name, 'FILE*', handle, present) end
+  if file.closed then error('attempt to use a closed file', level + 2) end
+  return file
 end
 
 local function position(file)
   return file.roff + file.rpos - 1
 end
 
-function File:flush()
-  check_open(self, 'flush')
-  if self.wlen == 0 then return self end
-  local data = table.concat(self.wbuf)
-  self.wbuf, self.wlen = {}, 0
-  if self.sink then
-    self.sink(data)
-    return self
+local function flush(file)
+  if file.wlen == 0 then return true end
+  local data = table.concat(file.wbuf)
+  file.wbuf, file.wlen = {}, 0
+  if file.sink then
+    file.sink(data)
+    return true
   end
-  local ok, message, code = native.fs_write(self.fd, self.append and -1 or self.roff, data)
+  local ok, message, code = native.fs_write(file.fd, file.append and -1 or file.roff, data)
   if not ok then return nil, message, code end
-  if not self.append then self.roff = self.roff + #data end
-  return self
+  file.roff = file.append and native.fs_size(file.fd) or file.roff + #data
+  return true
 end
 
-function File:write(...)
-  check_open(self, 'write')
-  if self.readonly then return nil, 'Bad file descriptor', 9 end
-  if #self.rbuf > 0 then
-    self.roff, self.rbuf, self.rpos = position(self), '', 1
+-- `write` formats numbers as liolib does: integers with %d, floats with %.14g.
+local function written_text(value, position, global_name)
+  if type(value) == 'string' then return value end
+  if math_type(value) == 'integer' then return ('%d'):format(value) end
+  if math_type(value) == 'float' then return ('%.14g'):format(value) end
+  type_error(3, position, global_name, 'string', value)
+end
+
+-- Writes the values (`first` is the position of the first among the library function's
+-- arguments, for error messages) and returns `handle`.
+local function write(file, handle, first, global_name, ...)
+  if file.readonly then return nil, 'Bad file descriptor', 9 end
+  if #file.rbuf > 0 then
+    file.roff, file.rbuf, file.rpos = position(file), '', 1
   end
+  local line_done = false
   for i = 1, select('#', ...) do
-    local value = select(i, ...)
-    local kind = type(value)
-    if kind ~= 'string' and kind ~= 'number' then
-      error(("bad argument #%d to 'write' (string expected, got %s)"):format(i, kind), 2)
-    end
-    value = tostring(value)
-    self.wbuf[#self.wbuf + 1] = value
-    self.wlen = self.wlen + #value
+    local text = written_text((select(i, ...)), first + i - 1, global_name)
+    file.wbuf[#file.wbuf + 1] = text
+    file.wlen = file.wlen + #text
+    line_done = line_done or text:find('\n', 1, true) ~= nil
   end
-  if self.wlen >= WRITE_BUFFER_LIMIT or self.unbuffered then
-    local ok, message, code = self:flush()
+  local mode = file.buffer_mode
+  if mode == 'no' or file.wlen >= file.buffer_size or (mode == 'line' and line_done) then
+    local ok, message, code = flush(file)
     if not ok then return nil, message, code end
   end
-  return self
+  return handle
 end
 
--- Makes sure at least `want` unread bytes are buffered, unless the file ends first.
+-- Makes sure at least `want` unread bytes are buffered, unless the file ends (false) or a read
+-- fails (false, and the error kept in `file.failure` for `read` to return).
 local function fill(file, want)
   while #file.rbuf - file.rpos + 1 < want do
     if not file.fd then return false end
     local offset = file.roff + #file.rbuf
-    local chunk = native.fs_read(file.fd, offset, CHUNK_SIZE)
-    if not chunk then return false end
+    local chunk, message, code = native.fs_read(file.fd, offset, CHUNK_SIZE)
+    if not chunk then
+      if message then file.failure = { message, code } end
+      return false
+    end
     file.rbuf = file.rbuf:sub(file.rpos) .. chunk
     file.roff = offset - (#file.rbuf - #chunk)
     file.rpos = 1
@@ -120,218 +159,314 @@ local function read_line(file, keep_newline)
   end
 end
 
+-- liolib's `read_number`: consumes the longest prefix that can start a numeral (one look-ahead
+-- byte, at most 200 bytes), then converts it; a failed conversion still consumes those bytes.
 local function read_number(file)
-  fill(file, 200)
-  local text = file.rbuf:sub(file.rpos, file.rpos + 199)
-  local spaces, numeral = text:match('^(%s*)([%+%-]?[%x%.xXpP%+%-]*)')
-  local value = numeral and tonumber(numeral)
-  while numeral and #numeral > 0 and not value do
-    numeral = numeral:sub(1, -2)
-    value = tonumber(numeral)
+  local numeral, count, current = {}, 0, nil
+  local function peek()
+    if not fill(file, 1) then return nil end
+    return file.rbuf:sub(file.rpos, file.rpos)
   end
-  file.rpos = file.rpos + #spaces + (value and #numeral or 0)
-  return value
+  current = peek()
+  while current and current:find('^%s') do
+    file.rpos = file.rpos + 1
+    current = peek()
+  end
+  local function accept()
+    if #numeral >= MAX_NUMERAL_LENGTH then
+      numeral = {}
+      return false
+    end
+    numeral[#numeral + 1] = current
+    file.rpos = file.rpos + 1
+    current = peek()
+    return true
+  end
+  local function test2(set)
+    if current and set:find(current, 1, true) then return accept() end
+    return false
+  end
+  local function read_digits(hex)
+    local digits = 0
+    while current and current:find(hex and '^%x' or '^%d') and accept() do digits = digits + 1 end
+    return digits
+  end
+  local hex = false
+  test2('-+')
+  if test2('0') then
+    if test2('xX') then hex = true else count = 1 end
+  end
+  count = count + read_digits(hex)
+  if test2('.') then count = count + read_digits(hex) end
+  if count > 0 and test2(hex and 'pP' or 'eE') then
+    test2('-+')
+    read_digits(false)
+  end
+  return tonumber(table.concat(numeral))
 end
 
-local function read_one(file, format)
-  if type(format) == 'number' then
-    if format <= 0 then
-      return fill(file, 1) and '' or nil
+local function read_all(file)
+  local parts = { file.rbuf:sub(file.rpos) }
+  local offset = file.roff + #file.rbuf
+  while file.fd do
+    local chunk, message, code = native.fs_read(file.fd, offset, WHOLE_READ_SIZE)
+    if not chunk then
+      if message then file.failure = { message, code } end
+      break
     end
+    parts[#parts + 1] = chunk
+    offset = offset + #chunk
+  end
+  file.rbuf, file.rpos, file.roff = '', 1, offset
+  return table.concat(parts)
+end
+
+local function read_one(file, format, position, global_name)
+  if math_type(format) == 'integer' or (type(format) == 'number' and format == math.floor(format)) then
+    if format <= 0 then return fill(file, 1) and '' or nil end
     fill(file, format)
     if file.rpos > #file.rbuf then return nil end
     return take(file, format)
   end
-  if type(format) ~= 'string' then
-    error(("bad argument to 'read' (invalid format)"), 3)
-  end
-  local kind = format:gsub('^%*', ''):sub(1, 1)
+  local kind = type(format) == 'string' and format:gsub('^%*', ''):sub(1, 1)
   if kind == 'l' then return read_line(file, false) end
   if kind == 'L' then return read_line(file, true) end
   if kind == 'n' then return read_number(file) end
-  if kind == 'a' then
-    local parts = { file.rbuf:sub(file.rpos) }
-    local offset = file.roff + #file.rbuf
-    while file.fd do
-      local chunk = native.fs_read(file.fd, offset, WHOLE_READ_SIZE)
-      if not chunk then break end
-      parts[#parts + 1] = chunk
-      offset = offset + #chunk
-    end
-    file.rbuf, file.rpos, file.roff = '', 1, offset
-    return table.concat(parts)
-  end
-  error(("bad argument to 'read' (invalid format '%s')"):format(format), 3)
+  if kind == 'a' then return read_all(file) end
+  bad_argument(3, position, global_name, 'invalid format')
 end
 
-function File:read(...)
-  check_open(self, 'read')
-  if self.writeonly then return nil, 'Bad file descriptor', 9 end
-  local ok, message, code = self:flush()
+local function read(file, first, global_name, ...)
+  if file.writeonly then return nil, 'Bad file descriptor', 9 end
+  local ok, message, code = flush(file)
   if not ok then return nil, message, code end
   local count = select('#', ...)
-  if count == 0 then return read_one(self, 'l') end
+  if count == 0 then return read_line(file, false) end
   local results = {}
   for i = 1, count do
-    local value = read_one(self, (select(i, ...)))
+    local value = read_one(file, (select(i, ...)), first + i - 1, global_name)
+    if file.failure then
+      local failure = file.failure
+      file.failure = nil
+      return nil, failure[1], failure[2]
+    end
     results[i] = value
     if value == nil then return table.unpack(results, 1, i) end
   end
   return table.unpack(results, 1, count)
 end
 
-function File:lines(...)
-  check_open(self, 'lines')
+local function close(file)
+  if file.standard then return nil, 'cannot close standard file' end
+  local ok, message, code = flush(file)
+  file.closed = true
+  if file.fd then native.fs_close(file.fd) end
+  if file.on_close then return file.on_close() end
+  if not ok then return nil, message, code end
+  return true
+end
+
+-- liolib's `aux_lines`/`io_readline`: the iterator reads with the saved formats, raises a read
+-- error, and (for io.lines) closes the file at its end.
+local function lines_iterator(handle, close_at_end, global_name, ...)
   local formats = table.pack(...)
+  if formats.n > MAX_LINES_FORMATS then
+    bad_argument(2, MAX_LINES_FORMATS + 2, global_name, 'too many arguments')
+  end
   return function()
-    if self.closed then error('file is already closed', 2) end
-    if formats.n == 0 then return self:read('l') end
-    return self:read(table.unpack(formats, 1, formats.n))
+    local file = records[handle]
+    if file.closed then error('file is already closed', 2) end
+    local results = table.pack(read(file, 1, nil, table.unpack(formats, 1, formats.n)))
+    if results[1] ~= nil then return table.unpack(results, 1, results.n) end
+    if results.n > 1 and type(results[2]) == 'string' then error(results[2], 0) end
+    if close_at_end then close(file) end
   end
 end
 
-function File:seek(whence, offset)
-  check_open(self, 'seek')
+-- The library functions below return `results(helper(...))`, never `helper(...)`: a tail call
+-- would drop their frame, and the helpers' errors name them by counting frames.
+local function results(...)
+  return ...
+end
+
+function methods.read(handle, ...)
+  return results(read(open_record(handle), 2, nil, ...))
+end
+
+function methods.write(handle, ...)
+  return results(write(open_record(handle), handle, 2, nil, ...))
+end
+
+function methods.lines(handle, ...)
+  open_record(handle)
+  return results(lines_iterator(handle, false, nil, ...))
+end
+
+function methods.flush(handle)
+  return flush(open_record(handle))
+end
+
+local SEEK_BASES = { set = true, cur = true, ['end'] = true }
+
+function methods.seek(handle, whence, offset)
+  local file = open_record(handle)
   whence, offset = whence or 'cur', offset or 0
-  local ok, message, code = self:flush()
-  if not ok then return nil, message, code end
-  local base
-  if whence == 'set' then
-    base = 0
-  elseif whence == 'cur' then
-    base = position(self)
-  elseif whence == 'end' then
-    base = self.fd and native.fs_size(self.fd) or (self.roff + #self.rbuf)
-  else
-    error(("bad argument #1 to 'seek' (invalid option '%s')"):format(tostring(whence)), 2)
+  if not SEEK_BASES[whence] then bad_argument(1, 2, nil, ("invalid option '%s'"):format(tostring(whence))) end
+  if math_type(offset) ~= 'integer' then
+    offset = math.tointeger(offset)
+    if not offset then bad_argument(1, 3, nil, 'number has no integer representation') end
   end
+  local ok, message, code = flush(file)
+  if not ok then return nil, message, code end
+  local base = 0
+  if whence == 'cur' then base = position(file) end
+  if whence == 'end' then base = file.fd and native.fs_size(file.fd) or (file.roff + #file.rbuf) end
   local target = base + offset
   if target < 0 then return nil, 'Invalid argument', 22 end
-  if self.fd then
-    self.roff, self.rbuf, self.rpos = target, '', 1
+  if file.fd then
+    file.roff, file.rbuf, file.rpos = target, '', 1
   else
-    self.rpos = target - self.roff + 1
+    file.rpos = target - file.roff + 1
   end
   return target
 end
 
-function File:setvbuf(mode)
-  check_open(self, 'setvbuf')
-  self.unbuffered = mode == 'no'
+local BUFFER_MODES = { no = true, full = true, line = true }
+
+function methods.setvbuf(handle, mode, size)
+  local file = open_record(handle)
+  if not BUFFER_MODES[mode] then bad_argument(1, 2, nil, ("invalid option '%s'"):format(tostring(mode))) end
+  -- The standard streams stay unbuffered here: their lines are assembled on the way to the log,
+  -- and nothing would flush them at the end of a call.
+  if file.standard then return true end
+  file.buffer_mode, file.buffer_size = mode, math.max(1, size or DEFAULT_BUFFER_SIZE)
   return true
 end
 
-function File:close()
-  check_open(self, 'close')
-  if self.standard then return nil, 'cannot close standard file' end
-  local ok, message, code = self:flush()
-  self.closed = true
-  if self.fd then native.fs_close(self.fd) end
-  if self.on_close then return self.on_close() end
-  if not ok then return nil, message, code end
-  return true
+function methods.close(...)
+  local handle = ...
+  return close(open_record(handle, nil, select('#', ...) > 0))
 end
 
-File.__close = function(file)
-  if not file.closed and not file.standard then file:close() end
+function FILE.__tostring(handle)
+  local file = records[handle]
+  if file.closed then return 'file (closed)' end
+  return ('file (%s)'):format(file.path or file.kind)
 end
-File.__gc = File.__close
 
-local MODES = { r = true, w = true, a = true, ['r+'] = true, ['w+'] = true, ['a+'] = true }
+-- Closing by scope or by the collector, as liolib's `f_gc`: a handle already closed is left alone.
+function FILE.__gc(...)
+  local handle = ...
+  local file = records[handle]
+  if not file then type_error(1, 1, nil, 'FILE*', handle, select('#', ...) > 0) end
+  if not file.closed and not file.standard then close(file) end
+end
+FILE.__close = FILE.__gc
+
+-- l_checkmode: one of r, w, a; an optional '+'; then only 'b's.
+local function valid_mode(mode)
+  return type(mode) == 'string' and mode:find('^[rwa]%+?b*$') ~= nil
+end
 
 local function open(path, mode)
   mode = mode or 'r'
-  if type(path) ~= 'string' then
-    error(("bad argument #1 to 'open' (string expected, got %s)"):format(type(path)), 2)
-  end
-  local base = type(mode) == 'string' and mode:gsub('b$', '') or nil
-  if not MODES[base] then
-    error(("bad argument #2 to 'open' (invalid mode '%s')"):format(tostring(mode)), 2)
-  end
+  if type(path) ~= 'string' and math_type(path) == nil then type_error(1, 1, 'io.open', 'string', path) end
+  if type(mode) ~= 'string' and math_type(mode) == nil then type_error(1, 2, 'io.open', 'string', mode) end
+  if not valid_mode(tostring(mode)) then bad_argument(1, 2, 'io.open', 'invalid mode') end
+  path = tostring(path)
+  local base = mode:gsub('b+$', '')
   local fd, message, code = native.fs_open(path, base)
   if not fd then return nil, message, code end
   local first = base:sub(1, 1)
-  return new_file {
+  local handle, file = new_file {
     fd = fd, path = path, kind = 'file',
     append = first == 'a',
     readonly = base == 'r',
     writeonly = (first == 'w' or first == 'a') and not base:find('+', 1, true),
   }
+  if file.append then file.roff = native.fs_size(fd) end
+  return handle
 end
 
 local function output_sink(name)
-  return new_file { kind = name, standard = true, writeonly = true, sink = function(data) native.log((data:gsub('\n$', ''))) end }
+  return (new_file { kind = name, standard = true, writeonly = true, buffer_mode = 'no', sink = native.write_log })
 end
 
 io = {}
-io.stdin = new_file { kind = 'stdin', standard = true, readonly = true }
+io.stdin = (new_file { kind = 'stdin', standard = true, readonly = true })
 io.stdout = output_sink('stdout')
 io.stderr = output_sink('stderr')
-io.stdout.unbuffered, io.stderr.unbuffered = true, true
 local default_input, default_output = io.stdin, io.stdout
 
 io.open = open
 
 function io.type(value)
-  if getmetatable(value) ~= File then return nil end
-  return value.closed and 'closed file' or 'file'
+  local file = records[value]
+  if not file then return nil end
+  return file.closed and 'closed file' or 'file'
+end
+
+-- liolib's `opencheckfile`: the file or an error naming it, raised where `level` frames up was called.
+local function open_checked(path, mode, level)
+  path = tostring(path)
+  local opened, message = open(path, mode)
+  if not opened then error(("cannot open file '%s' (%s)"):format(path, message:sub(#path + 3)), level + 2) end
+  return opened
+end
+
+local function default_file(global_name, file, mode)
+  if file == nil then return nil end
+  if type(file) == 'string' or math_type(file) then
+    local opened = open_checked(file, mode, 2)
+    return opened
+  end
+  open_record(file, global_name, true, 2)
+  return file
 end
 
 function io.input(file)
-  if file == nil then return default_input end
-  if type(file) == 'string' then
-    local opened, message = open(file, 'r')
-    if not opened then error(message, 2) end
-    file = opened
-  end
-  default_input = file
-  return file
+  default_input = default_file('io.input', file, 'r') or default_input
+  return default_input
 end
 
 function io.output(file)
-  if file == nil then return default_output end
-  if type(file) == 'string' then
-    local opened, message = open(file, 'w')
-    if not opened then error(message, 2) end
-    file = opened
-  end
-  default_output = file
+  default_output = default_file('io.output', file, 'w') or default_output
+  return default_output
+end
+
+local function default_record(handle, which)
+  local file = records[handle]
+  if file.closed then error(('default %s file is closed'):format(which), 3) end
   return file
 end
 
-function io.read(...) return default_input:read(...) end
-function io.write(...) return default_output:write(...) end
+function io.read(...) return results(read(default_record(default_input, 'input'), 1, 'io.read', ...)) end
+function io.write(...) return results(write(default_record(default_output, 'output'), default_output, 1, 'io.write', ...)) end
+function io.flush() return flush(default_record(default_output, 'output')) end
 
-function io.close(file)
-  return (file or default_output):close()
+function io.close(...)
+  if select('#', ...) == 0 then return close(default_record(default_output, 'output')) end
+  return close(open_record(..., 'io.close'))
 end
 
 function io.lines(path, ...)
-  if path == nil then return default_input:lines(...) end
-  local file, message = open(path, 'r')
-  if not file then error(message, 2) end
-  local formats = table.pack(...)
-  return function()
-    if file.closed then return nil end
-    local value
-    if formats.n == 0 then
-      value = file:read('l')
-    else
-      value = file:read(table.unpack(formats, 1, formats.n))
-    end
-    if value == nil then file:close() end
-    return value
-  end, nil, nil, file
+  if path == nil then
+    open_record(default_input, 'io.lines')
+    return lines_iterator(default_input, false, 'io.lines', ...)
+  end
+  if type(path) ~= 'string' and not math_type(path) then type_error(1, 1, 'io.lines', 'string', path) end
+  local handle = open_checked(path, 'r', 1)
+  return lines_iterator(handle, true, 'io.lines', ...), nil, nil, handle
 end
 
 function io.tmpfile()
   local path = native.fs_tmpname()
-  local file = open(path, 'w+')
-  file.on_close = function()
+  local handle = open(path, 'w+')
+  records[handle].on_close = function()
     native.fs_remove(path)
     return true
   end
-  return file
+  return handle
 end
 
 function os.exit()
@@ -343,13 +478,37 @@ os.remove = native.fs_remove
 os.rename = native.fs_rename
 os.tmpname = native.fs_tmpname
 
+-- The WebAssembly build has only the C locale, yet its setlocale accepts any name without
+-- effect; answer as a system without that locale does (nil), so code that checks still works.
+local set_locale = os.setlocale
+local C_LOCALES = { [''] = true, C = true, POSIX = true }
+function os.setlocale(locale, category)
+  if locale ~= nil and type(locale) == 'string' and not C_LOCALES[locale] then
+    set_locale(nil, category)
+    return nil
+  end
+  return set_locale(locale, category)
+end
+
+-- luaL_loadfilex skips a UTF-8 byte order mark and a first line starting with '#', keeping its
+-- newline so line numbers stay right (but not before a binary chunk).
+local function without_header(source)
+  if source:sub(1, 3) == '\239\187\191' then source = source:sub(4) end
+  if source:sub(1, 1) == '#' then
+    local newline = source:find('\n', 1, true)
+    source = newline and source:sub(newline) or ''
+    if source:sub(2, 2) == '\27' then source = source:sub(2) end
+  end
+  return source
+end
+
 -- Code comes from the generation's snapshot of the config directory first, then the disk.
-function loadfile(path, mode, env)
+function loadfile(path, mode, ...)
   if path == nil then return nil, 'loadfile: reading from standard input is not supported' end
   local source, real = native.code_of(path)
   if not source then return nil, ('cannot open %s'):format(real) end
-  if env ~= nil then return load(source, '@' .. real, mode, env) end
-  return load(source, '@' .. real, mode)
+  if select('#', ...) > 0 then return load(without_header(source), '@' .. real, mode, (...)) end
+  return load(without_header(source), '@' .. real, mode)
 end
 
 function dofile(path)
@@ -360,29 +519,53 @@ end
 
 package.path = table.concat({
   config_dir .. '/lua/?.lua', config_dir .. '/lua/?/init.lua', config_dir .. '/?.lua', config_dir .. '/?/init.lua',
+  './?.lua', './?/init.lua',
 }, ';')
 package.cpath = ''
+package.loaded.io = io
 
+-- Replaces every occurrence of `from` in `text` with `to`, as plain strings (luaL_gsub).
+local function plain_gsub(text, from, to)
+  local parts, start = {}, 1
+  while true do
+    local first, last = text:find(from, start, true)
+    if not first then break end
+    parts[#parts + 1] = text:sub(start, first - 1) .. to
+    start = last + 1
+  end
+  parts[#parts + 1] = text:sub(start)
+  return table.concat(parts)
+end
+
+-- loadlib's searchpath: every ';'-separated template (empty ones too), and on failure one
+-- "no file '...'" line per template, built from the whole path.
 function package.searchpath(name, path, separator, replacement)
+  if type(name) ~= 'string' then type_error(1, 1, 'package.searchpath', 'string', name) end
+  if type(path) ~= 'string' then type_error(1, 2, 'package.searchpath', 'string', path) end
   separator, replacement = separator or '.', replacement or '/'
-  if separator ~= '' then name = name:gsub('%' .. separator, replacement) end
-  local tried = {}
-  for template in path:gmatch('[^;]+') do
-    local candidate = template:gsub('%?', name)
-    if native.code_exists(candidate) then return candidate end
-    tried[#tried + 1] = "\n\tno file '" .. candidate .. "'"
+  if separator ~= '' and name:find(separator, 1, true) then name = plain_gsub(name, separator, replacement) end
+  local candidates = plain_gsub(path, '?', name)
+  if candidates ~= '' then
+    for candidate in (candidates .. ';'):gmatch('([^;]*);') do
+      if native.code_exists(candidate) then return candidate end
+    end
   end
-  return nil, table.concat(tried)
+  return nil, "no file '" .. plain_gsub(candidates, ';', "'\n\tno file '") .. "'"
 end
 
+-- loadlib's Lua searcher. Its errors carry no position: natively they are raised from C, called by
+-- `require` (also C).
 local function search_lua(name)
-  local path, tried = package.searchpath(name, package.path)
-  if not path then return tried end
-  local chunk, message = loadfile(path)
+  local path = package.path
+  if math_type(path) then path = tostring(path) end
+  if type(path) ~= 'string' then error("'package.path' must be a string", 2) end
+  local found, tried = package.searchpath(name, path)
+  if not found then return tried end
+  local chunk, message = loadfile(found)
   if not chunk then
-    error(("error loading module '%s' from file '%s':\n\t%s"):format(name, path, message), 3)
+    error(("error loading module '%s' from file '%s':\n\t%s"):format(name, found, message), 2)
   end
-  return chunk, path
+  return chunk, found
 end
 
-package.searchers = { package.searchers[1], search_lua }
+package.searchers = { package.searchers[1], search_lua, package.searchers[3], package.searchers[4] }

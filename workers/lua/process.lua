@@ -304,3 +304,11 @@ function io.type(value)
   if getmetatable(value) == Pipe then return value.closed and 'closed file' or 'file' end
   return file_type(value)
 end
+
+local close_file = io.close
+
+function io.close(...)
+  local file = ...
+  if select('#', ...) > 0 and getmetatable(file) == Pipe then return file:close() end
+  return close_file(...)
+end

@@ -1,0 +1,69 @@
+// Whole file paths in what leaves the worker. Lua cuts a chunk name longer than LUA_IDSIZE (60,
+// compiled into wasmoon) to "..." and its last 56 bytes in every message and traceback; the worker
+// remembers the paths it loads code from (at most 10,000) and puts each cut name back whole.
+
+/** luaO_chunkid's budget for `@name`: LUA_IDSIZE bytes with the '@' and the final NUL. */
+const LUA_IDSIZE = 60;
+const KEPT_TAIL_BYTES = LUA_IDSIZE - '...'.length - 1;
+/** Paths remembered per worker; past this, cut names stay cut (a tool loading ever new files). */
+export const MAX_REMEMBERED_PATHS = 10_000;
+
+export class ChunkNames {
+  /** Kept tail (what follows "...") → whole path. */
+  private readonly paths = new Map<string, string>();
+  /** The lengths (in UTF-16 units) the tails have: 56 unless a path holds non-ASCII characters. */
+  private readonly tailLengths = new Set<number>();
+
+  /** Remembers a path code is loaded from (a chunk named `@path`). */
+  remember(path: string): void {
+    const bytes = Buffer.from(path);
+    if (bytes.length + 1 <= LUA_IDSIZE || this.paths.size >= MAX_REMEMBERED_PATHS) return;
+    const tail = bytes.subarray(-KEPT_TAIL_BYTES).toString();
+    if (this.paths.has(tail)) return;
+    this.paths.set(tail, path);
+    this.tailLengths.add(tail.length);
+  }
+
+  /** `text` with every cut chunk name written whole. */
+  expand(text: string): string {
+    if (this.paths.size === 0) return text;
+    let result = '';
+    let copied = 0;
+    for (let at = text.indexOf('...'); at >= 0; at = text.indexOf('...', at + 1)) {
+      const path = this.pathAt(text, at + 3);
+      if (path === undefined) continue;
+      result += text.slice(copied, at) + path.whole;
+      copied = at + 3 + path.tailLength;
+      at = copied - 1;
+    }
+    return copied === 0 ? text : result + text.slice(copied);
+  }
+
+  private pathAt(text: string, start: number): { whole: string; tailLength: number } | undefined {
+    for (const tailLength of this.tailLengths) {
+      const whole = this.paths.get(text.slice(start, start + tailLength));
+      if (whole !== undefined) return { whole, tailLength };
+    }
+    return undefined;
+  }
+
+  /** A copy of `value` with `expand` applied to every string in it (arrays and plain objects). */
+  expandAll<T>(value: T): T {
+    if (this.paths.size === 0) return value;
+    return this.expandValue(value) as T;
+  }
+
+  private expandValue(value: unknown): unknown {
+    if (typeof value === 'string') return this.expand(value);
+    if (Array.isArray(value)) return value.map((item) => this.expandValue(item));
+    if (value !== null && typeof value === 'object' && isPlainObject(value)) {
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.expandValue(item)]));
+    }
+    return value;
+  }
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}

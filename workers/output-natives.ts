@@ -1,0 +1,89 @@
+// `print`, `warn`, the standard output streams and file handles as natives, so Lua sees them as
+// C functions the way native Lua does. Values convert with luaL_tolstring (honouring `__tostring`
+// and `__name`, never the global `tostring`), and output reaches the call's log a line at a time,
+// split at newlines: a partial line waits for its end, or for the end of the task.
+import { LOG_LIMIT_CHARS } from './call-channel.js';
+import type { LuaStack } from './lua-stack.js';
+import { NativeError, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
+
+/** The raw exports these natives use beyond LuaStack's. */
+export interface OutputRawApi {
+  _luaL_tolstring(L: number, index: number, lengthOut: number): number;
+  _lua_newuserdatauv(L: number, size: number, userValues: number): number;
+  _lua_settop(L: number, index: number): void;
+}
+
+export interface OutputNatives {
+  natives: Record<string, NativeFunction>;
+  /** Sends a pending partial line: a task's output never waits past its end. */
+  endTask(): void;
+}
+
+/** Output natives writing whole lines to `log`. */
+export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (text: string) => void): OutputNatives {
+  let partial = '';
+  let warnings = false;
+  const write = (text: string): void => {
+    if (!text.includes('\n')) {
+      // Without a newline nothing is split: many small writes stay linear.
+      partial += text;
+    } else {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) log(line);
+    }
+    // A line that never ends goes out once it is as long as a whole log may be.
+    if (partial.length >= LOG_LIMIT_CHARS) {
+      log(partial);
+      partial = '';
+    }
+  };
+  const asText = (call: NativeCall, index: number): string => {
+    raw._luaL_tolstring(call.L, index, 0);
+    const text = stack.stringAt(call.L, -1) ?? '';
+    raw._lua_settop(call.L, -2);
+    return text;
+  };
+  const natives: Record<string, NativeFunction> = {
+    print: (call) => {
+      const parts: string[] = [];
+      for (let index = 1; index <= call.argc; index++) parts.push(asText(call, index));
+      write(`${parts.join('\t')}\n`);
+      return [];
+    },
+    warn: (call) => {
+      const parts: string[] = [];
+      for (let index = 1; index <= call.argc; index++) {
+        const part = call.string(index);
+        if (part === null) throw new NativeError(`bad argument #${index} to 'warn' (string expected, got ${stack.typeNameAt(call.L, index)})`);
+        parts.push(part);
+      }
+      if (parts.length === 0) throw new NativeError("bad argument #1 to 'warn' (string expected, got no value)");
+      const message = parts.join('');
+      if (call.argc === 1 && message.startsWith('@')) {
+        if (message === '@on') warnings = true;
+        if (message === '@off') warnings = false;
+      } else if (warnings) {
+        write(`Lua warning: ${message}\n`);
+      }
+      return [];
+    },
+    write_log: (call) => {
+      write(call.string(1) ?? '');
+      return [];
+    },
+    new_handle: (call) => {
+      raw._lua_newuserdatauv(call.L, 0, 0);
+      return new Pushed(1);
+    },
+  };
+  return {
+    natives,
+    endTask: () => {
+      if (partial === '') return;
+      const line = partial;
+      partial = '';
+      log(line);
+    },
+  };
+}
