@@ -21,6 +21,8 @@ export const CRASH_WINDOW_MS = 5 * 60 * 1000;
 export const RENDER_GRACE_MS = 1000;
 /** Inspect workers (discovery, `available`, `render`) one generation may run at once. */
 export const MAX_INSPECT_THREADS = 4;
+/** The least time allowed for the extra inspect workers to load the config before the `available()` bound. */
+const MIN_LOAD_ALLOWANCE_MS = 1000;
 
 /** A block's body from `render`, or why the default block (the model-facing text) is shown. */
 export type RenderResult = { ok: true; lines: string[] } | { ok: false; reason: string | null };
@@ -136,13 +138,14 @@ export class Generation {
 
   /**
    * Asks every tool with `available` at once (MAX_INSPECT_THREADS at a time), each within
-   * `availableTimeoutMs`, all together within twice that plus what loading the config took (the
-   * extra inspect workers load it too): a check still waiting then is cancelled and its tool
-   * counted unavailable.
+   * `availableTimeoutMs`, all together within twice that plus three times what loading the config
+   * took (at least a second; the extra inspect workers load it too): a check still waiting then is
+   * cancelled and its tool counted unavailable.
    */
   private async checkAvailability(loadMs: number): Promise<void> {
     const { availableTimeoutMs, loadTimeoutMs } = this.options;
-    const overallMs = Math.round(2 * availableTimeoutMs + loadMs);
+    // The extra inspect workers load the config too, slower than the first on a loaded machine.
+    const overallMs = Math.round(2 * availableTimeoutMs + Math.max(3 * loadMs, MIN_LOAD_ALLOWANCE_MS));
     const overall = new AbortController();
     const timer = setTimeout(() => overall.abort(), overallMs);
     const check = async (tool: ToolState): Promise<void> => {

@@ -48,6 +48,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResul
   const diagnostics: Diagnostic[] = [];
   const seen = new Map<string, RawToolDefinition>();
   let schemaKeywords = 0;
+  const compiledSchemas = new Map<string, ReturnType<typeof compileParameters>>();
 
   for (const definition of raw) {
     const name = typeof definition.name === 'string' ? definition.name : undefined;
@@ -82,14 +83,20 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResul
       report('error', `${label}: parameters.type must be 'object' (got ${describeValue((parameters as Record<string, unknown>)['type'])})`);
     } else if (!definition.conversionError) {
       // Compiling is main-thread work that grows with the keywords: the config's total is bounded.
-      schemaKeywords += schemaKeywordCount(parameters);
-      if (schemaKeywords > MAX_TOTAL_SCHEMA_KEYWORDS) {
-        report('error', `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`);
-      } else {
-        const compiled = compileParameters(ajv, parameters);
-        if ('problems' in compiled) compiled.problems.forEach((problem) => report('error', `${label}: ${problem}`));
-        else validate = compiled.validate;
+      // A schema the same as one compiled already (every tool without parameters, say) is reused.
+      const key = JSON.stringify(parameters);
+      let compiled = compiledSchemas.get(key);
+      if (compiled === undefined) {
+        schemaKeywords += schemaKeywordCount(parameters);
+        if (schemaKeywords <= MAX_TOTAL_SCHEMA_KEYWORDS) {
+          compiled = compileParameters(ajv, parameters);
+          compiledSchemas.set(key, compiled);
+        }
       }
+      if (compiled === undefined) {
+        report('error', `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`);
+      } else if ('problems' in compiled) compiled.problems.forEach((problem) => report('error', `${label}: ${problem}`));
+      else validate = compiled.validate;
     }
 
     const hasErrors = diagnostics.slice(errorsBefore).some((diagnostic) => diagnostic.severity === 'error');

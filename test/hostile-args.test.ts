@@ -142,13 +142,15 @@ describe('hostile schemas', () => {
   });
 
   test('keywords are bounded per tool and per config', () => {
-    const properties = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: 'string' }]));
+    const properties = (count: number, prefix = 'p') => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, { type: 'string' }]));
     const one = compileParameters(createSchemaCompiler(), { type: 'object', properties: properties(MAX_SCHEMA_KEYWORDS) });
     assert.ok('problems' in one && /has \d+ keywords; the limit is 1000/.test(one.problems[0]!));
-    const tools = Array.from({ length: 6 }, (_, i) => definition(`tool${i}`, { type: 'object', properties: properties(450) }));
+    const tools = Array.from({ length: 6 }, (_, i) => definition(`tool${i}`, { type: 'object', properties: properties(450, `t${i}p`) }));
     const { tools: loaded, diagnostics } = checkDefinitions(tools, createSchemaCompiler());
     assert.equal(loaded.length, Math.floor(MAX_TOTAL_SCHEMA_KEYWORDS / 902));
     assert.match(diagnostics[0]!.message, /tool 'tool5': the config's parameters schemas have more than 5000 keywords together/);
+    const same = Array.from({ length: 20 }, (_, i) => definition(`same${i}`, { type: 'object', properties: properties(450) }));
+    assert.equal(checkDefinitions(same, createSchemaCompiler()).tools.length, 20, 'a schema compiled once is reused without being charged again');
   });
 
   test('keys matched against patternProperties and propertyNames are charged like values', () => {
