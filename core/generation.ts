@@ -93,9 +93,7 @@ export class Generation {
       idleTimeoutMs: options.idleTimeoutMs,
       maxQueue: 1000,
     });
-    const discoveryStarted = performance.now();
     const outcome = await inspect.run<DiscoveryReport>({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
-    const discoveryMs = performance.now() - discoveryStarted;
     let report: DiscoveryReport;
     switch (outcome.kind) {
       case 'done':
@@ -130,19 +128,19 @@ export class Generation {
     const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, moduleHash: moduleHash(tool.definition.module), available: true }]));
     if (snapshot.truncated) diagnostics.push({ severity: 'warning', file: options.configFile, message: `${snapshot.truncated}; the rest is read from disk when required` });
     const generation = new Generation(options, workerConfig, inspect, tools, diagnostics, report.logs);
-    await generation.checkAvailability(discoveryMs);
+    await generation.checkAvailability();
     return { ok: true, generation };
   }
 
   /**
    * Asks every tool with `available` at once (MAX_INSPECT_THREADS at a time), each within
-   * `availableTimeoutMs`, all together within twice that plus what loading the config took (the
-   * extra inspect workers load it too): a check still waiting then is cancelled and its tool
-   * counted unavailable.
+   * `availableTimeoutMs`, all together within `loadTimeoutMs` (the extra inspect workers load the
+   * config first) plus twice `availableTimeoutMs`: a check still waiting then is cancelled and its
+   * tool counted unavailable.
    */
-  private async checkAvailability(loadMs: number): Promise<void> {
+  private async checkAvailability(): Promise<void> {
     const { availableTimeoutMs, loadTimeoutMs } = this.options;
-    const overallMs = Math.round(2 * availableTimeoutMs + loadMs);
+    const overallMs = loadTimeoutMs + 2 * availableTimeoutMs;
     const overall = new AbortController();
     const timer = setTimeout(() => overall.abort(), overallMs);
     const check = async (tool: ToolState): Promise<void> => {
