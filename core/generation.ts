@@ -21,6 +21,8 @@ export const CRASH_WINDOW_MS = 5 * 60 * 1000;
 export const RENDER_GRACE_MS = 1000;
 /** Inspect workers (discovery, `available`, `render`) one generation may run at once. */
 export const MAX_INSPECT_THREADS = 4;
+/** How long one `available` check runs alone before the next starts beside it (on another worker). */
+const AVAILABLE_STAGGER_MS = 200;
 
 /** A block's body from `render`, or why the default block (the model-facing text) is shown. */
 export type RenderResult = { ok: true; lines: string[] } | { ok: false; reason: string | null };
@@ -133,14 +135,16 @@ export class Generation {
   }
 
   /**
-   * Asks every tool with `available` at once (MAX_INSPECT_THREADS at a time), each within
-   * `availableTimeoutMs`, all together within `loadTimeoutMs` (the extra inspect workers load the
-   * config first) plus twice `availableTimeoutMs`: a check still waiting then is cancelled and its
-   * tool counted unavailable.
+   * Asks every tool with `available`, each within `availableTimeoutMs`. A check that answers
+   * within AVAILABLE_STAGGER_MS leaves the warm inspect worker to the next; one that does not has
+   * the next start beside it on another worker (MAX_INSPECT_THREADS at most), so slow checks run
+   * concurrently and fast ones never pay for a cold worker. All of them end within twice one
+   * check's allowance (a cold worker's load, then its timeout): a check still waiting then is
+   * cancelled and its tool counted unavailable.
    */
   private async checkAvailability(): Promise<void> {
     const { availableTimeoutMs, loadTimeoutMs } = this.options;
-    const overallMs = loadTimeoutMs + 2 * availableTimeoutMs;
+    const overallMs = 2 * (loadTimeoutMs + availableTimeoutMs);
     const overall = new AbortController();
     const timer = setTimeout(() => overall.abort(), overallMs);
     const check = async (tool: ToolState): Promise<void> => {
@@ -166,8 +170,17 @@ export class Generation {
           tool.unavailableReason = `available() crashed its worker: ${outcome.message}`;
       }
     };
+    const running: Promise<void>[] = [];
     try {
-      await Promise.all([...this.tools.values()].filter((tool) => tool.definition.hasAvailable).map(check));
+      for (const tool of this.tools.values()) {
+        if (!tool.definition.hasAvailable) continue;
+        const checked = check(tool);
+        running.push(checked);
+        let stagger: NodeJS.Timeout | undefined;
+        await Promise.race([checked, new Promise((resolve) => (stagger = setTimeout(resolve, AVAILABLE_STAGGER_MS)))]);
+        clearTimeout(stagger);
+      }
+      await Promise.all(running);
     } finally {
       clearTimeout(timer);
     }
