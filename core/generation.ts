@@ -21,8 +21,8 @@ export const CRASH_WINDOW_MS = 5 * 60 * 1000;
 export const RENDER_GRACE_MS = 1000;
 /** Inspect workers (discovery, `available`, `render`) one generation may run at once. */
 export const MAX_INSPECT_THREADS = 4;
-/** The least time allowed for the extra inspect workers to load the config before the `available()` bound. */
-const MIN_LOAD_ALLOWANCE_MS = 1000;
+/** How long one `available` check runs alone before the next starts beside it (on another worker). */
+const AVAILABLE_STAGGER_MS = 200;
 
 /** A block's body from `render`, or why the default block (the model-facing text) is shown. */
 export type RenderResult = { ok: true; lines: string[] } | { ok: false; reason: string | null };
@@ -95,9 +95,7 @@ export class Generation {
       idleTimeoutMs: options.idleTimeoutMs,
       maxQueue: 1000,
     });
-    const discoveryStarted = performance.now();
     const outcome = await inspect.run<DiscoveryReport>({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
-    const discoveryMs = performance.now() - discoveryStarted;
     let report: DiscoveryReport;
     switch (outcome.kind) {
       case 'done':
@@ -132,20 +130,21 @@ export class Generation {
     const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, moduleHash: moduleHash(tool.definition.module), available: true }]));
     if (snapshot.truncated) diagnostics.push({ severity: 'warning', file: options.configFile, message: `${snapshot.truncated}; the rest is read from disk when required` });
     const generation = new Generation(options, workerConfig, inspect, tools, diagnostics, report.logs);
-    await generation.checkAvailability(discoveryMs);
+    await generation.checkAvailability();
     return { ok: true, generation };
   }
 
   /**
-   * Asks every tool with `available` at once (MAX_INSPECT_THREADS at a time), each within
-   * `availableTimeoutMs`, all together within twice that plus three times what loading the config
-   * took (at least a second; the extra inspect workers load it too): a check still waiting then is
+   * Asks every tool with `available`, each within `availableTimeoutMs`. A check that answers
+   * within AVAILABLE_STAGGER_MS leaves the warm inspect worker to the next; one that does not has
+   * the next start beside it on another worker (MAX_INSPECT_THREADS at most), so slow checks run
+   * concurrently and fast ones never pay for a cold worker. All of them end within twice one
+   * check's allowance (a cold worker's load, then its timeout): a check still waiting then is
    * cancelled and its tool counted unavailable.
    */
-  private async checkAvailability(loadMs: number): Promise<void> {
+  private async checkAvailability(): Promise<void> {
     const { availableTimeoutMs, loadTimeoutMs } = this.options;
-    // The extra inspect workers load the config too, slower than the first on a loaded machine.
-    const overallMs = Math.round(2 * availableTimeoutMs + Math.max(3 * loadMs, MIN_LOAD_ALLOWANCE_MS));
+    const overallMs = 2 * (loadTimeoutMs + availableTimeoutMs);
     const overall = new AbortController();
     const timer = setTimeout(() => overall.abort(), overallMs);
     const check = async (tool: ToolState): Promise<void> => {
@@ -172,8 +171,17 @@ export class Generation {
           tool.unavailableReason = `available() crashed its worker: ${outcome.message}`;
       }
     };
+    const running: Promise<void>[] = [];
     try {
-      await Promise.all([...this.tools.values()].filter((tool) => tool.definition.hasAvailable).map(check));
+      for (const tool of this.tools.values()) {
+        if (!tool.definition.hasAvailable) continue;
+        const checked = check(tool);
+        running.push(checked);
+        let stagger: NodeJS.Timeout | undefined;
+        await Promise.race([checked, new Promise((resolve) => (stagger = setTimeout(resolve, AVAILABLE_STAGGER_MS)))]);
+        clearTimeout(stagger);
+      }
+      await Promise.all(running);
     } finally {
       clearTimeout(timer);
     }

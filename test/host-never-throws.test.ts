@@ -48,7 +48,7 @@ test('a full disk under the state dir: spills fall back to the inline head, lost
   const disk = mkdtempSync(join(tmpdir(), 'moonpool-disk-'));
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
   after(() => {
-    execFileSync('umount', [disk]);
+    execFileSync('umount', ['-l', disk]);
     rmSync(disk, { recursive: true, force: true });
   });
   const host = await startHost(CONFIG, { ...LIMITS, stateDir: disk });
@@ -75,7 +75,7 @@ test('moonpool call on a full disk answers and says in one line that its record 
   const disk = mkdtempSync(join(tmpdir(), 'moonpool-disk-'));
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
   after(() => {
-    execFileSync('umount', [disk]);
+    execFileSync('umount', ['-l', disk]);
     rmSync(disk, { recursive: true, force: true });
   });
   mkdirSync(join(disk, 'sessions'));

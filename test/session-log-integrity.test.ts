@@ -38,7 +38,7 @@ function smallDisk(size: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'moonpool-disk-'));
   execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
   after(() => {
-    execFileSync('umount', [dir]);
+    execFileSync('umount', ['-l', dir]);
     rmSync(dir, { recursive: true, force: true });
   });
   return dir;
