@@ -1,7 +1,7 @@
 // One ajv instance per generation (its cache is keyed by schema identity, so each tool's schema
 // is compiled once and dropped with its generation). Strict: an unknown keyword is an error.
 // Nothing a schema or an argument holds can make a check superlinear on the host's thread:
-// patterns run on RE2, `enum` and `uniqueItems` hash, and patterns and formats share a budget.
+// patterns run on RE2, `enum` and `uniqueItems` hash, and each check has a work and a step budget.
 import { Ajv, type ErrorObject, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
@@ -31,8 +31,8 @@ export const MAX_SCHEMA_KEYWORDS = 1_000;
 export const MAX_TOTAL_SCHEMA_KEYWORDS = 5_000;
 
 // Each compiler's patterns (compiled once for the definition check and for ajv) and its twin
-// that stops at the first error: a check runs that first, and lists every problem only for
-// arguments small enough (see arguments.ts), since each error costs ajv time too.
+// that stops at the first error: a check runs that first, and lists every problem only in a
+// second pass of few steps (see arguments.ts), since each error costs ajv time too.
 const partsOf = new WeakMap<Ajv, { patterns: LinearPatterns; firstError: Ajv }>();
 const firstErrorValidators = new WeakMap<ValidateFunction, ValidateFunction>();
 
