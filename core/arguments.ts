@@ -3,7 +3,7 @@
 // and a check that would cost more than its budget is abandoned and refused.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { listWithin } from './bounded-text.js';
-import { firstErrorValidator } from './schema-compiler.js';
+import { listingValidator } from './schema-compiler.js';
 import { ValidationBudgetError, withValidationBudget } from './validation-budget.js';
 
 /** Deepest nesting of arguments accepted. */
@@ -109,8 +109,9 @@ function check(validate: ValidateFunction, args: unknown, steps?: number): Outco
 const describeAll = (errors: ErrorObject[]): string[] => [...new Set(errors.map(describe))];
 
 /**
- * The problems with `args`, or an empty list when the call may go ahead. The check stops at the
- * first problem; a second pass lists every problem if it fits in MAX_LISTING_STEPS.
+ * The problems with `args`, or an empty list when the call may go ahead. `validate` (from
+ * compileParameters) stops at the first problem; a second pass lists every problem if it fits in
+ * MAX_LISTING_STEPS.
  */
 export function argumentProblems(validate: ValidateFunction, args: unknown): string[] {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
@@ -118,10 +119,12 @@ export function argumentProblems(validate: ValidateFunction, args: unknown): str
   }
   const shape = shapeProblem(args);
   if (shape) return [shape];
-  const first = check(firstErrorValidator(validate) ?? validate, args);
+  const first = check(validate, args);
   if ('valid' in first) return [];
   if ('tooCostly' in first) return [first.tooCostly];
-  const all = check(validate, args, MAX_LISTING_STEPS);
+  const listing = listingValidator(validate);
+  if (listing === undefined) return describeAll(first.errors);
+  const all = check(listing, args, MAX_LISTING_STEPS);
   if ('errors' in all) return describeAll(all.errors);
   return [...describeAll(first.errors), 'args: only the first problem is listed; checking for the others would take too long'];
 }

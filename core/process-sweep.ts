@@ -71,17 +71,31 @@ function isTaskGroup(group: number, table: Map<number, ProcessEntry>, tag: strin
 /** The live processes in `table` that belong to the task: tagged, in its groups, or below either. */
 function taskProcesses(table: Map<number, ProcessEntry>, groups: ReadonlySet<number>, tag: string): number[] {
   const verdicts = new Map<number, boolean>();
-  const belongs = (entry: ProcessEntry): boolean => {
-    const known = verdicts.get(entry.pid);
-    if (known !== undefined) return known;
-    // Set before recursing, so a ppid cycle (pid reuse mid-scan) cannot loop.
-    verdicts.set(entry.pid, false);
-    const parent = table.get(entry.ppid);
-    const verdict = groups.has(entry.pgid) || tagOf(entry) === tag || (parent !== undefined && belongs(parent));
-    verdicts.set(entry.pid, verdict);
-    return verdict;
-  };
-  return [...table.values()].filter((entry) => entry.pid !== process.pid && belongs(entry)).map((entry) => entry.pid);
+  const own = (entry: ProcessEntry): boolean => groups.has(entry.pgid) || tagOf(entry) === tag;
+  for (const start of table.values()) {
+    // Walks up to the first ancestor already judged, one of the task's, or outside the table;
+    // a loop, not recursion, since a hostile command can build a chain of any depth.
+    const path: ProcessEntry[] = [];
+    let entry: ProcessEntry | undefined = start;
+    let verdict = false;
+    while (entry !== undefined) {
+      const known = verdicts.get(entry.pid);
+      if (known !== undefined) {
+        verdict = known;
+        break;
+      }
+      // Judged false until the walk ends, so a ppid cycle (pid reuse mid-scan) cannot loop.
+      verdicts.set(entry.pid, false);
+      path.push(entry);
+      if (own(entry)) {
+        verdict = true;
+        break;
+      }
+      entry = table.get(entry.ppid);
+    }
+    for (const below of path) verdicts.set(below.pid, verdict);
+  }
+  return [...table.values()].filter((entry) => entry.pid !== process.pid && verdicts.get(entry.pid)).map((entry) => entry.pid);
 }
 
 /** Live (non-zombie) processes started at or after `sinceMs`, by pid; undefined without /proc. */

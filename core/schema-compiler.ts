@@ -1,7 +1,7 @@
 // One ajv instance per generation (its cache is keyed by schema identity, so each tool's schema
 // is compiled once and dropped with its generation). Strict: an unknown keyword is an error.
 // Nothing a schema or an argument holds can make a check superlinear on the host's thread:
-// patterns run on RE2, `enum` and `uniqueItems` hash, and patterns and formats share a budget.
+// patterns run on RE2, `enum` and `uniqueItems` hash, and each check has a work and a step budget.
 import { Ajv, type ErrorObject, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
@@ -23,22 +23,30 @@ export const MAX_SCHEMA_CHARS = 256 * 1024;
 export const MAX_SCHEMA_DEPTH = 32;
 /**
  * Most keywords (keys of schema objects) in one tool's `parameters`. Compile time grows with
- * them: each schema is compiled twice (see firstErrorValidator), about 0.2 ms of CPU a keyword
- * with patterns, so a tool at the limit takes about 0.2-0.5 s and a config at the total about 1 s.
+ * them (about 0.1 ms of CPU a keyword with patterns; a schema is compiled once more, lazily, to
+ * list problems): a tool at the limit takes about 0.1-0.25 s, a config at the total about 0.5 s.
  */
 export const MAX_SCHEMA_KEYWORDS = 1_000;
 /** Most keywords in all tools' `parameters` of one config together. */
 export const MAX_TOTAL_SCHEMA_KEYWORDS = 5_000;
 
 // Each compiler's patterns (compiled once for the definition check and for ajv) and its twin
-// that stops at the first error: a check runs that first, and lists every problem only for
-// arguments small enough (see arguments.ts), since each error costs ajv time too.
+// that stops at the first error, which compiles the validators calls use. The compiler itself
+// lists every problem: its validator of a schema is compiled the first time a call fails, and
+// runs only in a second pass of few steps (see arguments.ts), since each error costs ajv time.
 const partsOf = new WeakMap<Ajv, { patterns: LinearPatterns; firstError: Ajv }>();
-const firstErrorValidators = new WeakMap<ValidateFunction, ValidateFunction>();
+const listingSources = new WeakMap<ValidateFunction, { ajv: Ajv; schema: object }>();
+const listingValidators = new WeakMap<ValidateFunction, ValidateFunction>();
 
-/** The validator of the same schema that stops at the first error, if `validate` has one. */
-export function firstErrorValidator(validate: ValidateFunction): ValidateFunction | undefined {
-  return firstErrorValidators.get(validate);
+/** The validator of the same schema that lists every problem, compiled on first use; undefined if `validate` already does. */
+export function listingValidator(validate: ValidateFunction): ValidateFunction | undefined {
+  const compiled = listingValidators.get(validate);
+  if (compiled) return compiled;
+  const source = listingSources.get(validate);
+  if (!source) return undefined;
+  const listing = source.ajv.compile(source.schema);
+  listingValidators.set(validate, listing);
+  return listing;
 }
 
 // Values, not schemas: a `pattern` key inside them is data.
@@ -94,8 +102,17 @@ function chargeFormats(ajv: Ajv): void {
   }
 }
 
-function newAjv(patterns: LinearPatterns, allErrors: boolean): Ajv {
-  const ajv = new Ajv({ allErrors, strict: true, strictRequired: false, allowUnionTypes: true, $data: false, code: { regExp: patterns.engine } });
+// The twin stops at the first error and skips the meta-schema check the compiler already made.
+function newAjv(patterns: LinearPatterns, twin: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: !twin,
+    validateSchema: !twin,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    $data: false,
+    code: { regExp: patterns.engine },
+  });
   useHashedKeywords(ajv);
   useStepCounting(ajv);
   addFormats(ajv);
@@ -105,8 +122,8 @@ function newAjv(patterns: LinearPatterns, allErrors: boolean): Ajv {
 
 export function createSchemaCompiler(): Ajv {
   const patterns = createLinearPatterns();
-  const ajv = newAjv(patterns, true);
-  partsOf.set(ajv, { patterns, firstError: newAjv(patterns, false) });
+  const ajv = newAjv(patterns, false);
+  partsOf.set(ajv, { patterns, firstError: newAjv(patterns, true) });
   return ajv;
 }
 
@@ -123,8 +140,9 @@ export function compileParameters(ajv: Ajv, schema: unknown): { validate: Valida
   if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? []) };
   try {
     const counted = withStepCounting(schema) as object;
-    const validate = ajv.compile(counted);
-    if (parts) firstErrorValidators.set(validate, parts.firstError.compile(counted));
+    if (!parts) return { validate: ajv.compile(counted) };
+    const validate = parts.firstError.compile(counted);
+    listingSources.set(validate, { ajv, schema: counted });
     return { validate };
   } catch (error) {
     return { problems: [`parameters: ${(error as Error).message.replace(/^strict mode: /, '')}`] };

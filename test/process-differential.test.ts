@@ -3,9 +3,10 @@
 // outputs must be equal. Native Lua is required: without it these tests fail and say so.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { FIXTURES, startHost, tempDir } from './helpers.js';
+import { eventually, FIXTURES, startHost, tempDir } from './helpers.js';
 
 const FIXTURE = join(FIXTURES, 'process');
 const HARNESS = join(FIXTURE, 'lua', 'snippet.lua');
@@ -147,5 +148,21 @@ describe('io.popen and os.execute as in native Lua 5.4', async () => {
     const result = await host.call('snippet', { code }, { onLog: (text) => logs.push(text) });
     assert.equal(result.content, 'done');
     assert.deepEqual(logs.join('\n').split('\n').sort(), ['five', 'four', 'one', 'seven', 'six', 'three', 'two']);
+  });
+});
+
+describe('a popen read waits like capture', () => {
+  test('a call waiting on a popen read gives up its CPU turn, and takes one again to go on', async () => {
+    const host = await startHost(FIXTURE, { cpuSlots: 1 });
+    const dir = tempDir();
+    const [busy, ready] = [join(dir, 'busy'), join(dir, 'ready')];
+    let waiting = false;
+    const call = host.call('turn_then_read', { busy, ready }, { onTitle: (title) => (waiting = title === 'waiting') });
+    assert.ok(await eventually(() => host.stats().cpu.running === 1), 'the call holds a turn while it shows progress');
+    writeFileSync(busy, '');
+    assert.ok(await eventually(() => waiting && host.stats().cpu.running === 0), 'no turn is held while the call waits on the popen');
+    writeFileSync(ready, '');
+    const result = await call;
+    assert.deepEqual([result.status, result.content], ['ok', 'done']);
   });
 });

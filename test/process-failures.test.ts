@@ -96,6 +96,18 @@ describe('failures of capture, io.popen and os.execute', async () => {
     assert.deepEqual(annotated.sort(), known.sort());
   });
 
+  test("writing to a 'w' popen whose command has exited returns Broken pipe (native Lua would die of SIGPIPE)", async () => {
+    const code = [
+      "local w = io.popen('exit 3', 'w')",
+      "w:setvbuf('no')",
+      "out(w:write(string.rep('x', 4000000)))",
+      'out(w:close())',
+    ].join('\n');
+    const [result, healthy] = await Promise.all([host.call('snippet', { code }), host.call('healthy', {})]);
+    assert.equal(result.content, 'nil Broken pipe 32\nnil exit 3');
+    assert.equal(healthy.content, 'fine');
+  });
+
   test('a working directory that is a file is named as such', async () => {
     const cwd = join(tempDir(), 'file');
     mkdirSync(cwd);

@@ -140,16 +140,18 @@ export class ShellProcess {
     wake?.();
   }
 
-  /** The next piece of a streamed stdout, waiting for it; null once the command closed its stdout. */
+  /** All of a streamed stdout that has arrived, waiting for some; null once the command closed its stdout. */
   async read(): Promise<Buffer | null> {
     while (this.pending.length === 0 && !this.ended) {
       await new Promise<void>((resolve) => (this.wakeReader = resolve));
     }
-    const chunk = this.pending.shift();
-    if (chunk === undefined) return null;
-    this.pendingBytes -= chunk.length;
-    if (this.pendingBytes <= STREAM_AHEAD_BYTES) this.child.stdout!.resume();
-    return chunk;
+    if (this.pending.length === 0) return null;
+    // One piece per wait costs Lua a yield per 64 KiB; everything that arrived costs one.
+    const arrived = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    this.pending.length = 0;
+    this.pendingBytes = 0;
+    this.child.stdout!.resume();
+    return arrived;
   }
 
   /** Writes to the command's stdin once it has taken the bytes, or says why it could not. */

@@ -43,7 +43,8 @@ function Pipe:__tostring()
   return ('file (popen %d)'):format(self.id)
 end
 
--- Reading: `buffer` holds what arrived and is unread from `at` on.
+-- Reading: `buffer` holds what arrived and is unread from `at` on. Readers take what is buffered
+-- before waiting for more, so the buffer is empty whenever it grows and a long read costs one copy.
 
 -- Waits for the next output of the command; false once it closed its stdout.
 local function more(pipe)
@@ -68,20 +69,25 @@ local function take(pipe, count)
 end
 
 local function read_line(pipe, keep_newline)
-  local from = pipe.at
+  local newline = pipe.buffer:find('\n', pipe.at, true)
+  if newline then
+    local line = pipe.buffer:sub(pipe.at, keep_newline and newline or newline - 1)
+    pipe.at = newline + 1
+    return line
+  end
+  local parts = {}
   while true do
-    local newline = pipe.buffer:find('\n', from, true)
+    local newline = pipe.buffer:find('\n', pipe.at, true)
     if newline then
-      local line = pipe.buffer:sub(pipe.at, keep_newline and newline or newline - 1)
+      parts[#parts + 1] = pipe.buffer:sub(pipe.at, keep_newline and newline or newline - 1)
       pipe.at = newline + 1
-      return line
+      return table.concat(parts)
     end
-    local seen = unread(pipe)
+    if unread(pipe) > 0 then parts[#parts + 1] = take(pipe, unread(pipe)) end
     if not more(pipe) then
-      if seen == 0 then return nil end
-      return take(pipe, seen)
+      if #parts == 0 then return nil end
+      return table.concat(parts)
     end
-    from = seen + 1
   end
 end
 
@@ -90,14 +96,22 @@ local function read_count(pipe, count)
     if unread(pipe) == 0 and not more(pipe) then return nil end
     return ''
   end
-  while unread(pipe) < count and more(pipe) do end
-  if unread(pipe) == 0 then return nil end
-  return take(pipe, count)
+  local parts, needed = {}, count
+  while needed > 0 and (unread(pipe) > 0 or more(pipe)) do
+    local piece = take(pipe, needed)
+    parts[#parts + 1] = piece
+    needed = needed - #piece
+  end
+  if #parts == 0 then return nil end
+  return table.concat(parts)
 end
 
 local function read_all(pipe)
-  while more(pipe) do end
-  return take(pipe, unread(pipe))
+  local parts = {}
+  repeat
+    parts[#parts + 1] = take(pipe, unread(pipe))
+  until not more(pipe)
+  return table.concat(parts)
 end
 
 -- The next character, waiting for it; nil at the end of the output.
