@@ -166,6 +166,24 @@ describe('a call that is stopped from outside', () => {
   });
 });
 
+for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+  test(`\`moonpool call\` stopped with ${signal} cancels the call and leaves nothing behind`, async () => {
+    const seconds = uniqueSeconds();
+    try {
+      const child = spawn(process.execPath, [CLI, 'call', 'linger', JSON.stringify({ shape: 'daemon', seconds }), '--config', FIXTURE, '--state-dir', tempDir()], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
+      child.kill(signal);
+      assert.equal(await exited, 1, 'the cancelled call is a tool error');
+      await assertNoneLeft(seconds, `after ${signal}`);
+    } finally {
+      cleanUp(seconds);
+    }
+  });
+}
+
 describe('the /proc sweep', () => {
   test('leaves alone a recorded group whose pid now belongs to another process (pid reuse)', async () => {
     const seconds = uniqueSeconds();

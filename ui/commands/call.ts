@@ -8,6 +8,8 @@ import { LiveBlock } from '../live-block.js';
 import type { Output } from '../open-host.js';
 import { sanitizeLines } from '../terminal-text.js';
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 export function parseArguments(text: string | undefined): unknown {
   if (text === undefined) return {};
   try {
@@ -30,7 +32,8 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
   const args = parseArguments(json);
   const controller = new AbortController();
   const cancel = (): void => controller.abort();
-  process.once('SIGINT', cancel);
+  // Asked to stop, the call is cancelled, so the host can end what it started before exiting.
+  for (const signal of STOP_SIGNALS) process.once(signal, cancel);
   const stderr = output.stderr as NodeJS.WriteStream;
   const live = stderr.isTTY && !input.json ? new LiveBlock(stderr, host, name) : undefined;
   try {
@@ -51,6 +54,6 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
     return result.isError ? 1 : 0;
   } finally {
     live?.finish();
-    process.off('SIGINT', cancel);
+    for (const signal of STOP_SIGNALS) process.off(signal, cancel);
   }
 }
