@@ -66,8 +66,8 @@ function describe(error: ErrorObject): string {
  * keys and one for every other value, and an array's or object's entries are counted before they
  * are visited, so a huge one is refused at once.
  */
-export function shapeProblem(args: unknown): string | undefined {
-  const tooLarge = `args: larger than ${MAX_ARGUMENT_CHARS} characters`;
+export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS): string | undefined {
+  const tooLarge = `args: larger than ${maxChars} characters`;
   const pending: unknown[] = [args];
   const depths: number[] = [0];
   let size = 1;
@@ -82,7 +82,7 @@ export function shapeProblem(args: unknown): string | undefined {
     const count = keys === undefined ? (value as unknown[]).length : keys.length;
     size += count;
     if (keys !== undefined) for (let index = 0; index < count; index++) size += keys[index]!.length;
-    if (size > MAX_ARGUMENT_CHARS) return tooLarge;
+    if (size > maxChars) return tooLarge;
     for (let index = 0; index < count; index++) {
       const item = keys === undefined ? (value as unknown[])[index] : container[keys[index]!];
       if (typeof item === 'string') size += item.length > 0 ? item.length - 1 : 0;
@@ -92,7 +92,7 @@ export function shapeProblem(args: unknown): string | undefined {
       }
     }
   }
-  return size > MAX_ARGUMENT_CHARS ? tooLarge : undefined;
+  return size > maxChars ? tooLarge : undefined;
 }
 
 type Outcome = { valid: true } | { errors: ErrorObject[] } | { tooCostly: string };

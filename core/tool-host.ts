@@ -21,6 +21,9 @@ import type { PoolStats } from './worker-pool.js';
 import { runToolCall } from './tool-call.js';
 import { shapeProblem } from './arguments.js';
 
+/** Largest arguments recorded for a call whose arguments were refused or never checked (characters). */
+export const MAX_REFUSED_ARGS_LOGGED_CHARS = 64 * 1024;
+
 /** A tool as the model should see it, plus the module it runs in. */
 export interface ToolInfo {
   name: string;
@@ -320,10 +323,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   private record(log: SessionLog, result: CallResult, args: unknown): void {
     const { callId, tool, status, content, spillPath, title, durationMs, snapshot } = result;
-    // Arguments too large or deep to check are not logged either: the log must be writable. Every
-    // other status comes after the arguments passed their checks.
+    // Arguments that were refused or never checked are logged only while small: recording megabytes
+    // a model sent in error would cost the host's thread more than checking them did. Every other
+    // status comes after the arguments passed their checks.
     const unchecked = status === 'invalid_args' || status === 'unknown_tool' || status === 'unavailable';
-    const problem = unchecked ? shapeProblem(args) : undefined;
+    const problem = unchecked ? shapeProblem(args, MAX_REFUSED_ARGS_LOGGED_CHARS) : undefined;
     const loggedArgs = problem === undefined ? args : { $notRecorded: problem };
     const record: SessionRecord = { callId, tool, args: loggedArgs, status, content, durationMs, finishedAt: Date.now() };
     if (spillPath !== undefined) record.spillPath = spillPath;

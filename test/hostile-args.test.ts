@@ -177,3 +177,14 @@ describe('hostile schemas', () => {
     assert.ok('problems' in duplicate && /must NOT have duplicate items/.test(duplicate.problems[0]!));
   });
 });
+
+test('refused arguments are recorded in the session log only while small', async () => {
+  const host = await startHost('hostile-args');
+  const small = await host.call('ranges', { range: 'x'.repeat(100) });
+  const large = await host.call('ranges', { range: 'x'.repeat(200_000) });
+  assert.deepEqual([small.status, large.status], ['invalid_args', 'invalid_args']);
+  const { records } = host.resume();
+  const byId = new Map(records.map((record) => [record.callId, record]));
+  assert.deepEqual(byId.get(small.callId)!.args, { range: 'x'.repeat(100) });
+  assert.deepEqual(byId.get(large.callId)!.args, { $notRecorded: 'args: larger than 65536 characters' });
+});
