@@ -2,9 +2,9 @@
 // the VM call into the debug machinery before every instruction (about halving the speed of tight
 // code), so moonpool never leaves one on. Several needs can hold it at once (a render's budget, a
 // pending snapshot, pending log lines); it is disarmed when the last one lets go. Lua has one hook
-// per thread: a tool's own `debug.sethook` hook is chained, so it still sees every event it asked
-// for, and is put back when moonpool lets go (the prelude steps moonpool aside around
-// `debug.sethook` and `debug.gethook`).
+// per thread, so moonpool owns it: `debug.sethook` and `debug.gethook` are natives that record a
+// tool's hook here (workers/debug-hook-natives.ts), and this hook calls the tool's function for
+// every event it asked for, as ldblib's own hook would.
 import { LUA_REGISTRYINDEX } from 'wasmoon';
 
 const LUA_MASKCOUNT = 8;
@@ -22,9 +22,6 @@ export type HookNeed = 'render' | 'snapshot' | 'events';
 export interface HookApi {
   HEAP32: Int32Array;
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
-  _lua_gethook(L: number): number;
-  _lua_gethookmask(L: number): number;
-  _lua_gethookcount(L: number): number;
   _lua_getfield(L: number, index: number, key: number): number;
   _lua_pushthread(L: number): number;
   _lua_rawget(L: number, index: number): number;
@@ -34,23 +31,21 @@ export interface HookApi {
   _lua_callk(L: number, nargs: number, nresults: number, context: number, continuation: number): void;
 }
 
-/** A hook the tool set with `debug.sethook` (ldblib's C hook, which calls the tool's function). */
+/** A hook a tool set with `debug.sethook` on one thread: its event mask and count. */
 interface ToolHook {
   mask: number;
   count: number;
-  hook: number;
 }
 
 export class CountHook {
   private readonly pointer: number;
   private readonly needs = new Set<HookNeed>();
   private armedOn = 0;
-  private toolHook: ToolHook | undefined;
+  /** Tools' hooks by thread (the function itself is where ldblib keeps it: the registry's `_HOOKKEY`). */
+  private readonly toolHooks = new Map<number, ToolHook>();
   /** With a tool count hook of `count` instructions: ticks every so many of its events. */
   private countsPerTick = 1;
   private counts = 0;
-  /** `debug.sethook` is running: moonpool's hook stays off until it returns. */
-  private aside = false;
 
   constructor(
     private readonly raw: HookApi,
@@ -59,7 +54,7 @@ export class CountHook {
     /** Pushes a string onto thread L. */
     private readonly pushString: (L: number, text: string) => void,
     /** `_HOOKKEY` as a C string in the wasm heap: where ldblib keeps each thread's hook function. */
-    private readonly hookKey: number,
+    readonly hookKey: number,
   ) {
     this.pointer = addFunction((L, ar) => this.onEvent(L, ar), 'vii');
   }
@@ -68,55 +63,51 @@ export class CountHook {
   hold(L: number, need: HookNeed): void {
     this.needs.add(need);
     if (this.armedOn === L) return;
-    if (this.armedOn !== 0) this.disarm();
+    const previous = this.armedOn;
     this.armedOn = L;
-    if (!this.aside) this.arm();
+    if (previous !== 0) this.apply(previous);
+    this.apply(L);
   }
 
   release(need: HookNeed): void {
     if (!this.needs.delete(need) || this.needs.size > 0 || this.armedOn === 0) return;
-    if (!this.aside) this.disarm();
-    this.armedOn = 0;
-  }
-
-  /** Takes moonpool's hook off (the tool's is back in place) while the tool reads or sets its own. */
-  stepAside(): void {
-    if (this.aside) return;
-    this.aside = true;
-    if (this.armedOn !== 0) this.disarm();
-  }
-
-  /** Puts moonpool's hook back on, chaining whatever hook the tool has now. */
-  stepBack(): void {
-    if (!this.aside) return;
-    this.aside = false;
-    if (this.armedOn !== 0) this.arm();
-  }
-
-  private arm(): void {
     const L = this.armedOn;
-    const hook = this.raw._lua_gethook(L);
-    this.toolHook = hook !== 0 && hook !== this.pointer ? { hook, mask: this.raw._lua_gethookmask(L), count: this.raw._lua_gethookcount(L) } : undefined;
-    const toolCount = this.toolHook && this.toolHook.mask & LUA_MASKCOUNT ? this.toolHook.count : 0;
+    this.armedOn = 0;
+    this.apply(L);
+  }
+
+  /** Records the hook a tool set on thread `L` (mask 0: none), as `debug.sethook` does. */
+  setToolHook(L: number, mask: number, count: number): void {
+    if (mask === 0) this.toolHooks.delete(L);
+    else this.toolHooks.set(L, { mask, count });
+    this.apply(L);
+  }
+
+  /** The hook a tool set on thread `L`, as `debug.gethook` reports it. */
+  toolHook(L: number): ToolHook | undefined {
+    return this.toolHooks.get(L);
+  }
+
+  /** Sets thread L's hook to what moonpool and the tool need of it now. */
+  private apply(L: number): void {
+    const tool = this.toolHooks.get(L);
+    if (L !== this.armedOn) {
+      this.raw._lua_sethook(L, tool ? this.pointer : 0, tool?.mask ?? 0, tool?.count ?? 0);
+      return;
+    }
+    const toolCount = tool && tool.mask & LUA_MASKCOUNT ? tool.count : 0;
     this.countsPerTick = toolCount > 0 ? Math.max(1, Math.round(HOOK_INSTRUCTIONS / toolCount)) : 1;
     this.counts = 0;
-    this.raw._lua_sethook(L, this.pointer, (this.toolHook?.mask ?? 0) | LUA_MASKCOUNT, toolCount > 0 ? toolCount : HOOK_INSTRUCTIONS);
-  }
-
-  /** Leaves the thread with the tool's own hook, or none. */
-  private disarm(): void {
-    const tool = this.toolHook;
-    this.raw._lua_sethook(this.armedOn, tool?.hook ?? 0, tool?.mask ?? 0, tool?.count ?? 0);
-    this.toolHook = undefined;
+    this.raw._lua_sethook(L, this.pointer, (tool?.mask ?? 0) | LUA_MASKCOUNT, toolCount > 0 ? toolCount : HOOK_INSTRUCTIONS);
   }
 
   private onEvent(L: number, ar: number): void {
     const event = this.raw.HEAP32[ar >> 2]!;
-    const tool = this.toolHook;
-    if (event === LUA_HOOKCOUNT && ++this.counts >= this.countsPerTick) {
+    if (event === LUA_HOOKCOUNT && L === this.armedOn && ++this.counts >= this.countsPerTick) {
       this.counts = 0;
       this.onTick(L);
     }
+    const tool = this.toolHooks.get(L);
     if (tool && (event !== LUA_HOOKCOUNT || tool.mask & LUA_MASKCOUNT)) this.callToolHook(L, event, this.raw.HEAP32[(ar + CURRENTLINE_OFFSET) >> 2]!);
   }
 

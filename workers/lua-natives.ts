@@ -38,7 +38,15 @@ export class NativeCall {
 }
 
 /** Thrown by a native to raise a Lua error as luaL_error from C would: the caller's position, then the message. */
-export class NativeError extends Error {}
+export class NativeError extends Error {
+  constructor(
+    message: string,
+    /** Whether the caller's position goes before the message (false: as the VM's own errors from C). */
+    readonly withPosition = true,
+  ) {
+    super(message);
+  }
+}
 
 /** What a native that pushed its results onto the stack itself returns. */
 export class Pushed {
@@ -85,9 +93,9 @@ function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, 
     // emscripten's longjmp (a Lua error raised inside the native) unwinds JavaScript as Infinity.
     if (error === Infinity) throw error;
     if (error instanceof NativeError) {
-      lua.luaL_where(L, 1);
+      if (error.withPosition) lua.luaL_where(L, 1);
       stack.pushString(L, error.message);
-      lua.lua_concat(L, 2);
+      if (error.withPosition) lua.lua_concat(L, 2);
     } else {
       engine.global.stateToThread(L).pushValue(error);
     }

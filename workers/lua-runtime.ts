@@ -31,6 +31,8 @@ import { HeapCap, type HeapCapApi } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { withCompiledModule } from './shared-wasm.js';
 import { CountHook } from './count-hook.js';
+import { createDebugHookNatives, type DebugHookApi } from './debug-hook-natives.js';
+import { createCoroutineNatives, type CoroutineApi } from './coroutine-natives.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotDecoder } from './snapshot-decoder.js';
@@ -302,8 +304,6 @@ export class LuaRuntime {
    */
   private async invoke<R = unknown>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults?: (L: number, count: number) => R): Promise<R> {
     this.refuseIfBroken();
-    // A task left moonpool's hook aside (calling the native by hand): the next one starts with it back.
-    this.hook.stepBack();
     this.scope = scope;
     this.reply = undefined;
     try {
@@ -430,14 +430,8 @@ export class LuaRuntime {
         this.sendPendingEvents();
         return [];
       },
-      hook_aside: () => {
-        this.hook.stepAside();
-        return [];
-      },
-      hook_back: () => {
-        this.hook.stepBack();
-        return [];
-      },
+      ...createDebugHookNatives(this.raw as unknown as DebugHookApi, this.stack, this.hook, (text) => this.cString(text)),
+      ...createCoroutineNatives(this.raw as unknown as CoroutineApi, () => this.runner.address),
       render_state: (call) => {
         if (this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         this.decoder.push(call.L, this.renderSnapshot ?? new Uint8Array(0));

@@ -15,44 +15,13 @@ local REPLY_LIMIT_BYTES = 4 * 1024 * 1024
 
 -- `run`, `render` and `available` run on moonpool's entry thread, a coroutine, so that `capture`
 -- can wait. To the tool it looks like the main thread, as in native Lua: yielding there is an
--- error, `coroutine.running()` says main and `coroutine.isyieldable()` says no.
-local raw_yield, raw_running, raw_isyieldable = coroutine.yield, coroutine.running, coroutine.isyieldable
-local entry_thread = nil
+-- error, `coroutine.running()` says main and `coroutine.isyieldable()` says no (natives:
+-- workers/coroutine-natives.ts).
+coroutine.yield, coroutine.running, coroutine.isyieldable = native.yield, native.running, native.isyieldable
 
-function coroutine.yield(...)
-  if raw_running() == entry_thread then error('attempt to yield from outside a coroutine', 0) end
-  return raw_yield(...)
-end
-
-function coroutine.running()
-  local thread, main = raw_running()
-  return thread, main or thread == entry_thread
-end
-
-function coroutine.isyieldable(...)
-  local thread = select('#', ...) > 0 and ... or raw_running()
-  if thread == entry_thread then return false end
-  return raw_isyieldable(thread)
-end
-
--- moonpool's own count hook (workers/count-hook.ts) chains a hook the tool sets; it steps aside
--- while the tool reads or sets its hook, so the tool sees and replaces only its own.
-local raw_sethook, raw_gethook = debug.sethook, debug.gethook
-
-function debug.sethook(...)
-  native.hook_aside()
-  local ok, err = pcall(raw_sethook, ...)
-  native.hook_back()
-  if not ok then error(err, 2) end
-end
-
-function debug.gethook(...)
-  native.hook_aside()
-  local results = table.pack(pcall(raw_gethook, ...))
-  native.hook_back()
-  if not results[1] then error(results[2], 2) end
-  return table.unpack(results, 2, results.n)
-end
+-- moonpool's own count hook (workers/count-hook.ts) owns each thread's hook and calls a tool's
+-- hook for the events it asked for; these natives record it (workers/debug-hook-natives.ts).
+debug.sethook, debug.gethook = native.sethook, native.gethook
 
 local handlers = {}
 local functions, definitions, problems = {}, {}, {}
@@ -207,13 +176,11 @@ end
 local entry = {}
 
 function entry.load(path)
-  entry_thread = raw_running()
   local ok, err = xpcall(dofile, message_only, path)
   native.reply { ok = ok, error = not ok and err or nil }
 end
 
 function entry.discover()
-  entry_thread = raw_running()
   functions, definitions, problems = {}, {}, {}
   for _, handler in ipairs(handlers) do
     local ok, err = xpcall(handler, message_only, setmetatable({}, ToolRegistry))
@@ -233,7 +200,6 @@ local function reply_run(content, is_error, failure, count)
 end
 
 function entry.run(name, args, call_id)
-  entry_thread = raw_running()
   shows, look_at = 0, 1
   snapshot_box[1], snapshot_box.error = nil, nil
   local tool = functions[name]
@@ -262,7 +228,6 @@ function entry.run(name, args, call_id)
 end
 
 function entry.available(name, call_id)
-  entry_thread = raw_running()
   local tool = functions[name]
   if not tool or tool.available == nil then return native.reply { available = true } end
   local ok, result = xpcall(tool.available, message_only, new_ctx(name, call_id))
@@ -298,7 +263,6 @@ local function render_lines(result)
 end
 
 function entry.render(name, view)
-  entry_thread = raw_running()
   local tool = functions[name]
   if not tool or type(tool.render) ~= 'function' then
     return native.reply { ok = false, reason = 'the tool has no render function' }

@@ -1,0 +1,107 @@
+// `debug.sethook` and `debug.gethook` as natives over moonpool's count hook, which owns each
+// thread's hook: they check their arguments and keep the hook function where ldblib keeps it (the
+// registry's `_HOOKKEY` table, weak-keyed by thread), so a tool sees exactly what native Lua
+// shows — its hook, its mask and count, every event it asked for — while moonpool's own count
+// hook keeps running beside it. Being C functions, they add no events of their own to a trace.
+import { LUA_REGISTRYINDEX } from 'wasmoon';
+import type { CountHook } from './count-hook.js';
+import { Pushed, type NativeFunction } from './lua-natives.js';
+import type { LuaStack } from './lua-stack.js';
+
+/** The raw exports these natives use. */
+export interface DebugHookApi {
+  HEAPU8: Uint8Array;
+  _lua_type(L: number, index: number): number;
+  _lua_tothread(L: number, index: number): number;
+  _lua_settop(L: number, index: number): void;
+  _lua_pushvalue(L: number, index: number): void;
+  _lua_pushthread(L: number): number;
+  _lua_xmove(from: number, to: number, n: number): void;
+  _lua_rawget(L: number, index: number): number;
+  _lua_rawset(L: number, index: number): void;
+  _lua_rotate(L: number, index: number, n: number): void;
+  _lua_pushnil(L: number): void;
+  _lua_pushinteger(L: number, value: bigint): void;
+  _lua_setfield(L: number, index: number, key: number): void;
+  _lua_setmetatable(L: number, index: number): number;
+  _luaL_getsubtable(L: number, index: number, key: number): number;
+  _luaL_checklstring(L: number, index: number, lengthOut: number): number;
+  _luaL_checktype(L: number, index: number, type: number): void;
+  _luaL_optinteger(L: number, index: number, fallback: bigint): bigint;
+}
+
+const LUA_TNIL = 0;
+const LUA_TFUNCTION = 6;
+const LUA_TTHREAD = 8;
+const LUA_MASKCALL = 1;
+const LUA_MASKRET = 2;
+const LUA_MASKLINE = 4;
+const LUA_MASKCOUNT = 8;
+
+/** ldblib's makemask: 'c', 'r', 'l' in the string, and a count. */
+function makeMask(letters: string, count: number): number {
+  return (letters.includes('c') ? LUA_MASKCALL : 0) | (letters.includes('r') ? LUA_MASKRET : 0) | (letters.includes('l') ? LUA_MASKLINE : 0) | (count > 0 ? LUA_MASKCOUNT : 0);
+}
+
+/** ldblib's unmakemask. */
+function maskLetters(mask: number): string {
+  return `${mask & LUA_MASKCALL ? 'c' : ''}${mask & LUA_MASKRET ? 'r' : ''}${mask & LUA_MASKLINE ? 'l' : ''}`;
+}
+
+export function createDebugHookNatives(raw: DebugHookApi, stack: LuaStack, hook: CountHook, cString: (text: string) => number): Record<string, NativeFunction> {
+  const modeKey = cString('__mode');
+  /** The thread an optional first argument names (and how many arguments it took), else L. */
+  const threadArgument = (L: number): [number, number] => (raw._lua_type(L, 1) === LUA_TTHREAD ? [raw._lua_tothread(L, 1), 1] : [L, 0]);
+  /** Pushes the hook table, made as ldblib makes it when it is not there yet. */
+  const pushHookTable = (L: number): void => {
+    if (raw._luaL_getsubtable(L, LUA_REGISTRYINDEX, hook.hookKey) !== 0) return;
+    stack.pushString(L, 'k');
+    raw._lua_setfield(L, -2, modeKey);
+    raw._lua_pushvalue(L, -1);
+    raw._lua_setmetatable(L, -2);
+  };
+  const pushThread = (L: number, thread: number): void => {
+    raw._lua_pushthread(thread);
+    if (thread !== L) raw._lua_xmove(thread, L, 1);
+  };
+  return {
+    sethook: (call) => {
+      const { L } = call;
+      const [thread, arg] = threadArgument(L);
+      let mask = 0;
+      let count = 0;
+      if (raw._lua_type(L, arg + 1) <= LUA_TNIL) {
+        raw._lua_settop(L, arg + 1);
+      } else {
+        // The checks raise as ldblib's do (the same messages, through the auxiliary library).
+        const letters = raw._luaL_checklstring(L, arg + 2, 0);
+        raw._luaL_checktype(L, arg + 1, LUA_TFUNCTION);
+        count = Number(raw._luaL_optinteger(L, arg + 3, 0n));
+        let end = letters;
+        while (raw.HEAPU8[end] !== 0) end++;
+        mask = makeMask(Buffer.from(raw.HEAPU8.subarray(letters, end)).toString('latin1'), count);
+      }
+      pushHookTable(L);
+      pushThread(L, thread);
+      raw._lua_pushvalue(L, arg + 1);
+      raw._lua_rawset(L, -3);
+      raw._lua_settop(L, -2);
+      hook.setToolHook(thread, mask, count);
+      return [];
+    },
+    gethook: (call) => {
+      const { L } = call;
+      const [thread] = threadArgument(L);
+      const tool = hook.toolHook(thread);
+      if (!tool) return [null];
+      pushHookTable(L);
+      pushThread(L, thread);
+      raw._lua_rawget(L, -2);
+      raw._lua_rotate(L, -2, 1);
+      raw._lua_settop(L, -2);
+      stack.pushString(L, maskLetters(tool.mask));
+      raw._lua_pushinteger(L, BigInt(tool.mask & LUA_MASKCOUNT ? tool.count : 0));
+      return new Pushed(3);
+    },
+  };
+}
