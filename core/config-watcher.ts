@@ -3,8 +3,9 @@
 // directory of the tree, not files: an editor that saves by renaming a new file over the old one
 // (vim, `sed -i`, "safe write") replaces the file's inode, and a watch on that inode would go quiet
 // for good, while the directory's watch sees every later edit. New directories are watched as
-// they appear; directories that go away are let go.
-import { readdirSync, watch, type FSWatcher } from 'node:fs';
+// they appear, directories that go away are let go, and a directory replaced by another at the
+// same path (deleted and made again, or renamed over) is watched anew.
+import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export const DEFAULT_WATCH_DEBOUNCE_MS = 200;
@@ -37,7 +38,7 @@ function directoriesUnder(root: string): string[] {
 }
 
 export function watchConfig(root: string, onSettled: () => void, debounceMs = DEFAULT_WATCH_DEBOUNCE_MS): ConfigWatcher {
-  const watchers = new Map<string, FSWatcher>();
+  const watchers = new Map<string, { watcher: FSWatcher; inode: number }>();
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -51,25 +52,33 @@ export function watchConfig(root: string, onSettled: () => void, debounceMs = DE
     }, debounceMs);
   };
 
+  const inodeOf = (dir: string): number | undefined => {
+    try {
+      return statSync(dir).ino;
+    } catch {
+      return undefined;
+    }
+  };
+
   const rescan = (): void => {
     if (closed) return;
-    const wanted = new Set(directoriesUnder(root));
-    for (const [dir, watcher] of watchers) {
-      if (wanted.has(dir)) continue;
-      watcher.close();
+    const wanted = new Map(directoriesUnder(root).map((dir) => [dir, inodeOf(dir)]));
+    for (const [dir, watched] of watchers) {
+      if (wanted.has(dir) && wanted.get(dir) === watched.inode) continue;
+      watched.watcher.close();
       watchers.delete(dir);
     }
-    for (const dir of wanted) {
-      if (watchers.has(dir)) continue;
+    for (const [dir, inode] of wanted) {
+      if (watchers.has(dir) || inode === undefined) continue;
       try {
         const watcher = watch(dir, changed);
         // A directory that disappears mid-edit is not a reason to take the host down.
         watcher.on('error', () => {
           watcher.close();
-          watchers.delete(dir);
+          if (watchers.get(dir)?.watcher === watcher) watchers.delete(dir);
           changed();
         });
-        watchers.set(dir, watcher);
+        watchers.set(dir, { watcher, inode });
       } catch {
         // Removed between the scan and the watch: the next rescan settles it.
       }
@@ -81,7 +90,7 @@ export function watchConfig(root: string, onSettled: () => void, debounceMs = DE
     close() {
       closed = true;
       clearTimeout(timer);
-      for (const watcher of watchers.values()) watcher.close();
+      for (const { watcher } of watchers.values()) watcher.close();
       watchers.clear();
     },
   };

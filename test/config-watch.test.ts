@@ -66,6 +66,33 @@ describe('config watcher', () => {
     assert.ok(await nextSettle(() => saveByRename(nested, '-- v2\n')), 'a rename-save in the new directory');
   });
 
+  test('a subdirectory deleted and made again, or renamed over, is watched anew', async () => {
+    const { dir, nextSettle } = watched();
+    const sub = join(dir, 'lua');
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'tool.lua'), '-- v1\n');
+    assert.ok(
+      await nextSettle(() => {
+        rmSync(sub, { recursive: true });
+        mkdirSync(sub);
+        writeFileSync(join(sub, 'tool.lua'), '-- v2\n');
+      }),
+      'the re-made directory',
+    );
+    assert.ok(await nextSettle(() => appendFileSync(join(sub, 'tool.lua'), '-- v3\n')), 'an edit in the re-made directory');
+    const other = join(dir, 'lua2');
+    mkdirSync(other);
+    writeFileSync(join(other, 'tool.lua'), '-- v4\n');
+    assert.ok(
+      await nextSettle(() => {
+        rmSync(sub, { recursive: true });
+        renameSync(other, sub);
+      }),
+      'a directory renamed over it',
+    );
+    assert.ok(await nextSettle(() => appendFileSync(join(sub, 'tool.lua'), '-- v5\n')), 'an edit in the renamed-over directory');
+  });
+
   test('a burst of writes settles once', async () => {
     const { dir, settles, nextSettle } = watched();
     const file = join(dir, 'init.lua');
