@@ -3,11 +3,11 @@
 // time it is reached) and refused or cut at a documented limit, while a healthy tool of the same
 // module keeps answering.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { unpack } from 'msgpackr';
-import { FIXTURES, startHost } from './helpers.js';
+import { FIXTURES, startHost, tempDir } from './helpers.js';
 
 const FILE = join(FIXTURES, 'crossing', 'init.lua');
 const VIEW = { width: 60, height: 10, expand: false };
@@ -140,4 +140,38 @@ describe('registry:add', () => {
     assert.equal(host.tools().length, 10_000);
     assert.equal((await host.call('echo', { text: 'still here' })).content, 'still here');
   });
+});
+
+test('a refused state the tool catches with pcall does not fail the call; one nobody raised does', async () => {
+  const file = join(tempDir(), 'init.lua');
+  writeFileSync(
+    file,
+    `agent.on('discover_tools', function(registry)
+  registry:add { name = 'recover', description = 'Shows a bad state, catches it, then shows a good one.', run = function(args, ctx)
+    local ok = pcall(ctx.show, ctx, { cb = print })
+    ctx:show { progress = 'fine' }
+    return 'recovered ' .. tostring(ok)
+  end }
+  registry:add { name = 'last_bad', description = 'Ends with a bad state shown.', run = function(args, ctx)
+    ctx:show { cb = print }
+    return 'never'
+  end }
+  registry:add { name = 'left_bad', description = 'Shows a bad state past the first, then returns.', run = function(args, ctx)
+    ctx:show { step = 1 }
+    ctx:show { cb = print }
+    return 'returned'
+  end }
+end)
+`,
+  );
+  const host = await startHost(file);
+  const recovered = await host.call('recover', {});
+  assert.deepEqual([recovered.status, recovered.content], ['ok', 'recovered false']);
+  assert.deepEqual(unpack(recovered.snapshot!), { progress: 'fine' });
+  const last = await host.call('last_bad', {});
+  assert.equal(last.status, 'error');
+  assert.match(last.content, /ctx:show: state\.cb is a function/);
+  const left = await host.call('left_bad', {});
+  assert.equal(left.status, 'error');
+  assert.match(left.content, /state\.cb is a function/);
 });

@@ -46,6 +46,8 @@ export class SnapshotWatch {
     if (this.errorLeft) {
       this.errorLeft = false;
       const left = this.box.takeError(L);
+      // Raised at this ctx:show, where the tool may catch it: no longer the call's own failure.
+      this.problem = undefined;
       if (left !== null) return [next, left];
     }
     if (!this.channel) return [next];
@@ -72,7 +74,7 @@ export class SnapshotWatch {
     if (this.channel) this.sendLater(L);
   }
 
-  /** Ends the call: sends the last state (if it showed any); returns the first problem met. */
+  /** Ends the call: sends the last state (if it showed any); returns a problem no ctx:show raised. */
   finish(showed: boolean): string | undefined {
     if (this.channel && showed) this.sendLater(this.entryThread);
     this.unwatch();
@@ -94,9 +96,7 @@ export class SnapshotWatch {
   private send(L: number): string | undefined {
     const taken = this.box.take(L);
     if (taken.kind === 'state') this.channel?.send(taken.bytes);
-    if (taken.kind !== 'invalid') return undefined;
-    this.problem ??= taken.message;
-    return taken.message;
+    return taken.kind === 'invalid' ? taken.message : undefined;
   }
 
   /** Sends where Lua cannot be interrupted: a bad state is left for the next `ctx:show` to raise. */
@@ -105,5 +105,7 @@ export class SnapshotWatch {
     if (problem === undefined) return;
     this.box.leaveError(L, problem);
     this.errorLeft = true;
+    // Until a ctx:show raises it, it fails the call (a call that shows nothing more ends with it).
+    this.problem ??= problem;
   }
 }
