@@ -118,3 +118,20 @@ describe('failures of capture, io.popen and os.execute', async () => {
     assert.ok(result.content.startsWith(`${INIT}:${lineOf('none')}: capture: cannot start the command: the working directory ${cwd} is not a directory`), result.content);
   });
 });
+
+test('capture, io.popen and os.execute inside a coroutine of the tool say they cannot wait there, at the tool line', async () => {
+  const file = join(tempDir(), 'init.lua');
+  writeFileSync(file, readFileSync(join(ROOT, 'test', 'fixtures', 'coroutine-waits.lua')));
+  const host = await startHost(file);
+  for (const [tool, caller, line] of [
+    ['in_wrap', 'capture', 4],
+    ['in_resume', 'io.popen', 8],
+    ['execute_in_wrap', 'os.execute', 13],
+  ] as const) {
+    const result = await host.call(tool, {});
+    assert.equal(result.status, 'error', tool);
+    assert.ok(result.content.includes(`${file}:${line}: ${caller}: cannot wait for a command inside a coroutine of your own`), `${tool}: ${result.content}`);
+  }
+  const top = await host.call('at_top', {});
+  assert.deepEqual([top.status, top.content], ['ok', 'hi there']);
+});

@@ -23,6 +23,7 @@ local function start(caller, command, mode)
     error(("bad argument #1 to '%s' (string expected, got %s)"):format(name, type(command)), 3)
   end
   if command:find('\0', 1, true) then error(caller .. ': the command contains a NUL byte', 3) end
+  native.check_can_wait(caller)
   local id, problem = await(native.process_start(command, mode))
   if not id then error(caller .. ': ' .. problem, 3) end
   return id
@@ -49,6 +50,7 @@ end
 -- Waits for the next output of the command; false once it closed its stdout.
 local function more(pipe)
   if pipe.finished then return false end
+  native.check_can_wait('io.popen')
   local chunk = await(native.process_read(pipe.id))
   if not chunk then
     pipe.finished = true
@@ -222,6 +224,7 @@ local function flush(pipe)
   if #pipe.pending == 0 then return true end
   local data = table.concat(pipe.pending)
   pipe.pending, pipe.pending_bytes = {}, 0
+  native.check_can_wait('io.popen')
   return await(native.process_write(pipe.id, data))
 end
 
@@ -282,6 +285,7 @@ end
 -- As `pclose`: flushes, closes the pipe and waits for the command to exit.
 function Pipe:close()
   check_open(self, 'close')
+  native.check_can_wait('io.popen')
   if self.mode == 'w' then flush(self) end
   self.closed = true
   local done, code, signal = await(native.process_finish(self.id))

@@ -15,6 +15,20 @@ function shquote(value)
   return "'" .. value:gsub("'", "'\\''") .. "'"
 end
 
+local getinfo = debug.getinfo
+
+-- Waiting for a command yields the entry thread to the worker; inside a coroutine of the tool's
+-- own, the yield would reach that coroutine's resume instead. `caller` names the function for
+-- the error, which is raised at the tool's own line (the first frame outside the prelude).
+-- process.lua uses it too.
+function native.check_can_wait(caller)
+  local _, main = native.running()
+  if main then return end
+  local level = 2
+  while getinfo(level, 'S') and getinfo(level, 'S').source == '=[moonpool]' do level = level + 1 end
+  error(caller .. ': cannot wait for a command inside a coroutine of your own; call it from run (or render, available) itself', level)
+end
+
 -- A native that waits gives a promise of a ticket for its values (process-natives.ts).
 local function await(promise)
   return native.process_take(promise:await())
@@ -38,6 +52,7 @@ function capture(command, options)
       error(("capture: option '%s' must be a %s, got %s"):format(key, CAPTURE_OPTIONS[key], type(value)), 2)
     end
   end
+  native.check_can_wait('capture')
   local mode = options and options.keep and 'capture_kept' or 'capture'
   local id, problem = await(native.process_start(command, mode))
   if not id then error('capture: ' .. problem, 2) end
