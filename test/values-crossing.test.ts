@@ -87,7 +87,9 @@ describe('results, titles, errors and log lines', () => {
       assert.equal(result.status, 'error');
       const whole = readFileSync(result.spillPath!, 'utf8');
       const cut = whole.indexOf('\n[moonpool: error message cut at 65536 of its ');
-      assert.equal(cut, 65536, `the note is at ${cut}`);
+      // Cut at 64 KiB of Lua's text; a chunk name Lua shortened (a deep clone) is then written whole.
+      const expandedBy = FILE.length > 60 ? FILE.length : 0;
+      assert.ok(cut >= 65536 && cut <= 65536 + expandedBy, `the note is at ${cut}`);
       assert.ok(whole.length < 70_000, `${whole.length} characters reached the host`);
     }
   });
