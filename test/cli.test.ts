@@ -1,7 +1,7 @@
 // The built `moonpool` command, spawned as a user would run it: list, call, check, the config
 // lookup, and the exit codes 0 / 1 / 2.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -149,4 +149,19 @@ describe('config lookup', () => {
     assert.equal(run.code, 2);
     assert.match(run.stderr, /config not found: \/nonexistent\/init\.lua \(from --config\)/);
   });
+});
+
+test('a reader that goes away (replay | head -1) ends the command quietly, with its own exit code', { timeout: 60_000 }, async () => {
+  const demo = join(EXAMPLES, 'demo', 'init.lua');
+  const session = '20261201-000000-e1e1e1';
+  // Three results of 45 KB each: more than a pipe holds, so the replay is still writing when the reader leaves.
+  for (let i = 0; i < 3; i++) {
+    assert.equal(moonpool(['call', 'sh', JSON.stringify({ command: "yes 'a line of thirty characters.' | head -1500" }), '--config', demo, '--session', session]).code, 0);
+  }
+  const child = spawn(process.execPath, [CLI, 'replay', session, '--expand', '--config', demo, '--state-dir', stateDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  assert.deepEqual([code, stderr], [0, '']);
 });

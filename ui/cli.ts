@@ -106,6 +106,13 @@ const reportFault = (error: unknown): void => {
 };
 process.on('uncaughtException', reportFault);
 process.on('unhandledRejection', reportFault);
+// A reader that went away (`moonpool replay ID | head -1`) is no fault: what is left to print is
+// dropped, and the command finishes as it would have (closing its host, so nothing is left behind).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') reportFault(error);
+  });
+}
 
 const { exitCode, stuckThreads } = await main(process.argv.slice(2));
 process.exitCode = exitCode;
