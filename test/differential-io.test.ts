@@ -12,6 +12,16 @@ async function same(source: string): Promise<void> {
   assert.deepEqual(moonpool, native);
 }
 
+describe("read('n') on files and pipes (one scanner)", () => {
+  test('a numeral past 200 bytes fails having consumed 200 of them, and the next read goes on from there', () =>
+    same(`
+local f = io.tmpfile(); f:write(('1'):rep(201) .. '.5 0x1p4 -.5e2 abc'); f:seek('set')
+print(f:read('n')); print(f:read('n')); print(f:read('n'), f:read('n')); print(f:read('n'), f:read('a'))
+local p = io.popen("printf '" .. ('2'):rep(201) .. ".5 0x1p4 -.5e2 abc'")
+print(p:read('n')); print(p:read('n')); print(p:read('n'), p:read('n')); print(p:read('n'), p:read('a')); p:close()
+`));
+});
+
 describe('file handles', () => {
   test('are FILE* userdata, as type, io.type, rawlen and error messages see them', () =>
     same(`

@@ -159,39 +159,36 @@ local function read_line(file, keep_newline)
   end
 end
 
--- liolib's `read_number`: consumes the longest prefix that can start a numeral (one look-ahead
--- byte, at most 200 bytes), then converts it; a failed conversion still consumes those bytes.
-local function read_number(file)
-  local numeral, count, current = {}, 0, nil
-  local function peek()
-    if not fill(file, 1) then return nil end
-    return file.rbuf:sub(file.rpos, file.rpos)
-  end
-  current = peek()
+-- liolib's `read_number` (`l_getn`): consumes the longest prefix that can start a numeral (one
+-- look-ahead byte, at most 200 bytes; past that every byte is refused and the result is fail),
+-- then converts it; a failed conversion still consumes those bytes. `peek()` gives the next byte
+-- (nil at the end) and `skip()` consumes it, so files and popen pipes (process.lua) share it.
+local function scan_number(peek, skip)
+  local numeral, too_long = {}, false
+  local current = peek()
   while current and current:find('^%s') do
-    file.rpos = file.rpos + 1
+    skip()
     current = peek()
   end
   local function accept()
     if #numeral >= MAX_NUMERAL_LENGTH then
-      numeral = {}
+      too_long = true
       return false
     end
     numeral[#numeral + 1] = current
-    file.rpos = file.rpos + 1
+    skip()
     current = peek()
     return true
   end
   local function test2(set)
-    if current and set:find(current, 1, true) then return accept() end
-    return false
+    return current ~= nil and set:find(current, 1, true) ~= nil and accept()
   end
   local function read_digits(hex)
     local digits = 0
     while current and current:find(hex and '^%x' or '^%d') and accept() do digits = digits + 1 end
     return digits
   end
-  local hex = false
+  local count, hex = 0, false
   test2('-+')
   if test2('0') then
     if test2('xX') then hex = true else count = 1 end
@@ -202,7 +199,17 @@ local function read_number(file)
     test2('-+')
     read_digits(false)
   end
+  if too_long then return nil end
   return tonumber(table.concat(numeral))
+end
+native.scan_number = scan_number
+
+local function read_number(file)
+  local function peek()
+    if not fill(file, 1) then return nil end
+    return file.rbuf:sub(file.rpos, file.rpos)
+  end
+  return scan_number(peek, function() file.rpos = file.rpos + 1 end)
 end
 
 local function read_all(file)

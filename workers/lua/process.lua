@@ -122,48 +122,9 @@ local function peek(pipe)
   return pipe.buffer:sub(pipe.at, pipe.at)
 end
 
--- Native Lua's `read_number` (liolib.c `l_getn`): takes the longest prefix that can start a
--- numeral, at most 200 characters, one character of lookahead, and converts it.
-local MAX_NUMERAL = 200
-
+-- Native Lua's `read_number`, shared with files (io.lua's `scan_number`).
 local function read_number(pipe)
-  local numeral, too_long = {}, false
-  local c = peek(pipe)
-  while c and c:find('^[ \t\n\v\f\r]') do
-    pipe.at = pipe.at + 1
-    c = peek(pipe)
-  end
-  local function accept()
-    if #numeral >= MAX_NUMERAL then
-      too_long = true
-      return false
-    end
-    numeral[#numeral + 1] = c
-    pipe.at = pipe.at + 1
-    c = peek(pipe)
-    return true
-  end
-  local function accept_one_of(set)
-    return c ~= nil and set:find(c, 1, true) ~= nil and accept()
-  end
-  local function accept_digits(hex)
-    local count = 0
-    while c and c:find(hex and '^%x' or '^%d') and accept() do count = count + 1 end
-    return count
-  end
-  local count, hex = 0, false
-  accept_one_of('-+')
-  if accept_one_of('0') then
-    if accept_one_of('xX') then hex = true else count = 1 end
-  end
-  count = count + accept_digits(hex)
-  if accept_one_of('.') then count = count + accept_digits(hex) end
-  if count > 0 and accept_one_of(hex and 'pP' or 'eE') then
-    accept_one_of('-+')
-    accept_digits(false)
-  end
-  if too_long then return nil end
-  return tonumber(table.concat(numeral))
+  return native.scan_number(function() return peek(pipe) end, function() pipe.at = pipe.at + 1 end)
 end
 
 local function read_format(pipe, format, i, blame)
