@@ -289,12 +289,12 @@ export class LuaRuntime {
       this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
       return;
     }
-    const discovered = await this.invoke('discover', scope, () => 0).then(() => undefined, entryFailure);
-    if (discovered) {
+    const discovered = await this.invoke<Omit<DiscoveryReport, 'loaded'>>('discover', scope, () => 0).catch(entryFailure);
+    if ('error' in discovered) {
       this.discovery = { loaded: false, definitions: [], diagnostics: [errorDiagnostic(discovered.error, this.config.configFile)], logs: scope.logs };
       return;
     }
-    this.discovery = { ...(this.reply as Omit<DiscoveryReport, 'loaded'>), loaded: true };
+    this.discovery = { ...discovered, loaded: true };
     if (scope.droppedLogLines > 0) scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
   }
 
@@ -309,7 +309,7 @@ export class LuaRuntime {
     try {
       const reply = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.takeReply<R>()));
       this.refuseIfBroken();
-      this.reply = this.chunkNames.expandAll(this.reply);
+      // What leaves the worker names whole paths.
       return this.chunkNames.expandAll(reply);
     } catch (error) {
       this.refuseIfBroken();

@@ -32,9 +32,6 @@ export interface LuaRawApi {
   _lua_rawseti(L: number, index: number, n: bigint): void;
   _lua_rawgeti(L: number, index: number, n: bigint): number;
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
-  _lua_gethook(L: number): number;
-  _lua_gethookmask(L: number): number;
-  _lua_gethookcount(L: number): number;
   _lua_getfield(L: number, index: number, key: number): number;
   _lua_pushthread(L: number): number;
   _lua_callk(L: number, nargs: number, nresults: number, context: number, continuation: number): void;
