@@ -6,10 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { ToolHost } from '../core/index.js';
 
 export const BENCH_FIXTURES = fileURLToPath(new URL('../../bench/fixtures/', import.meta.url));
+/** The tests' fixtures, for a bench that measures what a test attacks (the same config for both). */
+export const TEST_FIXTURES = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
 
-export async function withHost<T>(fixture: string, use: (host: ToolHost) => Promise<T>): Promise<T> {
+export async function withHost<T>(fixture: string, use: (host: ToolHost) => Promise<T>, fixtures = BENCH_FIXTURES): Promise<T> {
   const stateDir = mkdtempSync(join(tmpdir(), 'moonpool-bench-'));
-  const host = await ToolHost.start({ config: join(BENCH_FIXTURES, fixture, 'init.lua'), stateDir, cwd: stateDir });
+  const host = await ToolHost.start({ config: join(fixtures, fixture, 'init.lua'), stateDir, cwd: stateDir });
   try {
     return await use(host);
   } finally {

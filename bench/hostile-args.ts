@@ -12,7 +12,7 @@ import type { ToolHost } from '../core/index.js';
 import { argumentProblems } from '../core/arguments.js';
 import { compileParameters, createSchemaCompiler } from '../core/schema-compiler.js';
 import { median } from './stats.js';
-import { withHost } from './fixtures.js';
+import { TEST_FIXTURES, withHost } from './fixtures.js';
 import { compare, type ScenarioResult } from './scenario.js';
 
 const GOAL_P99_MS = 50;
@@ -128,5 +128,5 @@ export async function hostileArgs(): Promise<ScenarioResult[]> {
       { ...compare('hostile-args-check', 'ms CPU slowest', check.ms, goal, {}), note: `the argument check alone, median of 5 (${check.tool})` },
       { ...compare('hostile-args-call-cpu', 'ms CPU most', perCall.ms, goal, {}), note: `one hostile call, its log record included, warm (${perCall.tool})` },
     ];
-  });
+  }, TEST_FIXTURES);
 }
