@@ -3,7 +3,10 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { callOverhead } from './call-overhead.js';
+import { coldStartCall, coldStartList } from './cold-start.js';
 import { cpuHeavy } from './cpu-heavy.js';
+import { firstCalls50 } from './first-calls.js';
+import { memoryPerModule } from './memory-per-module.js';
 import { processPerCall } from './process-per-call.js';
 import { dashboardScenario } from './dashboard.js';
 import { mcpVsPlainServer } from './mcp-vs-plain.js';
@@ -24,6 +27,10 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
   throughput,
   'mcp-vs-plain-server': mcpVsPlainServer,
   'hostile-args': hostileArgs,
+  'memory-per-module': memoryPerModule,
+  'cold-start-list': coldStartList,
+  'cold-start-call': coldStartCall,
+  'first-calls-50': firstCalls50,
 };
 
 function row(result: ScenarioResult): string {

@@ -20,6 +20,12 @@ import { EVENTS_PORT_KEY, ROW_PICKED, ROW_STARTED, type CallEvents, type PoolTas
 export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
 /** How long closing waits for its workers to exit; a thread stuck in a system call is left behind. */
 const CLOSE_WAIT_MS = STUCK_AFTER_MS;
+/**
+ * A worker's V8 young generation. Lua's heap lives in wasm memory, so a worker's JS allocates
+ * little; V8's default lets the young generation grow to several MB per worker that stay
+ * committed (2 MB is about 2 MB less RSS per module; see docs/decisions.md, "Lean workers").
+ */
+const WORKER_YOUNG_GENERATION_MB = 2;
 
 export interface WorkerPoolOptions {
   config: Omit<WorkerConfig, 'pids' | 'pidEpochMs' | 'cpuSlots'>;
@@ -121,6 +127,7 @@ export class WorkerPool {
       // loops running (their event ports, child processes) and pays a little latency for it.
       atomics: 'disabled',
       recordTiming: false,
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
     // A worker that dies between tasks is replaced on demand; without a listener the
     // EventEmitter would throw the 'error' into the host.

@@ -5,24 +5,19 @@
 import { readFileSync } from 'node:fs';
 import { MoonpoolError, type ToolHost } from '../core/index.js';
 import { parseCli, UsageError, USAGE, type CliInput } from './cli-options.js';
-import { callTool } from './commands/call.js';
-import { runDashboard } from './commands/dash.js';
-import { checkConfig } from './commands/check.js';
-import { listTools } from './commands/list.js';
-import { newTool } from './commands/new-tool.js';
-import { replaySession } from './commands/replay.js';
 import { formatDiagnostic } from './diagnostic-format.js';
-import { serveMcp } from './mcp/mcp-server.js';
 import { openHost, type Output } from './open-host.js';
 import { exitLeavingStuckThreads } from './process-exit.js';
 
+// Each command's module is imported when that command runs: `list` never loads the dashboard's
+// terminal library or the MCP SDK, which would cost it most of its start-up time.
 async function runCommand(host: ToolHost, input: CliInput, output: Output): Promise<number> {
-  if (input.command === 'check') return checkConfig(host, output);
+  if (input.command === 'check') return (await import('./commands/check.js')).checkConfig(host, output);
   // A session replays even when the config does not load: blocks fall back to their recorded text.
-  if (input.command === 'replay') return replaySession(host, input, output);
+  if (input.command === 'replay') return (await import('./commands/replay.js')).replaySession(host, input, output);
   // The MCP server and the dashboard start even with a broken config: a fix and a reload bring the tools.
-  if (input.command === 'mcp') return serveMcp(host, output.stderr).then(() => 0);
-  if (input.command === 'dash') return runDashboard(host, input, output);
+  if (input.command === 'mcp') return (await import('./mcp/mcp-server.js')).serveMcp(host, output.stderr).then(() => 0);
+  if (input.command === 'dash') return (await import('./commands/dash.js')).runDashboard(host, input, output);
   if (!host.loaded) {
     for (const diagnostic of host.diagnostics()) output.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
     output.stderr.write('moonpool: the config did not load\n');
@@ -30,9 +25,9 @@ async function runCommand(host: ToolHost, input: CliInput, output: Output): Prom
   }
   switch (input.command) {
     case 'call':
-      return callTool(host, input, output);
+      return (await import('./commands/call.js')).callTool(host, input, output);
     default:
-      return listTools(host, input, output);
+      return (await import('./commands/list.js')).listTools(host, input, output);
   }
 }
 
@@ -85,7 +80,7 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost) =
   }
   try {
     // Writing a new tool needs no host (and no config that loads).
-    if (input.command === 'new') return newTool(input, output);
+    if (input.command === 'new') return (await import('./commands/new-tool.js')).newTool(input, output);
     const host = await openHost(input, output);
     opened(host);
     return await runCommand(host, input, output);

@@ -5,7 +5,7 @@
 // per thread, so moonpool owns it: `debug.sethook` and `debug.gethook` are natives that record a
 // tool's hook here (workers/debug-hook-natives.ts), and this hook calls the tool's function for
 // every event it asked for, as ldblib's own hook would.
-import { LUA_REGISTRYINDEX } from 'wasmoon';
+import { LUA_REGISTRYINDEX } from './wasmoon.js';
 
 const LUA_MASKCOUNT = 8;
 const LUA_HOOKCOUNT = 3;

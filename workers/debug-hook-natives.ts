@@ -3,7 +3,7 @@
 // registry's `_HOOKKEY` table, weak-keyed by thread), so a tool sees exactly what native Lua
 // shows — its hook, its mask and count, every event it asked for — while moonpool's own count
 // hook keeps running beside it. Being C functions, they add no events of their own to a trace.
-import { LUA_REGISTRYINDEX } from 'wasmoon';
+import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import type { CountHook } from './count-hook.js';
 import { Pushed, type NativeFunction } from './lua-natives.js';
 import type { LuaStack } from './lua-stack.js';

@@ -2,7 +2,8 @@
 // (a fresh wasmoon thread per call costs more than the call). A yield carrying a promise — what
 // `:await()` does — is awaited, then the thread resumes: that is how `capture` waits. Any other
 // yield reaching the runner is refused as native Lua refuses it; a trap breaks the state for good.
-import { LUA_REGISTRYINDEX, type LuaEngine, type LuaThread } from 'wasmoon';
+import type { LuaEngine, LuaThread } from 'wasmoon';
+import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
 import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 

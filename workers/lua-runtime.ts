@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { LuaFactory, LUA_REGISTRYINDEX } from 'wasmoon';
+import { LuaFactory, LUA_REGISTRYINDEX } from './wasmoon.js';
 import type { LuaEngine } from 'wasmoon';
 import type {
   RunFailure,

@@ -5,7 +5,7 @@
 // before each yield (so a state shown before a long `capture` appears during it) and at the end
 // of the call. A state that cannot cross (a function, a cycle, past the size limit) is found when
 // taken: it is encoded straight to msgpack (snapshot-encoder.ts), never built as JavaScript values.
-import { LUA_REGISTRYINDEX } from 'wasmoon';
+import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
 import { SnapshotEncoder } from './snapshot-encoder.js';
 

@@ -1,0 +1,66 @@
+// `npm start` and `npm test` build through scripts/build-if-stale.mjs: an unchanged tree is not
+// rebuilt, any edit is (whatever its file time), and outputs of deleted sources are removed.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ROOT, tempDir } from './helpers.js';
+
+const SCRIPT = join(ROOT, 'scripts', 'build-if-stale.mjs');
+
+function project(): string {
+  const dir = tempDir();
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', outDir: 'dist', rootDir: '.', strict: true, types: [] }, include: ['src'] }));
+  mkdirSync(join(dir, 'src', 'sub'), { recursive: true });
+  writeFileSync(join(dir, 'src', 'a.ts'), 'export const a: number = 1;\n');
+  writeFileSync(join(dir, 'src', 'sub', 'b.ts'), 'export const b: string = "b";\n');
+  return dir;
+}
+
+function build(dir: string): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, [SCRIPT, dir], { encoding: 'utf8' });
+  return { status: run.status, output: run.stdout + run.stderr };
+}
+
+test('an unchanged tree is not rebuilt', { timeout: 60_000 }, () => {
+  const dir = project();
+  assert.equal(build(dir).status, 0);
+  assert.match(readFileSync(join(dir, 'dist', 'src', 'a.js'), 'utf8'), /a = 1/);
+  // Had tsc run again, it would have rewritten the output.
+  writeFileSync(join(dir, 'dist', 'src', 'a.js'), 'untouched');
+  assert.equal(build(dir).status, 0);
+  assert.equal(readFileSync(join(dir, 'dist', 'src', 'a.js'), 'utf8'), 'untouched');
+});
+
+test('an edit that keeps an old file time is rebuilt', { timeout: 60_000 }, () => {
+  const dir = project();
+  assert.equal(build(dir).status, 0);
+  const source = join(dir, 'src', 'sub', 'b.ts');
+  writeFileSync(source, 'export const b: string = "edited";\n');
+  utimesSync(source, new Date(2001, 0, 1), new Date(2001, 0, 1));
+  assert.equal(build(dir).status, 0);
+  assert.match(readFileSync(join(dir, 'dist', 'src', 'sub', 'b.js'), 'utf8'), /edited/);
+});
+
+test('the outputs of a deleted source are removed at the next build', { timeout: 60_000 }, () => {
+  const dir = project();
+  assert.equal(build(dir).status, 0);
+  assert.ok(existsSync(join(dir, 'dist', 'src', 'sub', 'b.js')));
+  unlinkSync(join(dir, 'src', 'sub', 'b.ts'));
+  assert.equal(build(dir).status, 0);
+  assert.equal(existsSync(join(dir, 'dist', 'src', 'sub', 'b.js')), false);
+  assert.ok(existsSync(join(dir, 'dist', 'src', 'a.js')));
+});
+
+test('a build that fails is tried again next time, not stamped as done', { timeout: 60_000 }, () => {
+  const dir = project();
+  writeFileSync(join(dir, 'src', 'a.ts'), 'export const a: number = "not a number";\n');
+  const failed = build(dir);
+  assert.notEqual(failed.status, 0);
+  assert.match(failed.output, /src\/a\.ts/);
+  writeFileSync(join(dir, 'src', 'a.ts'), 'export const a: number = 2;\n');
+  assert.equal(build(dir).status, 0);
+  assert.match(readFileSync(join(dir, 'dist', 'src', 'a.js'), 'utf8'), /a = 2/);
+});
