@@ -82,7 +82,8 @@ function failure(error: unknown, label: Buffer | null): unknown[] {
 /** Whether `path` names a regular file (any failure, ENOTDIR or ENAMETOOLONG too, is a no). */
 function isReadableFile(path: Buffer): boolean {
   try {
-    return fs.statSync(path).isFile();
+    // A missing file is the common answer (package.path probes): no exception is made for it.
+    return fs.statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -119,18 +120,21 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
 
   /** The snapshot's key for a path: its real path, or (for a file gone from disk) its absolute path. */
   const sourceKey = (path: Buffer): string => {
-    const absolute = resolve(path).toString('utf8');
+    const absolute = normalize(resolve(path).toString('utf8'));
+    // Keys are real paths: a path that is one needs no look at the disk (each worker evaluating
+    // the config probes package.path for every require).
+    if (sources[absolute] !== undefined) return absolute;
     try {
-      return fs.realpathSync(absolute);
+      return fs.realpathSync.native(absolute);
     } catch {
-      return normalize(absolute);
+      return absolute;
     }
   };
 
   return {
     code_exists: (call) => {
       const path = pathArg(call, 1);
-      return [(configLoading() && sources[sourceKey(path)] !== undefined) || isReadableFile(resolve(path))];
+      return [(configLoading() && sources[normalize(resolve(path).toString('utf8'))] !== undefined) || isReadableFile(resolve(path))];
     },
     code_of: (call) => {
       const path = pathArg(call, 1);
