@@ -237,7 +237,7 @@ export class Dashboard {
     if (tools.length === 0) return 'no tools are loaded';
     return tools
       .flatMap((tool) => [
-        `${tool.name}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason ?? 'available() returned false'})`}`,
+        `${tool.name}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason})`}`,
         ...parameterLines(tool.parameters).map((line) => `    ${line}`),
       ])
       .join('\n');
