@@ -75,6 +75,13 @@ const SNIPPETS: Record<string, string> = {
     out(io.close(f), io.type(f))
     out(pcall(function() local r = f:read(); return r end))`,
 
+  "a popen handle's finalizer called by hand closes it, as liolib's f_gc does": `
+    local f = io.popen('echo hi')
+    getmetatable(f).__gc(f)
+    out(io.type(f), tostring(f))
+    out(pcall(function() local r = f:read('l'); return r end))
+    out(pcall(function() local r = f:close(); return r end))`,
+
   "a 'w' popen hands the command what was written, numbers as native Lua formats them": `
     local path = os.tmpname()
     local w = io.popen('cat > ' .. path, 'w')

@@ -411,6 +411,7 @@ function FILE.__gc(...)
   if not file then return end
   if file.source.collect then
     file.source.collect(file)
+    file.closed = true
   else
     close(file)
   end
