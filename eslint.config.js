@@ -1,4 +1,4 @@
-// Lint rules for moonpool: typescript-eslint's type-aware recommended set, over sources and tests.
+// Lint rules for moonpool: typescript-eslint's type-aware recommended set over sources and tests, and the thread boundary.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -23,4 +23,14 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly' } },
   },
+  // The thread boundary: the main thread (core/) and the workers (workers/) have only shared/ in
+  // common, and shared/ depends on neither.
+  threadBoundary('core/**', ['../workers/*', '../ui/*']),
+  threadBoundary('workers/**', ['../core/*', '../ui/*']),
+  threadBoundary('shared/**', ['../core/*', '../workers/*', '../ui/*']),
 );
+
+function threadBoundary(files, forbidden) {
+  const message = 'core/ and workers/ share only shared/ (see docs/architecture.md)';
+  return { files: [files], rules: { 'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }] } };
+}

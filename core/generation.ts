@@ -6,14 +6,14 @@ import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { snapshotConfig, type ConfigSnapshot } from './config-snapshot.js';
-import type { CpuSlots } from './cpu-slots.js';
+import type { CpuSlots } from '../shared/cpu-slots.js';
 import { compiledLuaModule } from './lua-wasm.js';
 import type { Ajv } from 'ajv';
-import type { AvailableReply, Diagnostic, DiscoveryReport, RenderReply, RenderView, WorkerConfig } from './protocol.js';
+import type { AvailableReply, Diagnostic, DiscoveryReport, RenderView, WorkerConfig } from '../shared/protocol.js';
 import { createSchemaCompiler } from './schema-compiler.js';
 import { checkDefinitions, type CheckedTool } from './tool-definitions.js';
 import type { ThreadWatch } from './thread-watch.js';
-import { WorkerPool, type PoolStats } from './worker-pool.js';
+import { WorkerPool, type PoolStats, type TaskOutcome } from './worker-pool.js';
 
 export const CRASH_LIMIT = 3;
 export const CRASH_WINDOW_MS = 5 * 60 * 1000;
@@ -48,9 +48,7 @@ export interface GenerationOptions {
 export interface ToolState extends CheckedTool {
   /** A hash of the tool's module as loaded: a reload that edits only `run` still shows as a change. */
   moduleHash: string;
-  available: boolean;
-  /** Why the tool is not offered, when it is not. */
-  unavailableReason?: string;
+  availability: AvailableReply;
 }
 
 export type LoadOutcome = { ok: true; generation: Generation } | { ok: false; diagnostics: Diagnostic[]; logs: string[] };
@@ -65,7 +63,7 @@ export class Generation {
 
   private constructor(
     readonly options: GenerationOptions,
-    private readonly workerConfig: Omit<WorkerConfig, 'role' | 'pids' | 'pidEpochMs' | 'cpuSlots'>,
+    private readonly workerConfig: Omit<WorkerConfig, 'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>,
     private readonly inspect: WorkerPool,
     readonly tools: Map<string, ToolState>,
     readonly diagnostics: Diagnostic[],
@@ -95,7 +93,7 @@ export class Generation {
       idleTimeoutMs: options.idleTimeoutMs,
       maxQueue: 1000,
     });
-    const outcome = await inspect.run<DiscoveryReport>({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
+    const outcome = await inspect.run({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
     let report: DiscoveryReport;
     switch (outcome.kind) {
       case 'done':
@@ -127,7 +125,7 @@ export class Generation {
       return { ok: false, diagnostics, logs: report.logs };
     }
     const moduleHash = (module: string): string => createHash('sha1').update(snapshot.sources[module] ?? module).digest('hex');
-    const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, moduleHash: moduleHash(tool.definition.module), available: true }]));
+    const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, moduleHash: moduleHash(tool.definition.module), availability: { available: true } }]));
     if (snapshot.truncated) diagnostics.push({ severity: 'warning', file: options.configFile, message: `${snapshot.truncated}; the rest is read from disk when required` });
     const generation = new Generation(options, workerConfig, inspect, tools, diagnostics, report.logs);
     await generation.checkAvailability();
@@ -149,27 +147,8 @@ export class Generation {
     const timer = setTimeout(() => overall.abort(), overallMs);
     const check = async (tool: ToolState): Promise<void> => {
       const context = { tool: tool.definition.name, callId: 'available' };
-      const outcome = await this.inspect.run<AvailableReply>({ kind: 'available', context }, { timeoutMs: availableTimeoutMs, coldStartMs: loadTimeoutMs, signal: overall.signal });
-      if (outcome.kind === 'done') {
-        tool.available = outcome.value.available;
-        if (outcome.value.reason !== undefined) tool.unavailableReason = outcome.value.reason;
-        return;
-      }
-      tool.available = false;
-      switch (outcome.kind) {
-        case 'timeout':
-          tool.unavailableReason = `available() did not answer within ${availableTimeoutMs / 1000} s`;
-          break;
-        case 'cancelled':
-          tool.unavailableReason = `available() was not answered within ${overallMs / 1000} s, the bound for all of the config's checks`;
-          break;
-        case 'busy':
-          tool.unavailableReason = 'available() could not be run (too many checks waiting)';
-          break;
-        case 'crashed':
-          this.recordCrash(tool.definition.module);
-          tool.unavailableReason = `available() crashed its worker: ${outcome.message}`;
-      }
+      const outcome = await this.inspect.run({ kind: 'available', context }, { timeoutMs: availableTimeoutMs, coldStartMs: loadTimeoutMs, signal: overall.signal });
+      tool.availability = this.availabilityOf(tool, outcome, overallMs);
     };
     const running: Promise<void>[] = [];
     try {
@@ -187,6 +166,23 @@ export class Generation {
     }
   }
 
+  /** What a check's outcome says of its tool; every way it can fail says why. */
+  private availabilityOf(tool: ToolState, outcome: TaskOutcome<AvailableReply>, overallMs: number): AvailableReply {
+    switch (outcome.kind) {
+      case 'done':
+        return outcome.value;
+      case 'timeout':
+        return { available: false, reason: `available() did not answer within ${this.options.availableTimeoutMs / 1000} s` };
+      case 'cancelled':
+        return { available: false, reason: `available() was not answered within ${overallMs / 1000} s, the bound for all of the config's checks` };
+      case 'busy':
+        return { available: false, reason: 'available() could not be run (too many checks waiting)' };
+      case 'crashed':
+        this.recordCrash(tool.definition.module);
+        return { available: false, reason: `available() crashed its worker: ${outcome.message}` };
+    }
+  }
+
   /**
    * Runs the tool's `render` on a snapshot in the inspect pool, which never waits behind a `run`.
    * `reason` is null when the tool simply has no `render` (the default block is its look).
@@ -196,7 +192,7 @@ export class Generation {
     if (!tool) return { ok: false, reason: `${name} is not defined in the current config` };
     if (!tool.definition.hasRender) return { ok: false, reason: null };
     const budgetMs = this.options.renderBudgetMs;
-    const outcome = await this.inspect.run<RenderReply>({ kind: 'render', tool: name, snapshot, view, budgetMs }, { timeoutMs: budgetMs + RENDER_GRACE_MS, coldStartMs: this.options.loadTimeoutMs });
+    const outcome = await this.inspect.run({ kind: 'render', tool: name, snapshot, view, budgetMs }, { timeoutMs: budgetMs + RENDER_GRACE_MS, coldStartMs: this.options.loadTimeoutMs });
     switch (outcome.kind) {
       case 'done':
         return outcome.value.ok ? outcome.value : { ok: false, reason: outcome.value.reason };
@@ -276,7 +272,7 @@ export class Generation {
   }
 }
 
-type PreparedConfig = { workerConfig: Omit<WorkerConfig, 'role' | 'pids' | 'pidEpochMs' | 'cpuSlots'>; snapshot: ConfigSnapshot } | { problem: string };
+type PreparedConfig = { workerConfig: Omit<WorkerConfig, 'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>; snapshot: ConfigSnapshot } | { problem: string };
 
 /** Reads the config's files for a generation; throws only for a config directory that cannot be read. */
 async function prepare(options: GenerationOptions): Promise<PreparedConfig> {

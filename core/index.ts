@@ -11,7 +11,7 @@ export {
   defaultStateDir,
 } from './host-options.js';
 export type { CallResult, CallStatus, CallOptions } from './call-result.js';
-export type { Diagnostic, RenderView } from './protocol.js';
+export type { Diagnostic, RenderView } from '../shared/protocol.js';
 export type { RenderResult } from './generation.js';
 export type { ParametersSchema } from './tool-definitions.js';
 export type { PoolStats } from './worker-pool.js';

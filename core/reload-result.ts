@@ -1,7 +1,7 @@
 // What a reload reports: whether the new config took over, the generation now serving, its
 // diagnostics, and which tools appeared, disappeared or changed.
 import type { ToolState } from './generation.js';
-import type { Diagnostic } from './protocol.js';
+import type { Diagnostic } from '../shared/protocol.js';
 
 export interface ReloadResult {
   /** True when the new config loaded and now serves; false when the previous one still does. */
@@ -19,7 +19,7 @@ export interface ReloadResult {
 
 function fingerprint(tool: ToolState): string {
   const { description, parameters, module, timeoutMs, hasRender, hasAvailable } = tool.definition;
-  return JSON.stringify([description, parameters, module, tool.moduleHash, timeoutMs ?? null, hasRender, hasAvailable, tool.available]);
+  return JSON.stringify([description, parameters, module, tool.moduleHash, timeoutMs ?? null, hasRender, hasAvailable, tool.availability.available]);
 }
 
 export function diffTools(before: Map<string, ToolState> | undefined, after: Map<string, ToolState>): Pick<ReloadResult, 'added' | 'removed' | 'changed'> {

@@ -4,7 +4,7 @@ import { argumentProblems } from './arguments.js';
 import { limitOutput, type OutputLimits } from './output-limit.js';
 import { messages, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
 import { CRASH_LIMIT, CRASH_WINDOW_MS, type Generation } from './generation.js';
-import type { CallEvents, RunReply } from './protocol.js';
+import type { CallEvents } from '../shared/protocol.js';
 
 export interface CallSettings {
   callId: string;
@@ -32,10 +32,10 @@ export async function runToolCall(generation: Generation, name: string, args: un
 
   const tool = generation.tools.get(name);
   if (!tool) {
-    const known = [...generation.tools.values()].filter((entry) => entry.available).map((entry) => entry.definition.name);
+    const known = [...generation.tools.values()].filter((entry) => entry.availability.available).map((entry) => entry.definition.name);
     return finish('unknown_tool', messages.unknownTool(name, known));
   }
-  if (!tool.available) return finish('unavailable', messages.unavailable(name, tool.unavailableReason ?? 'available() returned false'));
+  if (!tool.availability.available) return finish('unavailable', messages.unavailable(name, tool.availability.reason));
   const problems = argumentProblems(tool.validate, args ?? {});
   if (problems.length > 0) return finish('invalid_args', messages.invalidArgs(name, problems));
   const { module } = tool.definition;
@@ -60,7 +60,7 @@ export async function runToolCall(generation: Generation, name: string, args: un
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
   const context = { tool: name, callId: settings.callId };
   try {
-    const outcome = await pool.run<RunReply>({ kind: 'run', context, args: args ?? {} }, { timeoutMs, coldStartMs: settings.loadTimeoutMs, signal: options.signal });
+    const outcome = await pool.run({ kind: 'run', context, args: args ?? {} }, { timeoutMs, coldStartMs: settings.loadTimeoutMs, signal: options.signal });
     switch (outcome.kind) {
       case 'busy':
         return finish('busy', messages.busy(name, pool.stats().queued));

@@ -2,7 +2,7 @@
 // field; a definition with an error is dropped, the others load. The first of two tools with the
 // same name wins.
 import type { Ajv, ValidateFunction } from 'ajv';
-import type { Diagnostic, RawToolDefinition } from './protocol.js';
+import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { schemaFromLua } from './lua-schema.js';
 import { compileParameters, MAX_TOTAL_SCHEMA_KEYWORDS, schemaKeywordCount } from './schema-compiler.js';
 

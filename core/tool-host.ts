@@ -5,14 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { dirname } from 'node:path';
-import { CpuSlots, type CpuSlotStats } from './cpu-slots.js';
+import { CpuSlots, type CpuSlotStats } from '../shared/cpu-slots.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
 import type { CallOptions, CallResult } from './call-result.js';
 import { Generation, type LoadOutcome, type RenderResult } from './generation.js';
 import { diffTools, type ReloadResult } from './reload-result.js';
 import { resolveHostOptions, SESSION_ID_PATTERN, type ResolvedHostOptions, type ToolHostOptions } from './host-options.js';
-import type { Diagnostic, RenderView } from './protocol.js';
+import type { Diagnostic, RenderView } from '../shared/protocol.js';
 import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
 import { readSession, SessionLog, sessionLogPath, type SessionReadout, type SessionRecord } from './session-log.js';
 import { ThreadWatch } from './thread-watch.js';
@@ -32,12 +32,8 @@ export interface ToolInfo {
   module: string;
 }
 
-export interface ToolStatus extends ToolInfo {
-  available: boolean;
-  unavailableReason?: string;
-  file: string;
-  line: number;
-}
+/** A loaded tool: where it is defined, and whether it is offered (when not, always why). */
+export type ToolStatus = ToolInfo & { file: string; line: number } & ({ available: true; unavailableReason?: undefined } | { available: false; unavailableReason: string });
 
 export interface HostStats {
   generation: number;
@@ -244,15 +240,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /** Every loaded tool, with its availability and where it is defined. */
   allTools(): ToolStatus[] {
-    return [...(this.generation?.tools.values() ?? [])].map(({ definition, available, unavailableReason }) => ({
+    return [...(this.generation?.tools.values() ?? [])].map(({ definition, availability }) => ({
       name: definition.name,
       description: definition.description,
       parameters: definition.parameters,
       module: definition.module,
-      available,
-      ...(unavailableReason === undefined ? {} : { unavailableReason }),
       file: definition.file,
       line: definition.line,
+      ...(availability.available ? { available: true } : { available: false, unavailableReason: availability.reason }),
     }));
   }
 

@@ -8,10 +8,20 @@ import type { MessagePort } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { Piscina } from 'piscina';
-import type { CpuSlots } from './cpu-slots.js';
-import { PidTable } from './process-groups.js';
+import type { CpuSlots } from '../shared/cpu-slots.js';
+import {
+  EVENTS_PORT_KEY,
+  type CallEvents,
+  type PoolTask,
+  type RunReply,
+  type TaskReplies,
+  type WorkerConfig,
+  type WorkerEvents,
+  type WorkerReply,
+  type WorkerTask,
+} from '../shared/protocol.js';
+import { TaskRows } from './task-rows.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
-import { EVENTS_PORT_KEY, ROW_PICKED, ROW_STARTED, type CallEvents, type PoolTask, type WorkerConfig, type WorkerEvents, type WorkerTask } from './protocol.js';
 
 // A path, not a file: URL: piscina converts a URL back to a path on every task. A CommonJS file
 // that import()s the ESM worker: piscina require()s its filename first, and Node's require() of
@@ -28,7 +38,7 @@ const CLOSE_WAIT_MS = STUCK_AFTER_MS;
 const WORKER_YOUNG_GENERATION_MB = 2;
 
 export interface WorkerPoolOptions {
-  config: Omit<WorkerConfig, 'pids' | 'pidEpochMs' | 'cpuSlots'>;
+  config: Omit<WorkerConfig, 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;
   /** The host's CPU slots: the pool gives up the turn of a task whose worker it terminated. */
   cpuSlots: CpuSlots;
   maxThreads: number;
@@ -66,6 +76,14 @@ export interface TaskLimits {
 const DEADLINE_SWEEP_MS = 50;
 
 /**
+ * The one place a reply that crossed the thread boundary takes its type: the worker's handler is a
+ * TaskHandler (shared/protocol.ts), checked to answer a task of kind K with TaskReplies[K].
+ */
+function replyTo<T extends PoolTask>(_task: T, reply: WorkerReply): TaskReplies[T['kind']] {
+  return reply as TaskReplies[T['kind']];
+}
+
+/**
  * One task in flight, and how it is stopped early: the abort signal piscina listens to. piscina
  * needs only `aborted`, `reason` and one listener, so this is a plain object rather than an
  * AbortController or an EventEmitter, either of which costs a warm call more to create.
@@ -76,7 +94,7 @@ class TaskStop {
   private listener: (() => void) | undefined;
 
   constructor(
-    readonly pidRow: number,
+    readonly row: number,
     readonly limits: TaskLimits,
   ) {}
 
@@ -103,21 +121,21 @@ class TaskStop {
 }
 
 export class WorkerPool {
-  private readonly piscina: Piscina<WorkerTask, unknown>;
-  private readonly pidTable: PidTable;
+  private readonly piscina: Piscina<WorkerTask, WorkerReply>;
+  private readonly rows: TaskRows;
   private readonly cpuSlots: CpuSlots;
   private readonly listeners = new Map<string, CallEvents>();
   private readonly active = new Set<TaskStop>();
   private deadlineSweep: NodeJS.Timeout | undefined;
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
-  private readonly retired = new Map<string, unknown>();
+  private readonly retired = new Map<string, RunReply>();
 
   constructor(options: WorkerPoolOptions) {
-    this.pidTable = new PidTable(options.maxThreads + options.maxQueue);
+    this.rows = new TaskRows(options.maxThreads + options.maxQueue);
     this.cpuSlots = options.cpuSlots;
     this.piscina = new Piscina({
       filename: WORKER_ENTRY,
-      workerData: { ...options.config, pids: this.pidTable.buffer, pidEpochMs: this.pidTable.epochMs, cpuSlots: options.cpuSlots.buffer } satisfies WorkerConfig,
+      workerData: { ...options.config, taskTable: this.rows.table.buffer, taskTableEpochMs: this.rows.table.epochMs, cpuSlots: options.cpuSlots.buffer } satisfies WorkerConfig,
       minThreads: 0,
       maxThreads: options.maxThreads,
       idleTimeout: options.idleTimeoutMs,
@@ -158,10 +176,10 @@ export class WorkerPool {
   }
 
   /** Runs one task within its limits. Never throws: how the task ended is the outcome. */
-  async run<R>(task: PoolTask, limits: TaskLimits): Promise<TaskOutcome<R>> {
-    const pidRow = this.pidTable.acquire();
-    if (pidRow === undefined) return { kind: 'busy' };
-    const stop = new TaskStop(pidRow, limits);
+  async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
+    const row = this.rows.acquire();
+    if (row === undefined) return { kind: 'busy' };
+    const stop = new TaskStop(row, limits);
     const onCancel = (): void => stop.stop('cancelled');
     const { signal } = limits;
     if (signal?.aborted) onCancel();
@@ -170,14 +188,14 @@ export class WorkerPool {
     // Referenced, like a timer per call would be: a call in flight keeps the process alive.
     this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
     try {
-      const value = (await this.piscina.run({ ...task, pidRow }, { signal: stop })) as R;
-      this.releaseRow(pidRow);
-      return { kind: 'done', value };
+      const reply = await this.piscina.run({ ...task, row }, { signal: stop });
+      this.releaseRow(row);
+      return { kind: 'done', value: replyTo(task, reply) };
     } catch (error) {
-      this.releaseRow(pidRow);
+      this.releaseRow(row);
       this.reviveIfStranded();
-      const callId = task.kind === 'run' ? task.context.callId : undefined;
-      if (callId !== undefined && this.retired.has(callId)) return { kind: 'done', value: this.retired.get(callId) as R };
+      const retired = task.kind === 'run' ? this.retired.get(task.context.callId) : undefined;
+      if (retired !== undefined) return { kind: 'done', value: replyTo(task, retired) };
       if (stop.why) return { kind: stop.why };
       return { kind: 'crashed', message: error instanceof Error ? error.message : String(error) };
     } finally {
@@ -192,9 +210,9 @@ export class WorkerPool {
    * gives up its CPU turn if its worker could not (terminated, crashed).
    */
   private releaseRow(row: number): void {
-    this.pidTable.endTask(row);
-    this.cpuSlots.leave(this.pidTable.seat(row));
-    this.pidTable.release(row);
+    this.rows.table.endTask(row);
+    this.cpuSlots.leave(this.rows.table.seat(row));
+    this.rows.release(row);
   }
 
   /**
@@ -212,8 +230,8 @@ export class WorkerPool {
     const now = Date.now();
     for (const stop of this.active) {
       const { timeoutMs, coldStartMs = 0 } = stop.limits;
-      const started = this.pidTable.stamp(stop.pidRow, ROW_STARTED);
-      const picked = this.pidTable.stamp(stop.pidRow, ROW_PICKED);
+      const started = this.rows.table.stampOf(stop.row, 'started');
+      const picked = this.rows.table.stampOf(stop.row, 'picked');
       const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
       if (deadline !== undefined && now >= deadline) stop.stop('timeout');
     }
@@ -227,8 +245,8 @@ export class WorkerPool {
    */
   private reviveIfStranded(): void {
     if (this.piscina.threads.length > 0) return;
-    const waiting = [...this.active].some((stop) => this.pidTable.stamp(stop.pidRow, ROW_PICKED) === undefined);
-    if (waiting) this.piscina.run({ kind: 'noop', pidRow: -1 }).catch(() => undefined);
+    const waiting = [...this.active].some((stop) => this.rows.table.stampOf(stop.row, 'picked') === undefined);
+    if (waiting) this.piscina.run({ kind: 'noop', row: -1 }).catch(() => undefined);
   }
 
   stats(): PoolStats {

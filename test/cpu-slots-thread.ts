@@ -2,7 +2,7 @@
 // slot at once while it holds one, and gives its ticket up instead every `giveUpEvery` rounds.
 // Posts how many turns it took.
 import { parentPort, workerData } from 'node:worker_threads';
-import { CpuSlots, SEAT_WAITING, seatState } from '../core/cpu-slots.js';
+import { CpuSlots, SEAT_WAITING, seatState } from '../shared/cpu-slots.js';
 
 const { slots: buffer, seat, probe, rounds, giveUpEvery } = workerData as {
   slots: SharedArrayBuffer;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { CpuSlots, SEAT_HOLDING, SEAT_IDLE, SEAT_WAITING, SEAT_WORDS, seatState } from '../core/cpu-slots.js';
+import { CpuSlots, SEAT_HOLDING, SEAT_IDLE, SEAT_WAITING, SEAT_WORDS, seatState } from '../shared/cpu-slots.js';
 import { ROOT } from './helpers.js';
 
 function seats(count: number): Int32Array[] {

@@ -141,7 +141,7 @@ describe('command parser', () => {
 });
 
 describe('block drawing', () => {
-  const context = { width: 40, expand: false, now: 0, frame: 0 };
+  const context = { width: 40, expand: false, now: 0 };
 
   test('escape sequences and control characters from a tool never reach the terminal; braces are escaped', () => {
     const block = new Block(1, 'call', 'sh', 0);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { argumentProblems } from '../core/arguments.js';
 import { schemaFromLua } from '../core/lua-schema.js';
-import type { RawToolDefinition } from '../core/protocol.js';
+import type { RawToolDefinition } from '../shared/protocol.js';
 import { compileParameters, createSchemaCompiler } from '../core/schema-compiler.js';
 import { checkDefinitions } from '../core/tool-definitions.js';
 

@@ -33,6 +33,15 @@ local f = assert(io.open('closed.txt', 'w')); f:close()
 print(io.type(f), tostring(f), tostring(io.stdout):match('^file %(') ~= nil)
 `));
 
+  test("lines' iterator names a bad format by its argument: the formats count from #2", () =>
+    same(`
+local f = assert(io.open('formats.txt', 'w')); f:write('a\\nb\\n'); f:close()
+print(pcall(function() for _ in io.lines('formats.txt', 'l', 'x') do end end))
+local g = assert(io.open('formats.txt'))
+print(pcall(function() for _ in g:lines('x') do end end))
+g:close()
+`));
+
   test('io.flush exists and flush returns true', () =>
     same(`
 print(io.flush(), io.stdout:flush())

@@ -105,11 +105,11 @@ describe('fault matrix', async () => {
   test('available that raises, loops, or returns a non-boolean makes the tool unavailable with the reason', () => {
     const gates = Object.fromEntries(host.allTools().filter((tool) => tool.name.startsWith('gate_')).map((tool) => [tool.name, tool]));
     assert.equal(gates['gate_throws']!.available, false);
-    assert.match(gates['gate_throws']!.unavailableReason!, /available\(\) raised an error: .*no prerequisites/);
+    assert.match(gates['gate_throws']!.unavailableReason, /available\(\) raised an error: .*no prerequisites/);
     assert.equal(gates['gate_loops']!.available, false);
-    assert.match(gates['gate_loops']!.unavailableReason!, /available\(\) did not answer within 0\.5 s/);
+    assert.match(gates['gate_loops']!.unavailableReason, /available\(\) did not answer within 0\.5 s/);
     assert.equal(gates['gate_string']!.available, false);
-    assert.match(gates['gate_string']!.unavailableReason!, /available\(\) returned a string; it must return true or false/);
+    assert.match(gates['gate_string']!.unavailableReason, /available\(\) returned a string; it must return true or false/);
     assert.deepEqual(host.tools().filter((tool) => tool.name.startsWith('gate_')), []);
   });
 

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { checkDefinitions } from '../core/tool-definitions.js';
 import { compileParameters, createSchemaCompiler, MAX_SCHEMA_KEYWORDS, MAX_TOTAL_SCHEMA_KEYWORDS } from '../core/schema-compiler.js';
 import { argumentProblems } from '../core/arguments.js';
-import type { RawToolDefinition } from '../core/protocol.js';
+import type { RawToolDefinition } from '../shared/protocol.js';
 import { startHost } from './helpers.js';
 
 function definition(name: string, parameters: unknown): RawToolDefinition {

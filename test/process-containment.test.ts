@@ -6,8 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import type { Piscina } from 'piscina';
 import { ToolHost } from '../core/index.js';
-import { sweepTaskProcesses } from '../core/process-sweep.js';
-import { PROCESS_TAG_VARIABLE } from '../core/protocol.js';
+import { sweepTaskProcesses } from '../shared/process-sweep.js';
+import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
 import { CLI, eventually, FIXTURES, liveProcesses, startHost, tempDir, uniqueSeconds } from './helpers.js';
 
 const FIXTURE = `${FIXTURES}/process`;

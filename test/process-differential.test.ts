@@ -61,6 +61,27 @@ const SNIPPETS: Record<string, string> = {
     out(w:setvbuf('line'), w:setvbuf('no'), w:setvbuf('full'))
     out(w:close())`,
 
+  'a popen handle is a FILE* userdata like any file: same metatable, methods and io functions': `
+    local f = io.popen('printf "one\\ntwo\\n"')
+    out(type(f), io.type(f), getmetatable(f) == getmetatable(io.stdout), f.read == io.stdout.read)
+    out(pcall(rawlen, f))
+    out(tostring(f):match('^file %(') ~= nil)
+    local previous = io.input()
+    io.input(f)
+    out(io.read('l'), io.lines(nil, 'l')())
+    io.input(previous)
+    out(f:seek('set', 1.0))
+    out(pcall(function() local r = f:seek('set', 1.5); return r end))
+    out(io.close(f), io.type(f))
+    out(pcall(function() local r = f:read(); return r end))`,
+
+  "a popen handle's finalizer called by hand closes it, as liolib's f_gc does": `
+    local f = io.popen('echo hi')
+    getmetatable(f).__gc(f)
+    out(io.type(f), tostring(f))
+    out(pcall(function() local r = f:read('l'); return r end))
+    out(pcall(function() local r = f:close(); return r end))`,
+
   "a 'w' popen hands the command what was written, numbers as native Lua formats them": `
     local path = os.tmpname()
     local w = io.popen('cat > ' .. path, 'w')

@@ -53,3 +53,33 @@ test('replay uses the current render, never runs the tool, and falls back to the
   const runs = spawnSync('cat', [join(dir, 'runs.txt')], { encoding: 'utf8' }).stdout;
   assert.equal(runs, 'ran\n');
 });
+
+test('replay keeps a collapsed block at its eight body rows when render fails with a long message', () => {
+  const dir = tempDir();
+  const file = join(dir, 'init.lua');
+  writeFileSync(
+    file,
+    `agent.on('discover_tools', function(registry)
+  registry:add {
+    name = 'lines',
+    description = 'Returns thirty lines and shows a state.',
+    run = function(args, ctx)
+      ctx:show { n = 30 }
+      local out = {}
+      for i = 1, 30 do out[i] = 'line ' .. i end
+      return table.concat(out, '\\n')
+    end,
+    render = function(state) error(('x'):rep(3000)) end,
+  }
+end)`,
+  );
+  const common = ['--config', file, '--state-dir', join(dir, 'state'), '--session', 'long-reason', '--cwd', dir];
+  assert.equal(moonpool(['call', 'lines', ...common], dir).code, 0);
+  const replayed = moonpool(['replay', 'long-reason', '--width', '60', ...common], dir);
+  assert.equal(replayed.code, 0, replayed.stderr);
+  const lines = replayed.stdout.trimEnd().split('\n');
+  assert.equal(lines.length, 1 + 8, replayed.stdout);
+  assert.match(lines[6]!, /^ {2}… 25 more lines \(--expand shows all\)$/);
+  assert.match(lines[7]!, /^ {2}\(render failed: /);
+  assert.match(lines[8]!, /…$/);
+});

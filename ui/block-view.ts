@@ -1,7 +1,8 @@
 // The one block model every view draws from (the dashboard, `replay`, `moonpool call`'s live
 // block): a header's parts (status mark or spinner, tool, title, status, elapsed time) and a body —
-// the tool's render, or the text with a note saying why — sanitized, wrapped by display width and
-// collapsed to COLLAPSED_BODY_LINES unless expanded. Views only style and place what it gives.
+// the tool's render, or the text with a note saying why — sanitized, wrapped by display width and,
+// unless expanded, at most COLLAPSED_BODY_LINES rows, the note included. Views only style and place
+// what it gives; the plain-text views take their lines whole from `plainBlockLines`.
 import type { CallStatus, RenderResult, RenderView } from '../core/index.js';
 import { sanitizeLine, sanitizeLines } from './terminal-text.js';
 import { columns, fitColumns, wrapColumns } from './text-width.js';
@@ -9,6 +10,8 @@ import { columns, fitColumns, wrapColumns } from './text-width.js';
 export type BlockState = 'running' | CallStatus;
 
 export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** How long the spinner shows each frame: it turns with the call's elapsed time, in every view alike. */
+export const SPINNER_FRAME_MS = 100;
 
 export const STATUS_MARKS: Record<CallStatus, string> = {
   ok: '✓',
@@ -22,8 +25,10 @@ export const STATUS_MARKS: Record<CallStatus, string> = {
   busy: '…',
 };
 
-/** Rows a collapsed body shows (the last one says how many more there are). */
+/** Rows a collapsed body shows, a note included (when cut, the last content row says how many more there are). */
 export const COLLAPSED_BODY_LINES = 8;
+/** Rows a collapsed body gives at most to the note saying why the render is not shown. */
+const COLLAPSED_NOTE_LINES = 2;
 /** Rows a tool's `render` is offered when its block is expanded. */
 export const EXPANDED_RENDER_LINES = 1000;
 /** What a body's rows are indented by, under the header. */
@@ -32,6 +37,7 @@ export const BODY_INDENT = '  ';
 const RECENT_LOG_LINES = 3;
 
 export interface BlockFacts {
+  /** A note (/tools, /help, a reload's outcome) is never collapsed and has no elapsed time. */
   kind: 'call' | 'note';
   state: BlockState;
   tool: string;
@@ -63,8 +69,8 @@ export interface BlockBody {
   noteRows: string[];
 }
 
-export interface BodyLayout {
-  /** Columns a body row may take (the indent not included). */
+export interface BlockLayout {
+  /** Columns of the whole block; body rows take this less BODY_INDENT. */
   width: number;
   expand: boolean;
   /** How the collapsed marker says to see the rest, e.g. 'Ctrl-O shows all'. */
@@ -75,14 +81,23 @@ export function formatElapsed(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
-/** The render view a block body of `width` columns offers a tool's `render`. */
-export function renderView(width: number, expand: boolean): RenderView {
-  return { width, height: expand ? EXPANDED_RENDER_LINES : COLLAPSED_BODY_LINES, expand };
+/** The spinner's frame `elapsedMs` into a call. */
+export function spinnerFrame(elapsedMs: number): string {
+  return SPINNER_FRAMES[Math.floor(Math.max(0, elapsedMs) / SPINNER_FRAME_MS) % SPINNER_FRAMES.length]!;
+}
+
+/** The render view a block of `layout.width` columns offers a tool's `render`: its body's room. */
+export function renderView(layout: Pick<BlockLayout, 'width' | 'expand'>): RenderView {
+  return { width: bodyWidth(layout.width), height: layout.expand ? EXPANDED_RENDER_LINES : COLLAPSED_BODY_LINES, expand: layout.expand };
+}
+
+function bodyWidth(blockWidth: number): number {
+  return Math.max(1, blockWidth - BODY_INDENT.length);
 }
 
 /** The header's parts for a line of `width` columns (the title is what gets cut). */
-export function blockHeader(facts: BlockFacts, frame: number, width: number): BlockHeader {
-  const mark = facts.state === 'running' ? SPINNER_FRAMES[frame % SPINNER_FRAMES.length]! : STATUS_MARKS[facts.state];
+export function blockHeader(facts: BlockFacts, width: number): BlockHeader {
+  const mark = facts.state === 'running' ? spinnerFrame(facts.elapsedMs) : STATUS_MARKS[facts.state];
   const status = facts.state === 'running' || facts.state === 'ok' || facts.kind === 'note' ? '' : `  ${facts.state}`;
   const elapsed = facts.kind === 'call' ? formatElapsed(facts.elapsedMs) : '';
   // Five columns of separators and one spare: a row of the terminal's exact width wraps in some.
@@ -109,16 +124,25 @@ function sourceLines(facts: BlockFacts): { lines: string[]; note?: string } {
   return withNote(sanitizeLines(facts.content.replace(/\n$/, '')));
 }
 
-/** The body's rows: wrapped by display width, and collapsed unless `layout.expand`. */
-export function blockBody(facts: BlockFacts, layout: BodyLayout): BlockBody {
+/** `rows` cut to `room`, the last one kept saying how many more there are. */
+function collapse(rows: string[], room: number, hint: string | undefined): string[] {
+  if (rows.length <= room) return rows;
+  return [...rows.slice(0, room - 1), `… ${rows.length - room + 1} more lines${hint ? ` (${hint})` : ''}`];
+}
+
+/** The body's rows: wrapped by display width, and at most COLLAPSED_BODY_LINES unless expanded (or a note). */
+export function blockBody(facts: BlockFacts, layout: BlockLayout): BlockBody {
+  const width = bodyWidth(layout.width);
   const { lines, note } = sourceLines(facts);
-  const rows = lines.flatMap((line) => wrapColumns(line, layout.width));
-  const shown =
-    layout.expand || rows.length <= COLLAPSED_BODY_LINES
-      ? rows
-      : [
-          ...rows.slice(0, COLLAPSED_BODY_LINES - 1),
-          `… ${rows.length - COLLAPSED_BODY_LINES + 1} more lines${layout.expandHint ? ` (${layout.expandHint})` : ''}`,
-        ];
-  return { rows: shown, noteRows: note === undefined ? [] : wrapColumns(note, layout.width) };
+  const rows = lines.flatMap((line) => wrapColumns(line, width));
+  const noteRows = note === undefined ? [] : wrapColumns(note, width);
+  if (layout.expand || facts.kind === 'note') return { rows, noteRows };
+  const shownNote = noteRows.length <= COLLAPSED_NOTE_LINES ? noteRows : [...noteRows.slice(0, COLLAPSED_NOTE_LINES - 1), fitColumns(`${noteRows[COLLAPSED_NOTE_LINES - 1]!}…`, width)];
+  return { rows: collapse(rows, COLLAPSED_BODY_LINES - shownNote.length, layout.expandHint), noteRows: shownNote };
+}
+
+/** The block as plain lines (replay, the live block): the header fitted to the width, then the body indented. */
+export function plainBlockLines(facts: BlockFacts, layout: BlockLayout): string[] {
+  const body = blockBody(facts, layout);
+  return [fitColumns(plainHeader(blockHeader(facts, layout.width)), layout.width), ...[...body.rows, ...body.noteRows].map((row) => `${BODY_INDENT}${row}`)];
 }

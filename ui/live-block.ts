@@ -3,24 +3,29 @@
 // REDRAWS_PER_SECOND, and erased when the call ends so that only the result stays. Log lines
 // scroll above it.
 import type { RenderResult, ToolHost } from '../core/index.js';
-import { BODY_INDENT, blockBody, blockHeader, plainHeader, renderView } from './block-view.js';
+import { plainBlockLines, renderView, type BlockFacts, type BlockLayout } from './block-view.js';
 import { sanitizeLine } from './terminal-text.js';
-import { fitColumns } from './text-width.js';
 
 const REDRAWS_PER_SECOND = 10;
+
+/** Where the block is drawn: a terminal (stderr), or a stand-in for one in tests. */
+export interface BlockTerminal {
+  /** Its width in columns (80 when unknown). */
+  readonly columns?: number;
+  write(text: string): unknown;
+}
 
 export class LiveBlock {
   private snapshot: Uint8Array | undefined;
   private title: string | undefined;
   private rendered: RenderResult | undefined;
   private drawnLines = 0;
-  private frame = 0;
   private rendering = false;
   private readonly started = Date.now();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly stream: NodeJS.WriteStream,
+    private readonly stream: BlockTerminal,
     private readonly host: ToolHost,
     private readonly tool: string,
   ) {
@@ -49,28 +54,25 @@ export class LiveBlock {
   }
 
   private async redraw(): Promise<void> {
-    this.frame++;
     const snapshot = this.snapshot;
     if (snapshot && !this.rendering) {
       this.rendering = true;
       this.snapshot = undefined;
-      this.rendered = await this.host.render(this.tool, snapshot, renderView(this.width() - BODY_INDENT.length, false));
+      this.rendered = await this.host.render(this.tool, snapshot, renderView(this.layout()));
       this.rendering = false;
     }
     this.erase();
     this.draw();
   }
 
-  private width(): number {
-    return Math.max(20, this.stream.columns || 80);
+  private layout(): BlockLayout {
+    // One column spare: a row of exactly the terminal's width would wrap on some terminals.
+    return { width: Math.max(20, this.stream.columns || 80) - 1, expand: false };
   }
 
   private draw(): void {
-    // One column spare: a row of exactly the terminal's width would wrap on some terminals.
-    const width = this.width() - 1;
-    const facts = { kind: 'call', state: 'running', tool: this.tool, title: this.title, elapsedMs: Date.now() - this.started, content: '', rendered: this.rendered } as const;
-    const body = blockBody(facts, { width: width - BODY_INDENT.length, expand: false });
-    const lines = [fitColumns(plainHeader(blockHeader(facts, this.frame, width)), width), ...[...body.rows, ...body.noteRows].map((row) => `${BODY_INDENT}${row}`)];
+    const facts: BlockFacts = { kind: 'call', state: 'running', tool: this.tool, title: this.title, elapsedMs: Date.now() - this.started, content: '', rendered: this.rendered };
+    const lines = plainBlockLines(facts, this.layout());
     this.stream.write(`${lines.join('\n')}\n`);
     this.drawnLines = lines.length;
   }

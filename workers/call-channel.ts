@@ -7,7 +7,7 @@
 // a wait), and by the runtime's count hook while Lua runs. `drain` sends what is pending and waits
 // until the host has every event.
 import type { Remote } from 'comlink';
-import type { WorkerEvents } from '../core/protocol.js';
+import type { WorkerEvents } from '../shared/protocol.js';
 
 /** Shortest time between two snapshots, and between two batches of titles and log lines. */
 export const EVENT_INTERVAL_MS = 33;

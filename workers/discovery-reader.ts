@@ -2,7 +2,7 @@
 // under budgets (1 MiB a definition, 16 MiB and 10,000 definitions in all), so that one bad or huge
 // value spoils only its own tool and no config can make the host hold more.
 import type { LuaWasm } from 'wasmoon';
-import type { Diagnostic, RawToolDefinition } from '../core/protocol.js';
+import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { LuaConversionError, ReadBudget, type LuaStack } from './lua-stack.js';
 
 /** What one `registry:add` definition may hold (name, description, parameters…), and all of them. */

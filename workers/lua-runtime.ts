@@ -16,9 +16,9 @@ import type {
   DiscoveryReport,
   RunReply,
   WorkerConfig,
-} from '../core/protocol.js';
-import { CpuSlots } from '../core/cpu-slots.js';
-import type { ChildPidTable, TaskTable } from './child-pids.js';
+} from '../shared/protocol.js';
+import { CpuSlots } from '../shared/cpu-slots.js';
+import { TaskRow, type TaskTable } from '../shared/task-table.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
@@ -51,9 +51,17 @@ export const TITLE_LIMIT_BYTES = 1024;
 export const REPLY_LIMIT_BYTES = 4 * 1024 * 1024;
 type EntryName = (typeof ENTRY_NAMES)[number];
 
-/** The per-task state natives need: where output goes and where child pids are recorded. */
+/** What each entry point but `run` hands to `native.reply` (workers/lua/api.lua builds these shapes). */
+interface EntryReplies {
+  load: { ok: boolean; error?: string };
+  discover: Omit<DiscoveryReport, 'loaded'>;
+  available: AvailableReply;
+  render: RenderReply;
+}
+
+/** The per-task state natives need: where output goes and where the task's process groups are recorded. */
 interface TaskScope {
-  pids: ChildPidTable | null;
+  taskRow: TaskRow | null;
   channel: CallChannel | null;
   /** Output of a task without a channel (loading the config), up to LOG_LIMIT_CHARS. */
   logs: string[];
@@ -63,8 +71,8 @@ interface TaskScope {
   budget?: { deadline: number; ms: number };
 }
 
-/** Outside a task: output is dropped and no pids are recorded. */
-const IDLE_SCOPE: TaskScope = { pids: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0 };
+/** Outside a task: output is dropped and no process groups are recorded. */
+const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0 };
 
 export class LuaRuntime {
   private readonly stack: LuaStack;
@@ -168,14 +176,14 @@ export class LuaRuntime {
   }
 
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
-  static async create(config: WorkerConfig, tasks: TaskTable, pidRow: number): Promise<LuaRuntime> {
+  static async create(config: WorkerConfig, tasks: TaskTable, row: number): Promise<LuaRuntime> {
     const engine = await withCompiledModule(config.luaModule, () =>
       new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
     );
     const runtime = new LuaRuntime(engine, config, tasks);
     runtime.installPrelude();
     runtime.heapCap = new HeapCap(engine.global.lua.module as unknown as HeapCapApi, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
-    await runtime.loadAndDiscover(pidRow);
+    await runtime.loadAndDiscover(row);
     return runtime;
   }
 
@@ -183,18 +191,18 @@ export class LuaRuntime {
     return this.discovery;
   }
 
-  async run(context: CallContext, args: unknown, pidRow: number, channel: CallChannel): Promise<RunReply> {
+  async run(context: CallContext, args: unknown, row: number, channel: CallChannel): Promise<RunReply> {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
     this.watch?.begin(this.runner.address, channel);
-    this.turns.begin(this.tasks.seat(pidRow));
+    this.turns.begin(this.tasks.seat(row));
     let ran: { reply: RunReply; shows: number };
     const refusals = this.heapCap?.refusals ?? 0;
     try {
       ran = await this.invoke(
         'run',
-        this.scopeFor(pidRow, channel),
+        this.scopeFor(row, channel),
         (L) => {
           this.stack.pushString(L, context.tool);
           this.stack.pushValue(L, args);
@@ -229,8 +237,8 @@ export class LuaRuntime {
     return result;
   }
 
-  async available(context: CallContext, pidRow: number): Promise<AvailableReply> {
-    const reply = await this.invoke('available', this.scopeFor(pidRow, null), (L) => {
+  async available(context: CallContext, row: number): Promise<AvailableReply> {
+    return this.invokeForReply('available', this.scopeFor(row, null), (L) => {
       this.stack.pushString(L, context.tool);
       this.stack.pushString(L, context.callId);
       return 2;
@@ -238,27 +246,24 @@ export class LuaRuntime {
       if (!(error instanceof LuaEntryError)) throw error;
       return { available: false, reason: `available() failed: ${error.message}` };
     });
-    const { available, reason } = reply as { available: boolean; reason?: string };
-    return reason === undefined ? { available } : { available, reason };
   }
 
   /** Renders a snapshot with the tool's `render`, stopping it at `budgetMs`. */
-  async render(tool: string, snapshot: Uint8Array, view: RenderView, budgetMs: number, pidRow: number): Promise<RenderReply> {
+  async render(tool: string, snapshot: Uint8Array, view: RenderView, budgetMs: number, row: number): Promise<RenderReply> {
     if (!this.discovery.loaded) return { ok: false, reason: 'the config failed to load in this worker' };
-    const scope = { ...this.scopeFor(pidRow, null), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
+    const scope = { ...this.scopeFor(row, null), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
     this.hook.hold(this.runner.address, 'render');
     try {
       // Decoded by `render_state`, inside Lua: a state too big for the heap is an error of this render.
       this.renderSnapshot = snapshot;
-      const reply = await this.invoke('render', scope, (L) => {
+      return await this.invokeForReply('render', scope, (L) => {
         this.stack.pushString(L, tool);
         this.stack.pushValue(L, view);
         return 2;
-      }).catch((error: unknown) => {
+      }).catch((error: unknown): RenderReply => {
         if (!(error instanceof LuaEntryError)) throw error;
         return { ok: false, reason: `render failed: ${error.message}` };
       });
-      return reply as RenderReply;
     } finally {
       this.renderSnapshot = undefined;
       this.hook.release('render');
@@ -273,23 +278,23 @@ export class LuaRuntime {
     this.raw._lua_error(L);
   }
 
-  private scopeFor(pidRow: number, channel: CallChannel | null): TaskScope {
-    return { pids: this.tasks.pids(pidRow), channel, logs: [], logChars: 0, droppedLogLines: 0 };
+  private scopeFor(row: number, channel: CallChannel | null): TaskScope {
+    return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0 };
   }
 
-  private async loadAndDiscover(pidRow: number): Promise<void> {
-    const scope = this.scopeFor(pidRow, null);
+  private async loadAndDiscover(row: number): Promise<void> {
+    const scope = this.scopeFor(row, null);
     const entryFailure = (error: unknown): { ok: false; error: string } => {
       if (!(error instanceof LuaEntryError)) throw error;
       return { ok: false, error: error.message };
     };
-    const loaded = await this.invoke<{ ok: boolean; error?: string }>('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1)).catch(entryFailure);
+    const loaded = await this.invokeForReply('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1)).catch(entryFailure);
     if (!loaded.ok) {
       const diagnostic = errorDiagnostic(loaded.error ?? 'unknown error', this.config.configFile);
       this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
       return;
     }
-    const discovered = await this.invoke<Omit<DiscoveryReport, 'loaded'>>('discover', scope, () => 0).catch(entryFailure);
+    const discovered = await this.invokeForReply('discover', scope, () => 0).catch(entryFailure);
     if ('error' in discovered) {
       this.discovery = { loaded: false, definitions: [], diagnostics: [errorDiagnostic(discovered.error, this.config.configFile)], logs: scope.logs };
       return;
@@ -298,16 +303,18 @@ export class LuaRuntime {
     if (scope.droppedLogLines > 0) scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
   }
 
-  /**
-   * Runs a prelude entry point with `scope` in force. The reply is what `readResults` makes of
-   * the entry's return values, or else what the entry passed to `native.reply`.
-   */
-  private async invoke<R = unknown>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults?: (L: number, count: number) => R): Promise<R> {
+  /** Runs a prelude entry point that answers with `native.reply`; its reply has the entry's shape. */
+  private invokeForReply<E extends keyof EntryReplies>(entry: E, scope: TaskScope, pushArguments: (L: number) => number): Promise<EntryReplies[E]> {
+    return this.invoke(entry, scope, pushArguments, () => this.takeReply<E>());
+  }
+
+  /** Runs a prelude entry point with `scope` in force. The reply is what `readResults` makes of the entry's results. */
+  private async invoke<R>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults: (L: number, count: number) => R): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
     this.reply = undefined;
     try {
-      const reply = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults ?? (() => this.takeReply<R>()));
+      const reply = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults);
       this.refuseIfBroken();
       // What leaves the worker names whole paths.
       return this.chunkNames.expandAll(reply);
@@ -320,7 +327,7 @@ export class LuaRuntime {
     } finally {
       // The task's last partial line goes to its log before its processes are ended.
       this.output.endTask();
-      scope.pids?.endTask();
+      scope.taskRow?.endTask();
       this.scope = IDLE_SCOPE;
     }
   }
@@ -348,12 +355,15 @@ export class LuaRuntime {
     return Object.fromEntries(Object.entries(natives).map(([name, native]) => [name, guard(native)]));
   }
 
-  /** What the entry passed to `native.reply`; a reply that could not be read fails the entry. */
-  private takeReply<R>(): R {
+  /**
+   * What the entry passed to `native.reply`; a reply that could not be read fails the entry. The
+   * prelude is moonpool's own code: its replies have the shapes EntryReplies names.
+   */
+  private takeReply<E extends keyof EntryReplies>(): EntryReplies[E] {
     const problem = this.replyProblem;
     this.replyProblem = undefined;
     if (problem !== undefined) throw new LuaEntryError(LUA_ERRRUN, problem);
-    return this.reply as R;
+    return this.reply as EntryReplies[E];
   }
 
   /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */

@@ -8,8 +8,8 @@ import { setPriority } from 'node:os';
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { EVENTS_PORT_KEY, type WorkerConfig, type WorkerEvents, type WorkerReply, type WorkerTask } from '../core/protocol.js';
-import { TaskTable } from './child-pids.js';
+import { EVENTS_PORT_KEY, type TaskHandler, type TaskKind, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents } from '../shared/protocol.js';
+import { TaskTable } from '../shared/task-table.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { CallChannel } from './call-channel.js';
@@ -22,7 +22,7 @@ const WORKER_NICE = 10;
 if (process.platform === 'linux') setPriority(0, WORKER_NICE);
 
 const config = workerData as WorkerConfig;
-const tasks = new TaskTable(config.pids, config.pidEpochMs);
+const tasks = new TaskTable(config.taskTable, config.taskTableEpochMs);
 const channel = new MessageChannel();
 const events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
 // Unreferenced so that an idle worker can still be reaped.
@@ -33,10 +33,36 @@ let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
 captureConsole((text) => runtime?.logToCall(text));
 
-export default async function handleTask(task: WorkerTask): Promise<WorkerReply> {
-  if (task.kind === 'noop') return null;
+/** The Lua runtime, ready for the task in `row` (created by the first task, which loads the config). */
+async function runtimeFor(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<LuaRuntime> {
+  tasks.stamp(task.row, 'picked');
+  // Loading the config is discovery's own work; for the other tasks it comes before their time.
+  if (task.kind === 'discover') tasks.stamp(task.row, 'started');
+  const lua = (runtime ??= await (starting ??= LuaRuntime.create(config, tasks, task.row)));
+  tasks.stamp(task.row, 'started');
+  return lua;
+}
+
+/** One handler per task kind, each answering with its kind's reply. */
+const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> } = {
+  noop: () => Promise.resolve(null),
+  discover: async (task) => (await runtimeFor(task)).discoveryReport(),
+  available: async (task) => (await runtimeFor(task)).available(task.context, task.row),
+  render: async (task) => (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row),
+  run: async (task) => {
+    const lua = await runtimeFor(task);
+    const reply = await lua.run(task.context, task.args, task.row, new CallChannel(events, task.context.callId));
+    if (reply.failure === 'out_of_memory') {
+      await events.retire(task.context.callId, reply);
+      process.exit(0);
+    }
+    return reply;
+  },
+};
+
+const handleTask: TaskHandler = async (task) => {
   try {
-    return await runTask(task);
+    return await handlers[task.kind](task);
   } catch (error) {
     // The pool reports the failure as a crash; nothing runs on that state again.
     if (error instanceof LuaStateBroken) {
@@ -45,28 +71,6 @@ export default async function handleTask(task: WorkerTask): Promise<WorkerReply>
     }
     throw error;
   }
-}
+};
 
-async function runTask(task: Exclude<WorkerTask, { kind: 'noop' }>): Promise<WorkerReply> {
-  tasks.stamp(task.pidRow, 'picked');
-  // Loading the config is discovery's own work; for the other tasks it comes before their time.
-  if (task.kind === 'discover') tasks.stamp(task.pidRow, 'started');
-  const lua = (runtime ??= await (starting ??= LuaRuntime.create(config, tasks, task.pidRow)));
-  tasks.stamp(task.pidRow, 'started');
-  switch (task.kind) {
-    case 'discover':
-      return lua.discoveryReport();
-    case 'available':
-      return lua.available(task.context, task.pidRow);
-    case 'render':
-      return lua.render(task.tool, task.snapshot, task.view, task.budgetMs, task.pidRow);
-    case 'run': {
-      const reply = await lua.run(task.context, task.args, task.pidRow, new CallChannel(events, task.context.callId));
-      if (reply.failure === 'out_of_memory') {
-        await events.retire(task.context.callId, reply);
-        process.exit(0);
-      }
-      return reply;
-    }
-  }
-}
+export default handleTask;

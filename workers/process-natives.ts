@@ -3,13 +3,13 @@
 // Lua awaits; it resolves to a ticket, and `process_take(ticket)` pushes the values it stands for
 // (bytes stay bytes, which a promise's own value would not).
 import type { NativeFunction } from './lua-natives.js';
-import type { ChildPidTable } from './child-pids.js';
+import type { TaskRow } from '../shared/task-table.js';
 import type { CallChannel } from './call-channel.js';
 import { ShellProcess, type Outcome, type StdoutUse } from './shell-process.js';
 
 /** The running task as the process natives need it. */
 export interface ProcessScope {
-  pids: ChildPidTable | null;
+  taskRow: TaskRow | null;
   channel: CallChannel | null;
 }
 
@@ -43,8 +43,8 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
     process_start: (call) => {
       const mode = MODES[call.string(2) ?? ''];
       if (!mode) throw new Error(`unknown process mode ${call.string(2)}`);
-      const { pids, channel } = scope();
-      const options = { cwd, stdout: mode.stdout, writable: mode.writable, pids: mode.kept ? null : pids, log: (text: string) => channel?.log(text) };
+      const { taskRow, channel } = scope();
+      const options = { cwd, stdout: mode.stdout, writable: mode.writable, taskRow: mode.kept ? null : taskRow, log: (text: string) => channel?.log(text) };
       const started = ShellProcess.start(call.bytes(1)!, options);
       return ticket(
         started.then((outcome) => {

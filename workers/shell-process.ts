@@ -8,8 +8,8 @@ import { statSync } from 'node:fs';
 import { constants } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Readable, Writable } from 'node:stream';
-import { PROCESS_TAG_VARIABLE } from '../core/protocol.js';
-import { MAX_LIVE_GROUPS, type ChildPidTable } from './child-pids.js';
+import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
+import { MAX_LIVE_GROUPS, type TaskRow } from '../shared/task-table.js';
 
 /** Most stdout `capture` collects from one command before it is stopped. */
 export const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
@@ -31,7 +31,7 @@ export interface ShellOptions {
   /** The caller writes the command's stdin (`popen 'w'`); otherwise stdin is /dev/null. */
   writable: boolean;
   /** The task's row: where the process group is recorded, and the tag it carries. Null: neither (outside a task, or kept). */
-  pids: ChildPidTable | null;
+  taskRow: TaskRow | null;
   /** Where stderr (and logged stdout) goes, a line or more at a time. */
   log: (text: string) => void;
 }
@@ -77,7 +77,7 @@ export class ShellProcess {
       child = spawn('/bin/sh', ['-c', script], {
         cwd: options.cwd,
         detached: true,
-        env: { ...process.env, [PROCESS_TAG_VARIABLE]: options.pids?.tag ?? UNTRACKED_TAG },
+        env: { ...process.env, [PROCESS_TAG_VARIABLE]: options.taskRow?.tag ?? UNTRACKED_TAG },
         stdio: [options.writable ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
@@ -87,7 +87,7 @@ export class ShellProcess {
       return new Promise((resolve) => child.once('error', (error) => resolve({ ok: false, message: startFailure(error, options.cwd) })));
     }
     child.on('error', () => undefined);
-    if (options.pids && !options.pids.record(child.pid)) {
+    if (options.taskRow && !options.taskRow.record(child.pid)) {
       killGroup(child.pid);
       return Promise.resolve({ ok: false, message: `too many processes: a call may have at most ${MAX_LIVE_GROUPS} commands running at once` });
     }

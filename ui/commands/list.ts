@@ -21,8 +21,8 @@ export function listTools(host: ToolHost, input: CliInput, output: Output): numb
   for (const tool of all.filter((entry) => entry.available)) {
     output.stdout.write(`${tool.name.padEnd(width)}  ${tool.description.split('\n')[0]}\n`);
   }
-  for (const tool of all.filter((entry) => !entry.available)) {
-    output.stdout.write(`${tool.name.padEnd(width)}  (unavailable: ${tool.unavailableReason ?? 'available() returned false'})\n`);
+  for (const tool of all) {
+    if (!tool.available) output.stdout.write(`${tool.name.padEnd(width)}  (unavailable: ${tool.unavailableReason})\n`);
   }
   if (all.length === 0) output.stdout.write(`no tools in ${displayPath(host.configFile)}\n`);
   const errors = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').length;

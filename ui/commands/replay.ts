@@ -3,7 +3,7 @@
 // longer defines (or one without `render`) shows its recorded model-facing text. Damage in the
 // log is skipped and named on stderr; the records around it are replayed.
 import type { ToolHost } from '../../core/index.js';
-import { BODY_INDENT, blockBody, blockHeader, plainHeader, renderView, type BlockFacts } from '../block-view.js';
+import { plainBlockLines, renderView, type BlockFacts } from '../block-view.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import type { Output } from '../open-host.js';
 
@@ -19,14 +19,11 @@ export async function replaySession(host: ToolHost, input: CliInput, output: Out
     output.stderr.write(`moonpool: session ${sessionId} has no ${warnings.length === 0 ? '' : 'readable '}recorded calls\n`);
     return 2;
   }
-  const width = input.width ?? DEFAULT_WIDTH;
-  const layout = { width: width - BODY_INDENT.length, expand: input.expand, expandHint: '--expand shows all' };
+  const layout = { width: input.width ?? DEFAULT_WIDTH, expand: input.expand, expandHint: '--expand shows all' };
   for (const record of records) {
-    const rendered = record.snapshot ? await host.render(record.tool, record.snapshot, renderView(layout.width, input.expand)) : undefined;
+    const rendered = record.snapshot ? await host.render(record.tool, record.snapshot, renderView(layout)) : undefined;
     const facts: BlockFacts = { kind: 'call', state: record.status, tool: record.tool, title: record.title, elapsedMs: record.durationMs, content: record.content, rendered };
-    const body = blockBody(facts, layout);
-    output.stdout.write(`${plainHeader(blockHeader(facts, 0, width))}\n`);
-    for (const row of [...body.rows, ...body.noteRows]) output.stdout.write(`${BODY_INDENT}${row}\n`);
+    output.stdout.write(`${plainBlockLines(facts, layout).join('\n')}\n`);
   }
   return 0;
 }

@@ -2,11 +2,11 @@
 // (ui/block-view.ts) with colours. Everything a tool produced is sanitized by the model, then has
 // its braces escaped here, before it meets a tag.
 import blessed from 'blessed';
-import { BODY_INDENT, blockBody, blockHeader, type BlockFacts } from '../block-view.js';
-import type { Block, BlockStatus } from './block.js';
+import { BODY_INDENT, blockBody, blockHeader, type BlockFacts, type BlockState } from '../block-view.js';
+import type { Block } from './block.js';
 
 /** The colour of each status's mark. */
-const MARK_COLORS: Record<BlockStatus, string> = {
+const MARK_COLORS: Record<BlockState, string> = {
   running: 'cyan',
   ok: 'green',
   error: 'red',
@@ -22,8 +22,8 @@ const MARK_COLORS: Record<BlockStatus, string> = {
 export interface DrawContext {
   width: number;
   expand: boolean;
+  /** Date.now() for the frame: running blocks' elapsed time and spinner. */
   now: number;
-  frame: number;
 }
 
 function factsOf(block: Block, now: number): BlockFacts {
@@ -41,14 +41,12 @@ function factsOf(block: Block, now: number): BlockFacts {
 
 export function blockLines(block: Block, context: DrawContext): string[] {
   const facts = factsOf(block, context.now);
-  const header = blockHeader(facts, context.frame, context.width);
+  const header = blockHeader(facts, context.width);
   const color = MARK_COLORS[block.status];
   const head =
     `{${color}-fg}${header.mark}{/${color}-fg} {bold}${blessed.escape(header.tool)}{/bold}` +
     `{gray-fg}${blessed.escape(header.title)}${header.status}{/gray-fg}${header.elapsed ? `  {gray-fg}${header.elapsed}{/gray-fg}` : ''}`;
-  // A note (/tools, /help, a reload's problems) was asked for or must be read: never collapsed.
-  const expand = context.expand || block.kind === 'note';
-  const body = blockBody(facts, { width: context.width - BODY_INDENT.length, expand, expandHint: 'Ctrl-O shows all' });
+  const body = blockBody(facts, { width: context.width, expand: context.expand, expandHint: 'Ctrl-O shows all' });
   return [
     head,
     ...body.rows.map((row) => `${BODY_INDENT}${blessed.escape(row)}`),

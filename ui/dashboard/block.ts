@@ -1,15 +1,14 @@
 // One block of the transcript: a call (running or finished) or a note (a reload, /tools, a
 // problem with a typed line). It keeps what its lines are drawn from: the latest snapshot and
 // the render of it, the title, the model-facing text, the last lines the tool printed.
-import type { CallResult, CallStatus, RenderResult } from '../../core/index.js';
-
-export type BlockStatus = 'running' | CallStatus;
+import type { CallResult, RenderResult } from '../../core/index.js';
+import type { BlockState } from '../block-view.js';
 
 const KEPT_LOG_LINES = 50;
 
 export class Block {
   title: string | undefined;
-  status: BlockStatus;
+  status: BlockState;
   durationMs: number | undefined;
   content = '';
   snapshot: Uint8Array | undefined;
@@ -31,7 +30,7 @@ export class Block {
     this.status = kind === 'call' ? 'running' : 'ok';
   }
 
-  static note(id: number, label: string, text: string, status: BlockStatus, now: number): Block {
+  static note(id: number, label: string, text: string, status: BlockState, now: number): Block {
     const block = new Block(id, 'note', label, now);
     block.content = text;
     block.status = status;

@@ -237,7 +237,7 @@ export class Dashboard {
     if (tools.length === 0) return 'no tools are loaded';
     return tools
       .flatMap((tool) => [
-        `${tool.name}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason ?? 'available() returned false'})`}`,
+        `${tool.name}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason})`}`,
         ...parameterLines(tool.parameters).map((line) => `    ${line}`),
       ])
       .join('\n');
@@ -291,7 +291,7 @@ export class Dashboard {
   private paint(): void {
     const width = Math.max(20, this.screen.width as number);
     const height = this.transcriptHeight();
-    const { lines, starts } = this.transcript.draw({ width, expand: this.expand, now: Date.now(), frame: this.scheduler.frames });
+    const { lines, starts } = this.transcript.draw({ width, expand: this.expand, now: Date.now() });
     this.scrollBack = Math.min(this.scrollBack, Math.max(0, lines.length - height));
     const bottom = lines.length - this.scrollBack;
     const top = Math.max(0, bottom - height);

@@ -1,7 +1,7 @@
 // The transcript: its blocks in order, drawn into lines for the current width, and the renders
 // it asks the host for — one per dirty visible block per frame, from that block's latest snapshot.
 import type { ToolHost } from '../../core/index.js';
-import { BODY_INDENT, renderView } from '../block-view.js';
+import { renderView } from '../block-view.js';
 import type { Block } from './block.js';
 import { blockLines, type DrawContext } from './block-lines.js';
 
@@ -45,7 +45,7 @@ export class Transcript {
 
   /** Asks for renders of the dirty blocks whose lines fall in [top, bottom). */
   requestRenders(starts: number[], top: number, bottom: number, width: number, expand: boolean): void {
-    const view = renderView(width - BODY_INDENT.length, expand);
+    const view = renderView({ width, expand });
     this.blocks.forEach((block, i) => {
       const start = starts[i] ?? 0;
       const end = starts[i + 1] ?? Infinity;

@@ -20,10 +20,30 @@ warn = native.warn
 -- A file handle is a `FILE*` userdata (as in native Lua: `type`, `rawlen` and error messages see a
 -- userdata); its state is a record kept here. Reads go through a buffer (`rbuf` from byte `rpos`,
 -- starting at file offset `roff`); writes are buffered in `wbuf` and land at `roff` (or the end,
--- in append mode).
+-- in append mode). Every handle is such a record, whatever its bytes' source: a file descriptor,
+-- the call's log (stdout, stderr), nothing (stdin), or a command's pipe (process.lua's `io.popen`).
 local records = setmetatable({}, { __mode = 'k' })
 local methods = {}
 local FILE = { __name = 'FILE*', __index = methods }
+
+-- A source: `read(file, offset, size)` gives the next bytes (nil at the end; nil, message, code on
+-- failure) and `write(file, data)` true or nil, message, code. Optional: `size` (a positioned
+-- source: writes move `roff`, append goes to the end), `seek` (the answer to every seek, for a
+-- source that cannot), `close` (its results, when they replace `true`), and `collect` (what the
+-- collector does instead of closing, for a source whose closing waits, which a finalizer cannot).
+local DESCRIPTOR = {
+  read = function(file, offset, size) return native.fs_read(file.fd, offset, size) end,
+  write = function(file, data) return native.fs_write(file.fd, file.append and -1 or file.roff, data) end,
+  size = function(file) return native.fs_size(file.fd) end,
+  close = function(file) native.fs_close(file.fd) end,
+}
+local LOG = {
+  write = function(_, data)
+    native.write_log(data)
+    return true
+  end,
+}
+local NO_INPUT = { read = function() return nil end }
 
 local function new_file(fields)
   fields.rbuf, fields.rpos, fields.roff, fields.wbuf, fields.wlen = '', 1, 0, {}, 0
@@ -32,6 +52,7 @@ local function new_file(fields)
   records[handle] = fields
   return handle, fields
 end
+native.new_file = new_file
 
 -- The name luaL_typeerror gives a value: its metatable's `__name`, else its type.
 local function type_name(value)
@@ -77,13 +98,10 @@ local function flush(file)
   if file.wlen == 0 then return true end
   local data = table.concat(file.wbuf)
   file.wbuf, file.wlen = {}, 0
-  if file.sink then
-    file.sink(data)
-    return true
-  end
-  local ok, message, code = native.fs_write(file.fd, file.append and -1 or file.roff, data)
+  local source = file.source
+  local ok, message, code = source.write(file, data)
   if not ok then return nil, message, code end
-  file.roff = file.append and native.fs_size(file.fd) or file.roff + #data
+  if source.size then file.roff = file.append and source.size(file) or file.roff + #data end
   return true
 end
 
@@ -121,9 +139,8 @@ end
 -- fails (false, and the error kept in `file.failure` for `read` to return).
 local function fill(file, want)
   while #file.rbuf - file.rpos + 1 < want do
-    if not file.fd then return false end
     local offset = file.roff + #file.rbuf
-    local chunk, message, code = native.fs_read(file.fd, offset, CHUNK_SIZE)
+    local chunk, message, code = file.source.read(file, offset, CHUNK_SIZE)
     if not chunk then
       if message then file.failure = { message, code } end
       return false
@@ -141,28 +158,42 @@ local function take(file, count)
   return piece
 end
 
+-- Readers take what is buffered before filling again, so the buffer is empty whenever it grows:
+-- a long line or count costs one copy, not one per chunk (a pipe's chunks may be small).
 local function read_line(file, keep_newline)
-  local start = file.rpos
+  local parts = {}
   while true do
-    local newline = file.rbuf:find('\n', start, true)
+    local newline = file.rbuf:find('\n', file.rpos, true)
     if newline then
-      local line = file.rbuf:sub(file.rpos, keep_newline and newline or newline - 1)
+      parts[#parts + 1] = file.rbuf:sub(file.rpos, keep_newline and newline or newline - 1)
       file.rpos = newline + 1
-      return line
+      return table.concat(parts)
     end
-    local before = #file.rbuf - file.rpos + 1
-    if not fill(file, before + 1) then
-      if file.rpos > #file.rbuf then return nil end
-      return take(file, #file.rbuf - file.rpos + 1)
+    local unread = #file.rbuf - file.rpos + 1
+    if unread > 0 then parts[#parts + 1] = take(file, unread) end
+    if not fill(file, 1) then
+      if #parts == 0 then return nil end
+      return table.concat(parts)
     end
-    start = file.rpos + before
   end
+end
+
+local function read_count(file, count)
+  if count <= 0 then return fill(file, 1) and '' or nil end
+  local parts, needed = {}, count
+  while needed > 0 and fill(file, 1) do
+    local piece = take(file, needed)
+    parts[#parts + 1] = piece
+    needed = needed - #piece
+  end
+  if #parts == 0 then return nil end
+  return table.concat(parts)
 end
 
 -- liolib's `read_number` (`l_getn`): consumes the longest prefix that can start a numeral (one
 -- look-ahead byte, at most 200 bytes; past that every byte is refused and the result is fail),
 -- then converts it; a failed conversion still consumes those bytes. `peek()` gives the next byte
--- (nil at the end) and `skip()` consumes it, so files and popen pipes (process.lua) share it.
+-- (nil at the end) and `skip()` consumes it.
 local function scan_number(peek, skip)
   local numeral, too_long = {}, false
   local current = peek()
@@ -202,7 +233,6 @@ local function scan_number(peek, skip)
   if too_long then return nil end
   return tonumber(table.concat(numeral))
 end
-native.scan_number = scan_number
 
 local function read_number(file)
   local function peek()
@@ -215,8 +245,8 @@ end
 local function read_all(file)
   local parts = { file.rbuf:sub(file.rpos) }
   local offset = file.roff + #file.rbuf
-  while file.fd do
-    local chunk, message, code = native.fs_read(file.fd, offset, WHOLE_READ_SIZE)
+  while true do
+    local chunk, message, code = file.source.read(file, offset, WHOLE_READ_SIZE)
     if not chunk then
       if message then file.failure = { message, code } end
       break
@@ -230,10 +260,7 @@ end
 
 local function read_one(file, format, position, global_name)
   if math_type(format) == 'integer' or (type(format) == 'number' and format == math.floor(format)) then
-    if format <= 0 then return fill(file, 1) and '' or nil end
-    fill(file, format)
-    if file.rpos > #file.rbuf then return nil end
-    return take(file, format)
+    return read_count(file, format)
   end
   local kind = type(format) == 'string' and format:gsub('^%*', ''):sub(1, 1)
   if kind == 'l' then return read_line(file, false) end
@@ -266,8 +293,10 @@ end
 local function close(file)
   if file.standard then return nil, 'cannot close standard file' end
   local ok, message, code = flush(file)
+  local closed = table.pack()
+  if file.source.close then closed = table.pack(file.source.close(file)) end
   file.closed = true
-  if file.fd then native.fs_close(file.fd) end
+  if closed.n > 0 then return table.unpack(closed, 1, closed.n) end
   if file.on_close then return file.on_close() end
   if not ok then return nil, message, code end
   return true
@@ -283,7 +312,8 @@ local function lines_iterator(handle, close_at_end, global_name, ...)
   return function()
     local file = records[handle]
     if file.closed then error('file is already closed', 2) end
-    local results = table.pack(read(file, 1, nil, table.unpack(formats, 1, formats.n)))
+    -- As io_readline's g_read(L, f, 2): the formats count from argument 2.
+    local results = table.pack(read(file, 2, nil, table.unpack(formats, 1, formats.n)))
     if results[1] ~= nil then return table.unpack(results, 1, results.n) end
     if results.n > 1 and type(results[2]) == 'string' then error(results[2], 0) end
     if close_at_end then close(file) end
@@ -325,6 +355,7 @@ function methods.seek(handle, whence, offset)
   end
   local ok, message, code = flush(file)
   if not ok then return nil, message, code end
+  if file.source.seek then return file.source.seek(file) end
   local base = 0
   if whence == 'cur' then base = position(file) end
   if whence == 'end' then base = file.fd and native.fs_size(file.fd) or (file.roff + #file.rbuf) end
@@ -362,13 +393,29 @@ function FILE.__tostring(handle)
 end
 
 -- Closing by scope or by the collector, as liolib's `f_gc`: a handle already closed is left alone.
-function FILE.__gc(...)
-  local handle = ...
+-- The record of a handle still to close, or nil; raising as liolib does for what is not a handle.
+local function unclosed_record(handle, present)
   local file = records[handle]
-  if not file then type_error(1, 1, nil, 'FILE*', handle, select('#', ...) > 0) end
-  if not file.closed and not file.standard then close(file) end
+  if not file then type_error(2, 1, nil, 'FILE*', handle, present) end
+  if file.closed or file.standard then return nil end
+  return file
 end
-FILE.__close = FILE.__gc
+
+function FILE.__close(...)
+  local file = unclosed_record(..., select('#', ...) > 0)
+  if file then close(file) end
+end
+
+function FILE.__gc(...)
+  local file = unclosed_record(..., select('#', ...) > 0)
+  if not file then return end
+  if file.source.collect then
+    file.source.collect(file)
+    file.closed = true
+  else
+    close(file)
+  end
+end
 
 -- l_checkmode: one of r, w, a; an optional '+'; then only 'b's.
 local function valid_mode(mode)
@@ -386,7 +433,7 @@ local function open(path, mode)
   if not fd then return nil, message, code end
   local first = base:sub(1, 1)
   local handle, file = new_file {
-    fd = fd, path = path, kind = 'file',
+    source = DESCRIPTOR, fd = fd, path = path, kind = 'file',
     append = first == 'a',
     readonly = base == 'r',
     writeonly = (first == 'w' or first == 'a') and not base:find('+', 1, true),
@@ -396,11 +443,11 @@ local function open(path, mode)
 end
 
 local function output_sink(name)
-  return (new_file { kind = name, standard = true, writeonly = true, buffer_mode = 'no', sink = native.write_log })
+  return (new_file { source = LOG, kind = name, standard = true, writeonly = true, buffer_mode = 'no' })
 end
 
 io = {}
-io.stdin = (new_file { kind = 'stdin', standard = true, readonly = true })
+io.stdin = (new_file { source = NO_INPUT, kind = 'stdin', standard = true, readonly = true })
 io.stdout = output_sink('stdout')
 io.stderr = output_sink('stderr')
 local default_input, default_output = io.stdin, io.stdout

@@ -4,7 +4,7 @@
 // What escapes: a process that cleared its environment, left the groups and lost its parent
 // before the sweep. Without /proc, the groups alone are killed.
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
-import { PROCESS_TAG_VARIABLE } from './protocol.js';
+import { PROCESS_TAG_VARIABLE } from './process-tag.js';
 
 /** Sweeps until one finds nothing new (a process forking while swept is found by the next). */
 const MAX_PASSES = 8;
@@ -14,7 +14,7 @@ const TICKS_PER_SECOND = 100;
 const START_MARGIN_MS = 1000;
 
 export interface SweepTarget {
-  /** The task's process tag (core/process-tag.ts). */
+  /** The task's process tag (process-tag.ts). */
   tag: string;
   /** The pid of each process group the task started (its leaders, alive or not). */
   groups: readonly number[];

@@ -1,5 +1,6 @@
-// The messages that cross between the main thread and a Lua worker. Types only: both sides
-// import this file and nothing else from each other.
+// The messages that cross between the main thread and a Lua worker: what a worker starts with, the
+// tasks, each task kind's reply (TaskReplies) and the live events. Both sides import this file;
+// neither imports anything from the other (shared/ holds all they have in common).
 
 /** A problem found while loading a config or checking a tool definition. */
 export interface Diagnostic {
@@ -30,32 +31,16 @@ export interface WorkerConfig {
   /** wasmoon's module, compiled once by the host and shared by every worker. */
   luaModule: WebAssembly.Module;
   /**
-   * The pool's task table: a row of TASK_ROW_WORDS Int32 words per task (layout below), where the
-   * worker stamps the task's progress, keeps its CPU seat, and stores the pid of each process
-   * group the task starts, so the core can kill them after terminating the worker.
+   * The pool's task table (shared/task-table.ts): a row per task, where the worker stamps the
+   * task's progress, keeps its CPU seat, and records each process group the task starts, so the
+   * core can end them after terminating the worker.
    */
-  pids: SharedArrayBuffer;
-  /** Date.now() at the table's creation; a row's stamps are (time − epoch + 1), 0 until set. */
-  pidEpochMs: number;
-  /** The host's CPU slots (core/cpu-slots.ts): calls take turns executing Lua. */
+  taskTable: SharedArrayBuffer;
+  /** Date.now() at the task table's creation: its stamps count from here. */
+  taskTableEpochMs: number;
+  /** The host's CPU slots (shared/cpu-slots.ts): calls take turns executing Lua. */
   cpuSlots: SharedArrayBuffer;
 }
-
-/** Words per row of a pool's task table, and what each holds. */
-export const TASK_ROW_WORDS = 65;
-/** When a worker picked the task up. */
-export const ROW_PICKED = 0;
-/** When the task's own work began (after a cold worker loaded the config). */
-export const ROW_STARTED = 1;
-/** The task's seat in the CPU slot queue (SEAT_WORDS words). */
-export const ROW_SEAT = 2;
-/** A random word the core draws for each task: with the row, it makes the task's process tag. */
-export const ROW_TAG = 4;
-/** The first of the pid words, up to the end of the row. */
-export const ROW_FIRST_PID = 5;
-
-/** The environment variable every process a task starts is given; its value is the task's process tag. */
-export const PROCESS_TAG_VARIABLE = 'MOONPOOL_CALL_TAG';
 
 /**
  * One `registry:add` call as the worker saw it. Data fields are converted from Lua as they
@@ -118,14 +103,31 @@ export interface WorkerEvents {
 
 export const EVENTS_PORT_KEY = 'moonpoolEventsPort';
 
-/** Every task names its row of the pool's pid table (`WorkerConfig.pids`). */
+/** Every task names its row of the pool's task table (`WorkerConfig.taskTable`). */
 export type WorkerTask =
-  | { kind: 'discover'; pidRow: number }
-  | { kind: 'available'; context: CallContext; pidRow: number }
-  | { kind: 'run'; context: CallContext; args: unknown; pidRow: number }
-  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; pidRow: number }
+  | { kind: 'discover'; row: number }
+  | { kind: 'available'; context: CallContext; row: number }
+  | { kind: 'run'; context: CallContext; args: unknown; row: number }
+  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; row: number }
   /** Answered at once, without Lua: makes piscina start a worker for tasks left waiting. */
-  | { kind: 'noop'; pidRow: -1 };
+  | { kind: 'noop'; row: -1 };
+
+export type TaskKind = WorkerTask['kind'];
+
+/** What the worker answers to each kind of task: the pool's `run` is typed by it, the worker's handler checked against it. */
+export interface TaskReplies {
+  discover: DiscoveryReport;
+  available: AvailableReply;
+  run: RunReply;
+  render: RenderReply;
+  noop: null;
+}
+
+/** The task of kind `K`. */
+export type TaskOf<K extends TaskKind> = Extract<WorkerTask, { kind: K }>;
+
+/** The worker's entry point: a task of kind `K` in, that kind's reply out. */
+export type TaskHandler = <K extends TaskKind>(task: TaskOf<K>) => Promise<TaskReplies[K]>;
 
 /** The space a block has: `view` in `render(state, view)`. */
 export interface RenderView {
@@ -139,7 +141,7 @@ export interface RenderView {
 export type RenderReply = { ok: true; lines: string[] } | { ok: false; reason: string };
 
 /** A task as the core hands it to a pool, before the pool assigns its row. */
-export type PoolTask = Exclude<WorkerTask, { kind: 'noop' }> extends infer T ? (T extends WorkerTask ? Omit<T, 'pidRow'> : never) : never;
+export type PoolTask = Exclude<WorkerTask, { kind: 'noop' }> extends infer T ? (T extends WorkerTask ? Omit<T, 'row'> : never) : never;
 
 /** Why a run ended without a normal result. */
 export type RunFailure = 'lua_error' | 'bad_return' | 'out_of_memory' | 'not_loaded' | 'unknown_tool';
@@ -155,9 +157,7 @@ export interface RunReply {
   snapshot?: Uint8Array;
 }
 
-export interface AvailableReply {
-  available: boolean;
-  reason?: string;
-}
+/** A tool's `available()`: offered, or not and why (the worker always says why). */
+export type AvailableReply = { available: true } | { available: false; reason: string };
 
-export type WorkerReply = DiscoveryReport | RunReply | AvailableReply | RenderReply | null;
+export type WorkerReply = TaskReplies[TaskKind];

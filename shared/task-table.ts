@@ -1,0 +1,138 @@
+// A pool's task table, the one both threads use: a SharedArrayBuffer the core makes per pool and
+// gives its workers once (WorkerConfig.taskTable), with a row of TASK_ROW_WORDS Int32 words per
+// task. The worker stamps when it picked the task up and when the task's own work began (the core
+// reads the stamps for deadlines), keeps the task's CPU seat there, and records each process group
+// the task starts the moment `spawn` returns. Whichever side sees the task end — the worker before
+// it replies, the core after terminating the worker — ends the task's processes from its row.
+import { randomInt } from 'node:crypto';
+import { SEAT_WORDS } from './cpu-slots.js';
+import { sweepTaskProcesses } from './process-sweep.js';
+import { processTag } from './process-tag.js';
+
+/** Words per row. */
+export const TASK_ROW_WORDS = 65;
+/** When a worker picked the task up, as ms since the table's epoch plus one (0 until then). */
+const ROW_PICKED = 0;
+/** When the task's own work began (after a cold worker loaded the config), stamped alike. */
+const ROW_STARTED = 1;
+/** The task's seat in the CPU slot queue (SEAT_WORDS words). */
+const ROW_SEAT = 2;
+/** A random word drawn for each task: with the row, it makes the task's process tag. */
+const ROW_TAG = ROW_SEAT + SEAT_WORDS;
+/** The first of the pid words, up to the end of the row. */
+const ROW_FIRST_PID = ROW_TAG + 1;
+
+/** Most process groups one task may have alive at once (the pid words of its row). */
+export const MAX_LIVE_GROUPS = TASK_ROW_WORDS - ROW_FIRST_PID;
+
+/** A task's stamps: picked up by a worker, and its own work begun. */
+export type TaskStamp = 'picked' | 'started';
+
+const STAMP_WORDS: Record<TaskStamp, number> = { picked: ROW_PICKED, started: ROW_STARTED };
+
+export class TaskTable {
+  private readonly words: Int32Array;
+  private readonly seats: Int32Array[] = [];
+
+  /** `epochMs`: Date.now() when the table was made; stamps count from it. */
+  constructor(
+    readonly buffer: SharedArrayBuffer,
+    readonly epochMs: number,
+  ) {
+    this.words = new Int32Array(buffer);
+  }
+
+  /** A table of `rows` zeroed rows, its epoch now. */
+  static create(rows: number): TaskTable {
+    return new TaskTable(new SharedArrayBuffer(rows * TASK_ROW_WORDS * Int32Array.BYTES_PER_ELEMENT), Date.now());
+  }
+
+  get rows(): number {
+    return this.words.length / TASK_ROW_WORDS;
+  }
+
+  /** Readies `row` for a new task: every word zeroed, a fresh tag word drawn. */
+  reset(row: number): void {
+    this.words.fill(0, row * TASK_ROW_WORDS, (row + 1) * TASK_ROW_WORDS);
+    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TAG, randomInt(1, 2 ** 31));
+  }
+
+  /** Stamps `row` with the time now. */
+  stamp(row: number, which: TaskStamp): void {
+    Atomics.store(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which], Date.now() - this.epochMs + 1);
+  }
+
+  /** A stamp of the task in `row` (Date.now() ms), or undefined until it is set. */
+  stampOf(row: number, which: TaskStamp): number | undefined {
+    const value = Atomics.load(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which]);
+    return value === 0 ? undefined : this.epochMs + value - 1;
+  }
+
+  /** The task's seat in the CPU slot queue (one view per row, made once). */
+  seat(row: number): Int32Array {
+    return (this.seats[row] ??= this.words.subarray(row * TASK_ROW_WORDS + ROW_SEAT, row * TASK_ROW_WORDS + ROW_SEAT + SEAT_WORDS));
+  }
+
+  /** The process tag of the task in `row`, for PROCESS_TAG_VARIABLE. */
+  tag(row: number): string {
+    return processTag(this.epochMs, row, Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_TAG));
+  }
+
+  /** Records process group `pid` in `row`; false when every pid word holds a group still alive. */
+  record(row: number, pid: number): boolean {
+    const first = row * TASK_ROW_WORDS + ROW_FIRST_PID;
+    const end = (row + 1) * TASK_ROW_WORDS;
+    for (let i = first; i < end; i++) {
+      if (Atomics.compareExchange(this.words, i, 0, pid) === 0) return true;
+    }
+    for (let i = first; i < end; i++) {
+      const previous = Atomics.load(this.words, i);
+      if (!groupAlive(previous) && Atomics.compareExchange(this.words, i, previous, pid) === previous) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Ends every process the task in `row` started, however it ended: its groups, and what left
+   * them (process-sweep.ts); then clears the pid words, so the other side finds nothing left to do.
+   * Costs nothing for a task that started none. Returns how many signals were sent.
+   */
+  endTask(row: number): number {
+    const first = row * TASK_ROW_WORDS + ROW_FIRST_PID;
+    const end = (row + 1) * TASK_ROW_WORDS;
+    const groups = [...this.words.subarray(first, end)].filter((pid) => pid !== 0);
+    if (groups.length === 0) return 0;
+    const sent = sweepTaskProcesses({ tag: this.tag(row), groups, startedMs: this.stampOf(row, 'picked') ?? this.epochMs });
+    for (let i = first; i < end; i++) Atomics.store(this.words, i, 0);
+    return sent;
+  }
+}
+
+/** One task's row, as the worker's natives see it while the task runs. */
+export class TaskRow {
+  constructor(
+    private readonly table: TaskTable,
+    readonly row: number,
+  ) {}
+
+  get tag(): string {
+    return this.table.tag(this.row);
+  }
+
+  record(pid: number): boolean {
+    return this.table.record(this.row, pid);
+  }
+
+  endTask(): number {
+    return this.table.endTask(this.row);
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,64 @@
+// A pool's task table, the one class both threads use on the same shared memory: what one side
+// writes in a row the other reads, a row handed out again starts clean with a new tag, and ending
+// a task clears its process groups so the other side has nothing left to end.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { TaskRows } from '../core/task-rows.js';
+import { MAX_LIVE_GROUPS, TASK_ROW_WORDS, TaskRow, TaskTable } from '../shared/task-table.js';
+
+/** The worker's view of the core's table: the same buffer and epoch, as workerData carries them. */
+const workerSide = (table: TaskTable): TaskTable => new TaskTable(table.buffer, table.epochMs);
+
+/** The pid of a process that has already exited (so recording it touches nothing alive). */
+const goneProcess = (): number => spawnSync('true').pid;
+
+test('stamps a worker writes are read by the core, in Date.now() milliseconds', () => {
+  const core = TaskTable.create(4);
+  const before = Date.now();
+  assert.equal(core.stampOf(2, 'picked'), undefined);
+  workerSide(core).stamp(2, 'picked');
+  const picked = core.stampOf(2, 'picked')!;
+  assert.ok(picked >= before && picked <= Date.now(), `${picked}`);
+  assert.equal(core.stampOf(2, 'started'), undefined);
+  assert.equal(core.stampOf(1, 'picked'), undefined);
+});
+
+test('a row handed out again is reset: no stamps, no groups, a new process tag', () => {
+  const rows = new TaskRows(1);
+  const row = rows.acquire()!;
+  const { table } = rows;
+  const firstTag = table.tag(row);
+  table.stamp(row, 'started');
+  assert.ok(table.record(row, goneProcess()));
+  rows.release(row);
+  assert.equal(rows.acquire(), row);
+  assert.equal(table.stampOf(row, 'started'), undefined);
+  assert.notEqual(table.tag(row), firstTag);
+  assert.equal(table.endTask(row), 0, 'a reset row has no groups to end');
+});
+
+test('every row is handed out once until it is released; past that, none', () => {
+  const rows = new TaskRows(2);
+  assert.deepEqual([rows.acquire(), rows.acquire(), rows.acquire()], [0, 1, undefined]);
+  rows.release(0);
+  assert.equal(rows.acquire(), 0);
+});
+
+test('a slot whose group is gone is reused, so a task can start more than MAX_LIVE_GROUPS commands in all', () => {
+  const table = TaskTable.create(1);
+  const row = new TaskRow(table, 0);
+  for (let i = 0; i < MAX_LIVE_GROUPS + 5; i++) assert.ok(row.record(goneProcess()), `command ${i}`);
+});
+
+test('ending a task on one side clears its groups, so the other side finds none', () => {
+  const core = TaskTable.create(1);
+  const worker = new TaskRow(workerSide(core), 0);
+  // The pid words are the row's last MAX_LIVE_GROUPS words.
+  const pidWords = new Int32Array(core.buffer).subarray(TASK_ROW_WORDS - MAX_LIVE_GROUPS, TASK_ROW_WORDS);
+  const pid = goneProcess();
+  worker.record(pid);
+  assert.ok(pidWords.includes(pid));
+  worker.endTask();
+  assert.ok(pidWords.every((word) => word === 0), `${[...pidWords].join(',')}`);
+});
