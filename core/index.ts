@@ -14,6 +14,7 @@ export type { CallResult, CallStatus, CallOptions } from './call-result.js';
 export type { Diagnostic, RenderView } from './protocol.js';
 export type { RenderResult } from './generation.js';
 export type { ParametersSchema } from './tool-definitions.js';
+export type { ToolAnnotations } from './tool-annotations.js';
 export type { PoolStats } from './worker-pool.js';
 export { MoonpoolError, type MoonpoolErrorCode } from './errors.js';
 export type { SessionRecord, SessionReadout } from './session-log.js';

@@ -373,6 +373,14 @@ export class LuaRuntime {
       ...(isUtf8(bytes) ? {} : { rawContent: new Uint8Array(bytes) }),
       ...(failure === null ? {} : { failure: failure as RunFailure }),
     };
+    if (count >= 5 && this.stack.typeNameAt(L, base + 5) === 'table') {
+      try {
+        reply.structured = this.stack.readValue(L, base + 5, 'structured', { budget: new ReadBudget(RESULT_LIMIT_BYTES, 'structured') });
+      } catch (error) {
+        if (!(error instanceof LuaConversionError)) throw error;
+        return { reply: { content: `run returned a \`structured\` that cannot be sent: ${error.message}`, isError: true, failure: 'bad_return' }, shows };
+      }
+    }
     return { reply, shows };
   }
 
