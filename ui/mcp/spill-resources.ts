@@ -7,7 +7,7 @@ import { open, readdir, readlink } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ErrorCode, McpError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { spillFileUri } from './call-tool-result.js';
 
 /** MCP's code for a uri that names no resource. */
@@ -17,7 +17,18 @@ export const MAX_RESOURCE_BYTES = 16 * 1024 * 1024;
 /** Most files `resources/list` names. */
 export const MAX_LISTED_RESOURCES = 1_000;
 
-const notFound = (uri: string, why: string): McpError => new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 300)} (${why})`, { uri: uri.slice(0, 300) });
+/** An error the SDK answers with its own code and message (McpError would prefix "MCP error -32002: "). */
+class ResourceError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+const notFound = (uri: string, why: string): ResourceError => new ResourceError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 300)} (${why})`, { uri: uri.slice(0, 300) });
 
 /** The spill directory's real path, or undefined while it does not exist (no call has spilled). */
 function realSpillDir(spillDir: string): string | undefined {
@@ -38,13 +49,13 @@ function pathOfUri(uri: string): string {
   try {
     url = new URL(uri);
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: uri: ${JSON.stringify(uri.slice(0, 300))} is not a URI`);
+    throw new ResourceError(ErrorCode.InvalidParams, `Invalid params: params.uri: ${JSON.stringify(uri.slice(0, 300))} is not a URI`);
   }
   if (url.protocol !== 'file:') throw notFound(uri, 'only file: URIs of spill files are served');
   try {
     return fileURLToPath(url);
   } catch (error) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: uri: ${(error as Error).message}`);
+    throw new ResourceError(ErrorCode.InvalidParams, `Invalid params: params.uri: ${(error as Error).message}`);
   }
 }
 
@@ -66,7 +77,7 @@ export async function readSpillResource(spillDir: string, uri: string): Promise<
     const stats = await file.stat();
     if (!stats.isFile()) throw notFound(uri, 'not a regular file');
     if (stats.size > MAX_RESOURCE_BYTES) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${uri.slice(0, 300)} holds ${stats.size} bytes; resources/read serves at most ${MAX_RESOURCE_BYTES}`);
+      throw new ResourceError(ErrorCode.InvalidParams, `Invalid params: ${uri.slice(0, 300)} holds ${stats.size} bytes; resources/read serves at most ${MAX_RESOURCE_BYTES}`);
     }
     const bytes = await file.readFile();
     const content = isUtf8(bytes)
