@@ -69,7 +69,8 @@ export async function readSpillResource(spillDir: string, uri: string): Promise<
     // Non-blocking: a FIFO planted there must not hang the server; no final symlink is followed.
     file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
-    throw notFound(uri, (error as NodeJS.ErrnoException).code ?? 'cannot be opened');
+    const code = (error as NodeJS.ErrnoException).code;
+    throw notFound(uri, code === 'ELOOP' ? 'a symbolic link is not served' : code === 'ENOENT' ? 'no such file' : (code ?? 'cannot be opened'));
   }
   try {
     const opened = await readlink(`/proc/self/fd/${file.fd}`);
