@@ -10,6 +10,8 @@ export {
   DEFAULT_RENDER_BUDGET_MS,
   defaultStateDir,
 } from './host-options.js';
+// CallResult.structured (run's `structured` table, checked against ToolInfo.outputSchema) and
+// ToolInfo.annotations/outputSchema are optional fields added for MCP: older readers can ignore them.
 export type { CallResult, CallStatus, CallOptions } from './call-result.js';
 export type { Diagnostic, RenderView } from './protocol.js';
 export type { RenderResult } from './generation.js';
