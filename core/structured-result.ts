@@ -30,12 +30,13 @@ function fitEmptyTables(value: unknown, schema: unknown): unknown {
   if (!isObject(value) || !isObject(schema)) return value;
   const properties = isObject(schema['properties']) ? schema['properties'] : {};
   const others = schema['additionalProperties'];
-  const fitted: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    const itemSchema = Object.hasOwn(properties, key) ? properties[key] : others;
-    fitted[key] = itemSchema === undefined ? item : fitEmptyTables(item, itemSchema);
-  }
-  return fitted;
+  // fromEntries defines own properties: a `__proto__` key stays data.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      const itemSchema = Object.hasOwn(properties, key) ? properties[key] : others;
+      return [key, itemSchema === undefined ? item : fitEmptyTables(item, itemSchema)];
+    }),
+  );
 }
 
 /** The path of the first NaN or infinity in `value` (JSON has neither), or undefined. */
@@ -55,11 +56,18 @@ export function checkStructured(value: unknown, outputSchema: ParametersSchema |
   if (value === undefined) {
     return validate ? { problems: ['structured: is required, since the tool declares `output_schema` (return { content = "...", structured = {...} })'] } : {};
   }
-  const structured = Array.isArray(value) && value.length === 0 ? {} : fitEmptyTables(value, outputSchema);
-  if (!isObject(structured)) return { problems: ['structured: must be a table with named fields (a JSON object), not a list'] };
+  if (Array.isArray(value) && value.length === 0) return validate ? checked({}, validate) : { structured: {} };
+  if (!isObject(value)) return { problems: ['structured: must be a table with named fields (a JSON object), not a list'] };
+  // Bounded first (4 M characters, 64 levels), so the walks below are too.
+  const shape = shapeProblem(value, MAX_ARGUMENT_CHARS, 'structured');
+  if (shape !== undefined) return { problems: [shape] };
+  const structured = fitEmptyTables(value, outputSchema) as Record<string, unknown>;
   const nonFinite = nonFinitePath(structured, 'structured');
   if (nonFinite !== undefined) return { problems: [`${nonFinite}: is not a finite number (JSON has no NaN or infinity)`] };
-  const shape = validate ? undefined : shapeProblem(structured, MAX_ARGUMENT_CHARS, 'structured');
-  const problems = validate ? argumentProblems(validate, structured, 'structured') : shape ? [shape] : [];
+  return validate ? checked(structured, validate) : { structured };
+}
+
+function checked(structured: Record<string, unknown>, validate: ValidateFunction): StructuredOutcome {
+  const problems = argumentProblems(validate, structured, 'structured');
   return problems.length > 0 ? { problems } : { structured };
 }

@@ -84,6 +84,8 @@ describe('structured results on a host', () => {
       ['a_string', /a_string: run returned a `structured` that is a string; it must be a table/],
       ['shared_huge', /structured too large \(more than 16 MiB encoded\)/],
       ['counted', /structured\.count: must be integer/],
+      ['too_long', /structured: larger than 4194304 characters/],
+      ['too_deep', /structured: nested deeper than 64 levels/],
     ];
     for (const [tool, message] of cases) {
       const result = await host.call(tool, {});
@@ -91,6 +93,16 @@ describe('structured results on a host', () => {
       assert.match(result.content, message);
       assert.equal(result.structured, undefined);
     }
+  });
+
+  test('a __proto__ key in structured data stays data: no prototype is set, nothing is polluted', async () => {
+    const host = await startHost('structured');
+    const result = await host.call('proto_key', {});
+    assert.equal(result.status, 'ok', result.content);
+    assert.deepEqual(Object.keys(result.structured!).sort(), ['__proto__', 'n']);
+    assert.equal(Object.getPrototypeOf(result.structured), Object.prototype);
+    assert.deepEqual({ ...Object.getOwnPropertyDescriptor(result.structured, '__proto__')?.value }, { polluted: true });
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
   });
 
   test('without a schema any object passes, an empty top-level table is {}, and an error result carries no structured data', async () => {
