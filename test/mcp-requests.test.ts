@@ -112,6 +112,12 @@ describe('moonpool mcp answers every request', () => {
     assert.match(replies[2]!.error!.message, /progressToken: must be a string or an integer \(got the number 1\.5\)$/);
   });
 
+  test('a request with a member JSON-RPC does not have gets -32600 naming it, not a params error', async () => {
+    send('{"jsonrpc":"2.0","id":29,"method":"tools/list","extra":1}');
+    const [reply] = await nextAnswers(1);
+    assert.deepEqual(reply!.error, { code: -32600, message: 'Invalid Request: unknown member "extra"; a request has "jsonrpc", "id", "method" and "params"' });
+  });
+
   test('initialize without its fields gets -32602 naming the first missing one, not an internal error', async () => {
     send('{"jsonrpc":"2.0","id":23,"method":"initialize","params":{}}');
     send('{"jsonrpc":"2.0","id":24,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":[],"clientInfo":{"name":"x","version":"1"}}}');

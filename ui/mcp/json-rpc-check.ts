@@ -59,9 +59,12 @@ export function checkLine(line: string): LineVerdict {
               ? '"params" must be an object'
               : undefined;
   if (problem !== undefined) return { kind: 'answer', error: errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${problem}`) };
-  // A well-formed request whose params' `_meta` JSON-RPC's schema rejects (a progressToken of {}).
-  const meta = requestProblem(message) ?? 'params: do not match the request schema';
-  return { kind: 'answer', error: errorAnswer(id, INVALID_PARAMS, `Invalid params: ${meta}`) };
+  // A request JSON-RPC's schema still rejects: a bad `_meta` (a progressToken of {}), or an extra member.
+  const rejected = requestProblem(message) ?? { inParams: false, text: 'the message does not match the JSON-RPC request schema' };
+  return {
+    kind: 'answer',
+    error: rejected.inParams ? errorAnswer(id, INVALID_PARAMS, `Invalid params: ${rejected.text}`) : errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${rejected.text}`),
+  };
 }
 
 function paramsVerdict(message: { id?: string | number; method?: string }): LineVerdict {

@@ -15,6 +15,7 @@ interface Issue {
   path: PropertyKey[];
   code?: string;
   expected?: string;
+  keys?: string[];
   message: string;
 }
 
@@ -65,10 +66,15 @@ export function paramsProblem(message: { method: string }): string | undefined {
   return issue ? describeIssue(issue, message) : 'params: do not match';
 }
 
-/** What makes a request with a usable id, a method and object params fail JSON-RPC's schema (its `_meta`), or undefined. */
-export function requestProblem(message: unknown): string | undefined {
+/**
+ * What makes a request with a usable id, a method and object params fail JSON-RPC's schema: a
+ * problem in its params (a bad `_meta`), or in the message itself (a member JSON-RPC has not).
+ */
+export function requestProblem(message: unknown): { inParams: boolean; text: string } | undefined {
   const parsed = (JSONRPCRequestSchema as { safeParse: (value: unknown) => ParamsCheck }).safeParse(message);
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  return issue ? describeIssue(issue, message) : undefined;
+  const issue = parsed.success ? undefined : parsed.error.issues[0];
+  if (issue === undefined) return undefined;
+  if (issue.path.length > 0) return { inParams: true, text: describeIssue(issue, message) };
+  const members = (issue.keys ?? []).map((key) => JSON.stringify(key)).join(', ');
+  return { inParams: false, text: issue.code === 'unrecognized_keys' ? `unknown member ${members}; a request has "jsonrpc", "id", "method" and "params"` : issue.message };
 }
