@@ -235,4 +235,11 @@ describe('moonpool mcp results beyond plain text', () => {
     progress.forEach((update, i) => assert.ok(i === 0 || update.progress > progress[i - 1]!.progress, JSON.stringify(progress)));
     assert.equal(progress.at(-1)?.progress, 4);
   });
+
+  test('a state whose done stays or goes back sends no notification until done grows: progress only increases', async () => {
+    const progress: Progress[] = [];
+    await client.callTool({ name: 'stalled', arguments: {} }, CallToolResultSchema, { onprogress: (update) => progress.push(update) });
+    assert.deepEqual(progress.map((update) => update.progress), [1, 2], JSON.stringify(progress));
+    assert.equal(progress[1]!.total, 2);
+  });
 });
