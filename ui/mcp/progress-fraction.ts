@@ -13,73 +13,77 @@ export const MAX_FRACTION_BYTES = 1024;
 
 const PROGRESS_KEY = Buffer.from('progress');
 
-// A value's header: its size in bytes (type byte included), its payload's length, and how many values nested in it follow.
-function header(view: DataView, at: number): { size: number; payload: number; children: number } {
-  const type = view.getUint8(at);
-  if (type <= 0x7f || type >= 0xe0 || type === 0xc0 || type === 0xc2 || type === 0xc3) return { size: 1, payload: 0, children: 0 };
-  if (type <= 0x8f) return { size: 1, payload: 0, children: 2 * (type & 0x0f) };
-  if (type <= 0x9f) return { size: 1, payload: 0, children: type & 0x0f };
-  if (type <= 0xbf) return { size: 1, payload: type & 0x1f, children: 0 };
-  switch (type) {
-    case 0xc4:
-    case 0xd9:
-      return { size: 2, payload: view.getUint8(at + 1), children: 0 };
-    case 0xc5:
-    case 0xda:
-      return { size: 3, payload: view.getUint16(at + 1), children: 0 };
-    case 0xc6:
-    case 0xdb:
-      return { size: 5, payload: view.getUint32(at + 1), children: 0 };
-    case 0xc7:
-      return { size: 3, payload: view.getUint8(at + 1), children: 0 };
-    case 0xc8:
-      return { size: 4, payload: view.getUint16(at + 1), children: 0 };
-    case 0xc9:
-      return { size: 6, payload: view.getUint32(at + 1), children: 0 };
-    case 0xca:
-      return { size: 1, payload: 4, children: 0 };
-    case 0xcb:
-      return { size: 1, payload: 8, children: 0 };
-    case 0xcc:
-    case 0xd0:
-      return { size: 1, payload: 1, children: 0 };
-    case 0xcd:
-    case 0xd1:
-      return { size: 1, payload: 2, children: 0 };
-    case 0xce:
-    case 0xd2:
-      return { size: 1, payload: 4, children: 0 };
-    case 0xcf:
-    case 0xd3:
-      return { size: 1, payload: 8, children: 0 };
-    case 0xd4:
-    case 0xd5:
-    case 0xd6:
-    case 0xd7:
-    case 0xd8:
-      return { size: 2, payload: 2 ** (type - 0xd4), children: 0 };
-    case 0xdc:
-      return { size: 3, payload: 0, children: view.getUint16(at + 1) };
-    case 0xdd:
-      return { size: 5, payload: 0, children: view.getUint32(at + 1) };
-    case 0xde:
-      return { size: 3, payload: 0, children: 2 * view.getUint16(at + 1) };
-    case 0xdf:
-      return { size: 5, payload: 0, children: 2 * view.getUint32(at + 1) };
-    default:
-      throw new RangeError(`not msgpack (type byte 0x${type.toString(16)})`);
-  }
+// The payload's size in bytes of each type whose payload has a fixed size (numbers, fixext), by
+// type byte; 0 for the others.
+const FIXED_PAYLOAD = new Uint8Array(256);
+for (const [type, bytes] of [[0xca, 4], [0xcb, 8], [0xcc, 1], [0xcd, 2], [0xce, 4], [0xcf, 8], [0xd0, 1], [0xd1, 2], [0xd2, 4], [0xd3, 8], [0xd4, 2], [0xd5, 3], [0xd6, 5], [0xd7, 9], [0xd8, 17]] as const) {
+  FIXED_PAYLOAD[type] = bytes;
 }
 
-/** The offset just past the value at `at`, walking nested values without recursion. */
-function skipValue(view: DataView, at: number): number {
+/**
+ * The offset just past the value at `at`, walking nested values without recursion and without
+ * building them. Throws a RangeError on bytes that are not one whole msgpack value.
+ */
+function skipValue(bytes: Uint8Array, view: DataView, at: number): number {
   let pending = 1;
   while (pending > 0) {
-    const { size, payload, children } = header(view, at);
-    at += size + payload;
-    if (at > view.byteLength) throw new RangeError('truncated msgpack');
-    pending += children - 1;
+    if (at >= bytes.length) throw new RangeError('truncated msgpack');
+    const type = bytes[at]!;
+    pending--;
+    if (type <= 0x7f || type >= 0xe0 || type === 0xc0 || type === 0xc2 || type === 0xc3) at += 1;
+    else if (type <= 0x8f) {
+      pending += 2 * (type & 0x0f);
+      at += 1;
+    } else if (type <= 0x9f) {
+      pending += type & 0x0f;
+      at += 1;
+    } else if (type <= 0xbf) at += 1 + (type & 0x1f);
+    else if (FIXED_PAYLOAD[type]! > 0) at += 1 + FIXED_PAYLOAD[type]!;
+    else {
+      switch (type) {
+        case 0xc4:
+        case 0xd9:
+          at += 2 + view.getUint8(at + 1);
+          break;
+        case 0xc5:
+        case 0xda:
+          at += 3 + view.getUint16(at + 1);
+          break;
+        case 0xc6:
+        case 0xdb:
+          at += 5 + view.getUint32(at + 1);
+          break;
+        case 0xc7:
+          at += 3 + view.getUint8(at + 1);
+          break;
+        case 0xc8:
+          at += 4 + view.getUint16(at + 1);
+          break;
+        case 0xc9:
+          at += 6 + view.getUint32(at + 1);
+          break;
+        case 0xdc:
+          pending += view.getUint16(at + 1);
+          at += 3;
+          break;
+        case 0xdd:
+          pending += view.getUint32(at + 1);
+          at += 5;
+          break;
+        case 0xde:
+          pending += 2 * view.getUint16(at + 1);
+          at += 3;
+          break;
+        case 0xdf:
+          pending += 2 * view.getUint32(at + 1);
+          at += 5;
+          break;
+        default:
+          throw new RangeError(`not msgpack (type byte 0x${type.toString(16)})`);
+      }
+    }
   }
+  if (at > bytes.length) throw new RangeError('truncated msgpack');
   return at;
 }
 
@@ -99,15 +103,13 @@ function fractionOf(value: unknown): ProgressFraction | undefined {
 export function progressFraction(snapshot: Uint8Array): ProgressFraction | undefined {
   const view = new DataView(snapshot.buffer, snapshot.byteOffset, snapshot.byteLength);
   try {
-    if (snapshot.length === 0) return undefined;
-    const top = header(view, 0);
-    const type = snapshot[0]!;
-    const isMap = (type >= 0x80 && type <= 0x8f) || type === 0xde || type === 0xdf;
-    if (!isMap) return undefined;
-    let at = top.size;
-    for (let entry = 0; entry < top.children / 2; entry++) {
-      const valueAt = skipValue(view, at);
-      const end = skipValue(view, valueAt);
+    const type = snapshot[0];
+    if (type === undefined) return undefined;
+    const entries = type >= 0x80 && type <= 0x8f ? type & 0x0f : type === 0xde ? view.getUint16(1) : type === 0xdf ? view.getUint32(1) : -1;
+    let at = type === 0xde ? 3 : type === 0xdf ? 5 : 1;
+    for (let entry = 0; entry < entries; entry++) {
+      const valueAt = skipValue(snapshot, view, at);
+      const end = skipValue(snapshot, view, valueAt);
       if (isProgressKey(snapshot, at)) return end - valueAt <= MAX_FRACTION_BYTES ? fractionOf(unpack(snapshot.subarray(valueAt, end))) : undefined;
       at = end;
     }

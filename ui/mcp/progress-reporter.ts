@@ -5,7 +5,7 @@
 // per call (latest wins), and nothing is sent once the call has ended.
 import type { ToolHost } from '../../core/index.js';
 import { sanitizeLine } from '../terminal-text.js';
-import { progressFraction, type ProgressFraction } from './progress-fraction.js';
+import { progressFraction } from './progress-fraction.js';
 
 export const MAX_PROGRESS_PER_SECOND = 10;
 const MESSAGE_VIEW = { width: 120, height: 1, expand: false };
@@ -22,7 +22,6 @@ export class ProgressReporter {
   private title: string | undefined;
   private snapshot: Uint8Array | undefined;
   private dirty = false;
-  private fraction: ProgressFraction | undefined;
   private progress = -Infinity;
   private lastSentAt = -Infinity;
   private timer: NodeJS.Timeout | undefined;
@@ -42,7 +41,6 @@ export class ProgressReporter {
 
   setSnapshot(snapshot: Uint8Array): void {
     this.snapshot = snapshot;
-    this.fraction = progressFraction(snapshot);
     this.markDirty();
   }
 
@@ -66,7 +64,8 @@ export class ProgressReporter {
     this.sending = true;
     this.lastSentAt = performance.now();
     try {
-      const fraction = this.fraction;
+      // Read here, not per snapshot: at most MAX_PROGRESS_PER_SECOND scans of a state a call.
+      const fraction = this.snapshot ? progressFraction(this.snapshot) : undefined;
       const progress = fraction ? fraction.done : Math.max(0, this.progress) + 1;
       if (progress <= this.progress) return;
       const message = await this.message();
