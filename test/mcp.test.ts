@@ -3,7 +3,7 @@
 // tools/list_changed after an edit under --watch; annotations, structured results, spilled
 // results as resource links that resources/read serves (and nothing else), progress totals.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -197,9 +197,12 @@ describe('moonpool mcp results beyond plain text', () => {
     assert.ok((await client.listResources()).resources.some((resource) => resource.uri === link.uri));
   });
 
-  test('resources/read serves nothing outside the spill directory: not a link out, a FIFO, .., the state dir or /etc', async () => {
+  test('resources/read serves nothing outside the spill directory: not a link out, a FIFO, .., the state dir, another session or /etc', async () => {
     const planted = (await client.callTool({ name: 'plant', arguments: { target: secret } })) as { content: { text: string }[] };
     const spillDir = planted.content[0]!.text;
+    const otherSession = join(dir, 'state', 'spill', 'another-session');
+    mkdirSync(otherSession, { recursive: true });
+    writeFileSync(join(otherSession, 'listing-x-1.txt'), 'another session');
     assert.equal(((await client.readResource({ uri: fileUri(join(spillDir, 'note.txt')) })).contents[0] as { text: string }).text, 'a note');
     const refused = [
       fileUri(join(spillDir, 'outside.txt')),
@@ -208,6 +211,7 @@ describe('moonpool mcp results beyond plain text', () => {
       `${fileUri(spillDir)}/../../sessions`,
       `${fileUri(spillDir)}/%2e%2e/%2e%2e/sessions`,
       fileUri(join(dir, 'state')),
+      fileUri(join(otherSession, 'listing-x-1.txt')),
       fileUri(secret),
       'file:///etc/passwd',
       'https://example.com/x.txt',
