@@ -19,8 +19,8 @@ export const MAX_LISTING_STEPS = 2_000;
 /** Allowed values named in an `enum` problem; the rest are counted. */
 export const MAX_LISTED_ENUM_VALUES = 10;
 
-function pathOf(instancePath: string): string {
-  let path = 'args';
+function pathOf(instancePath: string, root: string): string {
+  let path = root;
   for (const segment of instancePath.split('/').slice(1)) {
     const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
     path += /^\d+$/.test(key) ? `[${key}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
@@ -45,8 +45,8 @@ function allowedValuesText(allowed: unknown[]): string {
   return text;
 }
 
-function describe(error: ErrorObject): string {
-  const path = pathOf(error.instancePath);
+function describe(error: ErrorObject, root: string): string {
+  const path = pathOf(error.instancePath, root);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -66,8 +66,8 @@ function describe(error: ErrorObject): string {
  * keys and one for every other value, and an array's or object's entries are counted before they
  * are visited, so a huge one is refused at once.
  */
-export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS): string | undefined {
-  const tooLarge = `args: larger than ${maxChars} characters`;
+export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS, root = 'args'): string | undefined {
+  const tooLarge = `${root}: larger than ${maxChars} characters`;
   const pending: unknown[] = [args];
   const depths: number[] = [0];
   let size = 1;
@@ -76,7 +76,7 @@ export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS): stri
     const depth = depths.pop()!;
     if (typeof value === 'string') size += Math.max(0, value.length - 1);
     if (typeof value !== 'object' || value === null) continue;
-    if (depth >= MAX_ARGUMENT_DEPTH) return `args: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
+    if (depth >= MAX_ARGUMENT_DEPTH) return `${root}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
     const container = value as Record<string, unknown>;
     const keys = Array.isArray(value) ? undefined : Object.keys(value);
     const count = keys === undefined ? (value as unknown[]).length : keys.length;
@@ -97,34 +97,34 @@ export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS): stri
 
 type Outcome = { valid: true } | { errors: ErrorObject[] } | { tooCostly: string };
 
-function check(validate: ValidateFunction, args: unknown, steps?: number): Outcome {
+function check(validate: ValidateFunction, args: unknown, root: string, steps?: number): Outcome {
   try {
     return withValidationBudget(() => validate(args), steps) ? { valid: true } : { errors: validate.errors ?? [] };
   } catch (error) {
-    if (error instanceof ValidationBudgetError) return { tooCostly: `args: ${error.message}` };
+    if (error instanceof ValidationBudgetError) return { tooCostly: `${root}: ${error.message}` };
     throw error;
   }
 }
 
-const describeAll = (errors: ErrorObject[]): string[] => [...new Set(errors.map(describe))];
+const describeAll = (errors: ErrorObject[], root: string): string[] => [...new Set(errors.map((error) => describe(error, root)))];
 
 /**
  * The problems with `args`, or an empty list when the call may go ahead. `validate` (from
  * compileParameters) stops at the first problem; a second pass lists every problem if it fits in
- * MAX_LISTING_STEPS.
+ * MAX_LISTING_STEPS. Paths start at `root` (a tool's `structured` result is checked the same way).
  */
-export function argumentProblems(validate: ValidateFunction, args: unknown): string[] {
+export function argumentProblems(validate: ValidateFunction, args: unknown, root = 'args'): string[] {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return [`args: must be an object (got ${Array.isArray(args) ? 'an array' : args === null ? 'null' : typeof args})`];
+    return [`${root}: must be an object (got ${Array.isArray(args) ? 'an array' : args === null ? 'null' : typeof args})`];
   }
-  const shape = shapeProblem(args);
+  const shape = shapeProblem(args, MAX_ARGUMENT_CHARS, root);
   if (shape) return [shape];
-  const first = check(validate, args);
+  const first = check(validate, args, root);
   if ('valid' in first) return [];
   if ('tooCostly' in first) return [first.tooCostly];
   const listing = listingValidator(validate);
-  if (listing === undefined) return describeAll(first.errors);
-  const all = check(listing, args, MAX_LISTING_STEPS);
-  if ('errors' in all) return describeAll(all.errors);
-  return [...describeAll(first.errors), 'args: only the first problem is listed; checking for the others would take too long'];
+  if (listing === undefined) return describeAll(first.errors, root);
+  const all = check(listing, args, root, MAX_LISTING_STEPS);
+  if ('errors' in all) return describeAll(all.errors, root);
+  return [...describeAll(first.errors, root), `${root}: only the first problem is listed; checking for the others would take too long`];
 }

@@ -32,6 +32,11 @@ export interface CallResult {
   content: string;
   /** When the output was over the inline limits: the file that holds all of it. */
   spillPath?: string;
+  /**
+   * `run`'s `structured` table (MCP's structuredContent), on `ok` results that returned one; it
+   * matches the tool's `outputSchema` when the tool has one. `content` is the text beside it.
+   */
+  structured?: Record<string, unknown>;
   /** The last `ctx:title`, if any. */
   title?: string;
   /** The last `ctx:show` state, msgpack-encoded. */
@@ -62,6 +67,8 @@ export const messages = {
   unavailable: (name: string, reason: string) => `${name} is unavailable: ${reason}`,
   invalidArgs: (name: string, problems: string[]) =>
     `${name}: invalid arguments, run was not called:\n${listWithin(problems, { maxItems: MAX_LISTED_PROBLEMS, maxItemChars: MAX_PROBLEM_CHARS, separator: '\n', noun: 'problems' })}`,
+  badStructured: (name: string, problems: string[]) =>
+    `${name}: run's structured result is not valid:\n${listWithin(problems, { maxItems: MAX_LISTED_PROBLEMS, maxItemChars: MAX_PROBLEM_CHARS, separator: '\n', noun: 'problems' })}`,
   timeout: (name: string, ms: number) => `${name}: timed out after ${formatSeconds(ms)} (set \`timeout\` in registry:add to allow longer)`,
   cancelled: (name: string) => `${name}: cancelled`,
   crashed: (name: string, why: string) => `${name}: the worker running it crashed (${why}); the next call starts a fresh one`,

@@ -10,10 +10,13 @@ export {
   DEFAULT_RENDER_BUDGET_MS,
   defaultStateDir,
 } from './host-options.js';
+// CallResult.structured (run's `structured` table, checked against ToolInfo.outputSchema) and
+// ToolInfo.annotations/outputSchema are optional fields added for MCP: older readers can ignore them.
 export type { CallResult, CallStatus, CallOptions } from './call-result.js';
 export type { Diagnostic, RenderView } from '../shared/protocol.js';
 export type { RenderResult } from './generation.js';
 export type { ParametersSchema } from './tool-definitions.js';
+export type { ToolAnnotations } from './tool-annotations.js';
 export type { PoolStats } from './worker-pool.js';
 export { MoonpoolError, type MoonpoolErrorCode } from './errors.js';
 export type { SessionRecord, SessionReadout } from './session-log.js';

@@ -133,17 +133,17 @@ export function createSchemaCompiler(): Ajv {
   return ajv;
 }
 
-/** Compiles a tool's `parameters`, or returns the problems, each prefixed with its path. */
-export function compileParameters(ajv: Ajv, schema: unknown): { validate: ValidateFunction } | { problems: string[] } {
+/** Compiles a tool's `parameters` (or another of its schemas, `field`), or returns the problems, each prefixed with its path. */
+export function compileParameters(ajv: Ajv, schema: unknown, field = 'parameters'): { validate: ValidateFunction } | { problems: string[] } {
   const size = JSON.stringify(schema).length;
-  if (size > MAX_SCHEMA_CHARS) return { problems: [`parameters: the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`] };
-  if (depthOf(schema) > MAX_SCHEMA_DEPTH) return { problems: [`parameters: the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`] };
+  if (size > MAX_SCHEMA_CHARS) return { problems: [`${field}: the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`] };
+  if (depthOf(schema) > MAX_SCHEMA_DEPTH) return { problems: [`${field}: the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`] };
   const keywords = schemaKeywordCount(schema);
-  if (keywords > MAX_SCHEMA_KEYWORDS) return { problems: [`parameters: the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`] };
+  if (keywords > MAX_SCHEMA_KEYWORDS) return { problems: [`${field}: the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`] };
   const parts = partsOf.get(ajv);
-  const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, 'parameters');
+  const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, field);
   if (patterns.length > 0) return { problems: patterns };
-  if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? []) };
+  if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? [], field) };
   try {
     const counted = withStepCounting(schema) as object;
     if (!parts) return { validate: ajv.compile(counted) };
@@ -151,14 +151,14 @@ export function compileParameters(ajv: Ajv, schema: unknown): { validate: Valida
     listingSources.set(validate, { ajv, schema: counted });
     return { validate };
   } catch (error) {
-    return { problems: [`parameters: ${(error as Error).message.replace(/^strict mode: /, '')}`] };
+    return { problems: [`${field}: ${(error as Error).message.replace(/^strict mode: /, '')}`] };
   }
 }
 
-function schemaProblems(errors: ErrorObject[]): string[] {
+function schemaProblems(errors: ErrorObject[], field: string): string[] {
   const byPath = new Map<string, string>();
   for (const error of errors) {
-    const path = `parameters${error.instancePath.replaceAll('/', '.')}`;
+    const path = `${field}${error.instancePath.replaceAll('/', '.')}`;
     if (!byPath.has(path)) byPath.set(path, `${path}: ${error.message ?? 'is invalid'}`);
   }
   return [...byPath.values()];

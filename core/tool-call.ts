@@ -3,6 +3,7 @@
 import { argumentProblems } from './arguments.js';
 import { limitOutput, type OutputLimits } from './output-limit.js';
 import { messages, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
+import { checkStructured } from './structured-result.js';
 import { CRASH_LIMIT, CRASH_WINDOW_MS, type Generation } from './generation.js';
 import type { CallEvents } from '../shared/protocol.js';
 
@@ -81,6 +82,9 @@ export async function runToolCall(generation: Generation, name: string, args: un
     if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
     if (reply.failure === 'out_of_memory') return finish('error', messages.outOfMemory(name, settings.memoryLimitBytes), extra);
     if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
+    const checked = reply.isError ? {} : checkStructured(reply.structured, tool.definition.outputSchema, tool.validateOutput);
+    if ('problems' in checked) return finish('error', messages.badStructured(name, checked.problems), extra);
+    if (checked.structured !== undefined) extra.structured = checked.structured;
     const output = limitOutput(reply.content, reply.rawContent, settings.limits, settings.spillDir, name, settings.callId);
     if (output.spillPath !== undefined) extra.spillPath = output.spillPath;
     if (output.spillError !== undefined) settings.onSpillFailure();

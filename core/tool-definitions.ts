@@ -5,6 +5,8 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { schemaFromLua } from './lua-schema.js';
 import { compileParameters, MAX_TOTAL_SCHEMA_KEYWORDS, schemaKeywordCount } from './schema-compiler.js';
+import { checkAnnotations, type ToolAnnotations } from './tool-annotations.js';
+import { checkOutputSchema } from './tool-output-schema.js';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -24,11 +26,17 @@ export interface ToolDefinition {
   timeoutMs?: number;
   hasRender: boolean;
   hasAvailable: boolean;
+  /** From `annotations`, when given. */
+  annotations?: ToolAnnotations;
+  /** From `output_schema`, when given: what `run`'s `structured` table must match. */
+  outputSchema?: ParametersSchema;
 }
 
 export interface CheckedTool {
   definition: ToolDefinition;
   validate: ValidateFunction;
+  /** Checks `structured` against `outputSchema`, when the tool has one. */
+  validateOutput?: ValidateFunction;
 }
 
 export interface CheckResult {
@@ -99,6 +107,13 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResul
       else validate = compiled.validate;
     }
 
+    const annotations = checkAnnotations(definition.annotations);
+    annotations.errors.forEach((problem) => report('error', `${label}: ${problem}`));
+    annotations.warnings.forEach((problem) => report('warning', `${label}: ${problem}`));
+    const output = definition.conversionError ? undefined : checkOutputSchema(ajv, definition.outputSchema, MAX_TOTAL_SCHEMA_KEYWORDS - schemaKeywords);
+    schemaKeywords += output?.keywords ?? 0;
+    output?.problems.forEach((problem) => report('error', `${label}: ${problem}`));
+
     const hasErrors = diagnostics.slice(errorsBefore).some((diagnostic) => diagnostic.severity === 'error');
     if (hasErrors || !name || !validate || !definition.module) continue;
     const first = seen.get(name);
@@ -109,6 +124,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResul
     seen.set(name, definition);
     tools.push({
       validate,
+      ...(output?.validate ? { validateOutput: output.validate } : {}),
       definition: {
         name,
         description: definition.description as string,
@@ -119,6 +135,8 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResul
         ...(typeof timeout === 'number' ? { timeoutMs: Math.round(timeout * 1000) } : {}),
         hasRender: definition.renderType === 'function',
         hasAvailable: definition.availableType === 'function',
+        ...(annotations.annotations ? { annotations: annotations.annotations } : {}),
+        ...(output?.schema ? { outputSchema: output.schema } : {}),
       },
     });
   }

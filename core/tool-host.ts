@@ -17,6 +17,7 @@ import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type Sessio
 import { readSession, SessionLog, sessionLogPath, type SessionReadout, type SessionRecord } from './session-log.js';
 import { ThreadWatch } from './thread-watch.js';
 import type { ParametersSchema } from './tool-definitions.js';
+import type { ToolAnnotations } from './tool-annotations.js';
 import type { PoolStats } from './worker-pool.js';
 import { runToolCall } from './tool-call.js';
 import { shapeProblem } from './arguments.js';
@@ -30,6 +31,10 @@ export interface ToolInfo {
   description: string;
   parameters: ParametersSchema;
   module: string;
+  /** From `annotations` in registry:add, when given. */
+  annotations?: ToolAnnotations;
+  /** From `output_schema` in registry:add, when given: the shape of `CallResult.structured`. */
+  outputSchema?: ParametersSchema;
 }
 
 /** A loaded tool: where it is defined, and whether it is offered (when not, always why). */
@@ -235,7 +240,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   tools(): ToolInfo[] {
     return this.allTools()
       .filter((tool) => tool.available)
-      .map(({ name, description, parameters, module }) => ({ name, description, parameters, module }));
+      .map(({ name, description, parameters, module, annotations, outputSchema }) => ({
+        name,
+        description,
+        parameters,
+        module,
+        ...(annotations === undefined ? {} : { annotations }),
+        ...(outputSchema === undefined ? {} : { outputSchema }),
+      }));
   }
 
   /** Every loaded tool, with its availability and where it is defined. */
@@ -245,6 +257,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       description: definition.description,
       parameters: definition.parameters,
       module: definition.module,
+      ...(definition.annotations === undefined ? {} : { annotations: definition.annotations }),
+      ...(definition.outputSchema === undefined ? {} : { outputSchema: definition.outputSchema }),
       file: definition.file,
       line: definition.line,
       ...(availability.available ? { available: true } : { available: false, unavailableReason: availability.reason }),

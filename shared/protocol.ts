@@ -51,6 +51,10 @@ export interface RawToolDefinition {
   description: unknown;
   parameters: unknown;
   timeout: unknown;
+  /** `annotations` as read from Lua (an empty table arrives as `[]`). */
+  annotations?: unknown;
+  /** `output_schema` as read from Lua. */
+  outputSchema?: unknown;
   /** Lua type names of the callbacks: 'function' when set correctly. */
   runType: string;
   renderType: string;
@@ -153,6 +157,8 @@ export interface RunReply {
   rawContent?: Uint8Array;
   isError: boolean;
   failure?: RunFailure;
+  /** `run`'s `structured` table, as read from Lua (an empty table arrives as `[]`). */
+  structured?: unknown;
   title?: string;
   snapshot?: Uint8Array;
 }

@@ -101,6 +101,48 @@ describe('moonpool mcp answers every request', () => {
     assert.match(replies[2]!.error!.message, /^Invalid params: params\.arguments: /);
   });
 
+  test('a progressToken that is an object, null or a fraction gets -32602 saying it must be a string or an integer', async () => {
+    send('{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{"_meta":{"progressToken":{}}}}');
+    send('{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"ranges","arguments":{"range":"1-2"},"_meta":{"progressToken":null}}}');
+    send('{"jsonrpc":"2.0","id":22,"method":"ping","params":{"_meta":{"progressToken":1.5}}}');
+    const replies = await nextAnswers(3);
+    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code]), [[20, -32602], [21, -32602], [22, -32602]]);
+    assert.equal(replies[0]!.error?.message, 'Invalid params: params._meta.progressToken: must be a string or an integer (got an object)');
+    assert.match(replies[1]!.error!.message, /progressToken: must be a string or an integer \(got null\)$/);
+    assert.match(replies[2]!.error!.message, /progressToken: must be a string or an integer \(got the number 1\.5\)$/);
+  });
+
+  test('a request with a member JSON-RPC does not have gets -32600 naming it, not a params error', async () => {
+    send('{"jsonrpc":"2.0","id":29,"method":"tools/list","extra":1}');
+    const [reply] = await nextAnswers(1);
+    assert.deepEqual(reply!.error, { code: -32600, message: 'Invalid Request: unknown member "extra"; a request has "jsonrpc", "id", "method" and "params"' });
+  });
+
+  test('initialize without its fields gets -32602 naming the first missing one, not an internal error', async () => {
+    send('{"jsonrpc":"2.0","id":23,"method":"initialize","params":{}}');
+    send('{"jsonrpc":"2.0","id":24,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":[],"clientInfo":{"name":"x","version":"1"}}}');
+    const replies = await nextAnswers(2);
+    assert.deepEqual(replies[0]!.error, { code: -32602, message: 'Invalid params: params.protocolVersion: is required' });
+    assert.deepEqual(replies[1]!.error, { code: -32602, message: 'Invalid params: params.capabilities: must be an object (got an array)' });
+  });
+
+  test('resources/read, resources/list and ping with wrong params get -32602 in one line naming the field', async () => {
+    send('{"jsonrpc":"2.0","id":25,"method":"resources/read","params":{}}');
+    send('{"jsonrpc":"2.0","id":26,"method":"resources/list","params":{"cursor":5}}');
+    send('{"jsonrpc":"2.0","id":27,"method":"ping","params":{"_meta":[]}}');
+    send('{"jsonrpc":"2.0","id":28,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/related-task":5}}}');
+    const replies = await nextAnswers(4);
+    assert.deepEqual(
+      replies.map((reply) => reply.error),
+      [
+        { code: -32602, message: 'Invalid params: params.uri: is required' },
+        { code: -32602, message: 'Invalid params: params.cursor: must be a string (got the number 5)' },
+        { code: -32602, message: 'Invalid params: params._meta: must be an object (got an array)' },
+        { code: -32602, message: 'Invalid params: params._meta["io.modelcontextprotocol/related-task"]: must be an object (got the number 5)' },
+      ],
+    );
+  });
+
   test('a 33 MiB line is refused without being held, and the next request is served', async () => {
     const huge = `{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"ranges","arguments":{"range":"${'1'.repeat(33 * 1024 * 1024)}"}}}`;
     send(huge);

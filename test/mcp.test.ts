@@ -1,14 +1,16 @@
 // `moonpool mcp` driven by the MCP SDK's own client over stdio: list, results and errors,
 // arguments the schema rejects, progress for a long tool, cancellation that leaves no process,
-// and tools/list_changed after an edit under --watch.
+// tools/list_changed after an edit under --watch; annotations, structured results, spilled
+// results as resource links that resources/read serves (and nothing else), progress totals.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, eventually, liveProcesses, tempDir, uniqueSeconds } from './helpers.js';
+import { CLI, eventually, FIXTURES, liveProcesses, tempDir, uniqueSeconds } from './helpers.js';
 
 const TOOLS = `
 agent.on('discover_tools', function(registry)
@@ -117,5 +119,131 @@ describe('moonpool mcp', () => {
       if (!names.includes('added')) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.ok(names.includes('added'), names.join(', '));
+  });
+});
+
+describe('moonpool mcp results beyond plain text', () => {
+  const dir = tempDir();
+  const secret = join(dir, 'secret.txt');
+  let client: Client;
+
+  const fileUri = (path: string): string => pathToFileURL(path).href;
+  const readError = async (uri: string): Promise<{ code: number; message: string }> => {
+    try {
+      await client.readResource({ uri });
+    } catch (error) {
+      return error as { code: number; message: string };
+    }
+    assert.fail(`${uri} was served`);
+  };
+
+  before(async () => {
+    writeFileSync(secret, 'not for the client');
+    const config = join(FIXTURES, 'mcp-results', 'init.lua');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--config', config, '--state-dir', join(dir, 'state'), '--cwd', dir],
+      env: { ...process.env, MOONPOOL_CONFIG: '' },
+      stderr: 'pipe',
+    });
+    client = new Client({ name: 'moonpool-test', version: '1.0.0' });
+    await client.connect(transport);
+  });
+
+  after(async () => {
+    await client.close();
+  });
+
+  test('tools/list carries the title, the annotations as MCP hints and the output schema', async () => {
+    const weather = (await client.listTools()).tools.find((tool) => tool.name === 'weather');
+    assert.equal(weather?.title, 'Weather');
+    assert.deepEqual(weather.annotations, { title: 'Weather', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    assert.deepEqual(weather.outputSchema?.required, ['city', 'celsius']);
+  });
+
+  test('a structured result comes as structuredContent beside its text, an empty table as {} where the schema wants an object', async () => {
+    const result = await client.callTool({ name: 'weather', arguments: { city: 'Paris' } });
+    assert.deepEqual(result, {
+      content: [{ type: 'text', text: 'Paris: 21.5 C' }],
+      structuredContent: { city: 'Paris', celsius: 21.5, tags: [], extra: {} },
+      isError: false,
+    });
+  });
+
+  test('a structured result that does not match the output schema is an error naming the path', async () => {
+    const result = (await client.callTool({ name: 'weather', arguments: { city: 'Atlantis' } })) as { content: { text: string }[]; isError: boolean };
+    assert.equal(result.isError, true);
+    assert.equal(result.content[0]!.text, "weather: run's structured result is not valid:\nstructured.celsius: must be number");
+    assert.equal('structuredContent' in result, false);
+  });
+
+  test('a tool with an output schema that returns plain text is an error saying structured is required', async () => {
+    const result = (await client.callTool({ name: 'weather', arguments: { city: 'Nowhere' } })) as { content: { text: string }[]; isError: boolean };
+    assert.equal(result.isError, true);
+    assert.match(result.content[0]!.text, /structured: is required, since the tool declares `output_schema`/);
+  });
+
+  test('a spilled result carries a resource_link that resources/read serves whole', async () => {
+    const result = (await client.callTool({ name: 'listing', arguments: { lines: 3000 } })) as { content: { type: string; text?: string; uri?: string; name?: string }[] };
+    const link = result.content.find((item) => item.type === 'resource_link');
+    assert.ok(link?.uri, JSON.stringify(result.content.map((item) => item.type)));
+    assert.match(link.name ?? '', /^listing-.*\.txt$/);
+    assert.ok(result.content[0]!.text?.includes(`the full output is in `));
+    const read = await client.readResource({ uri: link.uri });
+    const whole = read.contents[0] as { uri: string; text: string };
+    assert.equal(whole.uri, link.uri);
+    assert.equal(whole.text.split('\n').length, 3000);
+    assert.ok(whole.text.endsWith('line 3000'));
+    assert.ok((await client.listResources()).resources.some((resource) => resource.uri === link.uri));
+  });
+
+  test('resources/read serves nothing outside the spill directory: not a link out, a FIFO, .., the state dir, another session or /etc', async () => {
+    const planted = (await client.callTool({ name: 'plant', arguments: { target: secret } })) as { content: { text: string }[] };
+    const spillDir = planted.content[0]!.text;
+    const otherSession = join(dir, 'state', 'spill', 'another-session');
+    mkdirSync(otherSession, { recursive: true });
+    writeFileSync(join(otherSession, 'listing-x-1.txt'), 'another session');
+    assert.equal(((await client.readResource({ uri: fileUri(join(spillDir, 'note.txt')) })).contents[0] as { text: string }).text, 'a note');
+    const refused = [
+      fileUri(join(spillDir, 'outside.txt')),
+      fileUri(join(spillDir, 'outside-dir', 'secret.txt')),
+      fileUri(join(spillDir, 'pipe.txt')),
+      `${fileUri(spillDir)}/../../sessions`,
+      `${fileUri(spillDir)}/%2e%2e/%2e%2e/sessions`,
+      fileUri(join(dir, 'state')),
+      fileUri(join(otherSession, 'listing-x-1.txt')),
+      fileUri(secret),
+      'file:///etc/passwd',
+      'https://example.com/x.txt',
+    ];
+    for (const uri of refused) {
+      const error = await readError(uri);
+      assert.equal(error.code, -32002, `${uri}: ${error.message}`);
+    }
+    const listed = (await client.listResources()).resources.map((resource) => resource.name);
+    assert.ok(listed.includes('note.txt'));
+    assert.ok(!listed.includes('outside.txt') && !listed.includes('pipe.txt'), listed.join(', '));
+  });
+
+  test('a uri that is not a URI is -32602 naming params.uri', async () => {
+    const error = await readError('not a uri');
+    assert.equal(error.code, -32602);
+    assert.match(error.message, /params\.uri: "not a uri" is not a URI/);
+  });
+
+  test('progress notifications carry done and total from state.progress', async () => {
+    const progress: Progress[] = [];
+    await client.callTool({ name: 'counted', arguments: { count: 4 } }, CallToolResultSchema, { onprogress: (update) => progress.push(update) });
+    assert.ok(progress.length >= 2, JSON.stringify(progress));
+    assert.ok(progress.every((update) => update.total === 4), JSON.stringify(progress));
+    progress.forEach((update, i) => assert.ok(i === 0 || update.progress > progress[i - 1]!.progress, JSON.stringify(progress)));
+    assert.equal(progress.at(-1)?.progress, 4);
+  });
+
+  test('a state whose done stays or goes back sends no notification until done grows: progress only increases', async () => {
+    const progress: Progress[] = [];
+    await client.callTool({ name: 'stalled', arguments: {} }, CallToolResultSchema, { onprogress: (update) => progress.push(update) });
+    assert.deepEqual(progress.map((update) => update.progress), [1, 2], JSON.stringify(progress));
+    assert.equal(progress[1]!.total, 2);
   });
 });

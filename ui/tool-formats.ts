@@ -1,5 +1,5 @@
 // Tool definitions in the exact shape each model API expects.
-import type { ToolInfo } from '../core/index.js';
+import type { ToolAnnotations, ToolInfo } from '../core/index.js';
 
 export const TOOL_FORMATS = ['anthropic', 'openai', 'mcp'] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
@@ -16,6 +16,28 @@ export function formatTool(tool: ToolInfo, format: ToolFormat): Record<string, u
     case 'openai':
       return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
     case 'mcp':
-      return { name: tool.name, description: tool.description, inputSchema: tool.parameters };
+      return {
+        name: tool.name,
+        ...(tool.annotations?.title === undefined ? {} : { title: tool.annotations.title }),
+        description: tool.description,
+        inputSchema: tool.parameters,
+        ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+        ...(tool.annotations === undefined ? {} : { annotations: mcpAnnotations(tool.annotations) }),
+      };
   }
+}
+
+/**
+ * MCP's `annotations`. The title goes both at the top (2025-06-18 on) and here, where clients of
+ * 2025-03-26 look for it.
+ */
+function mcpAnnotations(annotations: ToolAnnotations): Record<string, unknown> {
+  const hints: [string, unknown][] = [
+    ['title', annotations.title],
+    ['readOnlyHint', annotations.readOnly],
+    ['destructiveHint', annotations.destructive],
+    ['idempotentHint', annotations.idempotent],
+    ['openWorldHint', annotations.openWorld],
+  ];
+  return Object.fromEntries(hints.filter(([, value]) => value !== undefined));
 }

@@ -20,6 +20,9 @@ interface LuaProblem {
   prefix?: string;
 }
 
+/** Definition fields whose Lua name differs. */
+const LUA_FIELD_NAMES: Partial<Record<keyof RawToolDefinition, string>> = { unknownFields: 'unknown', outputSchema: 'output_schema' };
+
 type FieldReader = (name: string, budget?: ReadBudget) => unknown;
 
 /** Reads `definitions` (argument 1) and `problems` (argument 2) of the prelude's `discovered` call on thread L. */
@@ -63,9 +66,9 @@ function readDefinitions(lua: LuaWasm, stack: LuaStack, L: number, whole: ReadBu
       lua.lua_settop(L, -2);
       return { definitions, unread: unread(count - i + 1, error.message) };
     }
-    for (const name of ['name', 'description', 'parameters', 'timeout', 'unknownFields'] as const) {
+    for (const name of ['name', 'description', 'parameters', 'timeout', 'annotations', 'outputSchema', 'unknownFields'] as const) {
       try {
-        definition[name] = field(name === 'unknownFields' ? 'unknown' : name) as string[];
+        definition[name] = field(LUA_FIELD_NAMES[name] ?? name) as string[];
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
         definition.conversionError ??= error.message;
@@ -84,6 +87,8 @@ function preludeFields(field: FieldReader, whole: ReadBudget): RawToolDefinition
     description: null,
     parameters: null,
     timeout: null,
+    annotations: null,
+    outputSchema: null,
     runType: field('run_type', whole) as string,
     renderType: field('render_type', whole) as string,
     availableType: field('available_type', whole) as string,

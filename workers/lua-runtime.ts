@@ -209,7 +209,7 @@ export class LuaRuntime {
           this.stack.pushString(L, context.callId);
           return 3;
         },
-        (L, count) => this.readRunResults(L, count),
+        (L, count) => this.readRunResults(L, count, context.tool),
       ).catch((error: unknown) => {
         if (!(error instanceof LuaEntryError)) throw error;
         // Raised outside the prelude's own xpcall: a stray yield, or the heap cap hit there.
@@ -367,7 +367,7 @@ export class LuaRuntime {
   }
 
   /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
-  private readRunResults(L: number, count: number): { reply: RunReply; shows: number } {
+  private readRunResults(L: number, count: number, tool: string): { reply: RunReply; shows: number } {
     const base = this.raw._lua_gettop(L) - count;
     const shows = this.stack.numberAt(L, base + 4) ?? 0;
     const length = this.stack.byteLengthAt(L, base + 1);
@@ -383,6 +383,14 @@ export class LuaRuntime {
       ...(isUtf8(bytes) ? {} : { rawContent: new Uint8Array(bytes) }),
       ...(failure === null ? {} : { failure: failure as RunFailure }),
     };
+    if (count >= 5 && this.stack.typeNameAt(L, base + 5) === 'table') {
+      try {
+        reply.structured = this.stack.readValue(L, base + 5, 'structured', { budget: new ReadBudget(RESULT_LIMIT_BYTES, 'structured') });
+      } catch (error) {
+        if (!(error instanceof LuaConversionError)) throw error;
+        return { reply: { content: `${tool}: run returned a \`structured\` that cannot be sent: ${error.message}`, isError: true, failure: 'bad_return' }, shows };
+      }
+    }
     return { reply, shows };
   }
 

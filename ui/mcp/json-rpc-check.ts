@@ -1,20 +1,12 @@
 // Decides what to do with one line from an MCP client before the SDK sees it. The SDK drops a
 // message its schema rejects without a word (an id of 1.5, 1e300 or null, a missing method), and
 // the client then waits forever; here every such request gets a JSON-RPC error instead.
-import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, type JSONRPCError } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, type JSONRPCError } from '@modelcontextprotocol/sdk/types.js';
+import { paramsProblem, requestProblem } from './params-check.js';
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
-
-// The SDK answers a request to these with the wrong params as an internal error (-32603) quoting
-// its schema's report; here it is -32602 naming the field.
-const PARAMS_SCHEMAS = new Map<string, { safeParse: (value: unknown) => ParamsCheck }>([
-  ['tools/call', CallToolRequestSchema],
-  ['tools/list', ListToolsRequestSchema],
-]);
-
-type ParamsCheck = { success: true } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
 
 export type LineVerdict = { kind: 'forward' } | { kind: 'ignore' } | { kind: 'answer'; error: JSONRPCError };
 
@@ -53,6 +45,7 @@ export function checkLine(line: string): LineVerdict {
   if ('result' in fields || 'error' in fields) return { kind: 'ignore' };
   if (!('id' in fields) && typeof fields['method'] === 'string') return { kind: 'ignore' };
   const id = usableId(fields['id']);
+  const params = fields['params'];
   const problem =
     fields['jsonrpc'] !== '2.0'
       ? '"jsonrpc" must be "2.0"'
@@ -62,15 +55,20 @@ export function checkLine(line: string): LineVerdict {
           ? `the id is ${describeId(fields['id'])}; ids are strings or integers`
           : typeof fields['method'] !== 'string'
             ? '"method" must be a string'
-            : '"params" must be an object';
-  return { kind: 'answer', error: errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${problem}`) };
+            : params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))
+              ? '"params" must be an object'
+              : undefined;
+  if (problem !== undefined) return { kind: 'answer', error: errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${problem}`) };
+  // A request JSON-RPC's schema still rejects: a bad `_meta` (a progressToken of {}), or an extra member.
+  const rejected = requestProblem(message) ?? { inParams: false, text: 'the message does not match the JSON-RPC request schema' };
+  return {
+    kind: 'answer',
+    error: rejected.inParams ? errorAnswer(id, INVALID_PARAMS, `Invalid params: ${rejected.text}`) : errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${rejected.text}`),
+  };
 }
 
 function paramsVerdict(message: { id?: string | number; method?: string }): LineVerdict {
-  const schema = message.id === undefined || message.method === undefined ? undefined : PARAMS_SCHEMAS.get(message.method);
-  const parsed = schema?.safeParse(message);
-  if (parsed === undefined || parsed.success) return { kind: 'forward' };
-  const issue = parsed.error.issues[0];
-  const where = issue ? issue.path.map(String).join('.') : 'params';
-  return { kind: 'answer', error: errorAnswer(message.id!, INVALID_PARAMS, `Invalid params: ${where}: ${issue?.message ?? 'does not match'}`) };
+  if (message.id === undefined || message.method === undefined) return { kind: 'forward' };
+  const problem = paramsProblem(message as { method: string });
+  return problem === undefined ? { kind: 'forward' } : { kind: 'answer', error: errorAnswer(message.id, INVALID_PARAMS, `Invalid params: ${problem}`) };
 }

@@ -3,19 +3,27 @@
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ToolHost } from '../../core/index.js';
 import { formatDiagnostic } from '../diagnostic-format.js';
 import { formatTool } from '../tool-formats.js';
+import { callToolResult } from './call-tool-result.js';
 import { ProgressReporter } from './progress-reporter.js';
 import { filterRequests, MAX_REQUEST_LINE_BYTES } from './request-filter.js';
+import { listSpillResources, readSpillResource } from './spill-resources.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 export function createMcpServer(host: ToolHost, log: (line: string) => void): Server {
-  const server = new Server({ name: 'moonpool', version: version() }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server({ name: 'moonpool', version: version() }, { capabilities: { tools: { listChanged: true }, resources: {} } });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: host.tools().map((tool) => formatTool(tool, 'mcp')) }));
 
@@ -25,23 +33,21 @@ export function createMcpServer(host: ToolHost, log: (line: string) => void): Se
     const progress =
       progressToken === undefined
         ? undefined
-        : new ProgressReporter(host, name, (value, message) =>
-            extra.sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken, progress: value, ...(message === undefined ? {} : { message }) },
-            }),
-          );
+        : new ProgressReporter(host, name, (update) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }));
     try {
       const result = await host.call(name, args ?? {}, {
         signal: extra.signal,
         onLog: (text) => log(`${name}: ${text}`),
         ...(progress ? { onTitle: (title: string) => progress.setTitle(title), onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes) } : {}),
       });
-      return { content: [{ type: 'text', text: result.content }], isError: result.isError };
+      return callToolResult(result);
     } finally {
       progress?.end();
     }
   });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listSpillResources(host.spillDir) }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => readSpillResource(host.spillDir, request.params.uri));
 
   host.on('reload', (result) => {
     for (const diagnostic of result.diagnostics) log(formatDiagnostic(diagnostic));

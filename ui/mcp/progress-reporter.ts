@@ -1,19 +1,28 @@
-// Turns a call's snapshots and titles into MCP progress notifications: `progress` counts up by one
-// per notification, `message` is the title and the first line the tool's `render` draws, and at
-// most MAX_PER_SECOND go out per call (latest wins). Nothing is sent once the call has ended.
+// Turns a call's snapshots and titles into MCP progress notifications: `progress` and `total` are
+// the state's `progress = { done, total }` when it has one, else `progress` counts up by one;
+// `message` is the title and the first line the tool's `render` draws. `progress` only grows (a
+// notification whose `done` has not grown waits for one that has), at most MAX_PER_SECOND go out
+// per call (latest wins), and nothing is sent once the call has ended.
 import type { ToolHost } from '../../core/index.js';
 import { sanitizeLine } from '../terminal-text.js';
+import { progressFraction } from './progress-fraction.js';
 
 export const MAX_PROGRESS_PER_SECOND = 10;
 const MESSAGE_VIEW = { width: 120, height: 1, expand: false };
 
-export type SendProgress = (progress: number, message: string | undefined) => Promise<void>;
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export type SendProgress = (update: ProgressUpdate) => Promise<void>;
 
 export class ProgressReporter {
   private title: string | undefined;
   private snapshot: Uint8Array | undefined;
   private dirty = false;
-  private sent = 0;
+  private progress = -Infinity;
   private lastSentAt = -Infinity;
   private timer: NodeJS.Timeout | undefined;
   private sending = false;
@@ -55,8 +64,14 @@ export class ProgressReporter {
     this.sending = true;
     this.lastSentAt = performance.now();
     try {
+      // Read here, not per snapshot: at most MAX_PROGRESS_PER_SECOND scans of a state a call.
+      const fraction = this.snapshot ? progressFraction(this.snapshot) : undefined;
+      const progress = fraction ? fraction.done : Math.max(0, this.progress) + 1;
+      if (progress <= this.progress) return;
       const message = await this.message();
-      if (!this.ended) await this.send(++this.sent, message);
+      if (this.ended) return;
+      this.progress = progress;
+      await this.send({ progress, ...(fraction?.total === undefined ? {} : { total: fraction.total }), ...(message === undefined ? {} : { message }) });
     } catch {
       // The client went away or the render failed: progress is best effort.
     } finally {

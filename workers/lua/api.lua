@@ -6,6 +6,7 @@ local type, getmetatable, setmetatable, error = type, getmetatable, setmetatable
 
 local KNOWN_FIELDS = {
   name = true, description = true, parameters = true, run = true, render = true, available = true, timeout = true,
+  annotations = true, output_schema = true,
 }
 
 -- Limits of what crosses to the host (see docs/writing-tools.md, Limits).
@@ -115,6 +116,8 @@ function ToolRegistry:add(definition)
     description = definition.description,
     parameters = definition.parameters,
     timeout = definition.timeout,
+    annotations = definition.annotations,
+    output_schema = definition.output_schema,
     run_type = type(run),
     render_type = type(definition.render),
     available_type = type(definition.available),
@@ -194,9 +197,9 @@ function entry.discover()
   native.discovered(definitions, problems)
 end
 
--- Returns (content, is_error, failure, shows): read straight off the stack, nothing is built.
-local function reply_run(content, is_error, failure, count)
-  return content, is_error, failure, count
+-- Returns (content, is_error, failure, shows, structured): read straight off the stack, nothing is built.
+local function reply_run(content, is_error, failure, count, structured)
+  return content, is_error, failure, count, structured
 end
 
 function entry.run(name, args, call_id)
@@ -217,10 +220,14 @@ function entry.run(name, args, call_id)
   end
   if type(result) == 'string' then return reply_run(result, false, nil, shows) end
   if type(result) == 'table' and type(result.content) == 'string' then
-    return reply_run(result.content, result.is_error and true or false, nil, shows)
+    local structured = result.structured
+    if structured ~= nil and type(structured) ~= 'table' then
+      return reply_run(('%s: run returned a `structured` that is a %s; it must be a table'):format(name, type(structured)), true, 'bad_return', shows)
+    end
+    return reply_run(result.content, result.is_error and true or false, nil, shows, structured)
   end
   return reply_run(
-    ('%s: run returned %s; return a string, or { content = "...", is_error = true }'):format(name, describe(result)),
+    ('%s: run returned %s; return a string, or { content = "...", is_error = true }, or { content = "...", structured = {...} }'):format(name, describe(result)),
     true,
     'bad_return',
     shows

@@ -27,11 +27,22 @@ local ToolRegistry = {}
 ---@field render? fun(state: table, view: RenderView): string|string[] Draws the tool's block from its latest snapshot.
 ---@field available? fun(ctx: RunCtx): boolean Whether the tool is offered at all (asked once per load).
 ---@field timeout? number Wall-clock limit in seconds (default 120).
+---@field annotations? ToolAnnotations Hints for clients (MCP's title and *Hint fields).
+---@field output_schema? table A JSON Schema with type = 'object' that `structured` results must match (MCP's outputSchema).
 
----A result that says whether the call failed.
+---Hints a client may show or act on; each is optional.
+---@class ToolAnnotations
+---@field title? string A human-readable name (at most 200 characters).
+---@field read_only? boolean The tool changes nothing around it.
+---@field destructive? boolean A change it makes may destroy something.
+---@field idempotent? boolean Calling it again with the same arguments changes nothing more.
+---@field open_world? boolean It reaches things outside the host (the web, other services).
+
+---A result that says whether the call failed, or carries structured data.
 ---@class ToolResult
----@field content string What the model sees.
+---@field content string What the model sees (and what clients without structured support show).
 ---@field is_error? boolean True when the call failed.
+---@field structured? table A table with named fields sent as MCP's structuredContent; checked against `output_schema`.
 
 ---Adds a tool. A bad definition is reported with file:line; the other tools still load.
 ---@param definition ToolDefinition
@@ -48,6 +59,7 @@ local RunCtx = {}
 ---Publishes a snapshot for the tool's live block: any plain table (strings, numbers, booleans,
 ---tables; string, number or boolean keys), at most 16 MiB encoded and 200 levels deep; `render`
 ---receives it as it was. Cheap enough for tight loops; the host sees the latest, at most ~30 a second.
+---`state.progress = { done = n, total = m }` says how far the call is (MCP progress and total).
 ---@param state table
 function RunCtx:show(state) end
 

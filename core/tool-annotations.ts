@@ -1,0 +1,58 @@
+// Checks `annotations = { title, read_only, destructive, idempotent, open_world }` of
+// `registry:add`: hints a client may show or act on (MCP's title and *Hint fields). A value of the
+// wrong type is an error naming the field; an unknown key is a warning, as for registry:add itself.
+
+/** What a tool says about itself, beyond its description. Every field is optional. */
+export interface ToolAnnotations {
+  /** A human-readable name for the tool (MCP `title`). */
+  title?: string;
+  /** The tool does not change its environment (MCP `readOnlyHint`). */
+  readOnly?: boolean;
+  /** A change it makes may destroy something (MCP `destructiveHint`). */
+  destructive?: boolean;
+  /** Calling it again with the same arguments changes nothing more (MCP `idempotentHint`). */
+  idempotent?: boolean;
+  /** It reaches things outside the host, the web say (MCP `openWorldHint`). */
+  openWorld?: boolean;
+}
+
+/** Longest `annotations.title` accepted (characters). */
+export const MAX_TITLE_CHARS = 200;
+
+const HINTS = { read_only: 'readOnly', destructive: 'destructive', idempotent: 'idempotent', open_world: 'openWorld' } as const;
+
+export interface AnnotationsCheck {
+  annotations?: ToolAnnotations;
+  errors: string[];
+  warnings: string[];
+}
+
+function typeName(value: unknown): string {
+  if (value === null || value === undefined) return 'nil';
+  if (typeof value === 'object') return 'a table';
+  return `a ${typeof value}`;
+}
+
+/** Reads the raw `annotations` value (null or undefined when absent; an empty Lua table arrives as `[]`). */
+export function checkAnnotations(value: unknown): AnnotationsCheck {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return { errors, warnings };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return { errors: [`\`annotations\` must be a table with named fields (got ${Array.isArray(value) ? 'a list' : typeName(value)})`], warnings };
+  }
+  const annotations: ToolAnnotations = {};
+  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+    if (key === 'title') {
+      if (typeof field !== 'string' || field.trim() === '' || field.length > MAX_TITLE_CHARS) {
+        errors.push(`annotations.title must be a non-empty string of at most ${MAX_TITLE_CHARS} characters (got ${typeof field === 'string' ? `${field.length} characters` : typeName(field)})`);
+      } else annotations.title = field;
+    } else if (key in HINTS) {
+      if (typeof field !== 'boolean') errors.push(`annotations.${key} must be true or false (got ${typeName(field)})`);
+      else annotations[HINTS[key as keyof typeof HINTS]] = field;
+    } else {
+      warnings.push(`unknown field \`annotations.${key}\` is ignored (the fields are title, ${Object.keys(HINTS).join(', ')})`);
+    }
+  }
+  return errors.length > 0 ? { errors, warnings } : { annotations, errors, warnings };
+}
