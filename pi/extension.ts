@@ -20,9 +20,11 @@ export function createMoonpoolExtension(options: ToolHostOptions = {}): Moonpool
   return async function moonpool(pi: PiExtensionApi): Promise<void> {
     const { host, problems } = await startHost(options);
     const tools = new Set<string>();
-    for (const tool of host?.tools() ?? []) {
-      pi.registerTool(piTool(host!, tool));
-      tools.add(tool.name);
+    if (host) {
+      for (const tool of host.tools()) {
+        pi.registerTool(piTool(host, tool));
+        tools.add(tool.name);
+      }
     }
     pi.on('session_start', (_event, context) => report(problems, context));
     // pi marks a result as an error only when execute throws, which would drop `details` (the last
