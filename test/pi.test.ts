@@ -10,10 +10,12 @@ import { fauxAssistantMessage, fauxToolCall } from '@mariozechner/pi-ai';
 import { visibleWidth } from '@mariozechner/pi-tui';
 import type { AgentSessionEvent, ExtensionFactory, ToolExecutionComponent } from '@mariozechner/pi-coding-agent';
 import moonpoolExtension from '../pi/index.js';
+import { withoutPatterns } from '../pi/pi-schema.js';
 import { CLI, eventually, liveProcesses, ROOT, tempDir, uniqueSeconds } from './helpers.js';
 import { openPiSession, PI_FIXTURES, toolRow, USER_EXTENSION, type PiSession } from './pi-session.js';
 
 const CONFIG = join(PI_FIXTURES, 'init.lua');
+const PI_CLI = join(ROOT, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js');
 process.env['MOONPOOL_CONFIG'] = CONFIG;
 process.env['XDG_STATE_HOME'] = tempDir('moonpool-pi-state-');
 
@@ -234,7 +236,7 @@ test('details damaged in a saved session show the recorded text instead of faili
 
 test("pi's print mode exits by itself after a turn: session_shutdown closes the host", { timeout: 60_000 }, () => {
   const agentDir = tempDir();
-  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js'), '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
+  const run = spawnSync(process.execPath, [PI_CLI, '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
     encoding: 'utf8',
     cwd: tempDir(),
     env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'plain', args: { name: 'print mode' } }]) },
@@ -248,7 +250,7 @@ test("pi's print mode exits by itself after a turn: session_shutdown closes the 
 test('a config that fails to load is reported through pi, and pi still starts', { timeout: 60_000 }, () => {
   const broken = join(tempDir(), 'init.lua');
   writeFileSync(broken, "agent.on('discover_tools', function(registry)\n  registry:add { name = 'x' \nend)\n");
-  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js'), '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
+  const run = spawnSync(process.execPath, [PI_CLI, '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
     encoding: 'utf8',
     cwd: tempDir(),
     env: { ...process.env, PI_CODING_AGENT_DIR: tempDir(), MOONPOOL_CONFIG: broken, MOONPOOL_FAUX_SCRIPT: '[]' },
@@ -257,4 +259,60 @@ test('a config that fails to load is reported through pi, and pi still starts', 
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, new RegExp(`moonpool: .*init\\.lua:3: `));
   assert.ok(existsSync(broken));
+});
+
+test('with no config of the user\'s, pi gets no moonpool tools (not the demo) and is told where the config was looked for', { timeout: 60_000 }, () => {
+  const configHome = tempDir();
+  const run = spawnSync(process.execPath, [PI_CLI, '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
+    encoding: 'utf8',
+    cwd: tempDir(),
+    env: { ...process.env, PI_CODING_AGENT_DIR: tempDir(), MOONPOOL_CONFIG: '', XDG_CONFIG_HOME: configHome, MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'sh', args: { command: 'echo reached' } }]) },
+    timeout: 50_000,
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.ok(run.stderr.includes(`moonpool: no config found ($MOONPOOL_CONFIG, ${join(configHome, 'moonpool', 'init.lua')}); no moonpool tools are registered`), run.stderr);
+  assert.match(run.stdout, /the tool said: Tool sh not found/);
+});
+
+test('a config with a Lua error is a notice in pi\'s UI, and pi starts without those tools', async () => {
+  const broken = join(tempDir(), 'init.lua');
+  writeFileSync(broken, "agent.on('discover_tools', function(registry)\n  error('broken on purpose')\nend)\n");
+  process.env['MOONPOOL_CONFIG'] = broken;
+  try {
+    const session = await openPiSession();
+    assert.deepEqual(session.runtime.session.getAllTools().filter((tool) => tool.name === 'progress'), []);
+    assert.equal(session.notices.length, 1);
+    assert.match(session.notices[0]!, /^moonpool: .*init\.lua:2: .*broken on purpose/);
+  } finally {
+    process.env['MOONPOOL_CONFIG'] = CONFIG;
+  }
+});
+
+test('the schema pi checks keeps every keyword but the patterns, and property names that look like keywords', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      pattern: { type: 'string', pattern: '^(a+)+$' },
+      tags: { type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false },
+      mode: { enum: [{ pattern: 'data, not a keyword' }], default: { pattern: 'kept' } },
+      list: { type: 'array', items: [{ type: 'string', pattern: 'a*' }], prefixItems: [{ pattern: 'b' }] },
+    },
+    anyOf: [{ properties: { code: { pattern: 'c' } } }],
+    $defs: { id: { type: 'string', pattern: '^[0-9]+$', minLength: 1 } },
+  };
+  const proto = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string","pattern":"x"}}}') as object;
+  assert.deepEqual(withoutPatterns(schema), {
+    type: 'object',
+    properties: {
+      pattern: { type: 'string' },
+      tags: { type: 'object' },
+      mode: { enum: [{ pattern: 'data, not a keyword' }], default: { pattern: 'kept' } },
+      list: { type: 'array', items: [{ type: 'string' }], prefixItems: [{}] },
+    },
+    anyOf: [{ properties: { code: {} } }],
+    $defs: { id: { type: 'string', minLength: 1 } },
+  });
+  const loosened = withoutPatterns(proto) as { properties: object };
+  assert.deepEqual(Object.keys(loosened.properties), ['__proto__']);
+  assert.equal(Object.getPrototypeOf(loosened.properties), Object.prototype);
 });
