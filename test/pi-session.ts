@@ -32,6 +32,8 @@ export interface PiSession {
   notices: string[];
   /** Resolves with the first event `match` accepts (one seen already counts). */
   nextEvent(match: (event: AgentSessionEvent) => boolean): Promise<AgentSessionEvent>;
+  /** Ends the session as pi does on quit (session_shutdown); also done after the test file. */
+  close(): Promise<void>;
   /** Runs one prompt through the scripted turns. */
   prompt(steps: FauxResponseStep[]): Promise<void>;
 }
@@ -96,6 +98,7 @@ export async function openPiSession(options: PiSessionOptions = {}): Promise<PiS
     faux,
     events,
     notices,
+    close: dispose,
     nextEvent: (match) => {
       const seen = events.find(match);
       return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ match, resolve }));

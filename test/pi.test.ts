@@ -202,7 +202,7 @@ test('a resumed session re-renders each row from the details pi saved as JSON', 
   writeFileSync(gate, '');
   await first.prompt([fauxAssistantMessage([fauxToolCall('progress', { total: 4, gate }, { id: 'r1' })], { stopReason: 'toolUse' })]);
   const file = first.runtime.session.sessionFile!;
-  await first.runtime.dispose();
+  await first.close();
   const saved = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { message?: { role: string; toolCallId?: string; details?: { snapshot?: unknown } } });
   const record = saved.find((entry) => entry.message?.role === 'toolResult' && entry.message.toolCallId === 'r1')?.message;
   assert.equal(typeof record?.details?.snapshot, 'string');
