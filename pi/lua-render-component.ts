@@ -21,6 +21,8 @@ export interface RowFacts {
   content: string;
   /** The latest state, base64 msgpack, when the tool showed one. */
   snapshot?: string | undefined;
+  /** While running: the last lines the tool printed. */
+  recentLogs: readonly string[];
   expanded: boolean;
 }
 
@@ -58,7 +60,7 @@ export class LuaRenderComponent implements PiComponent {
     const columns = Math.max(1, width);
     if (facts.snapshot !== undefined) this.renderFor(facts.snapshot, columns, facts.expanded);
     const body = blockBody(
-      { kind: 'call', state: facts.status, tool: facts.tool, title: facts.title, elapsedMs: 0, content: facts.content, recentLogs: [], rendered: facts.snapshot === undefined ? undefined : this.rendered?.result },
+      { kind: 'call', state: facts.status, tool: facts.tool, title: facts.title, elapsedMs: 0, content: facts.content, recentLogs: facts.recentLogs, rendered: facts.snapshot === undefined ? undefined : this.rendered?.result },
       { width: columns, expand: facts.expanded, expandHint: EXPAND_HINT },
     );
     const fit = (line: string): string => fitColumns(line, columns);

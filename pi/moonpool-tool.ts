@@ -5,7 +5,7 @@ import type { ToolHost, ToolInfo } from '../core/index.js';
 import { LuaRenderComponent } from './lua-render-component.js';
 import type { PiTextContent, PiToolDefinition } from './pi-api.js';
 import { withoutPatterns } from './pi-schema.js';
-import { encodeSnapshot, finishedDetails, readDetails, runningDetails, type MoonpoolDetails } from './tool-details.js';
+import { encodeSnapshot, finishedDetails, keepRecentLogs, readDetails, runningDetails, type MoonpoolDetails } from './tool-details.js';
 
 export function piTool(host: ToolHost, tool: ToolInfo): PiToolDefinition<MoonpoolDetails> {
   return {
@@ -16,7 +16,8 @@ export function piTool(host: ToolHost, tool: ToolInfo): PiToolDefinition<Moonpoo
     async execute(_toolCallId, params, signal, onUpdate) {
       let title: string | undefined;
       let snapshot: string | undefined;
-      const update = (): void => onUpdate?.({ content: text(title ?? ''), details: runningDetails(title, snapshot) });
+      let recentLogs: string[] = [];
+      const update = (): void => onUpdate?.({ content: text(title ?? ''), details: runningDetails(title, snapshot, recentLogs) });
       const result = await host.call(tool.name, params, {
         ...(signal === undefined ? {} : { signal }),
         onTitle: (next) => {
@@ -25,6 +26,10 @@ export function piTool(host: ToolHost, tool: ToolInfo): PiToolDefinition<Moonpoo
         },
         onSnapshot: (bytes) => {
           snapshot = encodeSnapshot(bytes);
+          update();
+        },
+        onLog: (output) => {
+          recentLogs = keepRecentLogs(recentLogs, output);
           update();
         },
       });
@@ -41,6 +46,7 @@ export function piTool(host: ToolHost, tool: ToolInfo): PiToolDefinition<Moonpoo
           title: details?.title,
           content: textOf(result.content),
           snapshot: details?.snapshot,
+          recentLogs: details?.recentLogs ?? [],
           expanded,
         },
         theme,

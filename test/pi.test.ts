@@ -150,6 +150,23 @@ test('a tool without render shows the text moonpool gives the model', async () =
   assert.match(plain(row.render(60)), /hello world/);
 });
 
+test('a running tool without render shows the last lines it printed', async () => {
+  const session = await openPiSession();
+  const gate = join(tempDir(), 'gate');
+  const turn = session.prompt([fauxAssistantMessage([fauxToolCall('talks', { gate }, { id: 't1' })], { stopReason: 'toolUse' })]);
+  const update = (await session.nextEvent(
+    (event) => event.type === 'tool_execution_update' && event.toolCallId === 't1' && JSON.stringify((event.partialResult as { details?: unknown }).details).includes('line 4'),
+  )) as ToolUpdate;
+  const { row } = toolRow(session, 'talks', { gate });
+  row.updateResult(rowResult(update.partialResult), true);
+  const lines = plain(row.render(60));
+  assert.match(lines, /line 2\n.*line 3\n.*line 4/);
+  assert.doesNotMatch(lines, /line 1/);
+  writeFileSync(gate, '');
+  await turn;
+  assert.equal(textOf((await ended(session, 't1')).result), 'talked');
+});
+
 test('a failing tool is an error result in pi, and its row still draws the last state', async () => {
   const session = await openPiSession();
   await session.prompt([fauxAssistantMessage([fauxToolCall('fails', {}, { id: 'f1' })], { stopReason: 'toolUse' })]);
