@@ -73,6 +73,6 @@ export function readDetails(value: unknown): MoonpoolDetails | undefined {
     ...(typeof title === 'string' ? { title } : {}),
     ...(typeof snapshot === 'string' ? { snapshot } : {}),
     ...(typeof spillPath === 'string' ? { spillPath } : {}),
-    ...(recentLogs === undefined ? {} : { recentLogs: recentLogs as string[] }),
+    ...(recentLogs === undefined ? {} : { recentLogs }),
   };
 }
