@@ -122,7 +122,7 @@ test("parallel calls stream each state through onUpdate, end with moonpool call'
   assert.match(plain(row.render(60)), /step 6/);
 });
 
-test('a render wider than the row is cut by display columns, wide characters counting two', async () => {
+test('a render wider than the row is cut by display columns, wide characters counting two, and its escapes removed', async () => {
   const session = await openPiSession();
   await session.prompt([fauxAssistantMessage([fauxToolCall('wide', {}, { id: 'w1' })], { stopReason: 'toolUse' })]);
   const end = await ended(session, 'w1');
@@ -134,7 +134,15 @@ test('a render wider than the row is cut by display columns, wide characters cou
     await arrived;
     const lines = row.render(width);
     assertFits(lines, width);
-    if (width === 60) assert.match(plain(lines), /界界界/);
+    assert.ok(!lines.some((line) => line.includes('\x1b[2J') || line.includes('\x1b]0;')), 'a terminal escape from render reached pi');
+    if (width === 60) {
+      assert.match(plain(lines), /界界界/);
+      row.setExpanded(true);
+      const expanded = redrawn();
+      row.render(width);
+      await expanded;
+      assert.match(plain(row.render(width)), /cleared/);
+    }
   }
 });
 
