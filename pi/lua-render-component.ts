@@ -43,6 +43,8 @@ export class LuaRenderComponent implements PiComponent {
   private rendered: Rendered | undefined;
   private rendering = false;
   private decoded: { text: string; bytes: Uint8Array } | undefined;
+  /** The lines last drawn, reused while nothing they depend on changed (pi draws every frame). */
+  private drawn: { facts: RowFacts; rendered: Rendered | undefined; width: number; lines: string[] } | undefined;
 
   constructor(private readonly renderLua: RenderLua) {}
 
@@ -59,20 +61,26 @@ export class LuaRenderComponent implements PiComponent {
     if (!facts || !theme) return [];
     const columns = Math.max(1, width);
     if (facts.snapshot !== undefined) this.renderFor(facts.snapshot, columns, facts.expanded);
+    const drawn = this.drawn;
+    if (drawn && drawn.facts === facts && drawn.rendered === this.rendered && drawn.width === columns) return drawn.lines;
     const body = blockBody(
       { kind: 'call', state: facts.status, tool: facts.tool, title: facts.title, elapsedMs: 0, content: facts.content, recentLogs: facts.recentLogs, rendered: facts.snapshot === undefined ? undefined : this.rendered?.result },
       { width: columns, expand: facts.expanded, expandHint: EXPAND_HINT },
     );
     const fit = (line: string): string => fitColumns(line, columns);
-    return [
+    const lines = [
       ...this.headerRows(facts, theme, fit),
       ...body.rows.map((row) => theme.fg('toolOutput', fit(row))),
       ...body.noteRows.map((row) => theme.fg('dim', fit(row))),
     ];
+    this.drawn = { facts, rendered: this.rendered, width: columns, lines };
+    return lines;
   }
 
-  /** Renders depend on the state and the width, not on pi's theme: nothing to drop. */
-  invalidate(): void {}
+  /** Drops the drawn lines (they hold the theme's colours); the renders, which do not, are kept. */
+  invalidate(): void {
+    this.drawn = undefined;
+  }
 
   /** The title, and how the call ended when it failed (pi's row shows the tool's name above). */
   private headerRows(facts: RowFacts, theme: PiTheme, fit: (line: string) => string): string[] {
