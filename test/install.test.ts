@@ -1,6 +1,6 @@
 // The package as a user installs it: `npm pack` of the repository, installed globally into a
 // temporary prefix, gives a working `moonpool` command (dist/ is built on prepare) and ships no
-// source maps whose sources it does not include.
+// source maps whose sources it does not include; `moonpool/pi` resolves from the installed package.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -33,6 +33,10 @@ test('a packed tarball installed globally runs `moonpool`, with no stray source 
   const call = spawnSync(bin, ['call', 'count_lines', '{"path":"."}', '--cwd', join(prefix, 'lib', 'node_modules', 'moonpool')], { encoding: 'utf8', env, cwd: dir });
   assert.equal(call.status, 0, call.stderr);
   assert.match(call.stdout, /lines in \d+ files under \./);
+  // `moonpool/pi` resolves from beside the installed package, as from a pi extension's directory.
+  const piModule = spawnSync(process.execPath, ['--input-type=module', '-e', "const pi = await import('moonpool/pi'); console.log(typeof pi.default, typeof pi.createMoonpoolExtension)"], { encoding: 'utf8', env, cwd: join(prefix, 'lib') });
+  assert.equal(piModule.stdout.trim(), 'function function', piModule.stderr);
+  assert.ok(files.includes('dist/pi/index.d.ts'), 'the tarball has no types for moonpool/pi');
   const installed = readdirSync(join(prefix, 'lib', 'node_modules', 'moonpool', 'dist', 'core'));
   assert.deepEqual(installed.filter((name) => name.endsWith('.map')), []);
 });
