@@ -3,7 +3,7 @@
 // so the component shows what it has and asks pi to redraw when the render for its width arrives
 // (one render in flight, the latest state next). Every line is cut to the width by display columns.
 import type { RenderResult, RenderView } from '../core/index.js';
-import { blockBody, renderView, type BlockState } from '../ui/block-view.js';
+import { blockBody, BODY_INDENT, renderView, type BlockState } from '../ui/block-view.js';
 import { sanitizeLine } from '../ui/terminal-text.js';
 import { fitColumns } from '../ui/text-width.js';
 import type { PiComponent, PiTheme } from './pi-api.js';
@@ -65,7 +65,7 @@ export class LuaRenderComponent implements PiComponent {
     if (drawn && drawn.facts === facts && drawn.rendered === this.rendered && drawn.width === columns) return drawn.lines;
     const body = blockBody(
       { kind: 'call', state: facts.status, tool: facts.tool, title: facts.title, elapsedMs: 0, content: facts.content, recentLogs: facts.recentLogs, rendered: facts.snapshot === undefined ? undefined : this.rendered?.result },
-      { width: columns, expand: facts.expanded, expandHint: EXPAND_HINT },
+      { width: blockWidth(columns), expand: facts.expanded, expandHint: EXPAND_HINT },
     );
     const fit = (line: string): string => fitColumns(line, columns);
     const lines = [
@@ -99,11 +99,16 @@ export class LuaRenderComponent implements PiComponent {
       this.rendering = false;
       this.requestRedraw();
     };
-    this.renderLua(this.bytes(snapshot), renderView(width, expand)).then(settle, (error: unknown) => settle({ ok: false, reason: `render could not run: ${(error as Error).message}` }));
+    this.renderLua(this.bytes(snapshot), renderView({ width: blockWidth(width), expand })).then(settle, (error: unknown) => settle({ ok: false, reason: `render could not run: ${(error as Error).message}` }));
   }
 
   private bytes(snapshot: string): Uint8Array {
     if (this.decoded?.text !== snapshot) this.decoded = { text: snapshot, bytes: decodeSnapshot(snapshot) };
     return this.decoded.bytes;
   }
+}
+
+/** pi pads its row itself: the body takes all of pi's width, as a block's body takes its width less the indent. */
+function blockWidth(rowWidth: number): number {
+  return rowWidth + BODY_INDENT.length;
 }
