@@ -17,7 +17,7 @@ import { openHost, type Output } from './open-host.js';
 import { exitLeavingStuckThreads } from './process-exit.js';
 
 async function runCommand(host: ToolHost, input: CliInput, output: Output): Promise<number> {
-  if (input.command === 'check') return checkConfig(host, output);
+  if (input.command === 'check') return checkConfig(host, output, input.strict);
   // A session replays even when the config does not load: blocks fall back to their recorded text.
   if (input.command === 'replay') return replaySession(host, input, output);
   // The MCP server and the dashboard start even with a broken config: a fix and a reload bring the tools.
