@@ -2,10 +2,12 @@
 // is compiled once and dropped with its generation). Strict: an unknown keyword is an error.
 // Nothing a schema or an argument holds can make a check superlinear on the host's thread:
 // patterns run on RE2, `enum` and `uniqueItems` hash, and each check has a work and a step budget.
-import { Ajv, type ErrorObject, type FormatDefinition, type ValidateFunction } from 'ajv';
+import { Ajv, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
 import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
+import { findSchemaProblems, MAX_REPORTED_SCHEMA_PROBLEMS, schemaPathText, type SchemaProblem, type SchemaProblems } from './schema-problems.js';
+import { isSchemaObject, VALUE_KEYWORDS, type SchemaPathKey } from './schema-shape.js';
 import { useStepCounting, withStepCounting } from './schema-steps.js';
 import { chargeValidationWork } from './validation-budget.js';
 
@@ -49,8 +51,6 @@ export function listingValidator(validate: ValidateFunction): ValidateFunction |
   return listing;
 }
 
-// Values, not schemas: a `pattern` key inside them is data.
-const VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
 /** The keys of every schema object in `schema`, not counting what value keywords hold. */
 export function schemaKeywordCount(schema: unknown): number {
@@ -63,19 +63,19 @@ export function schemaKeywordCount(schema: unknown): number {
   return count;
 }
 
-function patternProblems(patterns: LinearPatterns, schema: unknown, path: string): string[] {
-  if (typeof schema !== 'object' || schema === null) return [];
-  const problems: string[] = [];
-  const check = (pattern: string, where: string): void => {
+function patternProblems(patterns: LinearPatterns, schema: unknown, path: SchemaPathKey[]): SchemaProblem[] {
+  if (!isSchemaObject(schema) && !Array.isArray(schema)) return [];
+  const problems: SchemaProblem[] = [];
+  const check = (pattern: string, where: SchemaPathKey[]): void => {
     const problem = patterns.problem(pattern);
-    if (problem !== undefined) problems.push(`${where}: ${problem}`);
+    if (problem !== undefined) problems.push({ path: where, message: `${schemaPathText(where)}: ${problem}` });
   };
-  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
-    const where = Array.isArray(schema) ? `${path}[${key}]` : `${path}.${key}`;
+  for (const [key, value] of Object.entries(schema)) {
+    const where = [...path, Array.isArray(schema) ? Number(key) : key];
     if (!Array.isArray(schema) && VALUE_KEYWORDS.has(key)) continue;
     if (key === 'pattern' && typeof value === 'string') check(value, where);
-    if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
-      for (const pattern of Object.keys(value)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
+    if (key === 'patternProperties' && isSchemaObject(value)) {
+      for (const pattern of Object.keys(value)) check(pattern, [...where, pattern]);
     }
     problems.push(...patternProblems(patterns, value, where));
   }
@@ -133,17 +133,28 @@ export function createSchemaCompiler(): Ajv {
   return ajv;
 }
 
-/** Compiles a tool's `parameters`, or returns the problems, each prefixed with its path. */
-export function compileParameters(ajv: Ajv, schema: unknown): { validate: ValidateFunction } | { problems: string[] } {
+/** What compiling a tool's `parameters` gave: its validator, or its problems (the first MAX_REPORTED_SCHEMA_PROBLEMS of `total`). */
+export type CompiledParameters = { validate: ValidateFunction } | SchemaProblems;
+
+const whole = (message: string): SchemaProblems => ({ problems: [{ path: [], message: `parameters: ${message}` }], total: 1 });
+
+/**
+ * Compiles a tool's `parameters`, or returns every problem found, each at its path. A schema past
+ * a limit is refused for that alone (its size bounds every walk below).
+ */
+export function compileParameters(ajv: Ajv, schema: Record<string, unknown>): CompiledParameters {
   const size = JSON.stringify(schema).length;
-  if (size > MAX_SCHEMA_CHARS) return { problems: [`parameters: the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`] };
-  if (depthOf(schema) > MAX_SCHEMA_DEPTH) return { problems: [`parameters: the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`] };
+  if (size > MAX_SCHEMA_CHARS) return whole(`the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`);
+  if (depthOf(schema) > MAX_SCHEMA_DEPTH) return whole(`the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
   const keywords = schemaKeywordCount(schema);
-  if (keywords > MAX_SCHEMA_KEYWORDS) return { problems: [`parameters: the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`] };
+  if (keywords > MAX_SCHEMA_KEYWORDS) return whole(`the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`);
   const parts = partsOf.get(ajv);
-  const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, 'parameters');
-  if (patterns.length > 0) return { problems: patterns };
-  if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? []) };
+  const found = findSchemaProblems(ajv, schema);
+  const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, []);
+  if (found.total + patterns.length > 0) {
+    const problems = [...found.problems, ...patterns].slice(0, MAX_REPORTED_SCHEMA_PROBLEMS);
+    return { problems, total: found.total + patterns.length };
+  }
   try {
     const counted = withStepCounting(schema) as object;
     if (!parts) return { validate: ajv.compile(counted) };
@@ -151,17 +162,8 @@ export function compileParameters(ajv: Ajv, schema: unknown): { validate: Valida
     listingSources.set(validate, { ajv, schema: counted });
     return { validate };
   } catch (error) {
-    return { problems: [`parameters: ${(error as Error).message.replace(/^strict mode: /, '')}`] };
+    return whole((error as Error).message.replace(/^strict mode: /, ''));
   }
-}
-
-function schemaProblems(errors: ErrorObject[]): string[] {
-  const byPath = new Map<string, string>();
-  for (const error of errors) {
-    const path = `parameters${error.instancePath.replaceAll('/', '.')}`;
-    if (!byPath.has(path)) byPath.set(path, `${path}: ${error.message ?? 'is invalid'}`);
-  }
-  return [...byPath.values()];
 }
 
 function depthOf(value: unknown): number {

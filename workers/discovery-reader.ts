@@ -63,9 +63,9 @@ function readDefinitions(lua: LuaWasm, stack: LuaStack, L: number, whole: ReadBu
       lua.lua_settop(L, -2);
       return { definitions, unread: unread(count - i + 1, error.message) };
     }
-    for (const name of ['name', 'description', 'parameters', 'timeout', 'unknownFields'] as const) {
+    for (const name of ['name', 'description', 'parameters', 'timeout', 'fieldNames'] as const) {
       try {
-        definition[name] = field(name === 'unknownFields' ? 'unknown' : name) as string[];
+        definition[name] = field(name === 'fieldNames' ? 'field_names' : name) as string[];
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
         definition.conversionError ??= error.message;
@@ -90,7 +90,7 @@ function preludeFields(field: FieldReader, whole: ReadBudget): RawToolDefinition
     module: field('module', whole) as string | null,
     file: field('file', whole) as string,
     line: field('line', whole) as number,
-    unknownFields: [],
+    fieldNames: [],
   };
 }
 
