@@ -79,6 +79,8 @@ export interface RawToolDefinition {
   fieldNames: string[];
   /** A field whose value could not be converted (a function inside `parameters`, a cycle…). */
   conversionError?: string;
+  /** The field whose value could not be converted (`parameters`), when it was one. */
+  conversionField?: string;
 }
 
 export interface DiscoveryReport {

@@ -109,21 +109,34 @@ function chargeFormats(ajv: Ajv): void {
 }
 
 // The twin stops at the first error and skips the meta-schema check the compiler already made.
-function newAjv(patterns: LinearPatterns, twin: boolean): Ajv {
+// A `strictLog` compiler logs what strict mode would throw, so every such problem can be listed.
+function newAjv(patterns: LinearPatterns, twin: boolean, strictLog?: (message: string) => void): Ajv {
   const ajv = new Ajv({
     allErrors: !twin,
     validateSchema: !twin,
-    strict: true,
+    strict: strictLog ? 'log' : true,
     strictRequired: false,
     allowUnionTypes: true,
     $data: false,
     code: { regExp: patterns.engine },
+    ...(strictLog ? { logger: { log: () => undefined, warn: strictLog, error: strictLog } } : {}),
   });
   useHashedKeywords(ajv);
   useStepCounting(ajv);
   addFormats(ajv);
   chargeFormats(ajv);
   return ajv;
+}
+
+/** Every problem strict mode has with `schema` (ajv throws only the first), or none it could tell. */
+function strictModeProblems(patterns: LinearPatterns, schema: object): string[] {
+  const messages: string[] = [];
+  try {
+    newAjv(patterns, true, (message) => messages.push(String(message).replace(/^strict mode: /, ''))).compile(schema);
+  } catch {
+    // A problem that is no strict-mode one: the caller reports what the strict compile threw.
+  }
+  return [...new Set(messages)];
 }
 
 export function createSchemaCompiler(): Ajv {
@@ -162,7 +175,10 @@ export function compileParameters(ajv: Ajv, schema: Record<string, unknown>): Co
     listingSources.set(validate, { ajv, schema: counted });
     return { validate };
   } catch (error) {
-    return whole((error as Error).message.replace(/^strict mode: /, ''));
+    const strict = strictModeProblems(parts?.patterns ?? createLinearPatterns(), withStepCounting(schema) as object);
+    if (strict.length === 0) return whole((error as Error).message.replace(/^strict mode: /, ''));
+    const problems = strict.map((message) => ({ path: [], message: `parameters: ${message}` }));
+    return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total: problems.length };
   }
 }
 

@@ -74,7 +74,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     const errorsBefore = diagnostics.length;
     const label = name ? `tool '${name}'` : 'registry:add';
 
-    if (definition.conversionError) report('error', `${label}: ${definition.conversionError}`);
+    if (definition.conversionError) report('error', `${label}: ${definition.conversionError}`, definition.conversionField === undefined ? [] : [definition.conversionField]);
     if (name === undefined || !TOOL_NAME_PATTERN.test(name)) {
       report('error', `registry:add: \`name\` must match ${TOOL_NAME_PATTERN.source} (got ${describeValue(definition.name)})`, ['name']);
     }
@@ -92,7 +92,8 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     for (const field of definition.fieldNames) {
       if (DEFINITION_FIELDS.includes(field)) continue;
       const { severity, message } = unknownField(field, definition.fieldNames);
-      report(severity, `${label}: ${message}`, [field]);
+      // A number key arrives as `[3]`; its line is the constructor's third item or `[3] =`.
+      report(severity, `${label}: ${message}`, [/^\[(-?\d+)\]$/.exec(field)?.[1] ?? field]);
     }
 
     const parameters = definition.parameters === null ? { type: 'object', properties: {} } : schemaFromLua(definition.parameters);

@@ -68,7 +68,10 @@ function readDefinitions(lua: LuaWasm, stack: LuaStack, L: number, whole: ReadBu
         definition[name] = field(name === 'fieldNames' ? 'field_names' : name) as string[];
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
-        definition.conversionError ??= error.message;
+        if (definition.conversionError === undefined) {
+          definition.conversionError = error.message;
+          definition.conversionField = name;
+        }
       }
     }
     definitions.push(definition);
