@@ -204,7 +204,7 @@ describe('moonpool check on real configs', () => {
   });
 });
 
-describe('moonpool new in a directory that cannot hold it', () => {
+describe('directories moonpool cannot make', () => {
   test('fails at once with exit 2 and the reason: /proc, a file, a FIFO path', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'file'), '');
@@ -227,5 +227,11 @@ describe('moonpool new in a directory that cannot hold it', () => {
     assert.equal(run.status, 2, run.stderr);
     assert.match(run.stderr, /init\.lua is not a regular file/);
     assert.deepEqual(readdirSync(dir), ['init.lua']);
+  });
+
+  test('a state directory under /proc fails call at once with exit 2, naming it', () => {
+    const run = spawnSync(process.execPath, [CLI, 'call', 'fine', '--config', MISTAKES, '--state-dir', '/proc/moonpool-state'], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /the state directory \/proc\/moonpool-state cannot be used \(ENOENT\)/);
   });
 });
