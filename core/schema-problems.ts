@@ -5,7 +5,7 @@
 import type { Ajv, ErrorObject } from 'ajv';
 import { closestName } from './name-suggestion.js';
 import { isSchemaObject, subschemasOf, type SchemaPathKey } from './schema-shape.js';
-import { describeValue, shownKey } from './value-description.js';
+import { cutKey, describeValue, printable, shownKey } from './value-description.js';
 
 /** A problem in `parameters`: where it is written (keys from `parameters`) and the whole message. */
 export interface SchemaProblem {
@@ -30,7 +30,7 @@ export function schemaPathText(path: readonly SchemaPathKey[]): string {
   let text = 'parameters';
   for (const key of path) {
     if (typeof key === 'number') text += `[${key + 1}]`;
-    else text += /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${JSON.stringify(shownKey(key))}]`;
+    else text += /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${printable(JSON.stringify(cutKey(key)))}]`;
   }
   return text;
 }

@@ -7,7 +7,7 @@ import type { Diagnostic, RawToolDefinition } from './protocol.js';
 import { schemaFromLua } from './lua-schema.js';
 import { closestName } from './name-suggestion.js';
 import { compileParameters, MAX_TOTAL_SCHEMA_KEYWORDS, schemaKeywordCount } from './schema-compiler.js';
-import { describeValue } from './value-description.js';
+import { describeValue, printable } from './value-description.js';
 
 /** Every field `registry:add` reads; any other is reported (the one place to add a field). */
 export const DEFINITION_FIELDS: readonly string[] = ['name', 'description', 'parameters', 'run', 'render', 'available', 'timeout'];
@@ -49,9 +49,10 @@ export interface CheckResult {
  */
 function unknownField(field: string, present: readonly string[]): { severity: Diagnostic['severity']; message: string } {
   const meant = closestName(field, DEFINITION_FIELDS);
-  if (meant === undefined) return { severity: 'warning', message: `unknown field \`${field}\` is ignored` };
-  if (present.includes(meant)) return { severity: 'warning', message: `unknown field \`${field}\` is ignored (\`${meant}\` is set too)` };
-  return { severity: 'error', message: `unknown field \`${field}\` (did you mean \`${meant}\`?)` };
+  const shown = printable(field);
+  if (meant === undefined) return { severity: 'warning', message: `unknown field \`${shown}\` is ignored` };
+  if (present.includes(meant)) return { severity: 'warning', message: `unknown field \`${shown}\` is ignored (\`${meant}\` is set too)` };
+  return { severity: 'error', message: `unknown field \`${shown}\` (did you mean \`${meant}\`?)` };
 }
 
 /** Checks every definition; `lines`, when given, places each problem on the line of its field. */

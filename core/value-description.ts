@@ -12,7 +12,18 @@ export function describeValue(value: unknown): string {
 
 const SHOWN_KEY_CHARS = 60;
 
-/** A key as it is shown in a message: whole when short, else its start and its length. */
-export function shownKey(key: string): string {
+/** `text` with its control characters escaped (`\n`, `\u001b`), so a diagnostic stays one line and draws nothing. */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (char) => (char === '\n' ? '\\n' : char === '\t' ? '\\t' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
+/** A key whole when short, else its start and its length. */
+export function cutKey(key: string): string {
   return key.length > SHOWN_KEY_CHARS ? `${key.slice(0, SHOWN_KEY_CHARS)}… (${key.length.toLocaleString('en-US')} characters)` : key;
+}
+
+/** A key as a message shows it: cut when long, control characters escaped. */
+export function shownKey(key: string): string {
+  return printable(cutKey(key));
 }

@@ -56,6 +56,14 @@ describe('schema problems', () => {
     ]);
   });
 
+  test('keys with line breaks or escape sequences are shown escaped: a diagnostic stays one line and draws nothing', () => {
+    const problems = problemsOf({ type: 'object', properties: { 'a\nb': { type: 'x' } }, ['c\n\u001b[2J\u007f']: 1 });
+    assert.deepEqual(problems.sort(), [
+      'parameters.properties["a\\nb"].type: "x" is not a JSON Schema type; the types are string, number, integer, boolean, object, array, null',
+      'parameters: unknown keyword `c\\n\\u001b[2J\\u007f`',
+    ]);
+  });
+
   test('a keyword unlike any known one gets no suggestion', () => {
     assert.deepEqual(problemsOf({ type: 'object', frobnicate: true }), ['parameters: unknown keyword `frobnicate`']);
   });
