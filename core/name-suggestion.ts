@@ -1,9 +1,11 @@
 // "Did you mean …?" for a misspelt name: the known name closest to it by edit distance (a swap of
-// two neighbouring letters counts as one edit), when close enough to be a typo. Bounded work: a
-// name far longer than every known one is never compared letter by letter.
+// two neighbouring letters counts as one edit), when close enough to be a typo, else a known name
+// it shortens (`desc`, `params`). Bounded work: a long name is never compared letter by letter.
 
 /** Names longer than this are never compared: no typo of a keyword is that long. */
 const MAX_COMPARED_CHARS = 64;
+/** The shortest name taken for an abbreviation of a longer known one. */
+const MIN_ABBREVIATION_CHARS = 4;
 
 /** Edits allowed for a name of `length` characters: one per four, at least one. */
 function allowedEdits(length: number): number {
@@ -46,5 +48,9 @@ export function closestName(name: string, known: Iterable<string>): string | und
       bestDistance = distance;
     }
   }
-  return bestDistance === Infinity || best === name ? undefined : best;
+  if (bestDistance !== Infinity) return best === name ? undefined : best;
+  // A shortening, or a shortening made plural (`params`, `props`).
+  const stems = [name, name.slice(0, -1)].map((stem) => stem.toLowerCase()).filter((stem) => stem.length >= MIN_ABBREVIATION_CHARS);
+  for (const candidate of known) if (stems.some((stem) => candidate.toLowerCase().startsWith(stem))) return candidate;
+  return undefined;
 }

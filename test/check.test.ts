@@ -89,12 +89,14 @@ describe('schema problems', () => {
 });
 
 describe('name suggestions', () => {
-  test('a swap, a missing or an extra letter is a near miss; a different word is not', () => {
+  test('a swap, a missing or an extra letter, or a shortening of four letters or more, is a near miss; a different word is not', () => {
     assert.equal(closestName('requried', ['required', 'properties']), 'required');
     assert.equal(closestName('paramters', ['name', 'parameters']), 'parameters');
     assert.equal(closestName('Minimum', ['minimum', 'maximum']), 'minimum');
     assert.equal(closestName('notes', ['name', 'description', 'parameters', 'run', 'render', 'available', 'timeout']), undefined);
     assert.equal(closestName('x'.repeat(1_000_000), ['x']), undefined);
+    assert.equal(closestName('params', ['name', 'parameters']), 'parameters');
+    assert.equal(closestName('par', ['name', 'parameters']), undefined);
   });
 });
 
@@ -179,8 +181,16 @@ describe('moonpool check on real configs', () => {
     assert.deepEqual(byTool.get('long_field'), [`30: tool 'long_field': unknown field \`${'f'.repeat(100)}… (1000000 bytes)\` is ignored`]);
     assert.deepEqual(byTool.get('boolean_key'), ["40: tool 'boolean_key': parameters.properties has a key of type boolean: only string and integer keys can cross"]);
     assert.deepEqual(byTool.get('integer_key'), ["47: tool 'integer_key': parameters: unknown keyword `1`", "48: tool 'integer_key': unknown field `[1]` is ignored"]);
-    assert.deepEqual(byTool.get('too_deep'), ["55: tool 'too_deep': parameters: the schema is nested deeper than 32 levels"]);
-    assert.match(byTool.get('deep_mistake')?.[0] ?? '', /^64: tool 'deep_mistake': parameters(\.properties\.x){10}: unknown keyword `minimun`/);
+    assert.deepEqual(byTool.get('odd_fields'), [
+      "52: tool 'odd_fields': unknown field `\\n\\u001b[2J` is ignored",
+      "52: tool 'odd_fields': unknown field `[1.5]` is ignored",
+      "52: tool 'odd_fields': unknown field `[a table]` is ignored",
+      "52: tool 'odd_fields': unknown field `[true]` is ignored",
+      "56: tool 'odd_fields': parameters.properties has a key of type number: only string and integer keys can cross",
+    ]);
+    assert.deepEqual(byTool.get('megabyte_property'), ["63: tool 'megabyte_property': parameters: the schema is 1000053 characters; the limit is 262144"]);
+    assert.deepEqual(byTool.get('too_deep'), ["70: tool 'too_deep': parameters: the schema is nested deeper than 32 levels"]);
+    assert.match(byTool.get('deep_mistake')?.[0] ?? '', /^79: tool 'deep_mistake': parameters(\.properties\.x){10}: unknown keyword `minimun`/);
     assert.ok(host.diagnostics().every((diagnostic) => diagnostic.message.length < 400));
     assert.deepEqual(host.tools().map((tool) => tool.name), ['long_field']);
     assert.equal((await host.call('long_field', {})).content, 'fine');
