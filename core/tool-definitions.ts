@@ -64,7 +64,8 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
   const compiledSchemas = new Map<string, ReturnType<typeof compileParameters>>();
 
   for (const definition of raw) {
-    const name = typeof definition.name === 'string' ? definition.name : undefined;
+    // Only a valid name labels the diagnostics: a megabyte name, or one with a line break, is not repeated in each.
+    const name = typeof definition.name === 'string' && TOOL_NAME_PATTERN.test(definition.name) ? definition.name : undefined;
     let fields: Map<string | number, FieldLines> | undefined | null = null;
     const report = (severity: Diagnostic['severity'], message: string, path: readonly (string | number)[] = []): void => {
       // The source is read only for a definition with something to report.
@@ -76,7 +77,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     const label = name ? `tool '${name}'` : 'registry:add';
 
     if (definition.conversionError) report('error', `${label}: ${definition.conversionError}`, definition.conversionField === undefined ? [] : [definition.conversionField]);
-    if (name === undefined || !TOOL_NAME_PATTERN.test(name)) {
+    if (name === undefined) {
       report('error', `registry:add: \`name\` must match ${TOOL_NAME_PATTERN.source} (got ${describeValue(definition.name)})`, ['name']);
     }
     if (typeof definition.description !== 'string' || definition.description.trim() === '') {

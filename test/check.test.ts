@@ -10,6 +10,7 @@ import { DefinitionLines, lineOf } from '../core/definition-lines.js';
 import { luaTokens } from '../core/lua-tokens.js';
 import { closestName } from '../core/name-suggestion.js';
 import { compileParameters, createSchemaCompiler } from '../core/schema-compiler.js';
+import { checkDefinitions } from '../core/tool-definitions.js';
 import { CLI, FIXTURES, startHost, tempDir } from './helpers.js';
 
 const MISTAKES = join(FIXTURES, 'schema-mistakes');
@@ -85,6 +86,18 @@ describe('schema problems', () => {
     const [problem] = problemsOf({ type: 'object', ['k'.repeat(200_000)]: true });
     assert.equal(problem, `parameters: unknown keyword \`${'k'.repeat(60)}… (200,000 characters)\``);
     assert.ok(process.cpuUsage(started).user < 1_000_000, 'well under a second of CPU');
+  });
+});
+
+describe('definitions', () => {
+  test('a megabyte name with a line break is named once, cut and escaped, and labels none of its other problems', () => {
+    const definition = { name: `a\n${'x'.repeat(1_000_000)}`, description: '', parameters: null, timeout: null, runType: 'function', renderType: 'nil', availableType: 'nil', module: '/c/init.lua', file: '/c/init.lua', line: 1, fieldNames: [] };
+    const { diagnostics } = checkDefinitions([definition], createSchemaCompiler());
+    assert.deepEqual(diagnostics.map((diagnostic) => diagnostic.message), [
+      `registry:add: \`name\` must match ^[a-zA-Z0-9_-]{1,64}$ (got "a\\n${'x'.repeat(38)}…")`,
+      'registry:add: `description` must be a non-empty string (got "")',
+    ]);
+    assert.ok(diagnostics.every((diagnostic) => diagnostic.tool === undefined));
   });
 });
 
