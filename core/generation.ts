@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { snapshotConfig, type ConfigSnapshot } from './config-snapshot.js';
+import { readRegularFile, snapshotConfig, type ConfigSnapshot } from './config-snapshot.js';
+import { DefinitionLines } from './definition-lines.js';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import { compiledLuaModule } from './lua-wasm.js';
 import type { Ajv } from 'ajv';
@@ -113,7 +114,7 @@ export class Generation {
     let checked: ReturnType<typeof checkDefinitions>;
     try {
       const ajv: Ajv = createSchemaCompiler();
-      checked = checkDefinitions(report.definitions, ajv);
+      checked = checkDefinitions(report.definitions, ajv, definitionLines(snapshot));
     } catch (error) {
       await inspect.close();
       return failure(`the tool definitions could not be checked: ${(error as Error).message}`);
@@ -295,6 +296,20 @@ async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
     luaModule: await compiledLuaModule(),
   };
   return { workerConfig, snapshot };
+}
+
+/** Where definitions' fields are written: in the files the workers evaluated (the snapshot), else as the disk has them now. */
+function definitionLines(snapshot: ConfigSnapshot): DefinitionLines {
+  const decoder = new TextDecoder();
+  return new DefinitionLines((file) => {
+    const bytes = snapshot.sources[file] ?? readOutside(file);
+    return bytes === undefined ? undefined : decoder.decode(bytes);
+  });
+}
+
+function readOutside(file: string): Uint8Array | undefined {
+  const read = readRegularFile(file);
+  return 'bytes' in read ? read.bytes : undefined;
 }
 
 function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {

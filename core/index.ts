@@ -24,3 +24,4 @@ export { stateDirProblem } from './session.js';
 export { STUCK_AFTER_MS } from './thread-watch.js';
 export { DEFAULT_MAX_INLINE_CHARS, DEFAULT_MAX_INLINE_LINES } from './output-limit.js';
 export { resolveConfig, BUNDLED_CONFIG, type ResolvedConfig } from './config-path.js';
+export { makeDirectory } from './make-directory.js';

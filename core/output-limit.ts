@@ -3,8 +3,9 @@
 // fits plus one notice line naming the file and how much it holds. A spill that cannot be written
 // (its directory removed and not recreatable, a full disk) never fails the call: the model gets
 // the same head with a notice saying the full output could not be kept, and why.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirectory } from './make-directory.js';
 
 export const DEFAULT_MAX_INLINE_CHARS = 50_000;
 export const DEFAULT_MAX_INLINE_LINES = 2_000;
@@ -64,7 +65,7 @@ function spill(spillDir: string, path: string, data: string | Uint8Array, write:
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return failureCode(error);
   }
   try {
-    mkdirSync(spillDir, { recursive: true, mode: 0o700 });
+    makeDirectory(spillDir, 0o700);
     write(path, data);
     return undefined;
   } catch (error) {

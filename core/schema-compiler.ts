@@ -2,10 +2,12 @@
 // is compiled once and dropped with its generation). Strict: an unknown keyword is an error.
 // Nothing a schema or an argument holds can make a check superlinear on the host's thread:
 // patterns run on RE2, `enum` and `uniqueItems` hash, and each check has a work and a step budget.
-import { Ajv, type ErrorObject, type FormatDefinition, type ValidateFunction } from 'ajv';
+import { Ajv, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
 import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
+import { findSchemaProblems, MAX_REPORTED_SCHEMA_PROBLEMS, schemaPathText, type SchemaProblem, type SchemaProblems } from './schema-problems.js';
+import { isSchemaObject, VALUE_KEYWORDS, type SchemaPathKey } from './schema-shape.js';
 import { useStepCounting, withStepCounting } from './schema-steps.js';
 import { chargeValidationWork } from './validation-budget.js';
 
@@ -49,8 +51,6 @@ export function listingValidator(validate: ValidateFunction): ValidateFunction |
   return listing;
 }
 
-// Values, not schemas: a `pattern` key inside them is data.
-const VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
 /** The keys of every schema object in `schema`, not counting what value keywords hold. */
 export function schemaKeywordCount(schema: unknown): number {
@@ -63,19 +63,19 @@ export function schemaKeywordCount(schema: unknown): number {
   return count;
 }
 
-function patternProblems(patterns: LinearPatterns, schema: unknown, path: string): string[] {
-  if (typeof schema !== 'object' || schema === null) return [];
-  const problems: string[] = [];
-  const check = (pattern: string, where: string): void => {
+function patternProblems(patterns: LinearPatterns, schema: unknown, path: SchemaPathKey[]): SchemaProblem[] {
+  if (!isSchemaObject(schema) && !Array.isArray(schema)) return [];
+  const problems: SchemaProblem[] = [];
+  const check = (pattern: string, where: SchemaPathKey[]): void => {
     const problem = patterns.problem(pattern);
-    if (problem !== undefined) problems.push(`${where}: ${problem}`);
+    if (problem !== undefined) problems.push({ path: where, message: `${schemaPathText(where)}: ${problem}` });
   };
-  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
-    const where = Array.isArray(schema) ? `${path}[${key}]` : `${path}.${key}`;
+  for (const [key, value] of Object.entries(schema)) {
+    const where = [...path, Array.isArray(schema) ? Number(key) : key];
     if (!Array.isArray(schema) && VALUE_KEYWORDS.has(key)) continue;
     if (key === 'pattern' && typeof value === 'string') check(value, where);
-    if (key === 'patternProperties' && typeof value === 'object' && value !== null) {
-      for (const pattern of Object.keys(value)) check(pattern, `${where}[${JSON.stringify(pattern)}]`);
+    if (key === 'patternProperties' && isSchemaObject(value)) {
+      for (const pattern of Object.keys(value)) check(pattern, [...where, pattern]);
     }
     problems.push(...patternProblems(patterns, value, where));
   }
@@ -109,21 +109,34 @@ function chargeFormats(ajv: Ajv): void {
 }
 
 // The twin stops at the first error and skips the meta-schema check the compiler already made.
-function newAjv(patterns: LinearPatterns, twin: boolean): Ajv {
+// A `strictLog` compiler logs what strict mode would throw, so every such problem can be listed.
+function newAjv(patterns: LinearPatterns, twin: boolean, strictLog?: (message: string) => void): Ajv {
   const ajv = new Ajv({
     allErrors: !twin,
     validateSchema: !twin,
-    strict: true,
+    strict: strictLog ? 'log' : true,
     strictRequired: false,
     allowUnionTypes: true,
     $data: false,
     code: { regExp: patterns.engine },
+    ...(strictLog ? { logger: { log: () => undefined, warn: strictLog, error: strictLog } } : {}),
   });
   useHashedKeywords(ajv);
   useStepCounting(ajv);
   addFormats(ajv);
   chargeFormats(ajv);
   return ajv;
+}
+
+/** Every problem strict mode has with `schema` (ajv throws only the first), or none it could tell. */
+function strictModeProblems(patterns: LinearPatterns, schema: object): string[] {
+  const messages: string[] = [];
+  try {
+    newAjv(patterns, true, (message) => messages.push(String(message).replace(/^strict mode: /, ''))).compile(schema);
+  } catch {
+    // A problem that is no strict-mode one: the caller reports what the strict compile threw.
+  }
+  return [...new Set(messages)];
 }
 
 export function createSchemaCompiler(): Ajv {
@@ -133,17 +146,39 @@ export function createSchemaCompiler(): Ajv {
   return ajv;
 }
 
-/** Compiles a tool's `parameters` (or another of its schemas, `field`), or returns the problems, each prefixed with its path. */
-export function compileParameters(ajv: Ajv, schema: unknown, field = 'parameters'): { validate: ValidateFunction } | { problems: string[] } {
+/** What compiling a tool's `parameters` gave: its validator, or its problems (the first MAX_REPORTED_SCHEMA_PROBLEMS of `total`). */
+export type CompiledParameters = { validate: ValidateFunction } | SchemaProblems;
+
+const whole = (field: string, message: string): SchemaProblems => ({ problems: [{ path: [], message: `${field}: ${message}` }], total: 1 });
+
+/** Problems found in a schema other than `parameters`, named by their own field (`output_schema.type: …`). */
+function relabel(found: CompiledParameters, field: string): CompiledParameters {
+  if (field === 'parameters' || !('problems' in found)) return found;
+  return { ...found, problems: found.problems.map((problem) => ({ ...problem, message: problem.message.replace(/^parameters/, field) })) };
+}
+
+/**
+ * Compiles a tool's `parameters` (or another of its schemas, `field`), or returns every problem
+ * found, each at its path. A schema past a limit is refused for that alone (its size bounds every
+ * walk below).
+ */
+export function compileParameters(ajv: Ajv, schema: Record<string, unknown>, field = 'parameters'): CompiledParameters {
+  return relabel(compileSchema(ajv, schema, field), field);
+}
+
+function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string): CompiledParameters {
   const size = JSON.stringify(schema).length;
-  if (size > MAX_SCHEMA_CHARS) return { problems: [`${field}: the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`] };
-  if (depthOf(schema) > MAX_SCHEMA_DEPTH) return { problems: [`${field}: the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`] };
+  if (size > MAX_SCHEMA_CHARS) return whole(field, `the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`);
+  if (depthOf(schema) > MAX_SCHEMA_DEPTH) return whole(field, `the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
   const keywords = schemaKeywordCount(schema);
-  if (keywords > MAX_SCHEMA_KEYWORDS) return { problems: [`${field}: the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`] };
+  if (keywords > MAX_SCHEMA_KEYWORDS) return whole(field, `the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`);
   const parts = partsOf.get(ajv);
-  const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, field);
-  if (patterns.length > 0) return { problems: patterns };
-  if (!ajv.validateSchema(schema as object)) return { problems: schemaProblems(ajv.errors ?? [], field) };
+  const found = findSchemaProblems(ajv, schema);
+  const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, []);
+  if (found.total + patterns.length > 0) {
+    const problems = [...found.problems, ...patterns].slice(0, MAX_REPORTED_SCHEMA_PROBLEMS);
+    return { problems, total: found.total + patterns.length };
+  }
   try {
     const counted = withStepCounting(schema) as object;
     if (!parts) return { validate: ajv.compile(counted) };
@@ -151,17 +186,11 @@ export function compileParameters(ajv: Ajv, schema: unknown, field = 'parameters
     listingSources.set(validate, { ajv, schema: counted });
     return { validate };
   } catch (error) {
-    return { problems: [`${field}: ${(error as Error).message.replace(/^strict mode: /, '')}`] };
+    const strict = strictModeProblems(parts?.patterns ?? createLinearPatterns(), withStepCounting(schema) as object);
+    if (strict.length === 0) return whole(field, (error as Error).message.replace(/^strict mode: /, ''));
+    const problems = strict.map((message) => ({ path: [], message: `parameters: ${message}` }));
+    return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total: problems.length };
   }
-}
-
-function schemaProblems(errors: ErrorObject[], field: string): string[] {
-  const byPath = new Map<string, string>();
-  for (const error of errors) {
-    const path = `${field}${error.instancePath.replaceAll('/', '.')}`;
-    if (!byPath.has(path)) byPath.set(path, `${path}: ${error.message ?? 'is invalid'}`);
-  }
-  return [...byPath.values()];
 }
 
 function depthOf(value: unknown): number {

@@ -3,24 +3,10 @@
 // exponential in its depth (18 levels took 68 s), and a wide `anyOf` over a long array multiplies.
 // The compiled copy of each schema carries a keyword that counts; the model sees the original.
 import { _, type Ajv, type CodeKeywordDefinition } from 'ajv';
+import { isSchemaObject, LIST_OF_SCHEMAS_KEYWORDS, MAP_OF_SCHEMAS_KEYWORDS, ONE_SCHEMA_KEYWORDS } from './schema-shape.js';
 import { countValidationStep } from './validation-budget.js';
 
 const STEP_KEYWORD = 'moonpoolStep';
-
-const ONE_SCHEMA = new Set([
-  'additionalItems',
-  'additionalProperties',
-  'contains',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-]);
-const LIST_OF_SCHEMAS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const MAP_OF_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 
 const stepKeyword: CodeKeywordDefinition = {
   keyword: STEP_KEYWORD,
@@ -36,19 +22,15 @@ export function useStepCounting(ajv: Ajv): void {
   ajv.addKeyword(stepKeyword);
 }
 
-function isSchemaObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A copy of `schema` with the counting keyword in every subschema (`true`/`false` stay as they are). */
 export function withStepCounting(schema: unknown): unknown {
   if (!isSchemaObject(schema)) return schema;
   const copy: Record<string, unknown> = { [STEP_KEYWORD]: true };
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'items') copy[key] = Array.isArray(value) ? value.map(withStepCounting) : withStepCounting(value);
-    else if (ONE_SCHEMA.has(key)) copy[key] = withStepCounting(value);
-    else if (LIST_OF_SCHEMAS.has(key) && Array.isArray(value)) copy[key] = value.map(withStepCounting);
-    else if (MAP_OF_SCHEMAS.has(key) && isSchemaObject(value)) {
+    else if (ONE_SCHEMA_KEYWORDS.has(key)) copy[key] = withStepCounting(value);
+    else if (LIST_OF_SCHEMAS_KEYWORDS.has(key) && Array.isArray(value)) copy[key] = value.map(withStepCounting);
+    else if (MAP_OF_SCHEMAS_KEYWORDS.has(key) && isSchemaObject(value)) {
       copy[key] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withStepCounting(item)]));
     } else copy[key] = value;
   }

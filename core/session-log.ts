@@ -3,13 +3,14 @@
 // Reading skips damage (a torn tail, flipped bytes, a record of the wrong shape) with a warning
 // and finds the next intact record. One process writes `<id>.log` (see session-lock.ts); a second
 // process on the same session writes a file of its own beside it, read together with it.
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { pack, RESERVE_START_SPACE } from 'msgpackr';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import { decodeRecord, encodeBounded, type SessionRecord } from './session-record.js';
+import { makeDirectory } from './make-directory.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 
@@ -169,7 +170,7 @@ export class SessionLog {
    */
   static open(stateDir: string, sessionId: string): SessionLog {
     const main = sessionLogPath(stateDir, sessionId);
-    mkdirSync(join(stateDir, 'sessions'), { recursive: true, mode: 0o700 });
+    makeDirectory(join(stateDir, 'sessions'), 0o700);
     const taken = acquireSessionLock(`${main}.lock`);
     if ('heldBy' in taken) {
       const own = join(stateDir, 'sessions', `${sessionId}.${process.pid}-${randomBytes(3).toString('hex')}.log`);

@@ -2,9 +2,10 @@
 // `<stateDir>/spill/<sessionId>/`, created before the session's first call; other sessions'
 // spill directories are pruned once they are older than the retention period. Pruning is
 // best-effort: what cannot be read or removed stays.
-import { accessSync, constants, mkdirSync, readdirSync, rmSync, statSync, type Dirent } from 'node:fs';
+import { accessSync, constants, readdirSync, rmSync, statSync, type Dirent } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { makeDirectory } from './make-directory.js';
 
 export interface SessionPaths {
   id: string;
@@ -22,7 +23,7 @@ export function sessionPaths(stateDir: string, id: string): SessionPaths {
 }
 
 export function createSpillDir(paths: SessionPaths): void {
-  mkdirSync(paths.spillDir, { recursive: true, mode: 0o700 });
+  makeDirectory(paths.spillDir, 0o700);
 }
 
 /** Removes spill directories of other sessions not modified for `maxAgeDays`; returns how many. Never throws. */
@@ -56,7 +57,7 @@ export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: numbe
 export function stateDirProblem(stateDir: string): string | undefined {
   try {
     for (const dir of [join(stateDir, 'sessions'), join(stateDir, 'spill')]) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeDirectory(dir, 0o700);
       accessSync(dir, constants.W_OK | constants.X_OK);
     }
     return undefined;

@@ -1,12 +1,18 @@
-// Checks what `registry:add` received. Every problem is a diagnostic naming file:line and the
-// field; a definition with an error is dropped, the others load. The first of two tools with the
-// same name wins.
+// Checks what `registry:add` received. Every problem is a diagnostic naming the field and the
+// line it is written on (the `registry:add` line when it is not written literally there); a
+// definition with an error is dropped, the others load. The first of two tools with a name wins.
 import type { Ajv, ValidateFunction } from 'ajv';
+import { lineOf, type DefinitionLines, type FieldLines } from './definition-lines.js';
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { schemaFromLua } from './lua-schema.js';
+import { closestName } from './name-suggestion.js';
 import { compileParameters, MAX_TOTAL_SCHEMA_KEYWORDS, schemaKeywordCount } from './schema-compiler.js';
 import { checkAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import { checkOutputSchema } from './tool-output-schema.js';
+import { describeValue, printable } from './value-description.js';
+
+/** Every field `registry:add` reads; any other is reported (the one place to add a field). */
+export const DEFINITION_FIELDS: readonly string[] = ['name', 'description', 'parameters', 'run', 'render', 'available', 'timeout', 'annotations', 'output_schema'];
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -44,14 +50,21 @@ export interface CheckResult {
   diagnostics: Diagnostic[];
 }
 
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return 'nil';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`;
-  return 'a table';
+/**
+ * A field not in DEFINITION_FIELDS: an error when it is a near miss of a field the definition
+ * lacks (`paramters` without `parameters`: the tool would run without what was meant), else a
+ * warning (a field of another host's API, or notes of the author's own, are ignored).
+ */
+function unknownField(field: string, present: readonly string[]): { severity: Diagnostic['severity']; message: string } {
+  const meant = closestName(field, DEFINITION_FIELDS);
+  const shown = printable(field);
+  if (meant === undefined) return { severity: 'warning', message: `unknown field \`${shown}\` is ignored` };
+  if (present.includes(meant)) return { severity: 'warning', message: `unknown field \`${shown}\` is ignored (\`${meant}\` is set too)` };
+  return { severity: 'error', message: `unknown field \`${shown}\` (did you mean \`${meant}\`?)` };
 }
 
-export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResult {
+/** Checks every definition; `lines`, when given, places each problem on the line of its field. */
+export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: DefinitionLines): CheckResult {
   const tools: CheckedTool[] = [];
   const diagnostics: Diagnostic[] = [];
   const seen = new Map<string, RawToolDefinition>();
@@ -59,36 +72,46 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResul
   const compiledSchemas = new Map<string, ReturnType<typeof compileParameters>>();
 
   for (const definition of raw) {
-    const name = typeof definition.name === 'string' ? definition.name : undefined;
-    const report = (severity: Diagnostic['severity'], message: string): void => {
-      diagnostics.push({ severity, file: definition.file, line: definition.line, ...(name ? { tool: name } : {}), message });
+    // Only a valid name labels the diagnostics: a megabyte name, or one with a line break, is not repeated in each.
+    const name = typeof definition.name === 'string' && TOOL_NAME_PATTERN.test(definition.name) ? definition.name : undefined;
+    let fields: Map<string | number, FieldLines> | undefined | null = null;
+    const report = (severity: Diagnostic['severity'], message: string, path: readonly (string | number)[] = []): void => {
+      // The source is read only for a definition with something to report.
+      if (fields === null) fields = lines?.fieldsAt(definition.file, definition.line, definition.name);
+      const line = lineOf(fields, path, definition.line);
+      diagnostics.push({ severity, file: definition.file, line, ...(name ? { tool: name } : {}), message });
     };
     const errorsBefore = diagnostics.length;
     const label = name ? `tool '${name}'` : 'registry:add';
 
-    if (definition.conversionError) report('error', `${label}: ${definition.conversionError}`);
-    if (name === undefined || !TOOL_NAME_PATTERN.test(name)) {
-      report('error', `registry:add: \`name\` must match ${TOOL_NAME_PATTERN.source} (got ${describeValue(definition.name)})`);
+    if (definition.conversionError) report('error', `${label}: ${definition.conversionError}`, definition.conversionField === undefined ? [] : [definition.conversionField]);
+    if (name === undefined) {
+      report('error', `registry:add: \`name\` must match ${TOOL_NAME_PATTERN.source} (got ${describeValue(definition.name)})`, ['name']);
     }
     if (typeof definition.description !== 'string' || definition.description.trim() === '') {
-      report('error', `${label}: \`description\` must be a non-empty string (got ${describeValue(definition.description)})`);
+      report('error', `${label}: \`description\` must be a non-empty string (got ${describeValue(definition.description)})`, ['description']);
     }
-    if (definition.runType !== 'function') report('error', `${label}: \`run\` must be a function (got ${definition.runType})`);
+    if (definition.runType !== 'function') report('error', `${label}: \`run\` must be a function (got ${definition.runType})`, ['run']);
     for (const [field, type] of [['render', definition.renderType], ['available', definition.availableType]] as const) {
-      if (type !== 'nil' && type !== 'function') report('error', `${label}: \`${field}\` must be a function (got ${type})`);
+      if (type !== 'nil' && type !== 'function') report('error', `${label}: \`${field}\` must be a function (got ${type})`, [field]);
     }
     const timeout = definition.timeout;
     if (timeout !== null && (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout))) {
-      report('error', `${label}: \`timeout\` must be a positive number of seconds (got ${describeValue(timeout)})`);
+      report('error', `${label}: \`timeout\` must be a positive number of seconds (got ${describeValue(timeout)})`, ['timeout']);
     }
-    for (const field of definition.unknownFields) report('warning', `${label}: unknown field \`${field}\` is ignored`);
+    for (const field of definition.fieldNames) {
+      if (DEFINITION_FIELDS.includes(field)) continue;
+      const { severity, message } = unknownField(field, definition.fieldNames);
+      // A number key arrives as `[3]`; its line is the constructor's third item or `[3] =`.
+      report(severity, `${label}: ${message}`, [/^\[(-?\d+)\]$/.exec(field)?.[1] ?? field]);
+    }
 
     const parameters = definition.parameters === null ? { type: 'object', properties: {} } : schemaFromLua(definition.parameters);
     let validate: ValidateFunction | undefined;
     if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
-      report('error', `${label}: \`parameters\` must be a JSON Schema table (got ${describeValue(definition.parameters)})`);
+      report('error', `${label}: \`parameters\` must be a JSON Schema table (got ${describeValue(definition.parameters)})`, ['parameters']);
     } else if ((parameters as Record<string, unknown>)['type'] !== 'object') {
-      report('error', `${label}: parameters.type must be 'object' (got ${describeValue((parameters as Record<string, unknown>)['type'])})`);
+      report('error', `${label}: parameters.type must be 'object' (got ${describeValue((parameters as Record<string, unknown>)['type'])})`, ['parameters', 'type']);
     } else if (!definition.conversionError) {
       // Compiling is main-thread work that grows with the keywords: the config's total is bounded.
       // A schema the same as one compiled already (every tool without parameters, say) is reused.
@@ -97,23 +120,28 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv): CheckResul
       if (compiled === undefined) {
         schemaKeywords += schemaKeywordCount(parameters);
         if (schemaKeywords <= MAX_TOTAL_SCHEMA_KEYWORDS) {
-          compiled = compileParameters(ajv, parameters);
+          compiled = compileParameters(ajv, parameters as Record<string, unknown>);
           compiledSchemas.set(key, compiled);
         }
       }
       if (compiled === undefined) {
-        report('error', `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`);
-      } else if ('problems' in compiled) compiled.problems.forEach((problem) => report('error', `${label}: ${problem}`));
-      else validate = compiled.validate;
+        report('error', `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`, ['parameters']);
+      } else if ('problems' in compiled) {
+        for (const problem of compiled.problems) report('error', `${label}: ${problem.message}`, ['parameters', ...problem.path]);
+        const more = compiled.total - compiled.problems.length;
+        if (more > 0) report('error', `${label}: parameters: … and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'}`, ['parameters']);
+      } else validate = compiled.validate;
     }
 
     const annotations = checkAnnotations(definition.annotations);
-    annotations.errors.forEach((problem) => report('error', `${label}: ${problem}`));
-    annotations.warnings.forEach((problem) => report('warning', `${label}: ${problem}`));
+    annotations.errors.forEach((problem) => report('error', `${label}: ${problem}`, ['annotations']));
+    annotations.warnings.forEach((problem) => report('warning', `${label}: ${problem}`, ['annotations']));
     const output = definition.conversionError ? undefined : checkOutputSchema(ajv, definition.outputSchema, MAX_TOTAL_SCHEMA_KEYWORDS - schemaKeywords);
     schemaKeywords += output?.keywords ?? 0;
-    output?.problems.forEach((problem) => report('error', `${label}: ${problem}`));
+    output?.problems.forEach((problem) => report('error', `${label}: ${problem}`, ['output_schema']));
 
+    // A definition's problems read top to bottom, as its fields are written.
+    diagnostics.splice(errorsBefore, Infinity, ...diagnostics.slice(errorsBefore).sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
     const hasErrors = diagnostics.slice(errorsBefore).some((diagnostic) => diagnostic.severity === 'error');
     if (hasErrors || !name || !validate || !definition.module) continue;
     const first = seen.get(name);

@@ -27,7 +27,10 @@ export function checkOutputSchema(ajv: Ajv, value: unknown, keywordsLeft: number
   if (keywords > keywordsLeft) {
     return { keywords: 0, problems: [`the config's schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's output_schema is not compiled`] };
   }
-  const compiled = compileParameters(ajv, schema, 'output_schema');
-  if ('problems' in compiled) return { keywords, problems: compiled.problems };
+  const compiled = compileParameters(ajv, schema as Record<string, unknown>, 'output_schema');
+  if ('problems' in compiled) {
+    const more = compiled.total - compiled.problems.length;
+    return { keywords, problems: [...compiled.problems.map((problem) => problem.message), ...(more > 0 ? [`output_schema: … and ${more} more problems`] : [])] };
+  }
   return { schema: schema as ParametersSchema, validate: compiled.validate, keywords, problems: [] };
 }

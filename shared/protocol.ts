@@ -64,9 +64,12 @@ export interface RawToolDefinition {
   /** Where `registry:add` was called. */
   file: string;
   line: number;
-  unknownFields: string[];
+  /** Every key of the definition table: strings as written (past 100 bytes, cut and measured), other keys in brackets (`[1]`, `[a table]`). */
+  fieldNames: string[];
   /** A field whose value could not be converted (a function inside `parameters`, a cycle…). */
   conversionError?: string;
+  /** The field whose value could not be converted (`parameters`), when it was one. */
+  conversionField?: string;
 }
 
 export interface DiscoveryReport {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFINITION_FIELDS } from '../core/tool-definitions.js';
 import { Dashboard } from '../ui/dashboard/dashboard.js';
 import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
 import { CLI, eventually, ROOT, startHost, tempDir } from './helpers.js';
@@ -76,11 +77,8 @@ describe('annotations', () => {
     assert.deepEqual(rendered, { ok: true, lines: [`view=${classFields('RenderView').sort().join(',')}`] });
   });
 
-  test('the ToolDefinition fields are exactly the ones registry:add knows', () => {
-    const api = readFileSync(join(ROOT, 'workers', 'lua', 'api.lua'), 'utf8');
-    const known = /local KNOWN_FIELDS = \{([\s\S]*?)\}/.exec(api)![1]!;
-    const runtimeFields = [...known.matchAll(/(\w+) = true/g)].map((match) => match[1]!).sort();
-    assert.deepEqual(classFields('ToolDefinition').sort(), runtimeFields);
+  test('the ToolDefinition fields are exactly the ones registry:add knows (DEFINITION_FIELDS)', () => {
+    assert.deepEqual(classFields('ToolDefinition').sort(), [...DEFINITION_FIELDS].sort());
   });
 });
 

@@ -93,15 +93,15 @@ describe('moonpool list', () => {
 });
 
 describe('moonpool check', () => {
-  test('prints one file:line: message per problem, exits 1, and the good tool still runs', () => {
+  test('prints one file:line: message per problem, at the line of the field, exits 1, and the good tool still runs', () => {
     const broken = join(FIXTURES, 'broken');
     const run = moonpool(['check', '--config', broken]);
     assert.equal(run.code, 1);
     const file = join(broken, 'init.lua');
     const locations = run.stdout.trim().split('\n').slice(0, -1).map((line) => line.split(': ')[0]);
-    assert.deepEqual(locations, [`${file}:9`, `${file}:14`, `${file}:20`, `${file}:24`]);
-    assert.match(run.stdout, /:9: registry:add: `name` must match/);
-    assert.match(run.stdout, /:14: tool 'bad_schema': parameters\.properties\.n\.type: /);
+    assert.deepEqual(locations, [`${file}:10`, `${file}:17`, `${file}:20`, `${file}:24`]);
+    assert.match(run.stdout, /:10: registry:add: `name` must match/);
+    assert.match(run.stdout, /:17: tool 'bad_schema': parameters\.properties\.n\.type: "integr" is not a JSON Schema type \(did you mean "integer"\?\)/);
     assert.match(run.stdout, /:20: tool 'no_run': `run` must be a function \(got nil\)/);
     assert.match(run.stdout, /:24: duplicate tool name 'good'/);
     assert.match(run.stdout, /1 tool loaded; 4 errors, 0 warnings\n$/);

@@ -20,7 +20,7 @@ function raw(fields: Partial<RawToolDefinition>): RawToolDefinition {
     module: '/config/init.lua',
     file: '/config/init.lua',
     line: 3,
-    unknownFields: [],
+    fieldNames: [],
     ...fields,
   };
 }
@@ -57,7 +57,7 @@ describe('tool definitions', () => {
       [{ timeout: -1 }, /`timeout` must be a positive number of seconds/],
       [{ parameters: { type: 'array' } }, /parameters\.type must be 'object'/],
       [{ parameters: { type: 'object', properties: { n: { type: 'integr' } } } }, /parameters\.properties\.n\.type: /],
-      [{ parameters: { type: 'object', frobnicate: true } }, /parameters: unknown keyword: "frobnicate"/],
+      [{ parameters: { type: 'object', frobnicate: true } }, /parameters: unknown keyword `frobnicate`$/],
       [{ conversionError: 'parameters.properties.cb is a function' }, /parameters\.properties\.cb is a function/],
     ];
     for (const [fields, message] of cases) {
@@ -77,10 +77,22 @@ describe('tool definitions', () => {
     assert.match(diagnostics[0]!.message, /duplicate tool name 'tool' \(first defined at \/config\/init\.lua:3\)/);
   });
 
-  test('an unknown field is a warning and the tool still loads', () => {
-    const { tools, diagnostics } = check([raw({ unknownFields: ['renderer'] })]);
+  test('an unknown field unlike any known one is a warning and the tool still loads', () => {
+    const { tools, diagnostics } = check([raw({ fieldNames: ['description', 'name', 'notes', 'run'] })]);
     assert.equal(tools.length, 1);
-    assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [['warning', "tool 'tool': unknown field `renderer` is ignored"]]);
+    assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [['warning', "tool 'tool': unknown field `notes` is ignored"]]);
+  });
+
+  test('an unknown field close to a field the definition lacks is an error that names the field meant', () => {
+    const { tools, diagnostics } = check([raw({ fieldNames: ['description', 'name', 'paramters', 'run'] })]);
+    assert.equal(tools.length, 0);
+    assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [['error', "tool 'tool': unknown field `paramters` (did you mean `parameters`?)"]]);
+  });
+
+  test('an unknown field close to a field the definition also sets stays a warning', () => {
+    const { tools, diagnostics } = check([raw({ fieldNames: ['description', 'name', 'render', 'renderer', 'run'], renderType: 'function' })]);
+    assert.equal(tools.length, 1);
+    assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [['warning', "tool 'tool': unknown field `renderer` is ignored (`render` is set too)"]]);
   });
 });
 

@@ -9,7 +9,7 @@ import type { RawToolDefinition } from '../shared/protocol.js';
 import { startHost } from './helpers.js';
 
 function definition(name: string, parameters: unknown): RawToolDefinition {
-  return { name, description: 'A tool.', parameters, timeout: null, runType: 'function', renderType: 'nil', availableType: 'nil', module: '/c/init.lua', file: '/c/init.lua', line: 1, unknownFields: [] };
+  return { name, description: 'A tool.', parameters, timeout: null, runType: 'function', renderType: 'nil', availableType: 'nil', module: '/c/init.lua', file: '/c/init.lua', line: 1, fieldNames: [] };
 }
 
 function compiled(schema: unknown) {
@@ -121,21 +121,21 @@ describe('hostile schemas', () => {
     ] as const) {
       const result = compileParameters(createSchemaCompiler(), { type: 'object', properties: { s: { type: 'string', pattern } } });
       assert.ok('problems' in result);
-      assert.match(result.problems[0]!, new RegExp(`^${where.replaceAll('.', '\\.')}: the pattern cannot run in linear time`));
+      assert.match(result.problems[0]!.message, new RegExp(`^${where.replaceAll('.', '\\.')}: the pattern cannot run in linear time`));
     }
     const keyed = compileParameters(createSchemaCompiler(), { type: 'object', patternProperties: { '(x)\\1': {} }, propertyNames: { pattern: '(?!a)' } });
     assert.ok('problems' in keyed);
     assert.deepEqual(
-      keyed.problems.map((problem) => problem.split(':')[0]),
+      keyed.problems.map((problem) => problem.message.split(':')[0]),
       ['parameters.patternProperties["(x)\\\\1"]', 'parameters.propertyNames.pattern'],
     );
   });
 
   test('over-long patterns and repeat counts that compile too large are refused', () => {
     const long = compileParameters(createSchemaCompiler(), { type: 'object', properties: { s: { type: 'string', pattern: 'a'.repeat(1001) } } });
-    assert.ok('problems' in long && /longer than 1000 characters/.test(long.problems[0]!));
+    assert.ok('problems' in long && /longer than 1000 characters/.test(long.problems[0]!.message));
     const big = compileParameters(createSchemaCompiler(), { type: 'object', properties: { s: { type: 'string', pattern: '[a-z]{1,1000}[0-9]{1,1000}[A-Z]{1,1000}[a-f]{1,1000}[x-z]{1,1000}[0-5]{1,1000}' } } });
-    assert.ok('problems' in big && /compiles to \d+ instructions; the limit is 5000/.test(big.problems[0]!), JSON.stringify(big));
+    assert.ok('problems' in big && /compiles to \d+ instructions; the limit is 5000/.test(big.problems[0]!.message), JSON.stringify(big));
   });
 
   test('a pattern key inside enum, const, default or examples is data, not a pattern', () => {
@@ -145,7 +145,7 @@ describe('hostile schemas', () => {
   test('keywords are bounded per tool and per config', () => {
     const properties = (count: number, prefix = 'p') => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, { type: 'string' }]));
     const one = compileParameters(createSchemaCompiler(), { type: 'object', properties: properties(MAX_SCHEMA_KEYWORDS) });
-    assert.ok('problems' in one && /has \d+ keywords; the limit is 1000/.test(one.problems[0]!));
+    assert.ok('problems' in one && /has \d+ keywords; the limit is 1000/.test(one.problems[0]!.message));
     const tools = Array.from({ length: 6 }, (_, i) => definition(`tool${i}`, { type: 'object', properties: properties(450, `t${i}p`) }));
     const { tools: loaded, diagnostics } = checkDefinitions(tools, createSchemaCompiler());
     assert.equal(loaded.length, Math.floor(MAX_TOTAL_SCHEMA_KEYWORDS / 902));
@@ -175,7 +175,7 @@ describe('hostile schemas', () => {
     const validate = compiled({ properties: { n: { enum: values } } });
     assert.deepEqual(argumentProblems(validate, { n: 19_999 }), []);
     const duplicate = compileParameters(createSchemaCompiler(), { type: 'object', properties: { n: { enum: [...values, 5] } } });
-    assert.ok('problems' in duplicate && /must NOT have duplicate items/.test(duplicate.problems[0]!));
+    assert.ok('problems' in duplicate && /must NOT have duplicate items/.test(duplicate.problems[0]!.message));
   });
 });
 

@@ -44,7 +44,7 @@ describe('hostile input', async () => {
     assert.ok('validate' in compileParameters(ajv, { type: 'object', patternProperties: { '^(\\w*)*$': {} } }));
     const refused = withPattern('^(a+)\\1$');
     assert.ok('problems' in refused);
-    assert.match(refused.problems[0]!, /parameters\.properties\.s\.pattern: the pattern cannot run in linear time/);
+    assert.match(refused.problems[0]!.message, /parameters\.properties\.s\.pattern: the pattern cannot run in linear time/);
     assert.ok('problems' in compileParameters(ajv, { type: 'object', properties: { s: { type: 'string', pattern: 'a'.repeat(1001) } } }));
   });
 

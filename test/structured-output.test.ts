@@ -20,7 +20,7 @@ function raw(fields: Partial<RawToolDefinition>): RawToolDefinition {
     module: '/config/init.lua',
     file: '/config/init.lua',
     line: 7,
-    unknownFields: [],
+    fieldNames: [],
     ...fields,
   };
 }

@@ -21,7 +21,7 @@ function check(annotations: unknown) {
     module: '/config/init.lua',
     file: '/config/init.lua',
     line: 4,
-    unknownFields: [],
+    fieldNames: [],
   };
   return checkDefinitions([definition], createSchemaCompiler());
 }

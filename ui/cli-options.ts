@@ -10,7 +10,7 @@ Usage:
   moonpool [dash] [--session ID] [--watch]                  the terminal dashboard (the default)
   moonpool list [--json] [--format anthropic|openai|mcp]   the available tools
   moonpool call TOOL [JSON] [--json]                        run a tool once, print its result
-  moonpool check                                            load the config, print every problem
+  moonpool check [--strict]                                 load the config, print every problem
   moonpool replay SESSION [--width N] [--expand]            a session's blocks, re-rendered
   moonpool mcp [--watch]                                    serve the tools over MCP on stdio
   moonpool new NAME [--dir DIR]                             write a new tool module to start from
@@ -25,11 +25,12 @@ Options:
   --cpu-slots N      how many calls may execute Lua at once; the rest take turns
                      (default: the number of CPUs)
   --dir DIR          where 'new' writes (default: the config's directory)
+  --strict           check: warnings fail too (exit 1)
   --watch            reload when a file of the config's directory changes (long-running commands)
   -h, --help         this text
   -v, --version      the version
 
-Exit codes: 0 ok, 1 the tool reported an error (or check found problems), 2 usage, config or
+Exit codes: 0 ok, 1 the tool reported an error (or check found errors; with --strict, warnings), 2 usage, config or
 state-dir error, 137 a worker thread was stuck in a system call (the process ended itself).`;
 
 export interface CliInput {
@@ -46,6 +47,8 @@ export interface CliInput {
   width?: number;
   expand: boolean;
   watch: boolean;
+  /** `check`: warnings count as failures. */
+  strict: boolean;
   dir?: string;
 }
 
@@ -69,6 +72,7 @@ export function parseCli(argv: string[]): CliInput {
         width: { type: 'string' },
         expand: { type: 'boolean', default: false },
         watch: { type: 'boolean', default: false },
+        strict: { type: 'boolean', default: false },
         dir: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
@@ -86,7 +90,7 @@ export function parseCli(argv: string[]): CliInput {
   else if ((COMMANDS as readonly string[]).includes(first)) command = first as Command;
   else throw new UsageError(`unknown command '${first}' (the commands are: ${COMMANDS.join(', ')})`);
 
-  const input: CliInput = { command, positionals: rest, json: values.json, expand: values.expand, watch: values.watch };
+  const input: CliInput = { command, positionals: rest, json: values.json, expand: values.expand, watch: values.watch, strict: values.strict };
   if (values.config !== undefined) input.config = values.config;
   if (values.cwd !== undefined) input.cwd = values.cwd;
   if (values['state-dir'] !== undefined) input.stateDir = values['state-dir'];

@@ -12,7 +12,7 @@ import { exitLeavingStuckThreads } from './process-exit.js';
 // Each command's module is imported when that command runs: `list` never loads the dashboard's
 // terminal library or the MCP SDK, which would cost it most of its start-up time.
 async function runCommand(host: ToolHost, input: CliInput, output: Output): Promise<number> {
-  if (input.command === 'check') return (await import('./commands/check.js')).checkConfig(host, output);
+  if (input.command === 'check') return (await import('./commands/check.js')).checkConfig(host, output, input.strict);
   // A session replays even when the config does not load: blocks fall back to their recorded text.
   if (input.command === 'replay') return (await import('./commands/replay.js')).replaySession(host, input, output);
   // The MCP server and the dashboard start even with a broken config: a fix and a reload bring the tools.

@@ -21,7 +21,7 @@ interface LuaProblem {
 }
 
 /** Definition fields whose Lua name differs. */
-const LUA_FIELD_NAMES: Partial<Record<keyof RawToolDefinition, string>> = { unknownFields: 'unknown', outputSchema: 'output_schema' };
+const LUA_FIELD_NAMES: Partial<Record<keyof RawToolDefinition, string>> = { fieldNames: 'field_names', outputSchema: 'output_schema' };
 
 type FieldReader = (name: string, budget?: ReadBudget) => unknown;
 
@@ -66,12 +66,15 @@ function readDefinitions(lua: LuaWasm, stack: LuaStack, L: number, whole: ReadBu
       lua.lua_settop(L, -2);
       return { definitions, unread: unread(count - i + 1, error.message) };
     }
-    for (const name of ['name', 'description', 'parameters', 'timeout', 'annotations', 'outputSchema', 'unknownFields'] as const) {
+    for (const name of ['name', 'description', 'parameters', 'timeout', 'annotations', 'outputSchema', 'fieldNames'] as const) {
       try {
         definition[name] = field(LUA_FIELD_NAMES[name] ?? name) as string[];
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
-        definition.conversionError ??= error.message;
+        if (definition.conversionError === undefined) {
+          definition.conversionError = error.message;
+          definition.conversionField = name;
+        }
       }
     }
     definitions.push(definition);
@@ -95,7 +98,7 @@ function preludeFields(field: FieldReader, whole: ReadBudget): RawToolDefinition
     module: field('module', whole) as string | null,
     file: field('file', whole) as string,
     line: field('line', whole) as number,
-    unknownFields: [],
+    fieldNames: [],
   };
 }
 

@@ -1,10 +1,11 @@
 // `moonpool check`: one `file:line: message` per problem in the config, then a summary (and on
-// stderr, what the config printed while loading). Exits 1 on any error, to fit a hook or CI.
+// stderr, what the config printed while loading). Exits 1 on any error (with `strict`, on any
+// warning too), to fit a hook or CI.
 import type { ToolHost } from '../../core/index.js';
 import { formatDiagnostic } from '../diagnostic-format.js';
 import type { Output } from '../open-host.js';
 
-export function checkConfig(host: ToolHost, output: Output): number {
+export function checkConfig(host: ToolHost, output: Output, strict = false): number {
   for (const line of host.loadLogs()) output.stderr.write(`print: ${line}\n`);
   const diagnostics = host.diagnostics();
   for (const diagnostic of diagnostics) output.stdout.write(`${formatDiagnostic(diagnostic)}\n`);
@@ -17,5 +18,5 @@ export function checkConfig(host: ToolHost, output: Output): number {
     ? `${plural(tools.length, 'tool')} loaded${unavailable > 0 ? ` (${unavailable} unavailable)` : ''}`
     : 'the config did not load';
   output.stdout.write(`${summary}; ${plural(errors, 'error')}, ${plural(warnings, 'warning')}\n`);
-  return errors > 0 ? 1 : 0;
+  return errors > 0 || (strict && warnings > 0) ? 1 : 0;
 }

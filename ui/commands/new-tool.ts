@@ -1,11 +1,12 @@
 // `moonpool new NAME [--dir DIR]`: writes DIR/lua/NAME.lua (a tool with schema, run, render and
 // available), adds `require('NAME')` to DIR/init.lua (creating it if needed), and writes the
-// .luarc.json line that points an editor at moonpool's annotations. Never overwrites a file.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// .luarc.json line that points an editor at moonpool's annotations. Never overwrites a file, and a
+// directory that cannot hold the files (/proc, a file, a FIFO, read-only) fails at once, saying why.
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveConfig } from '../../core/index.js';
+import { makeDirectory, resolveConfig } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import { displayPath } from '../diagnostic-format.js';
 import type { Output } from '../open-host.js';
@@ -21,16 +22,30 @@ export function newTool(input: CliInput, output: Output): number {
   const config = resolveConfig(input.config);
   // Without a config of their own, a user's first tool starts their config, never the bundled demo.
   const dir = input.dir ?? (config.source === 'bundled' ? join(process.env['XDG_CONFIG_HOME'] || join(homedir(), '.config'), 'moonpool') : dirname(config.file));
-  const module = join(dir, 'lua', `${name}.lua`);
-  if (existsSync(module)) {
-    output.stderr.write(`moonpool: ${displayPath(module)} exists already; nothing was written\n`);
+  try {
+    if (!writeTool(name, dir, output)) return 2;
+  } catch (error) {
+    output.stderr.write(`moonpool: cannot write the new tool in ${displayPath(dir)}: ${(error as Error).message}\n`);
     return 2;
   }
-  mkdirSync(dirname(module), { recursive: true });
+  output.stdout.write(`try it: moonpool call ${name} '{"who":"Ada"}'${input.dir ? ` --config ${displayPath(dir)}` : ''}\n`);
+  return 0;
+}
+
+/** Writes the module, the require line and .luarc.json; false when the module exists (said on stderr). Throws on a file system failure. */
+function writeTool(name: string, dir: string, output: Output): boolean {
+  const module = join(dir, 'lua', `${name}.lua`);
+  const init = join(dir, 'init.lua');
+  // Reading an init.lua that is a FIFO would wait for a writer for ever: refused before anything is written.
+  if (existsSync(init) && !statSync(init).isFile()) throw new Error(`${displayPath(init)} is not a regular file`);
+  if (existsSync(module)) {
+    output.stderr.write(`moonpool: ${displayPath(module)} exists already; nothing was written\n`);
+    return false;
+  }
+  makeDirectory(dirname(module));
   writeFileSync(module, newToolModule(name), { flag: 'wx' });
   output.stdout.write(`wrote ${displayPath(module)}\n`);
 
-  const init = join(dir, 'init.lua');
   const requireLine = `require('${name}')`;
   if (!existsSync(init)) {
     writeFileSync(init, `-- moonpool config: each tool lives in a module under lua/.\n${requireLine}\n`, { flag: 'wx' });
@@ -45,6 +60,5 @@ export function newTool(input: CliInput, output: Output): number {
     writeFileSync(luarc, `${JSON.stringify({ 'workspace.library': [ANNOTATIONS] }, null, 2)}\n`, { flag: 'wx' });
     output.stdout.write(`wrote ${displayPath(luarc)} (editor completion for the moonpool API)\n`);
   }
-  output.stdout.write(`try it: moonpool call ${name} '{"who":"Ada"}'${input.dir ? ` --config ${displayPath(dir)}` : ''}\n`);
-  return 0;
+  return true;
 }

@@ -4,10 +4,9 @@ local native = __moonpool_native
 local CWD, SPILL_DIR = __moonpool_cwd, __moonpool_spill_dir
 local type, getmetatable, setmetatable, error = type, getmetatable, setmetatable, error
 
-local KNOWN_FIELDS = {
-  name = true, description = true, parameters = true, run = true, render = true, available = true, timeout = true,
-  annotations = true, output_schema = true,
-}
+-- A definition's keys go to the host, which knows the fields (core/tool-definitions.ts); a long
+-- key is cut here, so a 1 MB key costs its tool a diagnostic, not the host a megabyte.
+local FIELD_NAME_LIMIT_BYTES = 100
 
 -- Limits of what crosses to the host (see docs/writing-tools.md, Limits).
 local TITLE_LIMIT_BYTES = 1024
@@ -106,11 +105,19 @@ function ToolRegistry:add(definition)
     return
   end
   local run = definition.run
-  local unknown = {}
+  local field_names = {}
   for key in pairs(definition) do
-    if not KNOWN_FIELDS[key] then unknown[#unknown + 1] = tostring(key) end
+    local kind = type(key)
+    if kind == 'string' and #key > FIELD_NAME_LIMIT_BYTES then
+      key = ('%s… (%d bytes)'):format(key:sub(1, FIELD_NAME_LIMIT_BYTES), #key)
+    elseif kind == 'number' or kind == 'boolean' then
+      key = ('[%s]'):format(tostring(key))
+    elseif kind ~= 'string' then
+      key = ('[a %s]'):format(kind)
+    end
+    field_names[#field_names + 1] = key
   end
-  table.sort(unknown)
+  table.sort(field_names)
   definitions[#definitions + 1] = {
     name = definition.name,
     description = definition.description,
@@ -124,7 +131,7 @@ function ToolRegistry:add(definition)
     module = type(run) == 'function' and source_path(debug.getinfo(run, 'S')) or nil,
     file = source_path(caller),
     line = caller.currentline,
-    unknown = unknown,
+    field_names = field_names,
   }
   local name = definition.name
   if type(name) == 'string' and functions[name] == nil then

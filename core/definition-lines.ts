@@ -1,0 +1,140 @@
+// Where each field of a `registry:add { … }` definition is written: the table constructor at the
+// call's line is read from the config's source into a tree of fields and their lines, so that a
+// problem in `parameters.properties.n.type` names the line of `type`, not of `registry:add`.
+// A definition not written as a literal table (built by a function, say) keeps the call's line.
+import { luaTokens, type LuaToken } from './lua-tokens.js';
+
+/** A field's line, the string it holds when written as one literal, and the fields of the table it holds when written as `{ … }`. */
+export interface FieldLines {
+  line: number;
+  text?: string;
+  fields?: Map<string | number, FieldLines>;
+}
+
+/** Constructors nested deeper than this are not looked into (Lua itself stops near 200). */
+const MAX_NESTING = 64;
+const BLOCK_OPENERS = new Set(['function', 'if', 'do', 'repeat']);
+const BLOCK_CLOSERS = new Set(['end', 'until']);
+const BRACKET_OPENERS = new Set(['(', '{', '[']);
+const BRACKET_CLOSERS = new Set([')', '}', ']']);
+
+class ConstructorReader {
+  constructor(private readonly tokens: LuaToken[]) {}
+
+  private is(index: number, kind: LuaToken['kind'], text?: string): boolean {
+    const token = this.tokens[index];
+    return token !== undefined && token.kind === kind && (text === undefined || token.text === text);
+  }
+
+  /** The index just past the expression starting at `index`: the next `,`, `;` or `}` outside brackets and blocks. */
+  private skipExpression(index: number): number {
+    let brackets = 0;
+    let blocks = 0;
+    for (; index < this.tokens.length; index++) {
+      const { kind, text } = this.tokens[index]!;
+      if (kind === 'symbol' && brackets === 0 && blocks === 0 && (text === ',' || text === ';' || text === '}')) return index;
+      if (kind === 'symbol' && BRACKET_OPENERS.has(text)) brackets++;
+      else if (kind === 'symbol' && BRACKET_CLOSERS.has(text)) brackets--;
+      else if (kind === 'name' && BLOCK_OPENERS.has(text)) blocks++;
+      else if (kind === 'name' && BLOCK_CLOSERS.has(text)) blocks--;
+      if (brackets < 0) return index;
+    }
+    return index;
+  }
+
+  /** Reads the constructor whose `{` is at `index`; returns its fields and the index past its `}`. */
+  read(index: number, depth: number): { fields: Map<string | number, FieldLines>; end: number } {
+    const fields = new Map<string | number, FieldLines>();
+    let position = 0;
+    index++;
+    while (index < this.tokens.length && !this.is(index, 'symbol', '}')) {
+      const start = this.tokens[index]!;
+      let key: string | number | undefined;
+      if (this.is(index, 'name') && this.is(index + 1, 'symbol', '=')) {
+        key = start.text;
+        index += 2;
+      } else if (this.is(index, 'symbol', '[') && this.is(index + 2, 'symbol', ']') && this.is(index + 3, 'symbol', '=')) {
+        const written = this.tokens[index + 1]!;
+        if (written.kind === 'string') key = written.text;
+        else if (written.kind === 'number' && Number.isInteger(Number(written.text))) key = Number(written.text);
+        index += 4;
+      } else if (this.is(index, 'symbol', '[')) {
+        index = this.skipExpression(index + 1);
+        if (this.is(index, 'symbol', ']')) index++;
+        if (this.is(index, 'symbol', '=')) index++;
+      } else key = ++position;
+      const field: FieldLines = { line: start.line };
+      const valueEnd = this.skipExpression(index);
+      if (valueEnd === index + 1 && this.is(index, 'string')) field.text = this.tokens[index]!.text;
+      if (this.is(index, 'symbol', '{') && depth < MAX_NESTING) {
+        const table = this.read(index, depth + 1);
+        if (table.end === valueEnd) field.fields = table.fields;
+      }
+      if (key !== undefined && !fields.has(key)) fields.set(key, field);
+      index = valueEnd;
+      if (this.is(index, 'symbol', ',') || this.is(index, 'symbol', ';')) index++;
+      else if (!this.is(index, 'symbol', '}')) break;
+    }
+    return { fields, end: index + 1 };
+  }
+
+  /** The constructors passed to `X:add { … }` or `X:add({ … })` whose `add` is on `line`. */
+  callsOnLine(line: number): number[] {
+    let low = 0;
+    let high = this.tokens.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.tokens[middle]!.line < line) low = middle + 1;
+      else high = middle;
+    }
+    const found: number[] = [];
+    for (let index = low; index < this.tokens.length && this.tokens[index]!.line === line; index++) {
+      if (!this.is(index, 'symbol', ':') || !this.is(index + 1, 'name', 'add')) continue;
+      if (this.is(index + 2, 'symbol', '{')) found.push(index + 2);
+      else if (this.is(index + 2, 'symbol', '(') && this.is(index + 3, 'symbol', '{')) found.push(index + 3);
+    }
+    return found;
+  }
+}
+
+/** Finds definitions' field lines in the sources it is given, reading each file once. */
+export class DefinitionLines {
+  private readonly readers = new Map<string, ConstructorReader | undefined>();
+
+  constructor(private readonly sourceOf: (file: string) => string | undefined) {}
+
+  private reader(file: string): ConstructorReader | undefined {
+    if (!this.readers.has(file)) {
+      const source = this.sourceOf(file);
+      this.readers.set(file, source === undefined ? undefined : new ConstructorReader(luaTokens(source)));
+    }
+    return this.readers.get(file);
+  }
+
+  /**
+   * The fields of the definition added at `file:line`. With several `:add { … }` on that line, the
+   * one whose `name` is written as the string `name`; undefined when that cannot be told.
+   */
+  fieldsAt(file: string, line: number, name: unknown): Map<string | number, FieldLines> | undefined {
+    const reader = this.reader(file);
+    if (!reader) return undefined;
+    const tables = reader.callsOnLine(line).map((index) => reader.read(index, 0).fields);
+    if (tables.length <= 1) return tables[0];
+    const named = tables.filter((fields) => fields.get('name')?.text === name);
+    return named.length === 1 ? named[0] : undefined;
+  }
+}
+
+/** The line of the deepest field of `path` written literally, or `fallback` when even the first is not (numbers index lists from 0). */
+export function lineOf(fields: Map<string | number, FieldLines> | undefined, path: readonly (string | number)[], fallback: number): number {
+  let line = fallback;
+  let current = fields;
+  for (const key of path) {
+    // A list's index counts from 0 here and from 1 in Lua; a Lua integer key arrives as a string.
+    const field = typeof key === 'number' ? current?.get(key + 1) : (current?.get(key) ?? (/^-?\d+$/.test(key) ? current?.get(Number(key)) : undefined));
+    if (!field) break;
+    line = field.line;
+    current = field.fields;
+  }
+  return line;
+}

@@ -1,0 +1,56 @@
+// "Did you mean …?" for a misspelt name: the known name closest to it by edit distance (a swap of
+// two neighbouring letters counts as one edit), when close enough to be a typo, else a known name
+// it shortens (`desc`, `params`). Bounded work: a long name is never compared letter by letter.
+
+/** Names longer than this are never compared: no typo of a keyword is that long. */
+const MAX_COMPARED_CHARS = 64;
+/** The shortest name taken for an abbreviation of a longer known one. */
+const MIN_ABBREVIATION_CHARS = 4;
+
+/** Edits allowed for a name of `length` characters: one per four, at least one. */
+function allowedEdits(length: number): number {
+  return Math.max(1, Math.floor(length / 4));
+}
+
+/** Optimal string alignment distance between `a` and `b`, or Infinity once it passes `limit`. */
+export function editDistance(a: string, b: string, limit = Infinity): number {
+  if (Math.abs(a.length - b.length) > limit) return Infinity;
+  let beforePrevious: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowBest = i;
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, beforePrevious[j - 2]! + 1);
+      current[j] = best;
+      rowBest = Math.min(rowBest, best);
+    }
+    if (rowBest > limit) return Infinity;
+    beforePrevious = previous;
+    previous = current;
+  }
+  const distance = previous[b.length]!;
+  return distance > limit ? Infinity : distance;
+}
+
+/** The known name `name` most likely misspells, or undefined when none is close. */
+export function closestName(name: string, known: Iterable<string>): string | undefined {
+  if (name.length > MAX_COMPARED_CHARS) return undefined;
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const limit = allowedEdits(Math.max(name.length, candidate.length));
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase(), Math.min(limit, bestDistance));
+    if (distance < bestDistance || (distance === bestDistance && best === undefined)) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  if (bestDistance !== Infinity) return best === name ? undefined : best;
+  // A shortening, or a shortening made plural (`params`, `props`).
+  const stems = [name, name.slice(0, -1)].map((stem) => stem.toLowerCase()).filter((stem) => stem.length >= MIN_ABBREVIATION_CHARS);
+  for (const candidate of known) if (stems.some((stem) => candidate.toLowerCase().startsWith(stem))) return candidate;
+  return undefined;
+}

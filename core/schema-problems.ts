@@ -1,0 +1,127 @@
+// Every mistake in a tool's `parameters` at once, each at its own path with the value written and
+// what is allowed: unknown keywords (with the known one meant), bad `type` names, and whatever
+// the meta-schema rejects. ajv's strict compile stops at the first; this runs before it. Bounded:
+// at most MAX_REPORTED_SCHEMA_PROBLEMS are kept, the rest counted.
+import type { Ajv, ErrorObject } from 'ajv';
+import { closestName } from './name-suggestion.js';
+import { isSchemaObject, subschemasOf, type SchemaPathKey } from './schema-shape.js';
+import { cutKey, describeValue, printable, shownKey } from './value-description.js';
+
+/** A problem in `parameters`: where it is written (keys from `parameters`) and the whole message. */
+export interface SchemaProblem {
+  path: SchemaPathKey[];
+  message: string;
+}
+
+export interface SchemaProblems {
+  problems: SchemaProblem[];
+  /** How many there were: more than `problems` holds when the list was cut. */
+  total: number;
+}
+
+export const JSON_SCHEMA_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
+/** Problems one tool's schema reports; the rest are counted in one line. */
+export const MAX_REPORTED_SCHEMA_PROBLEMS = 20;
+// ajv's own keyword for step counting is no keyword an author means.
+const INTERNAL_KEYWORDS = new Set(['moonpoolStep']);
+
+/** `parameters.properties.name.type`, `parameters.required[1]` (Lua's indices, from 1), `parameters.properties["a b"]`. */
+export function schemaPathText(path: readonly SchemaPathKey[]): string {
+  let text = 'parameters';
+  for (const key of path) {
+    if (typeof key === 'number') text += `[${key + 1}]`;
+    else text += /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${printable(JSON.stringify(cutKey(key)))}]`;
+  }
+  return text;
+}
+
+class ProblemList {
+  readonly problems: SchemaProblem[] = [];
+  /** Every path reported and each of its ancestors: the meta-schema's broader view of them is left out. */
+  readonly covered = new Set<string>();
+  total = 0;
+
+  add(path: SchemaPathKey[], message: string): void {
+    this.total++;
+    for (let length = 0; length <= path.length; length++) this.covered.add(JSON.stringify(path.slice(0, length)));
+    if (this.problems.length < MAX_REPORTED_SCHEMA_PROBLEMS) this.problems.push({ path, message });
+  }
+}
+
+function typeProblems(list: ProblemList, path: SchemaPathKey[], value: unknown): void {
+  const check = (name: unknown, where: SchemaPathKey[]): void => {
+    if (typeof name !== 'string' || (JSON_SCHEMA_TYPES as readonly string[]).includes(name)) return;
+    const meant = closestName(name, JSON_SCHEMA_TYPES);
+    list.add(where, `${schemaPathText(where)}: ${describeValue(name)} is not a JSON Schema type${meant ? ` (did you mean "${meant}"?)` : ''}; the types are ${JSON_SCHEMA_TYPES.join(', ')}`);
+  };
+  if (Array.isArray(value)) value.forEach((name, index) => check(name, [...path, index]));
+  else check(value, path);
+}
+
+function keywordProblems(list: ProblemList, known: ReadonlySet<string>, schema: Record<string, unknown>, path: SchemaPathKey[]): void {
+  const pending: [SchemaPathKey[], Record<string, unknown>][] = [[path, schema]];
+  while (pending.length > 0) {
+    const [where, current] = pending.pop()!;
+    for (const [keyword, value] of Object.entries(current)) {
+      if (keyword === 'type') typeProblems(list, [...where, keyword], value);
+      else if (!known.has(keyword)) {
+        const meant = closestName(keyword, known);
+        list.add([...where, keyword], `${schemaPathText(where)}: unknown keyword \`${shownKey(keyword)}\`${meant ? ` (did you mean \`${meant}\`?)` : ''}`);
+      }
+    }
+    for (const [keys, subschema] of subschemasOf(current).reverse()) pending.push([[...where, ...keys], subschema]);
+  }
+}
+
+/** The keys of ajv's instance path (`/properties/a~1b/0`), numbers where the schema holds a list. */
+function pathKeys(schema: unknown, instancePath: string): SchemaPathKey[] {
+  const keys: SchemaPathKey[] = [];
+  let value = schema;
+  for (const segment of instancePath.split('/').slice(1)) {
+    const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+    const index = Number(key);
+    keys.push(Array.isArray(value) ? index : key);
+    value = Array.isArray(value) ? value[index] : isSchemaObject(value) ? value[key] : undefined;
+  }
+  return keys;
+}
+
+function valueAt(schema: unknown, keys: SchemaPathKey[]): unknown {
+  let value = schema;
+  for (const key of keys) value = (value as Record<SchemaPathKey, unknown> | undefined)?.[key];
+  return value;
+}
+
+// One message for all the meta-schema said about one place: `must be object or boolean or array`.
+function metaMessage(errors: ErrorObject[]): string {
+  const plain = errors.filter((error) => !['anyOf', 'oneOf', 'if'].includes(error.keyword));
+  const shown = plain.length > 0 ? plain : errors;
+  if (shown.every((error) => error.keyword === 'type')) {
+    const types = new Set(shown.flatMap((error) => [(error.params as { type: string | string[] }).type].flat()));
+    return `must be ${[...types].join(' or ')}`;
+  }
+  const enumError = shown.find((error) => error.keyword === 'enum');
+  if (enumError) return `must be one of ${(enumError.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+  return shown[0]!.message ?? 'is invalid';
+}
+
+/** Every problem in `schema` (a `parameters` table), cut to MAX_REPORTED_SCHEMA_PROBLEMS. */
+export function findSchemaProblems(ajv: Ajv, schema: Record<string, unknown>): SchemaProblems {
+  const list = new ProblemList();
+  const known = new Set(Object.keys(ajv.RULES.keywords).filter((keyword) => !INTERNAL_KEYWORDS.has(keyword)));
+  keywordProblems(list, known, schema, []);
+  if (!ajv.validateSchema(schema)) {
+    const byPath = new Map<string, ErrorObject[]>();
+    for (const error of ajv.errors ?? []) {
+      const errors = byPath.get(error.instancePath);
+      if (errors) errors.push(error);
+      else byPath.set(error.instancePath, [error]);
+    }
+    for (const [instancePath, errors] of byPath) {
+      const keys = pathKeys(schema, instancePath);
+      if (list.covered.has(JSON.stringify(keys))) continue;
+      list.add(keys, `${schemaPathText(keys)}: ${metaMessage(errors)} (got ${describeValue(valueAt(schema, keys))})`);
+    }
+  }
+  return { problems: list.problems, total: list.total };
+}

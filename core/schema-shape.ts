@@ -1,0 +1,45 @@
+// Where a JSON Schema holds other schemas: one (`not`, `items`…), a list (`allOf`…) or a map
+// (`properties`…) of them; and which keywords hold data, never schemas (`enum`, `const`…). One
+// list, so that every walk over a schema (step counting, checking, counting keywords) agrees.
+
+/** Keywords whose value is one schema (`items` may also be a list of them). */
+export const ONE_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
+/** Keywords whose value is a list of schemas. */
+export const LIST_OF_SCHEMAS_KEYWORDS: ReadonlySet<string> = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+/** Keywords whose value maps names to schemas (`dependencies` may map a name to a list of names instead). */
+export const MAP_OF_SCHEMAS_KEYWORDS: ReadonlySet<string> = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+/** Keywords whose value is data: a `pattern` key inside them is not a keyword. */
+export const VALUE_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);
+
+/** A key of a schema object (a string) or an index into a list (a number, from 0). */
+export type SchemaPathKey = string | number;
+
+export function isSchemaObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Every schema object directly inside `schema`, with the keys that lead from `schema` to it. */
+export function subschemasOf(schema: Record<string, unknown>): [SchemaPathKey[], Record<string, unknown>][] {
+  const found: [SchemaPathKey[], Record<string, unknown>][] = [];
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (ONE_SCHEMA_KEYWORDS.has(keyword) || LIST_OF_SCHEMAS_KEYWORDS.has(keyword)) {
+      if (isSchemaObject(value)) found.push([[keyword], value]);
+      else if (Array.isArray(value)) value.forEach((item, index) => isSchemaObject(item) && found.push([[keyword, index], item]));
+    } else if (MAP_OF_SCHEMAS_KEYWORDS.has(keyword) && isSchemaObject(value)) {
+      for (const [name, item] of Object.entries(value)) if (isSchemaObject(item)) found.push([[keyword, name], item]);
+    }
+  }
+  return found;
+}
