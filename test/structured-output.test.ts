@@ -35,13 +35,13 @@ describe('output_schema in registry:add', () => {
     assert.ok(tools[0]!.validateOutput);
   });
 
-  test('each bad output schema is an error at the registry:add line naming output_schema, and the tool is dropped', () => {
+  test('each bad output schema is an error naming output_schema (at registry:add's line when no source is read), and the tool is dropped', () => {
     const cases: [unknown, RegExp][] = [
       ['object', /`output_schema` must be a JSON Schema table \(got a string\)/],
       [{ type: 'array' }, /output_schema\.type must be 'object' \(got "array"\)/],
       [{ properties: {} }, /output_schema\.type must be 'object' \(got nil\)/],
       [{ type: 'object', properties: { n: { type: 'integr' } } }, /output_schema\.properties\.n\.type: /],
-      [{ type: 'object', frobnicate: true }, /output_schema: unknown keyword: "frobnicate"/],
+      [{ type: 'object', frobnicate: true }, /output_schema: unknown keyword `frobnicate`/],
       [{ type: 'object', properties: { s: { type: 'string', pattern: '(a)\\1' } } }, /output_schema\.properties\.s\.pattern: /],
     ];
     for (const [outputSchema, message] of cases) {
