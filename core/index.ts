@@ -17,6 +17,7 @@ export type { ParametersSchema } from './tool-definitions.js';
 export type { PoolStats } from './worker-pool.js';
 export { MoonpoolError, type MoonpoolErrorCode } from './errors.js';
 export type { SessionRecord, SessionReadout } from './session-log.js';
+export { decodeMsgpack as decodeSnapshot, MsgpackError } from './msgpack-codec.js';
 export { stateDirProblem } from './session.js';
 export { STUCK_AFTER_MS } from './thread-watch.js';
 export { DEFAULT_MAX_INLINE_CHARS, DEFAULT_MAX_INLINE_LINES } from './output-limit.js';

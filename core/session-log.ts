@@ -7,7 +7,7 @@ import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { pack, RESERVE_START_SPACE } from 'msgpackr';
+import { encodeMsgpack } from './msgpack-codec.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import { decodeRecord, encodeBounded, type SessionRecord } from './session-record.js';
 
@@ -106,8 +106,8 @@ function nextFrame(data: Buffer, from: number): number {
   return data.length;
 }
 
-// msgpackr leaves room for the header in front of the payload: one buffer, no copy.
-const packWithRoom = (record: SessionRecord): Buffer => pack(record, RESERVE_START_SPACE | HEADER_BYTES);
+// The encoder leaves room for the header in front of the payload: one buffer, no copy.
+const packWithRoom = (record: SessionRecord): Buffer => encodeMsgpack(record, HEADER_BYTES);
 
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
 export function encodeRecord(record: SessionRecord): Buffer {

@@ -1,0 +1,326 @@
+// msgpack for the main thread's own values: session records, and snapshots shown as JSON. No
+// dependency (msgpackr's optional native part made every install warn). Maps decode to plain
+// objects whose keys are always own data, `__proto__` included; bytes decode to Uint8Array.
+import { isUtf8 } from 'node:buffer';
+
+/** Bytes that are not msgpack this codec reads, or a value it cannot write. */
+export class MsgpackError extends Error {}
+
+/** Deepest nesting written or read: records hold arguments of at most 64 levels, states 200. */
+export const MAX_MSGPACK_DEPTH = 1000;
+
+const INITIAL_BYTES = 256;
+
+/**
+ * `value` as msgpack, with `reserveStart` zero bytes in front (room for a frame header, so the
+ * caller needs no copy). Values follow JSON's rules — `toJSON` is used, `undefined`, functions
+ * and symbols are left out of objects and are nil in arrays — except that Uint8Arrays are `bin`
+ * and BigInts within 64 bits are integers. Throws MsgpackError for a BigInt past 64 bits or
+ * nesting past MAX_MSGPACK_DEPTH.
+ */
+export function encodeMsgpack(value: unknown, reserveStart = 0): Buffer {
+  const writer = new Writer(reserveStart);
+  writer.value(value, 0);
+  return writer.result();
+}
+
+class Writer {
+  private buffer: Buffer;
+  private offset: number;
+
+  constructor(reserveStart: number) {
+    this.buffer = Buffer.alloc(Math.max(INITIAL_BYTES, reserveStart * 2));
+    this.offset = reserveStart;
+  }
+
+  result(): Buffer {
+    return this.buffer.subarray(0, this.offset);
+  }
+
+  value(value: unknown, depth: number): void {
+    if (depth > MAX_MSGPACK_DEPTH) throw new MsgpackError(`the value is nested deeper than ${MAX_MSGPACK_DEPTH} levels`);
+    switch (typeof value) {
+      case 'string':
+        return this.string(value);
+      case 'number':
+        return this.number(value);
+      case 'boolean':
+        return this.byte(value ? 0xc3 : 0xc2);
+      case 'bigint':
+        return this.bigint(value);
+      case 'object':
+        if (value === null) return this.byte(0xc0);
+        if (value instanceof Uint8Array) return this.bytes(value);
+        if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return this.value((value as { toJSON(): unknown }).toJSON(), depth + 1);
+        if (Array.isArray(value)) return this.array(value, depth);
+        return this.map(value as Record<string, unknown>, depth);
+      default:
+        // undefined, functions and symbols: nil, as JSON writes them in an array.
+        return this.byte(0xc0);
+    }
+  }
+
+  private array(items: unknown[], depth: number): void {
+    this.header(items.length, 0x90, 0xdc, 0xdd);
+    for (const item of items) this.value(item, depth + 1);
+  }
+
+  private map(object: Record<string, unknown>, depth: number): void {
+    const keys = Object.keys(object).filter((key) => isWritten(object[key]));
+    this.header(keys.length, 0x80, 0xde, 0xdf);
+    for (const key of keys) {
+      this.string(key);
+      this.value(object[key], depth + 1);
+    }
+  }
+
+  private header(count: number, fix: number, code16: number, code32: number): void {
+    if (count < 16) this.byte(fix | count);
+    else if (count <= 0xffff) this.u8u16(code16, count);
+    else this.u8u32(code32, count);
+  }
+
+  private string(text: string): void {
+    // Every UTF-16 unit is at most 3 UTF-8 bytes: reserve the worst case, then write in place.
+    this.ensure(5 + text.length * 3);
+    const length = text.length < 32 && isAscii(text) ? text.length : Buffer.byteLength(text, 'utf8');
+    if (length < 32) this.byte(0xa0 | length);
+    else if (length <= 0xff) this.u8u8(0xd9, length);
+    else if (length <= 0xffff) this.u8u16(0xda, length);
+    else this.u8u32(0xdb, length);
+    this.offset += this.buffer.write(text, this.offset, 'utf8');
+  }
+
+  private bytes(bytes: Uint8Array): void {
+    this.ensure(5 + bytes.length);
+    if (bytes.length <= 0xff) this.u8u8(0xc4, bytes.length);
+    else if (bytes.length <= 0xffff) this.u8u16(0xc5, bytes.length);
+    else this.u8u32(0xc6, bytes.length);
+    this.buffer.set(bytes, this.offset);
+    this.offset += bytes.length;
+  }
+
+  private number(value: number): void {
+    if (!Number.isSafeInteger(value) || Object.is(value, -0)) {
+      this.ensure(9);
+      this.buffer[this.offset] = 0xcb;
+      this.buffer.writeDoubleBE(value, this.offset + 1);
+      this.offset += 9;
+    } else if (value >= 0) {
+      if (value < 0x80) this.byte(value);
+      else if (value <= 0xff) this.u8u8(0xcc, value);
+      else if (value <= 0xffff) this.u8u16(0xcd, value);
+      else if (value <= 0xffffffff) this.u8u32(0xce, value);
+      else this.bigint(BigInt(value));
+    } else if (value >= -32) {
+      this.byte(value + 0x100);
+    } else if (value >= -0x80000000) {
+      this.ensure(5);
+      this.buffer[this.offset] = 0xd2;
+      this.buffer.writeInt32BE(value, this.offset + 1);
+      this.offset += 5;
+    } else {
+      this.bigint(BigInt(value));
+    }
+  }
+
+  private bigint(value: bigint): void {
+    this.ensure(9);
+    if (value >= 0n && value <= 0xffffffffffffffffn) {
+      this.buffer[this.offset] = 0xcf;
+      this.buffer.writeBigUInt64BE(value, this.offset + 1);
+    } else if (value < 0n && value >= -0x8000000000000000n) {
+      this.buffer[this.offset] = 0xd3;
+      this.buffer.writeBigInt64BE(value, this.offset + 1);
+    } else {
+      throw new MsgpackError(`the integer ${value} does not fit in 64 bits`);
+    }
+    this.offset += 9;
+  }
+
+  private byte(code: number): void {
+    this.ensure(1);
+    this.buffer[this.offset++] = code;
+  }
+
+  private u8u8(code: number, value: number): void {
+    this.ensure(2);
+    this.buffer[this.offset] = code;
+    this.buffer[this.offset + 1] = value;
+    this.offset += 2;
+  }
+
+  private u8u16(code: number, value: number): void {
+    this.ensure(3);
+    this.buffer[this.offset] = code;
+    this.buffer.writeUInt16BE(value, this.offset + 1);
+    this.offset += 3;
+  }
+
+  private u8u32(code: number, value: number): void {
+    this.ensure(5);
+    this.buffer[this.offset] = code;
+    this.buffer.writeUInt32BE(value, this.offset + 1);
+    this.offset += 5;
+  }
+
+  private ensure(bytes: number): void {
+    if (this.offset + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.offset + bytes));
+    this.buffer.copy(grown, 0, 0, this.offset);
+    this.buffer = grown;
+  }
+}
+
+const isWritten = (value: unknown): boolean => value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * The value `bytes` encode. Maps become plain objects: integer, float and boolean keys as their
+ * text (`5`, `2.5`, `true`), byte keys as UTF-8 with other bytes written `\xNN`. 64-bit integers
+ * past 2^53 lose precision as numbers do; msgpackr's `undefined` (fixext 1, type 0) is undefined.
+ * Throws MsgpackError for anything else: other extensions, a byte msgpack does not define, a value
+ * cut short, bytes after the value, or nesting past MAX_MSGPACK_DEPTH.
+ */
+export function decodeMsgpack(bytes: Uint8Array): unknown {
+  const reader = new Reader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const value = reader.value(0);
+  reader.end();
+  return value;
+}
+
+class Reader {
+  private offset = 0;
+
+  constructor(private readonly bytes: Buffer) {}
+
+  end(): void {
+    if (this.offset !== this.bytes.length) throw new MsgpackError(`${this.bytes.length - this.offset} bytes follow the value`);
+  }
+
+  value(depth: number): unknown {
+    if (depth > MAX_MSGPACK_DEPTH) throw new MsgpackError(`the value is nested deeper than ${MAX_MSGPACK_DEPTH} levels`);
+    const code = this.u8();
+    if (code <= 0x7f) return code;
+    if (code >= 0xe0) return code - 0x100;
+    if (code <= 0x8f) return this.map(code & 0x0f, depth);
+    if (code <= 0x9f) return this.array(code & 0x0f, depth);
+    if (code <= 0xbf) return this.text(code & 0x1f);
+    switch (code) {
+      case 0xc0:
+        return null;
+      case 0xc2:
+        return false;
+      case 0xc3:
+        return true;
+      case 0xc4:
+        return this.binary(this.u8());
+      case 0xc5:
+        return this.binary(this.read(2).readUInt16BE(0));
+      case 0xc6:
+        return this.binary(this.read(4).readUInt32BE(0));
+      case 0xca:
+        return this.read(4).readFloatBE(0);
+      case 0xcb:
+        return this.read(8).readDoubleBE(0);
+      case 0xcc:
+        return this.u8();
+      case 0xcd:
+        return this.read(2).readUInt16BE(0);
+      case 0xce:
+        return this.read(4).readUInt32BE(0);
+      case 0xcf:
+        return Number(this.read(8).readBigUInt64BE(0));
+      case 0xd0:
+        return this.read(1).readInt8(0);
+      case 0xd1:
+        return this.read(2).readInt16BE(0);
+      case 0xd2:
+        return this.read(4).readInt32BE(0);
+      case 0xd3:
+        return Number(this.read(8).readBigInt64BE(0));
+      case 0xd9:
+        return this.text(this.u8());
+      case 0xda:
+        return this.text(this.read(2).readUInt16BE(0));
+      case 0xdb:
+        return this.text(this.read(4).readUInt32BE(0));
+      case 0xdc:
+        return this.array(this.read(2).readUInt16BE(0), depth);
+      case 0xdd:
+        return this.array(this.read(4).readUInt32BE(0), depth);
+      case 0xde:
+        return this.map(this.read(2).readUInt16BE(0), depth);
+      case 0xdf:
+        return this.map(this.read(4).readUInt32BE(0), depth);
+      case 0xd4:
+        if (this.read(2).readUInt16BE(0) === 0) return undefined;
+        throw new MsgpackError(`an extension value at offset ${this.offset - 3} (extensions are not read)`);
+      default:
+        throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset - 1} is not msgpack this reader takes`);
+    }
+  }
+
+  private array(count: number, depth: number): unknown[] {
+    this.fits(count);
+    const items: unknown[] = new Array<unknown>(count);
+    for (let i = 0; i < count; i++) items[i] = this.value(depth + 1);
+    return items;
+  }
+
+  private map(count: number, depth: number): Record<string, unknown> {
+    this.fits(count * 2);
+    const object: Record<string, unknown> = {};
+    for (let i = 0; i < count; i++) {
+      const key = keyText(this.value(depth + 1));
+      const value = this.value(depth + 1);
+      // Defined, not assigned: `__proto__` stays a key instead of replacing the prototype.
+      if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+      else object[key] = value;
+    }
+    return object;
+  }
+
+  /** Refuses a count of entries that cannot fit in the bytes left (one byte each at least). */
+  private fits(entries: number): void {
+    if (entries > this.bytes.length - this.offset) throw new MsgpackError(`a table of ${entries} entries does not fit in the ${this.bytes.length} bytes`);
+  }
+
+  private text(length: number): string {
+    return this.read(length).toString('utf8');
+  }
+
+  private binary(length: number): Uint8Array {
+    // A copy: a view would keep the whole buffer read (a session log, say) alive.
+    return new Uint8Array(this.read(length));
+  }
+
+  private u8(): number {
+    return this.read(1)[0]!;
+  }
+
+  private read(length: number): Buffer {
+    if (this.offset + length > this.bytes.length) throw new MsgpackError(`the bytes end in the middle of a value (offset ${this.offset})`);
+    const slice = this.bytes.subarray(this.offset, this.offset + length);
+    this.offset += length;
+    return slice;
+  }
+}
+
+/** A decoded map key as object-key text. */
+function keyText(key: unknown): string {
+  if (typeof key === 'string') return key;
+  if (typeof key === 'number' || typeof key === 'boolean') return String(key);
+  if (key instanceof Uint8Array) return bytesText(key);
+  throw new MsgpackError(`a map key of type ${key === null ? 'nil' : Array.isArray(key) ? 'array' : typeof key}`);
+}
+
+/** Bytes as UTF-8 text, each byte of an invalid sequence written `\xNN`. */
+function bytesText(bytes: Uint8Array): string {
+  if (isUtf8(bytes)) return Buffer.from(bytes).toString('utf8');
+  return Array.from(bytes, (byte) => (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('');
+}
