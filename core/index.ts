@@ -8,6 +8,8 @@ export {
   DEFAULT_LOAD_TIMEOUT_MS,
   DEFAULT_AVAILABLE_TIMEOUT_MS,
   DEFAULT_RENDER_BUDGET_MS,
+  DEFAULT_SESSION_MAX_AGE_DAYS,
+  DEFAULT_SESSION_MAX_TOTAL_BYTES,
   defaultStateDir,
 } from './host-options.js';
 export type { CallResult, CallStatus, CallOptions } from './call-result.js';
@@ -19,6 +21,8 @@ export { MoonpoolError, type MoonpoolErrorCode } from './errors.js';
 export type { SessionRecord, SessionReadout } from './session-log.js';
 export { decodeMsgpack as decodeSnapshot, MsgpackError } from './msgpack-codec.js';
 export { stateDirProblem } from './session.js';
+export { summarizeSessions, type SessionSummary } from './session-summary.js';
+export { pruneSessions, type SessionRetention, type PruneResult } from './session-retention.js';
 export { STUCK_AFTER_MS } from './thread-watch.js';
 export { DEFAULT_MAX_INLINE_CHARS, DEFAULT_MAX_INLINE_LINES } from './output-limit.js';
 export { resolveConfig, BUNDLED_CONFIG, type ResolvedConfig } from './config-path.js';

@@ -33,7 +33,11 @@ export function sessionLogPath(stateDir: string, sessionId: string): string {
 /** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
 const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
 
-/** Every record of a session, from its log and the logs of writers beside it, oldest first. */
+/**
+ * Every record of a session, from its log and the logs of writers beside it, in the order the
+ * calls started (as the dashboard shows them live); calls that started together, in the order
+ * they finished.
+ */
 export function readSession(stateDir: string, sessionId: string): SessionReadout {
   const dir = join(stateDir, 'sessions');
   const readouts = [readSessionLog(sessionLogPath(stateDir, sessionId))];
@@ -47,7 +51,7 @@ export function readSession(stateDir: string, sessionId: string): SessionReadout
     if (SIBLING_PATTERN.exec(name)?.[1] === sessionId) readouts.push(readSessionLog(join(dir, name)));
   }
   const records = readouts.flatMap((readout) => readout.records);
-  if (readouts.length > 1) records.sort((a, b) => a.finishedAt - b.finishedAt);
+  records.sort((a, b) => a.finishedAt - a.durationMs - (b.finishedAt - b.durationMs) || a.finishedAt - b.finishedAt);
   return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes };
 }
 

@@ -10,7 +10,8 @@ import { runDashboard } from './commands/dash.js';
 import { checkConfig } from './commands/check.js';
 import { listTools } from './commands/list.js';
 import { newTool } from './commands/new-tool.js';
-import { replaySession } from './commands/replay.js';
+import { replaySession, withReplayTarget } from './commands/replay.js';
+import { listSessions } from './commands/sessions.js';
 import { formatDiagnostic } from './diagnostic-format.js';
 import { serveMcp } from './mcp/mcp-server.js';
 import { openHost, type Output } from './open-host.js';
@@ -86,6 +87,9 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost) =
   try {
     // Writing a new tool needs no host (and no config that loads).
     if (input.command === 'new') return newTool(input, output);
+    // Listing sessions needs no host either; it applies the retention rule itself.
+    if (input.command === 'sessions') return listSessions(input, output);
+    if (input.command === 'replay') input = withReplayTarget(input);
     const host = await openHost(input, output);
     opened(host);
     return await runCommand(host, input, output);
