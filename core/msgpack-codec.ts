@@ -1,7 +1,7 @@
 // msgpack for the main thread's own values: session records, and snapshots shown as JSON. No
 // dependency (msgpackr's optional native part made every install warn). Maps decode to plain
 // objects whose keys are always own data, `__proto__` included; bytes decode to Uint8Array.
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 
 /** Bytes that are not msgpack this codec reads, or a value it cannot write. */
 export class MsgpackError extends Error {}
@@ -9,7 +9,12 @@ export class MsgpackError extends Error {}
 /** Deepest nesting written or read: records hold arguments of at most 64 levels, states 200. */
 export const MAX_MSGPACK_DEPTH = 1000;
 
-const INITIAL_BYTES = 256;
+/** Strings up to this many bytes are checked for ASCII in a loop; longer ones natively. */
+const SHORT_TEXT_BYTES = 32;
+
+/** Values are encoded into one reused buffer of this size, then copied out (one allocation each). */
+const SCRATCH_BYTES = 64 * 1024;
+let scratch: Buffer | undefined = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 /**
  * `value` as msgpack, with `reserveStart` zero bytes in front (room for a frame header, so the
@@ -19,22 +24,35 @@ const INITIAL_BYTES = 256;
  * nesting past MAX_MSGPACK_DEPTH.
  */
 export function encodeMsgpack(value: unknown, reserveStart = 0): Buffer {
-  const writer = new Writer(reserveStart);
-  writer.value(value, 0);
-  return writer.result();
+  // A toJSON that encodes (re-entry) finds the scratch buffer taken and gets one of its own.
+  const borrowed = scratch;
+  scratch = undefined;
+  const writer = new Writer(borrowed ?? Buffer.allocUnsafe(SCRATCH_BYTES), reserveStart);
+  try {
+    writer.value(value, 0);
+    return writer.result();
+  } finally {
+    if (borrowed !== undefined) scratch = borrowed;
+  }
 }
 
 class Writer {
   private buffer: Buffer;
   private offset: number;
 
-  constructor(reserveStart: number) {
-    this.buffer = Buffer.alloc(Math.max(INITIAL_BYTES, reserveStart * 2));
+  constructor(buffer: Buffer, reserveStart: number) {
+    this.buffer = buffer;
+    this.offset = 0;
+    this.ensure(reserveStart);
+    this.buffer.fill(0, 0, reserveStart);
     this.offset = reserveStart;
   }
 
+  /** A copy of what was written: the working buffer is reused. */
   result(): Buffer {
-    return this.buffer.subarray(0, this.offset);
+    const out = Buffer.allocUnsafe(this.offset);
+    this.buffer.copy(out, 0, 0, this.offset);
+    return out;
   }
 
   value(value: unknown, depth: number): void {
@@ -62,15 +80,19 @@ class Writer {
 
   private array(items: unknown[], depth: number): void {
     this.header(items.length, 0x90, 0xdc, 0xdd);
-    for (const item of items) this.value(item, depth + 1);
+    for (let i = 0; i < items.length; i++) this.value(items[i], depth + 1);
   }
 
   private map(object: Record<string, unknown>, depth: number): void {
-    const keys = Object.keys(object).filter((key) => isWritten(object[key]));
-    this.header(keys.length, 0x80, 0xde, 0xdf);
+    const keys = Object.keys(object);
+    let count = 0;
+    for (const key of keys) if (isWritten(object[key])) count++;
+    this.header(count, 0x80, 0xde, 0xdf);
     for (const key of keys) {
+      const value = object[key];
+      if (!isWritten(value)) continue;
       this.string(key);
-      this.value(object[key], depth + 1);
+      this.value(value, depth + 1);
     }
   }
 
@@ -83,12 +105,27 @@ class Writer {
   private string(text: string): void {
     // Every UTF-16 unit is at most 3 UTF-8 bytes: reserve the worst case, then write in place.
     this.ensure(5 + text.length * 3);
-    const length = text.length < 32 && isAscii(text) ? text.length : Buffer.byteLength(text, 'utf8');
+    if (text.length < 32 && this.shortAscii(text)) return;
+    const length = Buffer.byteLength(text, 'utf8');
     if (length < 32) this.byte(0xa0 | length);
     else if (length <= 0xff) this.u8u8(0xd9, length);
     else if (length <= 0xffff) this.u8u16(0xda, length);
     else this.u8u32(0xdb, length);
     this.offset += this.buffer.write(text, this.offset, 'utf8');
+  }
+
+  /** Writes a fixstr byte by byte if `text` is ASCII (most keys and ids); false, writing nothing, if not. */
+  private shortAscii(text: string): boolean {
+    const start = this.offset;
+    const buffer = this.buffer;
+    buffer[start] = 0xa0 | text.length;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code > 0x7f) return false;
+      buffer[start + 1 + i] = code;
+    }
+    this.offset = start + 1 + text.length;
+    return true;
   }
 
   private bytes(bytes: Uint8Array): void {
@@ -174,11 +211,6 @@ class Writer {
 
 const isWritten = (value: unknown): boolean => value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
 
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
-
 /**
  * The value `bytes` encode. Maps become plain objects: integer, float and boolean keys as their
  * text (`5`, `2.5`, `true`), byte keys as UTF-8 with other bytes written `\xNN`. 64-bit integers
@@ -220,45 +252,45 @@ class Reader {
       case 0xc4:
         return this.binary(this.u8());
       case 0xc5:
-        return this.binary(this.read(2).readUInt16BE(0));
+        return this.binary(this.u16());
       case 0xc6:
-        return this.binary(this.read(4).readUInt32BE(0));
+        return this.binary(this.u32());
       case 0xca:
-        return this.read(4).readFloatBE(0);
+        return this.bytes.readFloatBE(this.skip(4));
       case 0xcb:
-        return this.read(8).readDoubleBE(0);
+        return this.bytes.readDoubleBE(this.skip(8));
       case 0xcc:
         return this.u8();
       case 0xcd:
-        return this.read(2).readUInt16BE(0);
+        return this.u16();
       case 0xce:
-        return this.read(4).readUInt32BE(0);
+        return this.u32();
       case 0xcf:
-        return Number(this.read(8).readBigUInt64BE(0));
+        return Number(this.bytes.readBigUInt64BE(this.skip(8)));
       case 0xd0:
-        return this.read(1).readInt8(0);
+        return this.bytes.readInt8(this.skip(1));
       case 0xd1:
-        return this.read(2).readInt16BE(0);
+        return this.bytes.readInt16BE(this.skip(2));
       case 0xd2:
-        return this.read(4).readInt32BE(0);
+        return this.bytes.readInt32BE(this.skip(4));
       case 0xd3:
-        return Number(this.read(8).readBigInt64BE(0));
+        return Number(this.bytes.readBigInt64BE(this.skip(8)));
       case 0xd9:
         return this.text(this.u8());
       case 0xda:
-        return this.text(this.read(2).readUInt16BE(0));
+        return this.text(this.u16());
       case 0xdb:
-        return this.text(this.read(4).readUInt32BE(0));
+        return this.text(this.u32());
       case 0xdc:
-        return this.array(this.read(2).readUInt16BE(0), depth);
+        return this.array(this.u16(), depth);
       case 0xdd:
-        return this.array(this.read(4).readUInt32BE(0), depth);
+        return this.array(this.u32(), depth);
       case 0xde:
-        return this.map(this.read(2).readUInt16BE(0), depth);
+        return this.map(this.u16(), depth);
       case 0xdf:
-        return this.map(this.read(4).readUInt32BE(0), depth);
+        return this.map(this.u32(), depth);
       case 0xd4:
-        if (this.read(2).readUInt16BE(0) === 0) return undefined;
+        if (this.u16() === 0) return undefined;
         throw new MsgpackError(`an extension value at offset ${this.offset - 3} (extensions are not read)`);
       default:
         throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset - 1} is not msgpack this reader takes`);
@@ -291,23 +323,38 @@ class Reader {
   }
 
   private text(length: number): string {
-    return this.read(length).toString('utf8');
+    const start = this.skip(length);
+    const end = start + length;
+    // ASCII (most keys, ids and text) decodes as latin1, which is cheaper than UTF-8.
+    if (length > SHORT_TEXT_BYTES) return this.bytes.toString(isAscii(this.bytes.subarray(start, end)) ? 'latin1' : 'utf8', start, end);
+    for (let i = start; i < end; i++) if (this.bytes[i]! > 0x7f) return this.bytes.toString('utf8', start, end);
+    return this.bytes.toString('latin1', start, end);
   }
 
   private binary(length: number): Uint8Array {
+    const start = this.skip(length);
     // A copy: a view would keep the whole buffer read (a session log, say) alive.
-    return new Uint8Array(this.read(length));
+    return new Uint8Array(this.bytes.subarray(start, start + length));
   }
 
   private u8(): number {
-    return this.read(1)[0]!;
+    return this.bytes[this.skip(1)]!;
   }
 
-  private read(length: number): Buffer {
-    if (this.offset + length > this.bytes.length) throw new MsgpackError(`the bytes end in the middle of a value (offset ${this.offset})`);
-    const slice = this.bytes.subarray(this.offset, this.offset + length);
-    this.offset += length;
-    return slice;
+  private u16(): number {
+    return this.bytes.readUInt16BE(this.skip(2));
+  }
+
+  private u32(): number {
+    return this.bytes.readUInt32BE(this.skip(4));
+  }
+
+  /** Moves past `length` bytes, returning where they start; refuses to go past the end. */
+  private skip(length: number): number {
+    const start = this.offset;
+    if (start + length > this.bytes.length) throw new MsgpackError(`the bytes end in the middle of a value (offset ${start})`);
+    this.offset = start + length;
+    return start;
   }
 }
 

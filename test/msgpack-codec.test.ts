@@ -47,6 +47,14 @@ describe('values round-trip', () => {
     assert.throws(() => encodeMsgpack({ n: 2n ** 70n }), MsgpackError);
   });
 
+  test('each result is its own buffer: encoding again (or inside a toJSON) changes none before it', () => {
+    const first = encodeMsgpack({ first: 'x'.repeat(100) });
+    const nested = { toJSON: () => ({ inner: [...encodeMsgpack({ during: true })] }) };
+    const second = encodeMsgpack({ second: nested, big: 'y'.repeat(100_000) });
+    assert.deepEqual(decodeMsgpack(first), { first: 'x'.repeat(100) });
+    assert.deepEqual(decodeMsgpack(second), { second: { inner: [...encodeMsgpack({ during: true })] }, big: 'y'.repeat(100_000) });
+  });
+
   test('the reserved room in front is zeroed and the value follows it', () => {
     const framed = encodeMsgpack({ a: 1 }, 12);
     assert.deepEqual([...framed.subarray(0, 12)], new Array<number>(12).fill(0));
