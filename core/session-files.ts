@@ -35,8 +35,9 @@ export function liveWriter(files: string[]): number | undefined {
       const holder = liveLockHolder(path);
       if (holder !== undefined) return holder;
     }
-    const writer = WRITER_LOG_NAME.exec(name)?.[2];
-    if (writer !== undefined && processAlive(Number(writer))) return Number(writer);
+    const writer = Number(WRITER_LOG_NAME.exec(name)?.[2]);
+    // Pid 0 would ask about this process's group, not a writer.
+    if (Number.isSafeInteger(writer) && writer > 0 && processAlive(writer)) return writer;
   }
   return undefined;
 }
