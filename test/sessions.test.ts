@@ -87,6 +87,13 @@ describe('moonpool sessions', () => {
     assert.match(listed.stdout, /^garbage .* 0 calls .* damaged: garbage\.log: skipped 25 bytes at offset 0: no record starts here$/m);
   });
 
+  test('a state dir that is a file is a one-line error, exit 2', () => {
+    const file = join(tempDir(), 'state');
+    writeFileSync(file, 'not a directory');
+    const listed = moonpool(['sessions', '--state-dir', file]);
+    assert.deepEqual([listed.code, listed.stdout, listed.stderr], [2, '', `moonpool: the state directory ${file} is not a directory; pass --state-dir or set $XDG_STATE_HOME\n`]);
+  });
+
   test('--json gives every field; an empty state dir is said on stderr, exit 0', () => {
     const stateDir = tempDir();
     const empty = moonpool(['sessions', '--state-dir', join(stateDir, 'none')]);

@@ -1,8 +1,9 @@
 // `moonpool sessions [--json]`: applies the retention rule, then lists every session, one line
 // each — id, start time (UTC), calls, size on disk, who is writing it, what is damaged — oldest
 // first and the newest last, the one `replay last` shows. It needs no config and starts no worker.
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { defaultStateDir, DEFAULT_SESSION_MAX_AGE_DAYS, DEFAULT_SESSION_MAX_TOTAL_BYTES, pruneSessions, summarizeSessions, type SessionSummary } from '../../core/index.js';
+import { MoonpoolError, defaultStateDir, DEFAULT_SESSION_MAX_AGE_DAYS, DEFAULT_SESSION_MAX_TOTAL_BYTES, pruneSessions, summarizeSessions, type SessionSummary } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import type { Output } from '../open-host.js';
 import { retentionFrom } from '../retention-option.js';
@@ -34,6 +35,9 @@ function note(summary: SessionSummary, sessionsDir: string): string {
 export function listSessions(input: CliInput, output: Output): number {
   if (input.positionals.length > 0) throw new UsageError(`sessions takes no arguments (got '${input.positionals[0]}')`);
   const stateDir = resolve(input.stateDir ?? defaultStateDir());
+  if (existsSync(stateDir) && !statSync(stateDir).isDirectory()) {
+    throw new MoonpoolError('STATE_DIR_UNUSABLE', `the state directory ${stateDir} is not a directory; pass --state-dir or set $XDG_STATE_HOME`);
+  }
   const retention = retentionFrom(input.keepSessions) ?? { maxAgeDays: DEFAULT_SESSION_MAX_AGE_DAYS, maxTotalBytes: DEFAULT_SESSION_MAX_TOTAL_BYTES };
   const pruned = pruneSessions(stateDir, retention, undefined);
   if (pruned.removed.length > 0) {
