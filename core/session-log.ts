@@ -40,16 +40,19 @@ const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
  */
 export function readSession(stateDir: string, sessionId: string): SessionReadout {
   const dir = join(stateDir, 'sessions');
-  const readouts = [readSessionLog(sessionLogPath(stateDir, sessionId))];
   let names: string[] = [];
   try {
     names = readdirSync(dir);
   } catch {
     // No sessions directory yet: only the (absent) main log.
   }
-  for (const name of names.sort()) {
-    if (SIBLING_PATTERN.exec(name)?.[1] === sessionId) readouts.push(readSessionLog(join(dir, name)));
-  }
+  const siblings = names.filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId).map((name) => join(dir, name));
+  return readSessionLogs(sessionLogPath(stateDir, sessionId), siblings);
+}
+
+/** Reads a session's main log and its writers' logs (`readSession` without looking for them). */
+export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionReadout {
+  const readouts = [readSessionLog(mainLog), ...[...writerLogs].sort().map(readSessionLog)];
   const records = readouts.flatMap((readout) => readout.records);
   records.sort((a, b) => a.finishedAt - a.durationMs - (b.finishedAt - b.durationMs) || a.finishedAt - b.finishedAt);
   return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes };

@@ -1,7 +1,7 @@
 // One line's worth about each session in a state dir — when it started, how many calls it
 // recorded, its size, who is writing it, what was wrong reading it — oldest first, the newest
 // last (the order `replay` shows calls in). Damage is a note on its session, never a failure.
-import { readSession } from './session-log.js';
+import { readSessionLogs, sessionLogPath } from './session-log.js';
 import { scanSessions } from './session-files.js';
 
 export interface SessionSummary {
@@ -29,7 +29,10 @@ function idTime(id: string): number | undefined {
 
 export function summarizeSessions(stateDir: string): SessionSummary[] {
   const summaries = scanSessions(stateDir).map((session): SessionSummary => {
-    const { records, warnings } = readSession(stateDir, session.id);
+    // The files the scan found: one directory listing for all sessions, not one per session.
+    const mainLog = sessionLogPath(stateDir, session.id);
+    const writerLogs = session.files.filter((path) => path.endsWith('.log') && path !== mainLog);
+    const { records, warnings } = readSessionLogs(mainLog, writerLogs);
     const firstStart = records.reduce<number | undefined>((first, record) => Math.min(first ?? Infinity, record.finishedAt - record.durationMs), undefined);
     // A record that left something out (its `dropped` lines) is intact: only damage is a problem.
     const leftOut = records.flatMap((record) => (record.dropped ?? []).map((line) => `: call ${record.callId} (${record.tool}): ${line}`));
