@@ -233,6 +233,29 @@ describe('the retention rule', () => {
     assert.deepEqual(readdirSync(join(stateDir, 'spill')), ['fresh']);
   });
 
+  test('two `moonpool sessions` started together both succeed and report every removal once between them', async () => {
+    const stateDir = tempDir();
+    const ids = Array.from({ length: 40 }, (_, i) => `expired-${i}`);
+    for (const id of ids) writeSession(stateDir, id, [record(id, 1_000, 1)], 10);
+    writeSession(stateDir, 'fresh', [record('fresh', 1_000, 1)]);
+    const run = async (): Promise<{ code: number; stderr: string; stdout: string }> => {
+      const child = spawn(process.execPath, [CLI, 'sessions', '--state-dir', stateDir, '--keep-sessions', '1d'], { env: { ...process.env, MOONPOOL_KEEP_SESSIONS: '' } });
+      after(() => void child.kill('SIGKILL'));
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+      const [code] = (await once(child, 'close')) as [number];
+      return { code, stderr, stdout };
+    };
+    const results = await Promise.all([run(), run()]);
+    assert.deepEqual(results.map((result) => result.code), [0, 0]);
+    const removed = results.map((result) => Number(/removed (\d+) session/.exec(result.stderr)?.[1] ?? 0));
+    assert.equal(removed[0]! + removed[1]!, ids.length, results.map((result) => result.stderr).join(''));
+    for (const result of results) assert.match(result.stdout, /^fresh /m);
+    assert.deepEqual(readdirSync(join(stateDir, 'sessions')), ['fresh.log']);
+  });
+
   test('every command applies it at start; --keep-sessions and $MOONPOOL_KEEP_SESSIONS change it', () => {
     const stateDir = tempDir();
     const list = (env: NodeJS.ProcessEnv, ...extra: string[]) => moonpool(['list', '--config', join(FIXTURES, 'snapshots'), '--state-dir', stateDir, ...extra], env);
