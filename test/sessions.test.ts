@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileS
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
+import { ToolHost } from '../core/index.js';
 import { pruneSessions } from '../core/session-retention.js';
 import { SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
 import { summarizeSessions } from '../core/session-summary.js';
@@ -267,6 +268,12 @@ describe('the retention rule', () => {
     assert.ok(existsSync(sessionLogPath(stateDir, 'ten-days')), 'the option wins over the variable');
     assert.equal(list({ MOONPOOL_KEEP_SESSIONS: '5d,1GiB' }).code, 0);
     assert.deepEqual(readdirSync(join(stateDir, 'sessions')), []);
+  });
+
+  test('a negative or NaN retention option is refused by ToolHost.start, naming the option', async () => {
+    const stateDir = tempDir();
+    await assert.rejects(ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionMaxAgeDays: -1 }), /options\.sessionMaxAgeDays must be a number, at least 0 \(Infinity for no limit; got -1\)/);
+    await assert.rejects(ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionMaxTotalBytes: Number.NaN }), /options\.sessionMaxTotalBytes must be a number, at least 0/);
   });
 
   test('a bad --keep-sessions or $MOONPOOL_KEEP_SESSIONS is a usage error naming it, and nothing is removed', () => {
