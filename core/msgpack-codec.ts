@@ -40,16 +40,20 @@ class Writer {
   private buffer: Buffer;
   private offset: number;
 
-  constructor(buffer: Buffer, reserveStart: number) {
-    this.buffer = buffer;
+  constructor(
+    private readonly initial: Buffer,
+    reserveStart: number,
+  ) {
+    this.buffer = initial;
     this.offset = 0;
     this.ensure(reserveStart);
     this.buffer.fill(0, 0, reserveStart);
     this.offset = reserveStart;
   }
 
-  /** A copy of what was written: the working buffer is reused. */
+  /** What was written: a copy while it fits the reused buffer, else the grown buffer itself (no copy of a large value). */
   result(): Buffer {
+    if (this.buffer !== this.initial) return this.buffer.subarray(0, this.offset);
     const out = Buffer.allocUnsafe(this.offset);
     this.buffer.copy(out, 0, 0, this.offset);
     return out;

@@ -113,7 +113,7 @@ function nextFrame(data: Buffer, from: number): number {
   return data.length;
 }
 
-// The encoder leaves room for the header in front of the payload: one buffer, no copy.
+// The encoder leaves room for the header in front of the payload: no copy to frame it.
 const packWithRoom = (record: SessionRecord): Buffer => encodeMsgpack(record, HEADER_BYTES);
 
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
