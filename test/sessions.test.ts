@@ -117,6 +117,7 @@ describe('moonpool replay', () => {
     assert.equal(replayed.code, 0, replayed.stderr);
     assert.match(replayed.stdout, /text of s1/);
     assert.doesNotMatch(replayed.stdout, /text of f1/);
+    assert.equal(replayed.stderr, 'moonpool: replaying second, the newest session\n');
   });
 
   test('replay last with no session, or an id that is not one, is a one-line usage error (exit 2)', () => {

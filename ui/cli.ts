@@ -89,7 +89,7 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost) =
     if (input.command === 'new') return newTool(input, output);
     // Listing sessions needs no host either; it applies the retention rule itself.
     if (input.command === 'sessions') return listSessions(input, output);
-    if (input.command === 'replay') input = withReplayTarget(input);
+    if (input.command === 'replay') input = withReplayTarget(input, output);
     const host = await openHost(input, output);
     opened(host);
     return await runCommand(host, input, output);

@@ -12,10 +12,10 @@ const DEFAULT_WIDTH = 80;
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
- * The session `replay` shows — `last` is the newest, the last line of `moonpool sessions` — set
- * as the command's session, so the retention rule applied at start keeps it.
+ * The session `replay` shows — `last` is the newest, the last line of `moonpool sessions`, named
+ * on stderr — set as the command's session, so the retention rule applied at start keeps it.
  */
-export function withReplayTarget(input: CliInput): CliInput {
+export function withReplayTarget(input: CliInput, output: Output): CliInput {
   const [named, ...extra] = input.positionals;
   if (named === undefined) throw new UsageError('replay needs a session id (or last): moonpool replay SESSION');
   if (extra.length > 0) throw new UsageError(`replay takes one session id (got ${extra.length + 1})`);
@@ -25,6 +25,7 @@ export function withReplayTarget(input: CliInput): CliInput {
     const newest = summarizeSessions(stateDir).at(-1);
     if (newest === undefined) throw new UsageError(`there is no session to replay in ${stateDir}`);
     session = newest.id;
+    output.stderr.write(`moonpool: replaying ${session}, the newest session\n`);
   } else if (!SESSION_ID.test(named)) {
     throw new UsageError(`'${named}' is not a session id (1-64 letters, digits, _ and -; see moonpool sessions)`);
   }
