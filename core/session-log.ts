@@ -3,7 +3,7 @@
 // Reading skips damage (a torn tail, flipped bytes, a record of the wrong shape) with a warning
 // and finds the next intact record. One process writes `<id>.log` (see session-lock.ts); a second
 // process on the same session writes a file of its own beside it, read together with it.
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -62,6 +62,8 @@ export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionR
 export function readSessionLog(path: string): SessionReadout {
   let data: Buffer;
   try {
+    // Only a regular file is read: reading a FIFO named like a log would wait forever.
+    if (!lstatSync(path).isFile()) return { records: [], warnings: [`${path}: not a regular file; skipped`], validBytes: 0 };
     data = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -185,7 +187,12 @@ export class SessionLog {
     }
     try {
       const existing = readSessionLog(main);
-      const fd = openSync(main, 'a', 0o600);
+      // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader.
+      const fd = openSync(main, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o600);
+      if (!fstatSync(fd).isFile()) {
+        closeSync(fd);
+        throw new Error(`${main} is not a regular file`);
+      }
       if (fstatSync(fd).size > existing.validBytes) ftruncateSync(fd, existing.validBytes);
       return new SessionLog(main, fd, taken.lock, existing.warnings);
     } catch (error) {

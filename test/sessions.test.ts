@@ -3,7 +3,7 @@
 // or excess sessions with their spill files — never one in use, never a file that is not a session,
 // and two processes pruning at once each remove a session at most once between them.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -93,6 +93,31 @@ describe('moonpool sessions', () => {
     writeFileSync(file, 'not a directory');
     const listed = moonpool(['sessions', '--state-dir', file]);
     assert.deepEqual([listed.code, listed.stdout, listed.stderr], [2, '', `moonpool: the state directory ${file} is not a directory; pass --state-dir or set $XDG_STATE_HOME\n`]);
+  });
+
+  test('a FIFO named like a log is neither listed nor read, and replaying its session does not hang', () => {
+    const stateDir = tempDir();
+    writeSession(stateDir, 'piped', [record('p1', 1_000, 5)]);
+    execFileSync('mkfifo', [join(stateDir, 'sessions', 'piped.x.log'), join(stateDir, 'sessions', 'fifo.log')]);
+    const listed = moonpool(['sessions', '--state-dir', stateDir]);
+    assert.match(listed.stdout, /^piped .* 1 call .*B$/m);
+    assert.doesNotMatch(listed.stdout, /^fifo /m);
+    const replayed = moonpool(['replay', 'piped', '--config', join(FIXTURES, 'snapshots'), '--state-dir', stateDir]);
+    assert.equal(replayed.code, 0, replayed.stderr);
+    assert.match(replayed.stdout, /text of p1/);
+    assert.match(replayed.stderr, /piped\.x\.log: not a regular file; skipped/);
+  });
+
+  test('a FIFO in place of a session log costs the record, not a hung call', async () => {
+    const stateDir = tempDir();
+    mkdirSync(join(stateDir, 'sessions'));
+    execFileSync('mkfifo', [sessionLogPath(stateDir, 'fifo')]);
+    const host = await ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionId: 'fifo' });
+    after(() => host.close());
+    const result = await host.call('waits', { seconds: 0 });
+    assert.equal(result.status, 'ok');
+    assert.equal(host.stats().sessionLogFailures, 1);
+    assert.match(host.sessionLogWarnings().join('\n'), /the session log cannot be opened .*ENXIO/);
   });
 
   test('--json gives every field; an empty state dir is said on stderr, exit 0', () => {
@@ -204,6 +229,7 @@ describe('the retention rule', () => {
     for (const name of odd) writeFileSync(join(sessions, name), 'not a session');
     symlinkSync(join(outside, 'precious.log'), join(sessions, 'link.log'));
     mkdirSync(join(sessions, 'folder.log'));
+    execFileSync('mkfifo', [join(sessions, 'old.fifo.log')]);
     mkdirSync(join(stateDir, 'spill', 'odd.dir'));
     symlinkSync(join(outside, 'precious-dir'), join(stateDir, 'spill', 'linked'));
     writeFileSync(join(stateDir, 'spill', 'plainfile'), 'x');
@@ -211,7 +237,7 @@ describe('the retention rule', () => {
     for (const name of [...odd, 'folder.log']) utimesSync(join(sessions, name), long, long);
 
     assert.deepEqual(pruneSessions(stateDir, { maxAgeDays: 0, maxTotalBytes: 0 }, undefined).removed, ['old']);
-    assert.deepEqual(readdirSync(sessions).sort(), [...odd, 'folder.log', 'link.log'].sort());
+    assert.deepEqual(readdirSync(sessions).sort(), [...odd, 'folder.log', 'link.log', 'old.fifo.log'].sort());
     assert.deepEqual(readdirSync(join(stateDir, 'spill')).sort(), ['linked', 'odd.dir', 'plainfile']);
     assert.ok(existsSync(join(outside, 'precious.log')) && existsSync(join(outside, 'precious-dir')));
   });
