@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
@@ -93,6 +93,14 @@ describe('moonpool sessions', () => {
     writeFileSync(file, 'not a directory');
     const listed = moonpool(['sessions', '--state-dir', file]);
     assert.deepEqual([listed.code, listed.stdout, listed.stderr], [2, '', `moonpool: the state directory ${file} is not a directory; pass --state-dir or set $XDG_STATE_HOME\n`]);
+  });
+
+  test('a log msgpackr wrote is listed whole, and a record that left its snapshot out is no damage', () => {
+    const stateDir = tempDir();
+    mkdirSync(join(stateDir, 'sessions'));
+    copyFileSync(join(FIXTURES, 'msgpackr-era', 'session.log'), sessionLogPath(stateDir, 'before'));
+    const listed = moonpool(['sessions', '--state-dir', stateDir]);
+    assert.match(listed.stdout, /^before {2}2025-11-30 10:53:20Z {6}3 calls {7}671 B\n$/);
   });
 
   test('a FIFO named like a log is neither listed nor read, and replaying its session does not hang', () => {
