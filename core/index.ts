@@ -10,6 +10,7 @@ export {
   DEFAULT_RENDER_BUDGET_MS,
   DEFAULT_SESSION_MAX_AGE_DAYS,
   DEFAULT_SESSION_MAX_TOTAL_BYTES,
+  SESSION_ID_PATTERN,
   defaultStateDir,
 } from './host-options.js';
 export type { CallResult, CallStatus, CallOptions } from './call-result.js';

@@ -4,9 +4,11 @@
 // session, so nothing else is ever listed or removed. Scanning never throws and never creates.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import { SESSION_ID_PATTERN } from './host-options.js';
 import { liveLockHolder, processAlive } from './session-lock.js';
 
-export const SESSION_ID_TEXT = '[A-Za-z0-9_-]{1,64}';
+/** A session id inside a file name: SESSION_ID_PATTERN without its anchors. */
+const SESSION_ID_TEXT = SESSION_ID_PATTERN.source.slice(1, -1);
 const LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log$`);
 const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock$`);
 /** A second writer's log: the writer's pid is in its name (see SessionLog.open). */

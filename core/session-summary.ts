@@ -33,7 +33,9 @@ export function summarizeSessions(stateDir: string): SessionSummary[] {
     const mainLog = sessionLogPath(stateDir, session.id);
     const writerLogs = session.files.filter((path) => path.endsWith('.log') && path !== mainLog);
     const { records, warnings } = readSessionLogs(mainLog, writerLogs);
-    const firstStart = records.reduce<number | undefined>((first, record) => Math.min(first ?? Infinity, record.finishedAt - record.durationMs), undefined);
+    // Times a damaged but checksum-valid record made impossible (NaN, 1e300) are no start time.
+    const starts = records.map((record) => record.finishedAt - record.durationMs).filter((start) => Number.isFinite(start) && !Number.isNaN(new Date(start).getTime()));
+    const firstStart = starts.length === 0 ? undefined : starts.reduce((first, start) => Math.min(first, start));
     // A record that left something out (its `dropped` lines) is intact: only damage is a problem.
     const leftOut = records.flatMap((record) => (record.dropped ?? []).map((line) => `: call ${record.callId} (${record.tool}): ${line}`));
     const summary: SessionSummary = {

@@ -103,6 +103,14 @@ describe('moonpool sessions', () => {
     assert.match(listed.stdout, /^before {2}2025-11-30 10:53:20Z {6}3 calls {7}671 B\n$/);
   });
 
+  test('records with impossible times (NaN, 1e300) do not crash the listing', () => {
+    const stateDir = tempDir();
+    writeSession(stateDir, 'odd-times', [{ ...record('nan', 0, 1), finishedAt: Number.NaN }, { ...record('huge', 0, 1), finishedAt: 1e300 }]);
+    const listed = moonpool(['sessions', '--state-dir', stateDir]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^odd-times {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ +2 calls /);
+  });
+
   test('a FIFO named like a log is neither listed nor read, and replaying its session does not hang', () => {
     const stateDir = tempDir();
     writeSession(stateDir, 'piped', [record('p1', 1_000, 5)]);

@@ -3,13 +3,12 @@
 // is never called. A tool the config no longer defines (or one without `render`) shows its
 // recorded model-facing text. Damage in the log is skipped and named on stderr.
 import { resolve } from 'node:path';
-import { defaultStateDir, summarizeSessions, type ToolHost } from '../../core/index.js';
+import { defaultStateDir, SESSION_ID_PATTERN, summarizeSessions, type ToolHost } from '../../core/index.js';
 import { BODY_INDENT, blockBody, blockHeader, plainHeader, renderView, type BlockFacts } from '../block-view.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import type { Output } from '../open-host.js';
 
 const DEFAULT_WIDTH = 80;
-const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The session `replay` shows — `last` is the newest, the last line of `moonpool sessions`, named
@@ -26,7 +25,7 @@ export function withReplayTarget(input: CliInput, output: Output): CliInput {
     if (newest === undefined) throw new UsageError(`there is no session to replay in ${stateDir}`);
     session = newest.id;
     output.stderr.write(`moonpool: replaying ${session}, the newest session\n`);
-  } else if (!SESSION_ID.test(named)) {
+  } else if (!SESSION_ID_PATTERN.test(named)) {
     throw new UsageError(`'${named}' is not a session id (1-64 letters, digits, _ and -; see moonpool sessions)`);
   }
   return { ...input, positionals: [session], session };

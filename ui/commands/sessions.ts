@@ -8,7 +8,7 @@ import { UsageError, type CliInput } from '../cli-options.js';
 import type { Output } from '../open-host.js';
 import { retentionFrom } from '../retention-option.js';
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes === Infinity) return 'no limit';
   if (bytes < 1024) return `${bytes} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
@@ -21,7 +21,11 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-const utcTime = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')}Z`;
+/** The time as `2026-11-30 10:54:00Z`, or a placeholder as wide for one a damaged record made impossible. */
+function utcTime(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? '(no valid time)'.padEnd(20) : `${date.toISOString().slice(0, 19).replace('T', ' ')}Z`;
+}
 
 function note(summary: SessionSummary, sessionsDir: string): string {
   const notes: string[] = [];
