@@ -42,6 +42,16 @@ export interface ToolHostOptions {
   maxInlineLines?: number;
   /** Spill directories of other sessions are removed after this many days. Default 7. */
   spillRetentionDays?: number;
+  /**
+   * Sessions (logs and spill files) not written for this many days are removed when a host
+   * starts; Infinity keeps them. Sessions in use and the host's own are never removed. Default 30.
+   */
+  sessionMaxAgeDays?: number;
+  /**
+   * When all sessions together take more than this many bytes, the oldest are removed at start
+   * until the newest fit; Infinity keeps them. Default 1 GiB.
+   */
+  sessionMaxTotalBytes?: number;
   /** Reload when a file in the config's directory changes (debounced 200 ms). Default false. */
   watch?: boolean;
 }
@@ -59,6 +69,8 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_QUEUE_PER_MODULE = 256;
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_SPILL_RETENTION_DAYS = 7;
+export const DEFAULT_SESSION_MAX_AGE_DAYS = 30;
+export const DEFAULT_SESSION_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'moonpool');
@@ -68,6 +80,15 @@ function positive(name: string, value: number | undefined, fallback: number, int
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
     throw new MoonpoolError('INVALID_OPTION', `options.${name} must be a positive ${integer ? 'integer' : 'number'} (got ${String(value)})`);
+  }
+  return value;
+}
+
+/** A limit that may be 0 (keep nothing idle) or Infinity (no limit). */
+function limit(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new MoonpoolError('INVALID_OPTION', `options.${name} must be a number, at least 0 (Infinity for no limit; got ${String(value)})`);
   }
   return value;
 }
@@ -95,6 +116,8 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     maxInlineChars: positive('maxInlineChars', options.maxInlineChars, DEFAULT_MAX_INLINE_CHARS, true),
     maxInlineLines: positive('maxInlineLines', options.maxInlineLines, DEFAULT_MAX_INLINE_LINES, true),
     spillRetentionDays: positive('spillRetentionDays', options.spillRetentionDays, DEFAULT_SPILL_RETENTION_DAYS),
+    sessionMaxAgeDays: limit('sessionMaxAgeDays', options.sessionMaxAgeDays, DEFAULT_SESSION_MAX_AGE_DAYS),
+    sessionMaxTotalBytes: limit('sessionMaxTotalBytes', options.sessionMaxTotalBytes, DEFAULT_SESSION_MAX_TOTAL_BYTES),
     watch: options.watch ?? false,
   };
 }

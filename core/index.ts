@@ -8,6 +8,9 @@ export {
   DEFAULT_LOAD_TIMEOUT_MS,
   DEFAULT_AVAILABLE_TIMEOUT_MS,
   DEFAULT_RENDER_BUDGET_MS,
+  DEFAULT_SESSION_MAX_AGE_DAYS,
+  DEFAULT_SESSION_MAX_TOTAL_BYTES,
+  SESSION_ID_PATTERN,
   defaultStateDir,
 } from './host-options.js';
 // CallResult.structured (run's `structured` table, checked against ToolInfo.outputSchema) and
@@ -20,7 +23,10 @@ export type { ToolAnnotations } from './tool-annotations.js';
 export type { PoolStats } from './worker-pool.js';
 export { MoonpoolError, type MoonpoolErrorCode } from './errors.js';
 export type { SessionRecord, SessionReadout } from './session-log.js';
+export { decodeMsgpack as decodeSnapshot, MsgpackError } from './msgpack-codec.js';
 export { stateDirProblem } from './session.js';
+export { summarizeSessions, type SessionSummary } from './session-summary.js';
+export { pruneSessions, type SessionRetention, type PruneResult } from './session-retention.js';
 export { STUCK_AFTER_MS } from './thread-watch.js';
 export { DEFAULT_MAX_INLINE_CHARS, DEFAULT_MAX_INLINE_LINES } from './output-limit.js';
 export { resolveConfig, BUNDLED_CONFIG, type ResolvedConfig } from './config-path.js';

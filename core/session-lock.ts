@@ -19,7 +19,7 @@ function lockOwner(path: string): number | undefined {
   }
 }
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -27,6 +27,12 @@ function processAlive(pid: number): boolean {
     // EPERM: alive, owned by another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** The pid of the live process holding the lock at `path`, or undefined when none does. */
+export function liveLockHolder(path: string): number | undefined {
+  const owner = lockOwner(path);
+  return owner !== undefined && processAlive(owner) ? owner : undefined;
 }
 
 /** Creates the lock with its pid already in it (a link of a written file), so no reader sees it empty. */

@@ -3,11 +3,11 @@
 // Reading skips damage (a torn tail, flipped bytes, a record of the wrong shape) with a warning
 // and finds the next intact record. One process writes `<id>.log` (see session-lock.ts); a second
 // process on the same session writes a file of its own beside it, read together with it.
-import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { pack, RESERVE_START_SPACE } from 'msgpackr';
+import { encodeMsgpack } from './msgpack-codec.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import { decodeRecord, encodeBounded, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
@@ -34,21 +34,28 @@ export function sessionLogPath(stateDir: string, sessionId: string): string {
 /** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
 const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
 
-/** Every record of a session, from its log and the logs of writers beside it, oldest first. */
+/**
+ * Every record of a session, from its log and the logs of writers beside it, in the order the
+ * calls started (as the dashboard shows them live); calls that started together, in the order
+ * they finished.
+ */
 export function readSession(stateDir: string, sessionId: string): SessionReadout {
   const dir = join(stateDir, 'sessions');
-  const readouts = [readSessionLog(sessionLogPath(stateDir, sessionId))];
   let names: string[] = [];
   try {
     names = readdirSync(dir);
   } catch {
     // No sessions directory yet: only the (absent) main log.
   }
-  for (const name of names.sort()) {
-    if (SIBLING_PATTERN.exec(name)?.[1] === sessionId) readouts.push(readSessionLog(join(dir, name)));
-  }
+  const siblings = names.filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId).map((name) => join(dir, name));
+  return readSessionLogs(sessionLogPath(stateDir, sessionId), siblings);
+}
+
+/** Reads a session's main log and its writers' logs (`readSession` without looking for them). */
+export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionReadout {
+  const readouts = [readSessionLog(mainLog), ...[...writerLogs].sort().map(readSessionLog)];
   const records = readouts.flatMap((readout) => readout.records);
-  if (readouts.length > 1) records.sort((a, b) => a.finishedAt - b.finishedAt);
+  records.sort((a, b) => a.finishedAt - a.durationMs - (b.finishedAt - b.durationMs) || a.finishedAt - b.finishedAt);
   return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes };
 }
 
@@ -56,6 +63,8 @@ export function readSession(stateDir: string, sessionId: string): SessionReadout
 export function readSessionLog(path: string): SessionReadout {
   let data: Buffer;
   try {
+    // Only a regular file is read: reading a FIFO named like a log would wait forever.
+    if (!lstatSync(path).isFile()) return { records: [], warnings: [`${path}: not a regular file; skipped`], validBytes: 0 };
     data = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -107,8 +116,8 @@ function nextFrame(data: Buffer, from: number): number {
   return data.length;
 }
 
-// msgpackr leaves room for the header in front of the payload: one buffer, no copy.
-const packWithRoom = (record: SessionRecord): Buffer => pack(record, RESERVE_START_SPACE | HEADER_BYTES);
+// The encoder leaves room for the header in front of the payload: no copy to frame it.
+const packWithRoom = (record: SessionRecord): Buffer => encodeMsgpack(record, HEADER_BYTES);
 
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
 export function encodeRecord(record: SessionRecord): Buffer {
@@ -179,7 +188,12 @@ export class SessionLog {
     }
     try {
       const existing = readSessionLog(main);
-      const fd = openSync(main, 'a', 0o600);
+      // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader.
+      const fd = openSync(main, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o600);
+      if (!fstatSync(fd).isFile()) {
+        closeSync(fd);
+        throw new Error(`${main} is not a regular file`);
+      }
       if (fstatSync(fd).size > existing.validBytes) ftruncateSync(fd, existing.validBytes);
       return new SessionLog(main, fd, taken.lock, existing.warnings);
     } catch (error) {

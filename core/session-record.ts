@@ -1,7 +1,7 @@
 // One logged call: its shape, the check every record read back must pass, and the bound every
 // record written must fit. A record over MAX_RECORD_BYTES is never skipped or cut silently: its
 // snapshot goes first, then its arguments, then the tail of its content, each named in `dropped`.
-import { pack, unpack } from 'msgpackr';
+import { decodeMsgpack, encodeMsgpack } from './msgpack-codec.js';
 import type { CallStatus } from './call-result.js';
 
 /** Largest payload the log writes; whatever the host can produce fits once its snapshot is dropped. */
@@ -51,7 +51,7 @@ export function recordShapeProblem(value: unknown): string | undefined {
 export function decodeRecord(payload: Uint8Array): { record: SessionRecord } | { problem: string } {
   let value: unknown;
   try {
-    value = unpack(payload);
+    value = decodeMsgpack(payload);
   } catch (error) {
     return { problem: `its payload does not decode (${(error as Error).message})` };
   }
@@ -62,7 +62,7 @@ export function decodeRecord(payload: Uint8Array): { record: SessionRecord } | {
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 
 /**
- * The record's msgpack payload, at most MAX_RECORD_BYTES. `encode` (msgpackr's pack, with room
+ * The record's msgpack payload, at most MAX_RECORD_BYTES. `encode` (msgpack, with room
  * reserved in front) is passed in so the caller keeps its framing; it may throw for a value
  * msgpack cannot hold (a BigInt past 64 bits), which the caller counts as a lost record.
  */
@@ -78,7 +78,7 @@ export function encodeBounded(record: SessionRecord, encode: (record: SessionRec
     encoded = encode(bounded);
   }
   if (over()) {
-    note(`arguments of ${mib(pack(bounded.args).length)} not recorded: the record was over the ${mib(MAX_RECORD_BYTES)} limit`);
+    note(`arguments of ${mib(encodeMsgpack(bounded.args).length)} not recorded: the record was over the ${mib(MAX_RECORD_BYTES)} limit`);
     bounded.args = { $notRecorded: 'too large to record' };
     encoded = encode(bounded);
   }

@@ -14,6 +14,7 @@ import { diffTools, type ReloadResult } from './reload-result.js';
 import { resolveHostOptions, SESSION_ID_PATTERN, type ResolvedHostOptions, type ToolHostOptions } from './host-options.js';
 import type { Diagnostic, RenderView } from '../shared/protocol.js';
 import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
+import { pruneSessions } from './session-retention.js';
 import { readSession, SessionLog, sessionLogPath, type SessionReadout, type SessionRecord } from './session-log.js';
 import { ThreadWatch } from './thread-watch.js';
 import type { ParametersSchema } from './tool-definitions.js';
@@ -101,6 +102,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const resolved = resolveHostOptions(options);
     const configFile = resolveConfig(options.config).file;
     const session = sessionPaths(resolved.stateDir, resolved.sessionId ?? newSessionId());
+    pruneSessions(resolved.stateDir, { maxAgeDays: resolved.sessionMaxAgeDays, maxTotalBytes: resolved.sessionMaxTotalBytes }, session.id);
     pruneSpillDirs(resolved.stateDir, session.id, resolved.spillRetentionDays);
     const host = new ToolHost(configFile, resolved, session);
     host.adopt(await host.loadGeneration(), undefined);
@@ -347,7 +349,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /**
-   * The calls recorded in a session (default: this one), oldest first, with a warning for each
+   * The calls recorded in a session (default: this one), in the order they started, with a warning for each
    * stretch of damage skipped and each record that left something out. Never throws: a session
    * that cannot be read is an empty readout with a warning saying why. Re-render each record
    * with `render(record.tool, record.snapshot, view)`.

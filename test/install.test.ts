@@ -1,6 +1,8 @@
 // The package as a user installs it: `npm pack` of the repository, installed globally into a
-// temporary prefix, gives a working `moonpool` command (dist/ is built on prepare) and ships no
-// source maps whose sources it does not include; `moonpool/pi` resolves from the installed package.
+// temporary prefix, gives a working `moonpool` command (dist/ is built on prepack), ships no
+// source maps whose sources it does not include, installs quietly (no dependency has an install
+// script for npm to warn about; msgpackr's optional native part did), and `moonpool/pi` resolves
+// from the installed package.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { ROOT, tempDir } from './helpers.js';
 
 const NPM = 'npm';
 
-test('a packed tarball installed globally runs `moonpool`, with no stray source maps', { timeout: 180_000 }, () => {
+test('a packed tarball installs globally without an install-script warning and runs `moonpool`, with no stray source maps', { timeout: 180_000 }, () => {
   const dir = tempDir();
   // The test run has built dist/ already: packing must not rebuild it under the other tests' feet.
   const packed = JSON.parse(execFileSync(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' })) as [{ filename: string; files: { path: string }[] }];
@@ -22,6 +24,7 @@ test('a packed tarball installed globally runs `moonpool`, with no stray source 
   const prefix = join(dir, 'prefix');
   const install = spawnSync(NPM, ['install', '--global', '--prefer-offline', '--no-audit', '--no-fund', '--prefix', prefix, join(dir, packed[0].filename)], { cwd: dir, encoding: 'utf8' });
   assert.equal(install.status, 0, install.stderr);
+  assert.doesNotMatch(`${install.stdout}${install.stderr}`, /install.scripts|allow.?scripts/i);
 
   const bin = join(prefix, 'bin', 'moonpool');
   const env = { ...process.env, XDG_CONFIG_HOME: dir, MOONPOOL_CONFIG: '', XDG_STATE_HOME: join(dir, 'state') };

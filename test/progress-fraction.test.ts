@@ -2,7 +2,7 @@
 // rest: found among other keys and after large values, absent or malformed ones give nothing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pack } from 'msgpackr';
+import { encodeMsgpack as pack } from '../core/msgpack-codec.js';
 import { MAX_FRACTION_BYTES, progressFraction } from '../ui/mcp/progress-fraction.js';
 
 test('done and total are found after other keys, large strings and nested tables', () => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { unpack } from 'msgpackr';
+import { decodeMsgpack } from '../core/msgpack-codec.js';
 import { EXAMPLES, FIXTURE_BIN, startHost } from './helpers.js';
 
 const ORIGINAL_PATH = process.env['PATH'] ?? '';
@@ -48,7 +48,7 @@ describe('seed example 2: title, snapshots and the final state', () => {
     const result = await host.call('weather', { city: 'Oslo' }, { onTitle: (title) => titles.push(title) });
     assert.equal(result.status, 'ok');
     assert.equal(result.title, 'Oslo');
-    assert.deepEqual(unpack(result.snapshot!), { phase: 'done', city: 'Oslo', report: 'sunny (1 argument: Oslo)' });
+    assert.deepEqual(decodeMsgpack(result.snapshot!), { phase: 'done', city: 'Oslo', report: 'sunny (1 argument: Oslo)' });
     assert.deepEqual(titles, ['Oslo']);
   });
 });

@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { unpack } from 'msgpackr';
+import { decodeMsgpack } from '../core/msgpack-codec.js';
 import { encodeRecord, readSessionLog, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
 import { ROOT, startHost, tempDir } from './helpers.js';
 
@@ -30,7 +30,7 @@ test('each call appends a record with its args, status, content, title and last 
     ['renders', 'ok', 'rendered lines', undefined],
   ]);
   assert.deepEqual(records[0]!.args, { seconds: 0 });
-  assert.deepEqual(unpack(records[0]!.snapshot!), { phase: 'done' });
+  assert.deepEqual(decodeMsgpack(records[0]!.snapshot!), { phase: 'done' });
 });
 
 test('a torn last record is skipped with a warning, and the session can be appended to', () => {

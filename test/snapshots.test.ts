@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { pack, unpack } from 'msgpackr';
+import { decodeMsgpack, encodeMsgpack } from '../core/msgpack-codec.js';
 import { FIXTURES, startHost } from './helpers.js';
 
 const hostReady = startHost('snapshots');
@@ -14,7 +14,7 @@ describe('ctx:show', () => {
     let received = 0;
     const result = await (await hostReady).call('storm', {}, { onSnapshot: () => received++ });
     assert.equal(result.status, 'ok');
-    assert.deepEqual(unpack(result.snapshot!), { i: 1_000_000 });
+    assert.deepEqual(decodeMsgpack(result.snapshot!), { i: 1_000_000 });
     assert.ok(received >= 1 && received <= 300, `received ${received} snapshots`);
   });
 
@@ -28,18 +28,18 @@ describe('ctx:show', () => {
   test('a state shown before a long capture arrives while the capture runs', async () => {
     const started = Date.now();
     const arrivals: [number, unknown][] = [];
-    const result = await (await hostReady).call('waits', { seconds: 0.5 }, { onSnapshot: (bytes) => arrivals.push([Date.now() - started, unpack(bytes)]) });
+    const result = await (await hostReady).call('waits', { seconds: 0.5 }, { onSnapshot: (bytes) => arrivals.push([Date.now() - started, decodeMsgpack(bytes)]) });
     assert.equal(result.status, 'ok');
     assert.deepEqual(arrivals[0]![1], { phase: 'waiting' });
     assert.ok(arrivals[0]![0] < 400, `the first state arrived after ${arrivals[0]![0]} ms`);
-    assert.deepEqual(unpack(result.snapshot!), { phase: 'done' });
+    assert.deepEqual(decodeMsgpack(result.snapshot!), { phase: 'done' });
   });
 });
 
 test('a state left pending while Lua computes without showing arrives long before the end', async () => {
   const started = Date.now();
   const arrivals: [number, unknown][] = [];
-  const result = await (await hostReady).call('show_then_compute', {}, { onSnapshot: (bytes) => arrivals.push([Date.now() - started, unpack(bytes)]) });
+  const result = await (await hostReady).call('show_then_compute', {}, { onSnapshot: (bytes) => arrivals.push([Date.now() - started, decodeMsgpack(bytes)]) });
   assert.equal(result.status, 'ok');
   const computing = arrivals.find(([, state]) => (state as { phase: string }).phase === 'computing');
   assert.ok(computing, JSON.stringify(arrivals));
@@ -61,13 +61,13 @@ test('log lines and a title left pending while Lua computes arrive long before t
 describe('render', () => {
   test('a string is split into lines and an array of lines is kept', async () => {
     const host = await hostReady;
-    assert.deepEqual(await host.render('renders', pack({ mode: 'string' }), VIEW), { ok: true, lines: ['one', 'two'] });
-    assert.deepEqual(await host.render('renders', pack({ mode: 'lines' }), VIEW), { ok: true, lines: ['first', 'second'] });
+    assert.deepEqual(await host.render('renders', encodeMsgpack({ mode: 'string' }), VIEW), { ok: true, lines: ['one', 'two'] });
+    assert.deepEqual(await host.render('renders', encodeMsgpack({ mode: 'lines' }), VIEW), { ok: true, lines: ['first', 'second'] });
   });
 
   test('an error, an overrun and a wrong return type fall back with the reason', async () => {
     const host = await hostReady;
-    const reasons = await Promise.all(['error', 'loop', 'number'].map(async (mode) => host.render('renders', pack({ mode }), VIEW)));
+    const reasons = await Promise.all(['error', 'loop', 'number'].map(async (mode) => host.render('renders', encodeMsgpack({ mode }), VIEW)));
     assert.deepEqual(reasons.map((reply) => reply.ok), [false, false, false]);
     const [error, loop, number] = reasons.map((reply) => (reply.ok ? '' : reply.reason));
     assert.match(error!, /^render failed: .*init\.lua:\d+: render broke$/);
@@ -77,8 +77,8 @@ describe('render', () => {
 
   test('a tool without render, and one the config no longer has, get the default block', async () => {
     const host = await hostReady;
-    assert.deepEqual(await host.render('storm', pack({ i: 1 }), VIEW), { ok: false, reason: null });
-    assert.deepEqual(await host.render('gone', pack({ i: 1 }), VIEW), { ok: false, reason: 'gone is not defined in the current config' });
+    assert.deepEqual(await host.render('storm', encodeMsgpack({ i: 1 }), VIEW), { ok: false, reason: null });
+    assert.deepEqual(await host.render('gone', encodeMsgpack({ i: 1 }), VIEW), { ok: false, reason: 'gone is not defined in the current config' });
   });
 
   test('while a tool spins in pure Lua, render of its latest snapshot answers within 100 ms', async () => {

@@ -1,11 +1,12 @@
 // States cross as Lua tables: `render` receives the table that was shown — integer, float, string
 // and boolean keys kept apart, sparse arrays and exact number types intact, more than 65,535 keys —
 // within the documented limits (16 MiB, 200 levels); values that cannot cross are refused at
-// ctx:show with their path; snapshots recorded before (msgpackr's) still render.
+// ctx:show with their path; snapshots recorded before (by msgpackr 2.1.4) still render.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { pack } from 'msgpackr';
+import { encodeMsgpack } from '../core/msgpack-codec.js';
 import { FIXTURES, startHost } from './helpers.js';
 
 const FILE = join(FIXTURES, 'states', 'init.lua');
@@ -74,7 +75,8 @@ describe('values that cannot cross are refused at ctx:show with their path', () 
 describe('snapshots from before, and damaged ones', () => {
   test('a snapshot msgpackr encoded (sessions recorded by earlier versions) still renders', async () => {
     const host = await hostReady;
-    const old = pack({ counts: { '200': 5 }, list: [1, 2.5, 'three'], raw: Buffer.from([0xff, 0x00]), flag: true, none: null });
+    // The bytes msgpackr 2.1.4 wrote for { counts: { '200': 5 }, list: [1, 2.5, 'three'], raw: <ff 00>, flag: true, none: null }.
+    const old = readFileSync(join(FIXTURES, 'msgpackr-era', 'snapshot.msgpack'));
     const rendered = await host.render('show', old, DESCRIBE);
     assert.deepEqual(rendered, {
       ok: true,
@@ -104,14 +106,14 @@ describe('snapshots from before, and damaged ones', () => {
       const rendered = await host.render('show', new Uint8Array(bytes), DESCRIBE);
       assert.equal(rendered.ok, false);
       assert.match((rendered as { reason: string }).reason, /^the snapshot could not be read: /);
-      assert.deepEqual(await host.render('show', pack({ a: 1 }), DESCRIBE), { ok: true, lines: ['s = table (1 keys)', 's[string:"a"] = integer 1'] });
+      assert.deepEqual(await host.render('show', encodeMsgpack({ a: 1 }), DESCRIBE), { ok: true, lines: ['s = table (1 keys)', 's[string:"a"] = integer 1'] });
     });
   }
 
   test('a snapshot nested past 200 levels is refused by render, not by a crash', async () => {
     let deep: unknown = 1;
     for (let i = 0; i < 250; i++) deep = [deep];
-    const rendered = await (await hostReady).render('show', pack(deep), DESCRIBE);
+    const rendered = await (await hostReady).render('show', encodeMsgpack(deep), DESCRIBE);
     assert.deepEqual(rendered, { ok: false, reason: 'the snapshot could not be read: the snapshot is nested deeper than 200 levels' });
   });
 });

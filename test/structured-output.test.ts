@@ -35,7 +35,7 @@ describe('output_schema in registry:add', () => {
     assert.ok(tools[0]!.validateOutput);
   });
 
-  test('each bad output schema is an error naming output_schema (at registry:add's line when no source is read), and the tool is dropped', () => {
+  test('each bad output schema is an error naming output_schema (at the registry:add line when no source is read), and the tool is dropped', () => {
     const cases: [unknown, RegExp][] = [
       ['object', /`output_schema` must be a JSON Schema table \(got a string\)/],
       [{ type: 'array' }, /output_schema\.type must be 'object' \(got "array"\)/],

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { unpack } from 'msgpackr';
+import { decodeMsgpack } from '../core/msgpack-codec.js';
 import { FIXTURES, startHost, tempDir } from './helpers.js';
 
 const FILE = join(FIXTURES, 'crossing', 'init.lua');
@@ -48,7 +48,7 @@ describe('ctx:show', () => {
     const result = await besideHealthy(host, host.call('dag_later', {}));
     assert.equal(result.status, 'error');
     assert.equal(result.content, 'ctx:show: state too large (more than 16 MiB encoded)');
-    assert.deepEqual(unpack(result.snapshot!), { step: 1 });
+    assert.deepEqual(decodeMsgpack(result.snapshot!), { step: 1 });
   });
 
   test('a 15 MiB state crosses and renders; a 17 MiB one is refused at its ctx:show line', async () => {
@@ -116,7 +116,7 @@ test("moonpool's natives reached through debug.getupvalue hold their bounds too"
   const result = await besideHealthy(host, host.call('native_bypass', {}, { onLog: (line) => lines.push(line) }));
   assert.equal(result.content, 'survived');
   assert.equal(result.title, undefined);
-  assert.deepEqual(unpack(result.snapshot!), { after: true });
+  assert.deepEqual(decodeMsgpack(result.snapshot!), { after: true });
   assert.deepEqual(lines, ["[moonpool: 1 more lines (10,485,760 characters) of this call's log were dropped past its 1,000,000-character limit]"]);
 });
 
@@ -169,7 +169,7 @@ end)
   const host = await startHost(file);
   const recovered = await host.call('recover', {});
   assert.deepEqual([recovered.status, recovered.content], ['ok', 'recovered false']);
-  assert.deepEqual(unpack(recovered.snapshot!), { progress: 'fine' });
+  assert.deepEqual(decodeMsgpack(recovered.snapshot!), { progress: 'fine' });
   const last = await host.call('last_bad', {});
   assert.equal(last.status, 'error');
   assert.match(last.content, /ctx:show: state\.cb is a function/);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { pack } from 'msgpackr';
+import { encodeMsgpack } from '../core/msgpack-codec.js';
 import { FIXTURES, startHost } from './helpers.js';
 
 const VIEW = { width: 60, height: 10, expand: false };
@@ -80,9 +80,9 @@ describe('WebAssembly traps', () => {
 
   test('a trap in render is its reason, counts as a crash of the module, and the next render works', async () => {
     const host = await integrityHost();
-    const trapped = await host.render('trap', pack({}), VIEW);
+    const trapped = await host.render('trap', encodeMsgpack({}), VIEW);
     assert.deepEqual(trapped, { ok: false, reason: `render crashed its worker: ${TRAP}` });
-    assert.deepEqual(await host.render('trap_counter', pack({ count: 7 }), VIEW), { ok: true, lines: ['count 7'] });
+    assert.deepEqual(await host.render('trap_counter', encodeMsgpack({ count: 7 }), VIEW), { ok: true, lines: ['count 7'] });
     await host.call('trap_counter', {});
     assert.equal(host.stats().modules[join(MODULES, 'traps.lua')]!.crashes, 1);
   });
@@ -92,7 +92,7 @@ describe('WebAssembly traps', () => {
     const tool = host.allTools().find((entry) => entry.name === 'available_trap')!;
     assert.equal(tool.available, false);
     assert.equal(tool.unavailableReason, `available() crashed its worker: ${TRAP}`);
-    assert.deepEqual(await host.render('trap_counter', pack({ count: 1 }), VIEW), { ok: true, lines: ['count 1'] });
+    assert.deepEqual(await host.render('trap_counter', encodeMsgpack({ count: 1 }), VIEW), { ok: true, lines: ['count 1'] });
   });
 });
 
@@ -136,6 +136,6 @@ describe("a tool's own debug hook", () => {
 
   test('clearing the hook with debug.sethook() does not switch off the render budget', async () => {
     const host = await integrityHost();
-    assert.deepEqual(await host.render('own_hooks', pack({}), VIEW), { ok: false, reason: 'render failed: took longer than its 50 ms budget' });
+    assert.deepEqual(await host.render('own_hooks', encodeMsgpack({}), VIEW), { ok: false, reason: 'render failed: took longer than its 50 ms budget' });
   });
 });

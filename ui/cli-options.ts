@@ -1,7 +1,7 @@
 // The command line: commands, options (node:util parseArgs) and the usage text.
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['dash', 'list', 'call', 'check', 'replay', 'mcp', 'new'] as const;
+export const COMMANDS = ['dash', 'list', 'call', 'check', 'replay', 'sessions', 'mcp', 'new'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `moonpool — LLM-callable tools written in Lua, each module in its own worker thread
@@ -11,7 +11,8 @@ Usage:
   moonpool list [--json] [--format anthropic|openai|mcp]   the available tools
   moonpool call TOOL [JSON] [--json]                        run a tool once, print its result
   moonpool check [--strict]                                 load the config, print every problem
-  moonpool replay SESSION [--width N] [--expand]            a session's blocks, re-rendered
+  moonpool replay SESSION|last [--width N] [--expand]       a session's blocks, re-rendered
+  moonpool sessions [--json]                                the recorded sessions, newest last
   moonpool mcp [--watch]                                    serve the tools over MCP on stdio
   moonpool new NAME [--dir DIR]                             write a new tool module to start from
 
@@ -26,6 +27,8 @@ Options:
                      (default: the number of CPUs)
   --dir DIR          where 'new' writes (default: the config's directory)
   --strict           check: warnings fail too (exit 1)
+  --keep-sessions SPEC  sessions kept at start: an age, a total size or both (14d,200MiB),
+                     or forever; default 30d,1GiB or $MOONPOOL_KEEP_SESSIONS
   --watch            reload when a file of the config's directory changes (long-running commands)
   -h, --help         this text
   -v, --version      the version
@@ -50,6 +53,8 @@ export interface CliInput {
   /** `check`: warnings count as failures. */
   strict: boolean;
   dir?: string;
+  /** `--keep-sessions` as given; see retention-option.ts. */
+  keepSessions?: string;
 }
 
 export class UsageError extends Error {}
@@ -74,6 +79,7 @@ export function parseCli(argv: string[]): CliInput {
         watch: { type: 'boolean', default: false },
         strict: { type: 'boolean', default: false },
         dir: { type: 'string' },
+        'keep-sessions': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -97,6 +103,7 @@ export function parseCli(argv: string[]): CliInput {
   if (values.session !== undefined) input.session = values.session;
   if (values.format !== undefined) input.format = values.format;
   if (values.dir !== undefined) input.dir = values.dir;
+  if (values['keep-sessions'] !== undefined) input.keepSessions = values['keep-sessions'];
   if (values.width !== undefined) {
     const width = Number(values.width);
     if (!Number.isInteger(width) || width < 20) throw new UsageError(`--width takes a whole number of columns, at least 20 (got '${values.width}')`);

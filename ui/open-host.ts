@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { defaultStateDir, MoonpoolError, ToolHost, resolveConfig, stateDirProblem, type ResolvedConfig } from '../core/index.js';
 import type { CliInput } from './cli-options.js';
 import { displayPath } from './diagnostic-format.js';
+import { retentionFrom } from './retention-option.js';
 
 export interface Output {
   stdout: NodeJS.WritableStream;
@@ -25,6 +26,7 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
     const problem = stateDirProblem(resolve(input.stateDir ?? defaultStateDir()));
     if (problem !== undefined) throw new MoonpoolError('STATE_DIR_UNUSABLE', problem);
   }
+  const retention = retentionFrom(input.keepSessions);
   const config = resolveConfig(input.config);
   const notice = configNotice(config);
   // The dashboard shows it on its own screen: printed here, it would stay hidden until it quits.
@@ -36,6 +38,7 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
     ...(input.session === undefined ? {} : { sessionId: input.session }),
     ...(input.timeoutSeconds === undefined ? {} : { timeoutMs: input.timeoutSeconds * 1000 }),
     ...(input.cpuSlots === undefined ? {} : { cpuSlots: input.cpuSlots }),
+    ...(retention === undefined ? {} : { sessionMaxAgeDays: retention.maxAgeDays, sessionMaxTotalBytes: retention.maxTotalBytes }),
     watch: input.watch,
   });
 }

@@ -1,8 +1,7 @@
 // `moonpool call TOOL [JSON]`: runs one call as a host would. The model-facing text goes to
 // stdout (stderr for an error), what the tool prints goes to stderr as it happens; on a terminal
 // the tool's live block is drawn on stderr while it runs, and the text is made safe to show.
-import { unpack } from 'msgpackr';
-import type { CallResult, ToolHost } from '../../core/index.js';
+import { decodeSnapshot, type CallResult, type ToolHost } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import { LiveBlock } from '../live-block.js';
 import type { Output } from '../open-host.js';
@@ -21,7 +20,7 @@ export function parseArguments(text: string | undefined): unknown {
 
 function resultAsJson(result: CallResult): string {
   const { snapshot, ...rest } = result;
-  const shown = snapshot === undefined ? rest : { ...rest, snapshot: unpack(snapshot) as unknown };
+  const shown = snapshot === undefined ? rest : { ...rest, snapshot: decodeSnapshot(snapshot) };
   return JSON.stringify(shown, (_key, value: unknown) => (value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value), 2);
 }
 

@@ -1,18 +1,40 @@
-// `moonpool replay SESSION [--width N] [--expand]`: every block of a session, re-rendered from its
-// last snapshot with the current config's `render` — `run` is never called. A tool the config no
-// longer defines (or one without `render`) shows its recorded model-facing text. Damage in the
-// log is skipped and named on stderr; the records around it are replayed.
-import type { ToolHost } from '../../core/index.js';
+// `moonpool replay SESSION|last [--width N] [--expand]`: every block of a session, in the order
+// the calls started, re-rendered from its last snapshot with the current config's `render` — `run`
+// is never called. A tool the config no longer defines (or one without `render`) shows its
+// recorded model-facing text. Damage in the log is skipped and named on stderr; the records
+// around it are replayed.
+import { resolve } from 'node:path';
+import { defaultStateDir, SESSION_ID_PATTERN, summarizeSessions, type ToolHost } from '../../core/index.js';
 import { plainBlockLines, renderView, type BlockFacts } from '../block-view.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import type { Output } from '../open-host.js';
 
 const DEFAULT_WIDTH = 80;
 
-export async function replaySession(host: ToolHost, input: CliInput, output: Output): Promise<number> {
-  const [sessionId, ...extra] = input.positionals;
-  if (sessionId === undefined) throw new UsageError('replay needs a session id: moonpool replay SESSION');
+/**
+ * The session `replay` shows — `last` is the newest, the last line of `moonpool sessions`, named
+ * on stderr — set as the command's session, so the retention rule applied at start keeps it.
+ */
+export function withReplayTarget(input: CliInput, output: Output): CliInput {
+  const [named, ...extra] = input.positionals;
+  if (named === undefined) throw new UsageError('replay needs a session id (or last): moonpool replay SESSION');
   if (extra.length > 0) throw new UsageError(`replay takes one session id (got ${extra.length + 1})`);
+  let session = named;
+  if (named === 'last') {
+    const stateDir = resolve(input.stateDir ?? defaultStateDir());
+    const newest = summarizeSessions(stateDir).at(-1);
+    if (newest === undefined) throw new UsageError(`there is no session to replay in ${stateDir}`);
+    session = newest.id;
+    output.stderr.write(`moonpool: replaying ${session}, the newest session\n`);
+  } else if (!SESSION_ID_PATTERN.test(named)) {
+    throw new UsageError(`'${named}' is not a session id (1-64 letters, digits, _ and -; see moonpool sessions)`);
+  }
+  return { ...input, positionals: [session], session };
+}
+
+export async function replaySession(host: ToolHost, input: CliInput, output: Output): Promise<number> {
+  // withReplayTarget has resolved the id (and `last`) before the host started.
+  const [sessionId = ''] = input.positionals;
   const { records, warnings } = host.resume(sessionId);
   for (const warning of warnings) output.stderr.write(`moonpool: ${warning}\n`);
   if (records.length === 0) {

@@ -1,7 +1,7 @@
 // Finds `progress = { done = n, total = m }` at the top of a `ctx:show` state (msgpack bytes)
 // without decoding the rest: a state may hold megabytes, the fraction a few bytes. Only a
 // `progress` entry of at most MAX_FRACTION_BYTES is decoded; anything else there is no fraction.
-import { unpack } from 'msgpackr';
+import { decodeSnapshot } from '../../core/index.js';
 
 /** How far a call is, as its state says: `done` of `total` (total may be unknown). */
 export interface ProgressFraction {
@@ -110,7 +110,7 @@ export function progressFraction(snapshot: Uint8Array): ProgressFraction | undef
     for (let entry = 0; entry < entries; entry++) {
       const valueAt = skipValue(snapshot, view, at);
       const end = skipValue(snapshot, view, valueAt);
-      if (isProgressKey(snapshot, at)) return end - valueAt <= MAX_FRACTION_BYTES ? fractionOf(unpack(snapshot.subarray(valueAt, end))) : undefined;
+      if (isProgressKey(snapshot, at)) return end - valueAt <= MAX_FRACTION_BYTES ? fractionOf(decodeSnapshot(snapshot.subarray(valueAt, end))) : undefined;
       at = end;
     }
   } catch {

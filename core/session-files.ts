@@ -1,0 +1,118 @@
+// What a session is on disk: under `<stateDir>/sessions/`, its log `<id>.log`, its lock
+// `<id>.log.lock` and the logs of writers beside it `<id>.<pid>-<hex>.log` (regular files only);
+// under `<stateDir>/spill/`, its directory `<id>/`. Nothing else in the state dir belongs to a
+// session, so nothing else is ever listed or removed. Scanning never throws and never creates.
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { SESSION_ID_PATTERN } from './host-options.js';
+import { liveLockHolder, processAlive } from './session-lock.js';
+
+/** A session id inside a file name: SESSION_ID_PATTERN without its anchors. */
+const SESSION_ID_TEXT = SESSION_ID_PATTERN.source.slice(1, -1);
+const LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log$`);
+const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock$`);
+/** A second writer's log: the writer's pid is in its name (see SessionLog.open). */
+const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
+const SPILL_NAME = new RegExp(`^${SESSION_ID_TEXT}$`);
+
+export interface SessionFiles {
+  id: string;
+  /** Its files under `sessions/`, absolute paths: the log, writers' logs and the lock. */
+  files: string[];
+  /** Its spill directory, when it has one. */
+  spillDir?: string;
+  /** Bytes on disk: its files and everything under its spill directory. */
+  bytes: number;
+  /** The latest modification time among its files and spill directory (ms since the epoch). */
+  lastWriteMs: number;
+  /** The pid of a live process writing it (holding its lock, or writing a log beside it). */
+  inUseBy?: number;
+}
+
+/** The pid of a live process writing one of these session files: the lock's holder or a writer named in a log's name. */
+export function liveWriter(files: string[]): number | undefined {
+  for (const path of files) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (LOCK_NAME.test(name)) {
+      const holder = liveLockHolder(path);
+      if (holder !== undefined) return holder;
+    }
+    const writer = Number(WRITER_LOG_NAME.exec(name)?.[2]);
+    // Pid 0 would ask about this process's group, not a writer.
+    if (Number.isSafeInteger(writer) && writer > 0 && processAlive(writer)) return writer;
+  }
+  return undefined;
+}
+
+function sessionIdOf(name: string): string | undefined {
+  return (LOG_NAME.exec(name) ?? LOCK_NAME.exec(name) ?? WRITER_LOG_NAME.exec(name))?.[1];
+}
+
+function statQuietly(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function listQuietly(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Bytes under a directory, without following symlinks. */
+function treeBytes(dir: string): number {
+  let bytes = 0;
+  for (const name of listQuietly(dir)) {
+    const stats = statQuietly(join(dir, name));
+    if (stats === undefined) continue;
+    bytes += stats.isDirectory() ? treeBytes(join(dir, name)) : stats.size;
+  }
+  return bytes;
+}
+
+/** The files of one session under `sessions/` now (regular files named for it). */
+export function sessionFilePaths(stateDir: string, id: string): string[] {
+  const dir = join(stateDir, 'sessions');
+  return listQuietly(dir)
+    .filter((name) => sessionIdOf(name) === id && statQuietly(join(dir, name))?.isFile() === true)
+    .map((name) => join(dir, name));
+}
+
+/** Every session in the state dir, in no particular order. */
+export function scanSessions(stateDir: string): SessionFiles[] {
+  const sessions = new Map<string, SessionFiles>();
+  const entry = (id: string): SessionFiles => {
+    let session = sessions.get(id);
+    if (!session) sessions.set(id, (session = { id, files: [], bytes: 0, lastWriteMs: 0 }));
+    return session;
+  };
+  const sessionsDir = join(stateDir, 'sessions');
+  for (const name of listQuietly(sessionsDir)) {
+    const id = sessionIdOf(name);
+    const stats = id === undefined ? undefined : statQuietly(join(sessionsDir, name));
+    if (id === undefined || !stats?.isFile()) continue;
+    const session = entry(id);
+    session.files.push(join(sessionsDir, name));
+    session.bytes += stats.size;
+    session.lastWriteMs = Math.max(session.lastWriteMs, stats.mtimeMs);
+  }
+  const spillRoot = join(stateDir, 'spill');
+  for (const name of listQuietly(spillRoot)) {
+    const stats = SPILL_NAME.test(name) ? statQuietly(join(spillRoot, name)) : undefined;
+    if (!stats?.isDirectory()) continue;
+    const session = entry(name);
+    session.spillDir = join(spillRoot, name);
+    session.bytes += treeBytes(session.spillDir);
+    session.lastWriteMs = Math.max(session.lastWriteMs, stats.mtimeMs);
+  }
+  for (const session of sessions.values()) {
+    const writer = liveWriter(session.files);
+    if (writer !== undefined) session.inUseBy = writer;
+  }
+  return [...sessions.values()];
+}
