@@ -3,7 +3,7 @@
 // and a check that would cost more than its budget is abandoned and refused.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { listWithin } from './bounded-text.js';
-import { listingValidator } from './schema-compiler.js';
+import { listingValidator } from './listing-validators.js';
 import { ValidationBudgetError, withValidationBudget } from './validation-budget.js';
 
 /** Deepest nesting of arguments accepted. */

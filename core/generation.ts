@@ -9,10 +9,8 @@ import { readRegularFile, snapshotConfig, type ConfigSnapshot } from './config-s
 import { DefinitionLines } from './definition-lines.js';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import { compiledLuaModule } from './lua-wasm.js';
-import type { Ajv } from 'ajv';
 import type { AvailableReply, Diagnostic, DiscoveryReport, RenderView, WorkerConfig } from '../shared/protocol.js';
-import { createSchemaCompiler } from './schema-compiler.js';
-import { checkDefinitions, type CheckedTool } from './tool-definitions.js';
+import type { CheckedTool, CheckResult } from './tool-definitions.js';
 import type { ThreadWatch } from './thread-watch.js';
 import { WorkerPool, type PoolStats, type TaskOutcome } from './worker-pool.js';
 
@@ -86,6 +84,14 @@ export class Generation {
     }
     if ('problem' in prepared) return failure(prepared.problem);
     const { workerConfig, snapshot } = prepared;
+    // ajv's hundred modules load, and compile its own meta-schema and keyword code (one small
+    // schema does that), while the inspect worker evaluates the config: not before it starts.
+    const checker = Promise.all([import('./schema-compiler.js'), import('./tool-definitions.js')]).then(([schemas, definitions]) => {
+      const ajv = schemas.createSchemaCompiler();
+      schemas.compileParameters(ajv, { type: 'object', properties: { warm: { type: 'string' } } });
+      return { ajv, checkDefinitions: definitions.checkDefinitions };
+    });
+    checker.catch(() => undefined);
     const inspect = new WorkerPool({
       config: { ...workerConfig, role: 'inspect' },
       cpuSlots: options.cpuSlots,
@@ -111,9 +117,9 @@ export class Generation {
       await inspect.close();
       return { ok: false, diagnostics: [...skippedDiagnostics(snapshot), ...report.diagnostics], logs: report.logs };
     }
-    let checked: ReturnType<typeof checkDefinitions>;
+    let checked: CheckResult;
     try {
-      const ajv: Ajv = createSchemaCompiler();
+      const { ajv, checkDefinitions } = await checker;
       checked = checkDefinitions(report.definitions, ajv, definitionLines(snapshot));
     } catch (error) {
       await inspect.close();

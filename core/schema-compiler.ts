@@ -5,6 +5,7 @@
 import { Ajv, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
+import { rememberListingSource } from './listing-validators.js';
 import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
 import { findSchemaProblems, MAX_REPORTED_SCHEMA_PROBLEMS, schemaPathText, type SchemaProblem, type SchemaProblems } from './schema-problems.js';
 import { isSchemaObject, VALUE_KEYWORDS, type SchemaPathKey } from './schema-shape.js';
@@ -37,19 +38,6 @@ export const MAX_TOTAL_SCHEMA_KEYWORDS = 5_000;
 // lists every problem: its validator of a schema is compiled the first time a call fails, and
 // runs only in a second pass of few steps (see arguments.ts), since each error costs ajv time.
 const partsOf = new WeakMap<Ajv, { patterns: LinearPatterns; firstError: Ajv }>();
-const listingSources = new WeakMap<ValidateFunction, { ajv: Ajv; schema: object }>();
-const listingValidators = new WeakMap<ValidateFunction, ValidateFunction>();
-
-/** The validator of the same schema that lists every problem, compiled on first use; undefined if `validate` already does. */
-export function listingValidator(validate: ValidateFunction): ValidateFunction | undefined {
-  const compiled = listingValidators.get(validate);
-  if (compiled) return compiled;
-  const source = listingSources.get(validate);
-  if (!source) return undefined;
-  const listing = source.ajv.compile(source.schema);
-  listingValidators.set(validate, listing);
-  return listing;
-}
 
 
 /** The keys of every schema object in `schema`, not counting what value keywords hold. */
@@ -183,7 +171,7 @@ function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string)
     const counted = withStepCounting(schema) as object;
     if (!parts) return { validate: ajv.compile(counted) };
     const validate = parts.firstError.compile(counted);
-    listingSources.set(validate, { ajv, schema: counted });
+    rememberListingSource(validate, ajv, counted);
     return { validate };
   } catch (error) {
     const strict = strictModeProblems(parts?.patterns ?? createLinearPatterns(), withStepCounting(schema) as object);

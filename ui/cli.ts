@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { MoonpoolError, type ToolHost } from '../core/index.js';
 import { parseCli, UsageError, USAGE, type CliInput } from './cli-options.js';
-import { withReplayTarget } from './commands/replay.js';
 import { formatDiagnostic } from './diagnostic-format.js';
 import { openHost, type Output } from './open-host.js';
 import { exitLeavingStuckThreads } from './process-exit.js';
@@ -84,7 +83,7 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost) =
     if (input.command === 'new') return (await import('./commands/new-tool.js')).newTool(input, output);
     // Listing sessions needs no host either; it applies the retention rule itself.
     if (input.command === 'sessions') return (await import('./commands/sessions.js')).listSessions(input, output);
-    if (input.command === 'replay') input = withReplayTarget(input, output);
+    if (input.command === 'replay') input = (await import('./commands/replay.js')).withReplayTarget(input, output);
     const host = await openHost(input, output);
     opened(host);
     return await runCommand(host, input, output);
