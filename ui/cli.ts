@@ -84,6 +84,9 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost) =
     // Listing sessions needs no host either; it applies the retention rule itself.
     if (input.command === 'sessions') return (await import('./commands/sessions.js')).listSessions(input, output);
     if (input.command === 'replay') input = (await import('./commands/replay.js')).withReplayTarget(input, output);
+    // The MCP SDK's modules load while the host evaluates the config, not after it (runCommand's
+    // import() then finds them loaded); a failure to load is reported there.
+    if (input.command === 'mcp') void import('./mcp/mcp-server.js').catch(() => undefined);
     const host = await openHost(input, output);
     opened(host);
     return await runCommand(host, input, output);
