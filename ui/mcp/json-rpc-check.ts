@@ -1,14 +1,15 @@
 // Decides what to do with one line from an MCP client before the SDK sees it. The SDK drops a
 // message its schema rejects without a word (an id of 1.5, 1e300 or null, a missing method), and
 // the client then waits forever; here every such request gets a JSON-RPC error instead.
-import { JSONRPCMessageSchema, type JSONRPCError } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, type JSONRPCError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { paramsProblem, requestProblem } from './params-check.js';
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
 
-export type LineVerdict = { kind: 'forward' } | { kind: 'ignore' } | { kind: 'answer'; error: JSONRPCError };
+/** `forward` carries the message as the SDK's schema parsed it, so the SDK need not parse it again. */
+export type LineVerdict = { kind: 'forward'; message: JSONRPCMessage } | { kind: 'ignore' } | { kind: 'answer'; error: JSONRPCError };
 
 type Id = string | number | null;
 
@@ -36,7 +37,8 @@ export function checkLine(line: string): LineVerdict {
   } catch {
     return { kind: 'answer', error: errorAnswer(null, PARSE_ERROR, 'Parse error: the line is not JSON') };
   }
-  if (JSONRPCMessageSchema.safeParse(message).success) return paramsVerdict(message as { id?: string | number; method?: string });
+  const parsed = JSONRPCMessageSchema.safeParse(message);
+  if (parsed.success) return paramsVerdict(parsed.data);
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return { kind: 'answer', error: errorAnswer(null, INVALID_REQUEST, 'Invalid Request: a message is one JSON object (batches are not supported)') };
   }
@@ -67,8 +69,8 @@ export function checkLine(line: string): LineVerdict {
   };
 }
 
-function paramsVerdict(message: { id?: string | number; method?: string }): LineVerdict {
-  if (message.id === undefined || message.method === undefined) return { kind: 'forward' };
-  const problem = paramsProblem(message as { method: string });
-  return problem === undefined ? { kind: 'forward' } : { kind: 'answer', error: errorAnswer(message.id, INVALID_PARAMS, `Invalid params: ${problem}`) };
+function paramsVerdict(message: JSONRPCMessage): LineVerdict {
+  if (!('id' in message) || !('method' in message)) return { kind: 'forward', message };
+  const problem = paramsProblem(message);
+  return problem === undefined ? { kind: 'forward', message } : { kind: 'answer', error: errorAnswer(message.id, INVALID_PARAMS, `Invalid params: ${problem}`) };
 }

@@ -2,7 +2,6 @@
 // carries only the protocol; what tools print and the config's problems go to stderr.
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
@@ -15,7 +14,7 @@ import { formatDiagnostic } from '../diagnostic-format.js';
 import { formatTool } from '../tool-formats.js';
 import { callToolResult } from './call-tool-result.js';
 import { ProgressReporter } from './progress-reporter.js';
-import { filterRequests, MAX_REQUEST_LINE_BYTES } from './request-filter.js';
+import { LineTransport } from './line-transport.js';
 import { listSpillResources, readSpillResource } from './spill-resources.js';
 
 function version(): string {
@@ -62,9 +61,7 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
   const log = (line: string): void => void stderr.write(`moonpool: ${line}\n`);
   for (const diagnostic of host.diagnostics()) log(formatDiagnostic(diagnostic));
   const server = createMcpServer(host, log);
-  const requests = filterRequests(process.stdin, (error) => void process.stdout.write(`${JSON.stringify(error)}\n`));
-  const transport = new StdioServerTransport(requests, process.stdout, { maxBufferSize: MAX_REQUEST_LINE_BYTES + 1 });
-  await server.connect(transport);
+  await server.connect(new LineTransport(process.stdin, process.stdout));
   await new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
