@@ -42,6 +42,8 @@ export interface GenerationOptions {
   cpuSlots: CpuSlots;
   /** The host's count of worker threads that would not stop. */
   threads: ThreadWatch;
+  /** Start a module pool's worker beside the inspect worker, for the first module called. */
+  warmModuleWorker?: boolean;
 }
 
 export interface ToolState extends CheckedTool {
@@ -54,6 +56,12 @@ export type LoadOutcome = { ok: true; generation: Generation } | { ok: false; di
 
 export class Generation {
   private readonly modules = new Map<string, WorkerPool>();
+  /**
+   * A module pool whose worker started while the config loaded, not yet any module's: the first
+   * module called takes it. Its worker has run nothing (module workers are alike until their
+   * first task), so whichever module takes it has it to itself.
+   */
+  private spare: WorkerPool | undefined;
   private readonly crashes = new Map<string, number[]>();
   private callsInFlight = 0;
   /** Set once a newer generation took over; settles when this one has closed. */
@@ -67,7 +75,10 @@ export class Generation {
     readonly tools: Map<string, ToolState>,
     readonly diagnostics: Diagnostic[],
     readonly logs: string[],
-  ) {}
+    spare: WorkerPool | undefined,
+  ) {
+    this.spare = spare;
+  }
 
   get number(): number {
     return this.options.number;
@@ -100,6 +111,9 @@ export class Generation {
       idleTimeoutMs: options.idleTimeoutMs,
       maxQueue: 1000,
     });
+    const spare = options.warmModuleWorker ? newModulePool(options, workerConfig) : undefined;
+    spare?.warm();
+    const abandon = (): Promise<unknown> => Promise.all([inspect.close(), spare?.close()]);
     const outcome = await inspect.run({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
     let report: DiscoveryReport;
     switch (outcome.kind) {
@@ -107,14 +121,14 @@ export class Generation {
         report = outcome.value;
         break;
       case 'timeout':
-        await inspect.close();
+        await abandon();
         return failure(`loading the config took longer than ${options.loadTimeoutMs / 1000} s (an endless loop at load time?)`);
       default:
-        await inspect.close();
+        await abandon();
         return failure(`the worker loading the config crashed: ${outcome.kind === 'crashed' ? outcome.message : outcome.kind}`);
     }
     if (!report.loaded) {
-      await inspect.close();
+      await abandon();
       return { ok: false, diagnostics: [...skippedDiagnostics(snapshot), ...report.diagnostics], logs: report.logs };
     }
     let checked: CheckResult;
@@ -122,19 +136,19 @@ export class Generation {
       const { ajv, checkDefinitions } = await checker;
       checked = checkDefinitions(report.definitions, ajv, definitionLines(snapshot));
     } catch (error) {
-      await inspect.close();
+      await abandon();
       return failure(`the tool definitions could not be checked: ${(error as Error).message}`);
     }
     const diagnostics = [...skippedDiagnostics(snapshot), ...report.diagnostics, ...checked.diagnostics];
     if (checked.tools.length === 0 && diagnostics.some((diagnostic) => diagnostic.severity === 'error')) {
       // Errors that leave no tool at all: a broken edit, not a config that means to offer nothing.
-      await inspect.close();
+      await abandon();
       return { ok: false, diagnostics, logs: report.logs };
     }
     const moduleHash = (module: string): string => createHash('sha1').update(snapshot.sources[module] ?? module).digest('hex');
     const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, moduleHash: moduleHash(tool.definition.module), availability: { available: true } }]));
     if (snapshot.truncated) diagnostics.push({ severity: 'warning', file: options.configFile, message: `${snapshot.truncated}; the rest is read from disk when required` });
-    const generation = new Generation(options, workerConfig, inspect, tools, diagnostics, report.logs);
+    const generation = new Generation(options, workerConfig, inspect, tools, diagnostics, report.logs, spare);
     await generation.checkAvailability();
     return { ok: true, generation };
   }
@@ -217,14 +231,8 @@ export class Generation {
   modulePool(module: string): WorkerPool {
     let pool = this.modules.get(module);
     if (!pool) {
-      pool = new WorkerPool({
-        config: { ...this.workerConfig, role: 'module' },
-        cpuSlots: this.options.cpuSlots,
-        threads: this.options.threads,
-        maxThreads: this.options.maxThreadsPerModule,
-        idleTimeoutMs: this.options.idleTimeoutMs,
-        maxQueue: this.options.maxQueuePerModule,
-      });
+      pool = this.spare ?? newModulePool(this.options, this.workerConfig);
+      this.spare = undefined;
       this.modules.set(module, pool);
     }
     return pool;
@@ -274,7 +282,7 @@ export class Generation {
 
   /** Stops every worker now; calls still running end as cancelled. */
   close(): Promise<void> {
-    this.closing ??= Promise.all([this.inspect.close(), ...[...this.modules.values()].map((pool) => pool.close())]).then(() => undefined);
+    this.closing ??= Promise.all([this.inspect.close(), this.spare?.close(), ...[...this.modules.values()].map((pool) => pool.close())]).then(() => undefined);
     return this.closing;
   }
 }
@@ -320,4 +328,15 @@ function readOutside(file: string): Uint8Array | undefined {
 
 function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
   return snapshot.skipped.map(({ path, reason }) => ({ severity: 'warning', file: path, message: `skipped: ${reason}` }));
+}
+
+function newModulePool(options: GenerationOptions, workerConfig: Omit<WorkerConfig, 'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>): WorkerPool {
+  return new WorkerPool({
+    config: { ...workerConfig, role: 'module' },
+    cpuSlots: options.cpuSlots,
+    threads: options.threads,
+    maxThreads: options.maxThreadsPerModule,
+    idleTimeoutMs: options.idleTimeoutMs,
+    maxQueue: options.maxQueuePerModule,
+  });
 }

@@ -54,6 +54,12 @@ export interface ToolHostOptions {
   sessionMaxTotalBytes?: number;
   /** Reload when a file in the config's directory changes (debounced 200 ms). Default false. */
   watch?: boolean;
+  /**
+   * Start one module worker while the config loads, for the first module called: its call then
+   * does not wait for a worker thread to start (the CLI's `call` sets it). An unused one is
+   * reaped like any idle worker. Default false.
+   */
+  warmModuleWorker?: boolean;
 }
 
 export type ResolvedHostOptions = Required<Omit<ToolHostOptions, 'config' | 'sessionId'>> & Pick<ToolHostOptions, 'sessionId'>;
@@ -119,5 +125,6 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     sessionMaxAgeDays: limit('sessionMaxAgeDays', options.sessionMaxAgeDays, DEFAULT_SESSION_MAX_AGE_DAYS),
     sessionMaxTotalBytes: limit('sessionMaxTotalBytes', options.sessionMaxTotalBytes, DEFAULT_SESSION_MAX_TOTAL_BYTES),
     watch: options.watch ?? false,
+    warmModuleWorker: options.warmModuleWorker ?? false,
   };
 }

@@ -180,6 +180,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       maxQueuePerModule: this.options.maxQueuePerModule,
       cpuSlots: this.cpuSlots,
       threads: this.threads,
+      // Only the first generation's: a reload's first call finds its modules' workers in use.
+      warmModuleWorker: this.options.warmModuleWorker && this.generation === undefined,
     });
   }
 

@@ -239,6 +239,14 @@ export class WorkerPool {
   }
 
   /**
+   * Starts a worker now, ahead of the first task: it loads its modules, and its Lua state waits for
+   * that task (loading the config here too measured no faster, beside the inspect worker's own).
+   */
+  warm(): void {
+    this.piscina.run({ kind: 'noop', row: -1 }).catch(() => undefined);
+  }
+
+  /**
    * piscina (5.3) does not start a worker for tasks still waiting when the last worker is removed
    * — after an abort, a crash, or a worker lost while starting (with minThreads 0) — so they would
    * wait forever; submitting a task makes it start one, which serves the waiting tasks first.

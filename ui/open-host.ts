@@ -40,5 +40,7 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
     ...(input.cpuSlots === undefined ? {} : { cpuSlots: input.cpuSlots }),
     ...(retention === undefined ? {} : { sessionMaxAgeDays: retention.maxAgeDays, sessionMaxTotalBytes: retention.maxTotalBytes }),
     watch: input.watch,
+    // One call is coming: its module's worker starts while the config loads.
+    warmModuleWorker: input.command === 'call',
   });
 }

@@ -3,7 +3,6 @@
 // the tool's live block is drawn on stderr while it runs, and the text is made safe to show.
 import { decodeSnapshot, type CallResult, type ToolHost } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
-import { LiveBlock } from '../live-block.js';
 import type { Output } from '../open-host.js';
 import { sanitizeLines } from '../terminal-text.js';
 
@@ -34,7 +33,8 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
   // Asked to stop, the call is cancelled, so the host can end what it started before exiting.
   for (const signal of STOP_SIGNALS) process.once(signal, cancel);
   const stderr = output.stderr as NodeJS.WriteStream;
-  const live = stderr.isTTY && !input.json ? new LiveBlock(stderr, host, name) : undefined;
+  // The live block (and the width tables it draws with) loads only for a terminal.
+  const live = stderr.isTTY && !input.json ? new (await import('../live-block.js')).LiveBlock(stderr, host, name) : undefined;
   try {
     const result = await host.call(name, args, {
       signal: controller.signal,
