@@ -7,23 +7,9 @@ import { schemaFromLua } from '../core/lua-schema.js';
 import type { RawToolDefinition } from '../shared/protocol.js';
 import { compileParameters, createSchemaCompiler } from '../core/schema-compiler.js';
 import { checkDefinitions } from '../core/tool-definitions.js';
+import { rawDefinition } from './raw-definition.js';
 
-function raw(fields: Partial<RawToolDefinition>): RawToolDefinition {
-  return {
-    name: 'tool',
-    description: 'A tool.',
-    parameters: null,
-    timeout: null,
-    runType: 'function',
-    renderType: 'nil',
-    availableType: 'nil',
-    module: '/config/init.lua',
-    file: '/config/init.lua',
-    line: 3,
-    fieldNames: [],
-    ...fields,
-  };
-}
+const raw = (fields: Partial<RawToolDefinition>): RawToolDefinition => rawDefinition(fields);
 
 describe('empty Lua tables in schemas', () => {
   test('become [] for list keywords and {} for schemas and maps of schemas', () => {

@@ -7,23 +7,9 @@ import type { RawToolDefinition } from '../shared/protocol.js';
 import { createSchemaCompiler } from '../core/schema-compiler.js';
 import { checkDefinitions } from '../core/tool-definitions.js';
 import { startHost } from './helpers.js';
+import { rawDefinition } from './raw-definition.js';
 
-function raw(fields: Partial<RawToolDefinition>): RawToolDefinition {
-  return {
-    name: 'tool',
-    description: 'A tool.',
-    parameters: null,
-    timeout: null,
-    runType: 'function',
-    renderType: 'nil',
-    availableType: 'nil',
-    module: '/config/init.lua',
-    file: '/config/init.lua',
-    line: 7,
-    fieldNames: [],
-    ...fields,
-  };
-}
+const raw = (fields: Partial<RawToolDefinition>): RawToolDefinition => rawDefinition({ line: 7, ...fields });
 
 describe('output_schema in registry:add', () => {
   const check = (fields: Partial<RawToolDefinition>) => checkDefinitions([raw(fields)], createSchemaCompiler());

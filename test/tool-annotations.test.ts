@@ -3,27 +3,13 @@
 // entry carrying them as title and *Hint fields.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { RawToolDefinition } from '../shared/protocol.js';
 import { createSchemaCompiler } from '../core/schema-compiler.js';
 import { checkDefinitions } from '../core/tool-definitions.js';
 import { formatTool } from '../ui/tool-formats.js';
+import { rawDefinition } from './raw-definition.js';
 
 function check(annotations: unknown) {
-  const definition: RawToolDefinition = {
-    name: 'tool',
-    description: 'A tool.',
-    parameters: null,
-    timeout: null,
-    annotations,
-    runType: 'function',
-    renderType: 'nil',
-    availableType: 'nil',
-    module: '/config/init.lua',
-    file: '/config/init.lua',
-    line: 4,
-    fieldNames: [],
-  };
-  return checkDefinitions([definition], createSchemaCompiler());
+  return checkDefinitions([rawDefinition({ annotations, line: 4 })], createSchemaCompiler());
 }
 
 describe('annotations in registry:add', () => {
