@@ -175,12 +175,13 @@ export class SessionLog {
   /**
    * Opens the session's log for appending. The first process takes the session's lock and cuts
    * a torn tail left by a writer that is gone; a process that finds the lock held by a live one
-   * writes its own file beside it instead. Throws for an fs failure (an unusable state dir).
+   * writes its own file beside it instead. `held` is the session's lock when the caller took it
+   * already; the log then owns it. Throws for an fs failure (an unusable state dir).
    */
-  static open(stateDir: string, sessionId: string): SessionLog {
+  static open(stateDir: string, sessionId: string, held?: SessionLock): SessionLog {
     const main = sessionLogPath(stateDir, sessionId);
     makeDirectory(join(stateDir, 'sessions'), 0o700);
-    const taken = acquireSessionLock(`${main}.lock`);
+    const taken = held ? { lock: held } : acquireSessionLock(`${main}.lock`);
     if ('heldBy' in taken) {
       const own = join(stateDir, 'sessions', `${sessionId}.${process.pid}-${randomBytes(3).toString('hex')}.log`);
       const fd = openSync(own, 'ax', 0o600);

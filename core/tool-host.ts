@@ -4,6 +4,7 @@
 // `resume` never throw: every failure, moonpool's own I/O included, comes back as data.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CpuSlots, type CpuSlotStats } from '../shared/cpu-slots.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
@@ -15,6 +16,7 @@ import { resolveHostOptions, SESSION_ID_PATTERN, type ResolvedHostOptions, type 
 import type { Diagnostic, RenderView } from '../shared/protocol.js';
 import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
 import { pruneSessions } from './session-retention.js';
+import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import { readSession, SessionLog, sessionLogPath, type SessionReadout, type SessionRecord } from './session-log.js';
 import { ThreadWatch } from './thread-watch.js';
 import type { ParametersSchema } from './tool-definitions.js';
@@ -96,6 +98,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /** The session's log and spill directory, made on its first call (list/check/replay leave no trace). */
   private log: SessionLog | undefined;
+  /** The resumed session's lock, held until the log opens (see holdResumedSession). */
+  private resumedLock: SessionLock | undefined;
 
   /** Loads the config. A config with Lua errors still starts a host: see `diagnostics()` and `loaded`. */
   static async start(options: ToolHostOptions = {}): Promise<ToolHost> {
@@ -105,9 +109,25 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     pruneSessions(resolved.stateDir, { maxAgeDays: resolved.sessionMaxAgeDays, maxTotalBytes: resolved.sessionMaxTotalBytes }, session.id);
     pruneSpillDirs(resolved.stateDir, session.id, resolved.spillRetentionDays);
     const host = new ToolHost(configFile, resolved, session);
+    host.holdResumedSession();
     host.adopt(await host.loadGeneration(), undefined);
     if (resolved.watch) host.startWatching();
     return host;
+  }
+
+  /**
+   * A session being resumed is this host's from the start: its lock is taken now (the log is
+   * opened, and a torn tail cut, only at the first call), so another process's retention rule
+   * leaves it alone while this host lives, calls or not. A lock held by a live process stays its.
+   */
+  private holdResumedSession(): void {
+    if (this.options.sessionId === undefined || !existsSync(this.sessionLogPath)) return;
+    try {
+      const taken = acquireSessionLock(`${this.sessionLogPath}.lock`);
+      if ('lock' in taken) this.resumedLock = taken.lock;
+    } catch {
+      // An unusable state dir: the first call says so (see openSessionFiles).
+    }
   }
 
   /** Watches the config's directory; a directory that cannot be watched is a warning, not a failure. */
@@ -152,7 +172,10 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       // See limitOutput: a spill that cannot be written falls back to the inline head.
     }
     try {
-      this.log = SessionLog.open(this.options.stateDir, this.session.id);
+      const held = this.resumedLock;
+      // The log owns the lock from here, or released it if it could not open.
+      this.resumedLock = undefined;
+      this.log = SessionLog.open(this.options.stateDir, this.session.id, held);
       this.logOpenProblem = undefined;
     } catch (error) {
       this.logOpenProblem = `the session log cannot be opened in ${this.options.stateDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); calls are not recorded`;
@@ -414,6 +437,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     } catch {
       // Counted in sessionLogFailures; closing goes on.
     }
+    this.resumedLock?.release();
     // Threads told to stop get their second to exit; any still running then is reported stuck.
     await this.threads.settled();
   }

@@ -221,6 +221,18 @@ describe('the retention rule', () => {
     assert.ok(existsSync(sessionLogPath(stateDir, 'mine')));
   });
 
+  test('a session a host resumed stays while the host lives, even before its first call, and its calls go to its own log', async () => {
+    const stateDir = tempDir();
+    writeSession(stateDir, 'resumed', [record('r', 1_000, 1)], 90);
+    const host = await ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionId: 'resumed', sessionMaxAgeDays: Infinity });
+    after(() => host.close());
+    assert.deepEqual(pruneSessions(stateDir, { maxAgeDays: 30, maxTotalBytes: Infinity }, undefined).removed, []);
+    assert.equal((await host.call('storm', { n: 1 })).status, 'ok');
+    await host.close();
+    assert.equal(host.resume('resumed').records.length, 2);
+    assert.deepEqual(readdirSync(join(stateDir, 'sessions')), ['resumed.log'], 'the call went to the session’s own log, and the lock is gone');
+  });
+
   test('a session whose lock names a dead process is not in use and is removed, lock included', () => {
     const stateDir = tempDir();
     writeSession(stateDir, 'stale', [record('s', 1_000, 1)], 90);
