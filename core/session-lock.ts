@@ -2,20 +2,32 @@
 // process is gone (or that holds no pid) is stale and taken over; only the lock's holder may cut
 // a torn tail, so no process ever truncates bytes another live process wrote.
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, openSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 
 export interface SessionLock {
   /** Removes the lock if it is still this process's. */
   release(): void;
 }
 
-/** The pid in a lock file, or undefined when it holds none (an empty or garbled file). */
+/** Longest lock file read: a pid and a newline. */
+const MAX_LOCK_BYTES = 32;
+
+/**
+ * The pid in a lock file, or undefined when it holds none (an empty or garbled file, or something
+ * that is not a regular file: a FIFO in its place is never read, since that would wait forever).
+ */
 function lockOwner(path: string): number | undefined {
+  let fd: number | undefined;
   try {
-    const pid = Number(readFileSync(path, 'utf8').trim());
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(MAX_LOCK_BYTES);
+    const pid = Number(buffer.subarray(0, readSync(fd, buffer, 0, MAX_LOCK_BYTES, 0)).toString('utf8').trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

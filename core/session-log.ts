@@ -25,6 +25,8 @@ export interface SessionReadout {
   warnings: string[];
   /** Where the last intact record of the (last) file read ends. */
   validBytes: number;
+  /** The (main) file exists but could not be read as a log: nothing may be cut from it. */
+  unreadable?: true;
 }
 
 export function sessionLogPath(stateDir: string, sessionId: string): string {
@@ -56,7 +58,7 @@ export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionR
   const readouts = [readSessionLog(mainLog), ...[...writerLogs].sort().map(readSessionLog)];
   const records = readouts.flatMap((readout) => readout.records);
   records.sort((a, b) => a.finishedAt - a.durationMs - (b.finishedAt - b.durationMs) || a.finishedAt - b.finishedAt);
-  return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes };
+  return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes, ...(readouts[0]!.unreadable ? { unreadable: true as const } : {}) };
 }
 
 /** Reads one log file; never throws: what cannot be read is a warning. */
@@ -64,12 +66,12 @@ export function readSessionLog(path: string): SessionReadout {
   let data: Buffer;
   try {
     // Only a regular file is read: reading a FIFO named like a log would wait forever.
-    if (!lstatSync(path).isFile()) return { records: [], warnings: [`${path}: not a regular file; skipped`], validBytes: 0 };
+    if (!lstatSync(path).isFile()) return { records: [], warnings: [`${path}: not a regular file; skipped`], validBytes: 0, unreadable: true };
     data = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { records: [], warnings: [], validBytes: 0 };
-    return { records: [], warnings: [`${path}: cannot be read (${code ?? (error as Error).message})`], validBytes: 0 };
+    return { records: [], warnings: [`${path}: cannot be read (${code ?? (error as Error).message})`], validBytes: 0, unreadable: true };
   }
   const records: SessionRecord[] = [];
   const warnings: string[] = [];
@@ -182,15 +184,23 @@ export class SessionLog {
     const main = sessionLogPath(stateDir, sessionId);
     makeDirectory(join(stateDir, 'sessions'), 0o700);
     const taken = held ? { lock: held } : acquireSessionLock(`${main}.lock`);
-    if ('heldBy' in taken) {
+    const besideMain = (why: string): SessionLog => {
       const own = join(stateDir, 'sessions', `${sessionId}.${process.pid}-${randomBytes(3).toString('hex')}.log`);
       const fd = openSync(own, 'ax', 0o600);
-      return new SessionLog(own, fd, undefined, [`${main} is being written by process ${taken.heldBy}; this host's calls go to ${own}, read with it`]);
-    }
+      return new SessionLog(own, fd, undefined, [`${why}; this host's calls go to ${own}, read with it`]);
+    };
+    if ('heldBy' in taken) return besideMain(`${main} is being written by process ${taken.heldBy}`);
     try {
       const existing = readSessionLog(main);
-      // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader.
-      const fd = openSync(main, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, 0o600);
+      // A log that exists but cannot be read (too large, a symlink, unreadable) is never cut:
+      // what it holds may be all there is of the session.
+      if (existing.unreadable) {
+        taken.lock.release();
+        return besideMain(existing.warnings[0] ?? `${main} cannot be read`);
+      }
+      // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader;
+      // never through a symlink planted in its place.
+      const fd = openSync(main, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW, 0o600);
       if (!fstatSync(fd).isFile()) {
         closeSync(fd);
         throw new Error(`${main} is not a regular file`);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
@@ -124,7 +124,7 @@ describe('moonpool sessions', () => {
     assert.match(replayed.stderr, /piped\.x\.log: not a regular file; skipped/);
   });
 
-  test('a FIFO in place of a session log costs the record, not a hung call', async () => {
+  test('a FIFO in place of a session log is left alone: the call neither hangs nor loses its record', async () => {
     const stateDir = tempDir();
     mkdirSync(join(stateDir, 'sessions'));
     execFileSync('mkfifo', [sessionLogPath(stateDir, 'fifo')]);
@@ -132,8 +132,48 @@ describe('moonpool sessions', () => {
     after(() => host.close());
     const result = await host.call('waits', { seconds: 0 });
     assert.equal(result.status, 'ok');
-    assert.equal(host.stats().sessionLogFailures, 1);
-    assert.match(host.sessionLogWarnings().join('\n'), /the session log cannot be opened .*ENXIO/);
+    assert.equal(host.stats().sessionLogFailures, 0);
+    assert.match(host.sessionLogWarnings().join('\n'), /fifo\.log: not a regular file; skipped; this host's calls go to .*fifo\.\d+-[0-9a-f]+\.log/);
+  });
+
+  test('a FIFO named like a session lock is never read: pruning, listing and a call on that session all finish', () => {
+    const stateDir = tempDir();
+    writeSession(stateDir, '20261101-000000-aaaaaa', [record('old', 1_000, 1)], 40);
+    execFileSync('mkfifo', [`${sessionLogPath(stateDir, '20261101-000000-aaaaaa')}.lock`]);
+    const listed = spawnSync(process.execPath, [CLI, 'sessions', '--state-dir', stateDir, '--keep-sessions', 'forever'], { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+    assert.equal(listed.status, 0, listed.stderr);
+    const called = spawnSync(process.execPath, [CLI, 'call', 'waits', '{"seconds":0}', '--config', join(FIXTURES, 'snapshots'), '--state-dir', stateDir, '--session', '20261101-000000-aaaaaa'], { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+    assert.equal(called.status, 0, called.stderr);
+    const pruned = spawnSync(process.execPath, [CLI, 'sessions', '--state-dir', stateDir, '--keep-sessions', '0d'], { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+    assert.equal(pruned.status, 0, pruned.stderr);
+  });
+
+  test('a session log that cannot be read is never cut: the next call goes to a file beside it', async () => {
+    const stateDir = tempDir();
+    writeSession(stateDir, 'huge', [record('kept', 1_000, 1)]);
+    const path = sessionLogPath(stateDir, 'huge');
+    // Past what one read can hold (2 GiB), without using the disk: the rest is a hole.
+    truncateSync(path, 2.25 * 2 ** 30);
+    const host = await ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionId: 'huge' });
+    after(() => host.close());
+    assert.equal((await host.call('waits', { seconds: 0 })).status, 'ok');
+    await host.close();
+    assert.equal(statSync(path).size, 2.25 * 2 ** 30);
+    assert.match(host.sessionLogWarnings().join('\n'), /huge\.log: cannot be read \(ERR_FS_FILE_TOO_LARGE\); this host's calls go to/);
+    assert.equal(readdirSync(join(stateDir, 'sessions')).filter((name) => /^huge\.\d+-[0-9a-f]+\.log$/.test(name)).length, 1);
+  });
+
+  test('a symlink in place of a session log is never followed: the file it names is untouched', async () => {
+    const stateDir = tempDir();
+    mkdirSync(join(stateDir, 'sessions'));
+    const victim = join(tempDir(), 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, sessionLogPath(stateDir, 'linked'));
+    const host = await ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionId: 'linked' });
+    after(() => host.close());
+    assert.equal((await host.call('waits', { seconds: 0 })).status, 'ok');
+    await host.close();
+    assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
   });
 
   test('--json gives every field; an empty state dir is said on stderr, exit 0', () => {
