@@ -5,7 +5,9 @@
 import { accessSync, constants, readdirSync, rmSync, statSync, type Dirent } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { SESSION_ID_PATTERN } from './host-options.js';
 import { makeDirectory } from './make-directory.js';
+import { liveLockHolder } from './session-lock.js';
 
 export interface SessionPaths {
   id: string;
@@ -26,7 +28,23 @@ export function createSpillDir(paths: SessionPaths): void {
   makeDirectory(paths.spillDir, 0o700);
 }
 
-/** Removes spill directories of other sessions not modified for `maxAgeDays`; returns how many. Never throws. */
+/** A spill file's name: `<tool>-<call id>.txt`, tool names and call ids being of these characters. */
+const SPILL_FILE_NAME = /^[A-Za-z0-9_-]+\.txt$/;
+
+/**
+ * Whether `dir` is a session's spill directory and nothing else: named like a session id, holding
+ * only regular files named like spill files, its session not in use by a live process.
+ */
+function isIdleSpillDir(stateDir: string, name: string, dir: string): boolean {
+  if (!SESSION_ID_PATTERN.test(name)) return false;
+  if (liveLockHolder(`${join(stateDir, 'sessions', name)}.log.lock`) !== undefined) return false;
+  return readdirSync(dir, { withFileTypes: true }).every((entry) => entry.isFile() && SPILL_FILE_NAME.test(entry.name));
+}
+
+/**
+ * Removes spill directories of other sessions not modified for `maxAgeDays`; returns how many.
+ * A directory that holds anything but spill files, or whose session is in use, stays. Never throws.
+ */
 export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: number, now = Date.now()): number {
   const root = join(stateDir, 'spill');
   let entries: Dirent[];
@@ -40,7 +58,7 @@ export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: numbe
     if (!entry.isDirectory() || entry.name === keep) continue;
     const dir = join(root, entry.name);
     try {
-      if (now - statSync(dir).mtimeMs < maxAgeDays * 86_400_000) continue;
+      if (now - statSync(dir).mtimeMs < maxAgeDays * 86_400_000 || !isIdleSpillDir(stateDir, entry.name, dir)) continue;
       rmSync(dir, { recursive: true, force: true });
       removed++;
     } catch {

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
 import { ToolHost } from '../core/index.js';
 import { pruneSessions } from '../core/session-retention.js';
+import { pruneSpillDirs } from '../core/session.js';
 import { SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
 import { summarizeSessions } from '../core/session-summary.js';
 import { CLI, FIXTURES, ROOT, tempDir } from './helpers.js';
@@ -271,6 +272,25 @@ describe('the retention rule', () => {
     await host.close();
     assert.equal(host.resume('resumed').records.length, 2);
     assert.deepEqual(readdirSync(join(stateDir, 'sessions')), ['resumed.log'], 'the call went to the session’s own log, and the lock is gone');
+  });
+
+  test('old spill directories go, but not one holding anything else, nor a live session’s', async () => {
+    const stateDir = tempDir();
+    const spill = (name: string, file: string): string => {
+      const dir = join(stateDir, 'spill', name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, file), 'x\n');
+      return dir;
+    };
+    const old = spill('20261101-000000-bbbbbb', 'sh-ab12-1.txt');
+    const notes = spill('my-notes', 'plans.md');
+    writeSession(stateDir, 'live', [record('l', 1_000, 1)], 10);
+    await holdSession(stateDir, 'live');
+    const live = join(stateDir, 'spill', 'live');
+    const when = new Date(Date.now() - 10 * DAY_MS);
+    for (const dir of [old, notes, live]) utimesSync(dir, when, when);
+    assert.equal(pruneSpillDirs(stateDir, 'mine', 7), 1);
+    assert.deepEqual([existsSync(old), existsSync(notes), existsSync(live)], [false, true, true]);
   });
 
   test('a session whose lock names a dead process is not in use and is removed, lock included', () => {
