@@ -3,7 +3,9 @@
 // session_shutdown so nothing keeps Node alive. A config that fails is reported through pi, never
 // thrown into pi's start; with no config of the user's, no tools are registered (not the demo's).
 import { MoonpoolError, resolveConfig, ToolHost, type ToolHostOptions } from '../core/index.js';
+import { UsageError } from '../ui/cli-options.js';
 import { formatDiagnostic } from '../ui/diagnostic-format.js';
+import { retentionFrom } from '../ui/retention-option.js';
 import type { PiContext, PiExtensionApi } from './pi-api.js';
 import { piTool } from './moonpool-tool.js';
 import { readDetails } from './tool-details.js';
@@ -45,11 +47,14 @@ async function startHost(options: ToolHostOptions): Promise<Started> {
     if (config.source === 'bundled') {
       return { host: undefined, problems: [`moonpool: no config found ($MOONPOOL_CONFIG, ${config.userFile ?? '~/.config/moonpool/init.lua'}); no moonpool tools are registered`] };
     }
-    const host = await ToolHost.start({ ...options, config: config.file });
+    // The history a user keeps (`$MOONPOOL_KEEP_SESSIONS`), as for the CLI; options given win.
+    const retention = retentionFrom(undefined);
+    const kept = retention === undefined ? {} : { sessionMaxAgeDays: retention.maxAgeDays, sessionMaxTotalBytes: retention.maxTotalBytes };
+    const host = await ToolHost.start({ ...kept, ...options, config: config.file });
     const problems = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => `moonpool: ${formatDiagnostic(diagnostic)}`);
     return { host, problems };
   } catch (error) {
-    const message = error instanceof MoonpoolError ? error.message : `could not start: ${(error as Error).message}`;
+    const message = error instanceof MoonpoolError || error instanceof UsageError ? error.message : `could not start: ${(error as Error).message}`;
     return { host: undefined, problems: [`moonpool: ${message}`] };
   }
 }

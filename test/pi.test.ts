@@ -3,8 +3,8 @@
 // provider, and pi's own tool row (ToolExecutionComponent) drawn at 60 columns.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fauxAssistantMessage, fauxToolCall } from '@mariozechner/pi-ai';
 import { visibleWidth } from '@mariozechner/pi-tui';
@@ -284,6 +284,23 @@ test('a config that fails to load is reported through pi, and pi still starts', 
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, new RegExp(`moonpool: .*init\\.lua:3: `));
   assert.ok(existsSync(broken));
+});
+
+test('pi keeps the session history $MOONPOOL_KEEP_SESSIONS asks for, as the CLI does', { timeout: 60_000 }, () => {
+  const stateHome = tempDir();
+  const oldLog = join(stateHome, 'moonpool', 'sessions', '20260101-000000-aaaaaa.log');
+  mkdirSync(dirname(oldLog), { recursive: true });
+  writeFileSync(oldLog, '');
+  const long = new Date(Date.now() - 90 * 86_400_000);
+  utimesSync(oldLog, long, long);
+  const run = spawnSync(process.execPath, [PI_CLI, '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
+    encoding: 'utf8',
+    cwd: tempDir(),
+    env: { ...process.env, PI_CODING_AGENT_DIR: tempDir(), XDG_STATE_HOME: stateHome, MOONPOOL_KEEP_SESSIONS: 'forever', MOONPOOL_FAUX_SCRIPT: '[]' },
+    timeout: 50_000,
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.ok(existsSync(oldLog), 'the 90-day-old session was removed');
 });
 
 test('with no config of the user\'s, pi gets no moonpool tools (not the demo) and is told where the config was looked for', { timeout: 60_000 }, () => {
