@@ -6,7 +6,7 @@ import { lineOf, type DefinitionLines, type FieldLines } from './definition-line
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { schemaFromLua } from './lua-schema.js';
 import { closestName } from './name-suggestion.js';
-import { compileParameters, MAX_TOTAL_SCHEMA_KEYWORDS, schemaKeywordCount } from './schema-compiler.js';
+import { compileParameters, MAX_SCHEMA_KEYWORDS, MAX_TOTAL_SCHEMA_KEYWORDS, schemaKeywordCount } from './schema-compiler.js';
 import { checkAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import { checkOutputSchema } from './tool-output-schema.js';
 import { describeValue, printable } from './value-description.js';
@@ -118,8 +118,11 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
       const key = JSON.stringify(parameters);
       let compiled = compiledSchemas.get(key);
       if (compiled === undefined) {
-        schemaKeywords += schemaKeywordCount(parameters);
-        if (schemaKeywords <= MAX_TOTAL_SCHEMA_KEYWORDS) {
+        // A schema past the one-tool limit is refused without compiling: it costs the total nothing.
+        const keywords = schemaKeywordCount(parameters);
+        const overOneTool = keywords > MAX_SCHEMA_KEYWORDS;
+        if (overOneTool || schemaKeywords + keywords <= MAX_TOTAL_SCHEMA_KEYWORDS) {
+          if (!overOneTool) schemaKeywords += keywords;
           compiled = compileParameters(ajv, parameters as Record<string, unknown>);
           compiledSchemas.set(key, compiled);
         }

@@ -154,6 +154,14 @@ describe('hostile schemas', () => {
     assert.equal(checkDefinitions(same, createSchemaCompiler()).tools.length, 20, 'a schema compiled once is reused without being charged again');
   });
 
+  test('a tool refused for its own size costs the others nothing of the config total', () => {
+    const properties = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: 'string' }]));
+    const { tools, diagnostics } = checkDefinitions([definition('huge', { type: 'object', properties: properties(3000) }), definition('ok1', { type: 'object', properties: { a: { type: 'string' } } })], createSchemaCompiler());
+    assert.deepEqual(tools.map((tool) => tool.definition.name), ['ok1']);
+    assert.equal(diagnostics.length, 1);
+    assert.match(diagnostics[0]!.message, /tool 'huge': parameters: the schema has \d+ keywords; the limit is 1000/);
+  });
+
   test('keys matched against patternProperties and propertyNames are charged like values', () => {
     const keyed = compiled({ patternProperties: { '^k\\d+$': { type: 'number' } }, propertyNames: { pattern: '^[a-z0-9]+$' }, additionalProperties: false });
     const keys = (count: number, length: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${String(i).padStart(length, '0')}`, i]));
