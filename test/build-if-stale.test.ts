@@ -2,7 +2,7 @@
 // rebuilt, any edit is (whatever its file time), and outputs of deleted sources are removed.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT, tempDir } from './helpers.js';
@@ -63,4 +63,54 @@ test('a build that fails is tried again next time, not stamped as done', { timeo
   writeFileSync(join(dir, 'src', 'a.ts'), 'export const a: number = 2;\n');
   assert.equal(build(dir).status, 0);
   assert.match(readFileSync(join(dir, 'dist', 'src', 'a.js'), 'utf8'), /a = 2/);
+});
+
+test('a source renamed to .mts leaves no output of its old name behind', { timeout: 60_000 }, () => {
+  const dir = project();
+  assert.equal(build(dir).status, 0);
+  renameSync(join(dir, 'src', 'a.ts'), join(dir, 'src', 'a.mts'));
+  assert.equal(build(dir).status, 0);
+  assert.equal(existsSync(join(dir, 'dist', 'src', 'a.js')), false);
+  assert.ok(existsSync(join(dir, 'dist', 'src', 'a.mjs')));
+});
+
+test('an output deleted from dist/ is built again', { timeout: 60_000 }, () => {
+  const dir = project();
+  assert.equal(build(dir).status, 0);
+  rmSync(join(dir, 'dist', 'src', 'sub'), { recursive: true });
+  assert.equal(build(dir).status, 0);
+  assert.ok(existsSync(join(dir, 'dist', 'src', 'sub', 'b.js')));
+});
+
+test('a tsconfig.json it cannot follow is one line and exit 2, nothing removed', { timeout: 60_000 }, () => {
+  const dir = project();
+  assert.equal(build(dir).status, 0);
+  for (const tsconfig of ['{ // a comment\n}', JSON.stringify({ compilerOptions: { outDir: 'dist' }, include: ['src/**/*'] }), JSON.stringify({ extends: './base.json', include: ['src'] })]) {
+    writeFileSync(join(dir, 'tsconfig.json'), tsconfig);
+    const run = build(dir);
+    assert.equal(run.status, 2, tsconfig);
+    assert.match(run.output, /^build-if-stale: .*tsconfig\.json .*; run tsc -p tsconfig\.json directly\n$/);
+    assert.ok(existsSync(join(dir, 'dist', 'src', 'a.js')));
+  }
+});
+
+test('a source edited while tsc runs leaves no stamp: the next run builds what is there now', { timeout: 60_000 }, () => {
+  const dir = project();
+  // A stand-in for tsc that compiles a.ts, then sees it edited before it exits.
+  rmSync(join(dir, 'node_modules'));
+  mkdirSync(join(dir, 'node_modules', 'typescript', 'bin'), { recursive: true });
+  writeFileSync(join(dir, 'node_modules', 'typescript', 'package.json'), '{"version":"0.0.0-test"}');
+  writeFileSync(
+    join(dir, 'node_modules', 'typescript', 'bin', 'tsc'),
+    [
+      "const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');",
+      "const { join } = require('node:path');",
+      "const root = process.argv[3].replace(/tsconfig\\.json$/, '');",
+      "mkdirSync(join(root, 'dist', 'src', 'sub'), { recursive: true });",
+      "for (const f of ['a', 'sub/b']) writeFileSync(join(root, 'dist', 'src', f + '.js'), readFileSync(join(root, 'src', f + '.ts')));",
+      "writeFileSync(join(root, 'src', 'a.ts'), 'export const a: number = 3;\\n');",
+    ].join('\n'),
+  );
+  assert.equal(build(dir).status, 0);
+  assert.equal(existsSync(join(dir, 'dist', '.build-stamp')), false);
 });
