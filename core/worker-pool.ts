@@ -30,6 +30,8 @@ import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
 /** How long closing waits for its workers to exit; a thread stuck in a system call is left behind. */
 const CLOSE_WAIT_MS = STUCK_AFTER_MS;
+/** Workers that may fail to start, none having come up, before the tasks waiting for one fail. */
+const START_FAILURE_LIMIT = 3;
 /**
  * A worker's V8 young generation. Lua's heap lives in wasm memory, so a worker's JS allocates
  * little; V8's default lets the young generation grow to several MB per worker that stay
@@ -91,6 +93,8 @@ function replyTo<T extends PoolTask>(_task: T, reply: WorkerReply): TaskReplies[
 class TaskStop {
   aborted = false;
   why: 'timeout' | 'cancelled' | undefined;
+  /** Why the task failed without running: its worker could not start. */
+  failure: string | undefined;
   private listener: (() => void) | undefined;
 
   constructor(
@@ -112,8 +116,18 @@ class TaskStop {
 
   stop(why: 'timeout' | 'cancelled'): void {
     if (this.aborted) return;
-    this.aborted = true;
     this.why = why;
+    this.abort();
+  }
+
+  fail(failure: string): void {
+    if (this.aborted) return;
+    this.failure = failure;
+    this.abort();
+  }
+
+  private abort(): void {
+    this.aborted = true;
     const listener = this.listener;
     this.listener = undefined;
     listener?.();
@@ -129,6 +143,10 @@ export class WorkerPool {
   private deadlineSweep: NodeJS.Timeout | undefined;
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
   private readonly retired = new Map<string, RunReply>();
+  /** Whether any worker of this pool has loaded its code (it sends its event port then). */
+  private workerCameUp = false;
+  /** Workers that failed before any came up (their code cannot load, say). */
+  private startFailures = 0;
 
   constructor(options: WorkerPoolOptions) {
     this.rows = new TaskRows(options.maxThreads + options.maxQueue);
@@ -149,7 +167,7 @@ export class WorkerPool {
     });
     // A worker that dies between tasks is replaced on demand; without a listener the
     // EventEmitter would throw the 'error' into the host.
-    this.piscina.on('error', () => undefined);
+    this.piscina.on('error', (error: unknown) => this.onWorkerError(error));
     const { threads } = options;
     this.piscina.on('workerCreate', () => {
       for (const worker of this.piscina.threads) threads.started(worker);
@@ -161,7 +179,9 @@ export class WorkerPool {
     });
     this.piscina.on('message', (message: unknown) => {
       const port = (message as Record<string, MessagePort | undefined> | null)?.[EVENTS_PORT_KEY];
-      if (port) this.exposeEvents(port);
+      if (!port) return;
+      this.workerCameUp = true;
+      this.exposeEvents(port);
     });
   }
 
@@ -196,6 +216,7 @@ export class WorkerPool {
       this.reviveIfStranded();
       const retired = task.kind === 'run' ? this.retired.get(task.context.callId) : undefined;
       if (retired !== undefined) return { kind: 'done', value: replyTo(task, retired) };
+      if (stop.failure) return { kind: 'crashed', message: stop.failure };
       if (stop.why) return { kind: stop.why };
       return { kind: 'crashed', message: error instanceof Error ? error.message : String(error) };
     } finally {
@@ -244,6 +265,19 @@ export class WorkerPool {
    */
   warm(): void {
     this.piscina.run({ kind: 'noop', row: -1 }).catch(() => undefined);
+  }
+
+  /**
+   * A worker's error outside a task. Before any worker of the pool has come up, errors are of
+   * starting one (a worker file that cannot load): past START_FAILURE_LIMIT the tasks waiting
+   * for a worker fail with that error, instead of the pool starting workers forever.
+   */
+  private onWorkerError(error: unknown): void {
+    if (this.workerCameUp || ++this.startFailures < START_FAILURE_LIMIT) return;
+    const message = `a worker could not start: ${error instanceof Error ? error.message : String(error)}`;
+    for (const stop of this.active) {
+      if (this.rows.table.stampOf(stop.row, 'picked') === undefined) stop.fail(message);
+    }
   }
 
   /**
