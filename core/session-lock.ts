@@ -2,7 +2,7 @@
 // process is gone (or that holds no pid) is stale and taken over; only the lock's holder may cut
 // a torn tail, so no process ever truncates bytes another live process wrote.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, openSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 
 export interface SessionLock {
   /** Removes the lock if it is still this process's. */
@@ -63,6 +63,33 @@ function tryCreate(path: string): boolean {
 }
 
 /**
+ * Moves a lock judged stale out of the way, atomically: it is renamed aside, then read again, for
+ * between the look and the rename another process may have replaced it with a fresh lock of its
+ * own. Such a lock is put back, and its live holder returned; a stale one is removed.
+ */
+function takeAwayStale(path: string): number | undefined {
+  const aside = `${path}.stale-${process.pid}-${randomBytes(3).toString('hex')}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    // Gone already: another process took it away first, and the next attempt sees who holds it now.
+    return undefined;
+  }
+  const owner = lockOwner(aside);
+  try {
+    if (owner === undefined || !processAlive(owner)) return undefined;
+    try {
+      linkSync(aside, path);
+    } catch {
+      // A third process took the place meanwhile: the next attempt sees who.
+    }
+    return owner;
+  } finally {
+    unlinkSync(aside);
+  }
+}
+
+/**
  * Takes the lock at `path`, or returns the pid of the live process holding it. A stale lock is
  * removed and taken; this process holding it already (a second host on the same session) counts
  * as live. Throws only for an fs failure other than the lock existing.
@@ -85,11 +112,8 @@ export function acquireSessionLock(path: string): { lock: SessionLock } | { held
     }
     const owner = lockOwner(path);
     if (owner !== undefined && processAlive(owner)) return { heldBy: owner };
-    try {
-      unlinkSync(path);
-    } catch {
-      // Another process removed the stale lock first; the next attempt sees who took it.
-    }
+    const taken = takeAwayStale(path);
+    if (taken !== undefined) return { heldBy: taken };
   }
   const owner = lockOwner(path);
   return { heldBy: owner ?? 0 };
