@@ -110,30 +110,34 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     let validate: ValidateFunction | undefined;
     if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
       report('error', `${label}: \`parameters\` must be a JSON Schema table (got ${describeValue(definition.parameters)})`, ['parameters']);
-    } else if ((parameters as Record<string, unknown>)['type'] !== 'object') {
-      report('error', `${label}: parameters.type must be 'object' (got ${describeValue((parameters as Record<string, unknown>)['type'])})`, ['parameters', 'type']);
-    } else if (!definition.conversionError) {
-      // Compiling is main-thread work that grows with the keywords: the config's total is bounded.
-      // A schema the same as one compiled already (every tool without parameters, say) is reused.
-      const key = JSON.stringify(parameters);
-      let compiled = compiledSchemas.get(key);
-      if (compiled === undefined) {
-        // A schema past the one-tool limit is refused without compiling: it costs the total nothing.
-        const keywords = schemaKeywordCount(parameters);
-        const overOneTool = keywords > MAX_SCHEMA_KEYWORDS;
-        if (overOneTool || schemaKeywords + keywords <= MAX_TOTAL_SCHEMA_KEYWORDS) {
-          if (!overOneTool) schemaKeywords += keywords;
-          compiled = compileParameters(ajv, parameters as Record<string, unknown>);
-          compiledSchemas.set(key, compiled);
-        }
+    } else {
+      if ((parameters as Record<string, unknown>)['type'] !== 'object') {
+        report('error', `${label}: parameters.type must be 'object' (got ${describeValue((parameters as Record<string, unknown>)['type'])})`, ['parameters', 'type']);
       }
-      if (compiled === undefined) {
-        report('error', `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`, ['parameters']);
-      } else if ('problems' in compiled) {
-        for (const problem of compiled.problems) report('error', `${label}: ${problem.message}`, ['parameters', ...problem.path]);
-        const more = compiled.total - compiled.problems.length;
-        if (more > 0) report('error', `${label}: parameters: … and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'}`, ['parameters']);
-      } else validate = compiled.validate;
+      // The rest of the schema is checked all the same: `Type = 'object'` has its own mistakes to say.
+      if (!definition.conversionError) {
+        // Compiling is main-thread work that grows with the keywords: the config's total is bounded.
+        // A schema the same as one compiled already (every tool without parameters, say) is reused.
+        const key = JSON.stringify(parameters);
+        let compiled = compiledSchemas.get(key);
+        if (compiled === undefined) {
+          // A schema past the one-tool limit is refused without compiling: it costs the total nothing.
+          const keywords = schemaKeywordCount(parameters);
+          const overOneTool = keywords > MAX_SCHEMA_KEYWORDS;
+          if (overOneTool || schemaKeywords + keywords <= MAX_TOTAL_SCHEMA_KEYWORDS) {
+            if (!overOneTool) schemaKeywords += keywords;
+            compiled = compileParameters(ajv, parameters as Record<string, unknown>);
+            compiledSchemas.set(key, compiled);
+          }
+        }
+        if (compiled === undefined) {
+          report('error', `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`, ['parameters']);
+        } else if ('problems' in compiled) {
+          for (const problem of compiled.problems) report('error', `${label}: ${problem.message}`, ['parameters', ...problem.path]);
+          const more = compiled.total - compiled.problems.length;
+          if (more > 0) report('error', `${label}: parameters: … and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'}`, ['parameters']);
+        } else if ((parameters as Record<string, unknown>)['type'] === 'object') validate = compiled.validate;
+      }
     }
 
     const annotations = checkAnnotations(definition.annotations);

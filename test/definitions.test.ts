@@ -80,6 +80,15 @@ describe('tool definitions', () => {
     assert.equal(tools.length, 1);
     assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [['warning', "tool 'tool': unknown field `renderer` is ignored (`render` is set too)"]]);
   });
+
+  test('a schema without type object still has its other mistakes reported in the same run', () => {
+    const { tools, diagnostics } = check([raw({ parameters: { Type: 'object', properties: { s: { type: 'string', maxlength: 3 } } } })]);
+    assert.equal(tools.length, 0);
+    const messages = diagnostics.map((diagnostic) => diagnostic.message);
+    assert.ok(messages.some((message) => /parameters\.type must be 'object' \(got nil\)/.test(message)), messages.join('\n'));
+    assert.ok(messages.some((message) => /unknown keyword `Type` \(did you mean `type`\?\)/.test(message)), messages.join('\n'));
+    assert.ok(messages.some((message) => /properties\.s: unknown keyword `maxlength` \(did you mean `maxLength`\?\)/.test(message)), messages.join('\n'));
+  });
 });
 
 describe('arguments', () => {
