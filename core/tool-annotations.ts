@@ -1,6 +1,8 @@
 // Checks `annotations = { title, read_only, destructive, idempotent, open_world }` of
 // `registry:add`: hints a client may show or act on (MCP's title and *Hint fields). A value of the
-// wrong type is an error naming the field; an unknown key is a warning, as for registry:add itself.
+// wrong type is an error naming the field; an unknown key is a warning, as for registry:add itself,
+// naming the field meant when it is close to one. A title is one line of printable characters.
+import { closestName } from './name-suggestion.js';
 
 /** What a tool says about itself, beyond its description. Every field is optional. */
 export interface ToolAnnotations {
@@ -20,6 +22,15 @@ export interface ToolAnnotations {
 export const MAX_TITLE_CHARS = 200;
 
 const HINTS = { read_only: 'readOnly', destructive: 'destructive', idempotent: 'idempotent', open_world: 'openWorld' } as const;
+const FIELDS = ['title', ...Object.keys(HINTS)];
+/** Where `text` has a C0 or C1 control character or DEL (a title shown by a client must not move its cursor or colour it), or -1. */
+function controlCharacterAt(text: string): number {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return index;
+  }
+  return -1;
+}
 
 export interface AnnotationsCheck {
   annotations?: ToolAnnotations;
@@ -46,12 +57,16 @@ export function checkAnnotations(value: unknown): AnnotationsCheck {
     if (key === 'title') {
       if (typeof field !== 'string' || field.trim() === '' || field.length > MAX_TITLE_CHARS) {
         errors.push(`annotations.title must be a non-empty string of at most ${MAX_TITLE_CHARS} characters (got ${typeof field === 'string' ? `${field.length} characters` : typeName(field)})`);
+      } else if (controlCharacterAt(field) >= 0) {
+        errors.push(`annotations.title must be one line of printable characters (got a control character at position ${controlCharacterAt(field) + 1})`);
       } else annotations.title = field;
     } else if (key in HINTS) {
       if (typeof field !== 'boolean') errors.push(`annotations.${key} must be true or false (got ${typeName(field)})`);
       else annotations[HINTS[key as keyof typeof HINTS]] = field;
     } else {
-      warnings.push(`unknown field \`annotations.${key}\` is ignored (the fields are title, ${Object.keys(HINTS).join(', ')})`);
+      // MCP's own names (readOnlyHint) are looked up as ours are spelled (read_only).
+      const meant = closestName(key.replace(/Hint$/, '').replace(/([a-z])([A-Z])/g, '$1_$2'), FIELDS);
+      warnings.push(`unknown field \`annotations.${key}\` is ignored (${meant === undefined ? `the fields are ${FIELDS.join(', ')}` : `did you mean \`${meant}\`?`})`);
     }
   }
   return errors.length > 0 ? { errors, warnings } : { annotations, errors, warnings };

@@ -49,12 +49,20 @@ describe('annotations in registry:add', () => {
     }
   });
 
-  test('an unknown annotation is a warning naming the known ones, and the tool still loads', () => {
-    const { tools, diagnostics } = check({ readonly: true, idempotent: true });
+  test('an unknown annotation is a warning naming the field meant, or the known ones, and the tool still loads', () => {
+    const { tools, diagnostics } = check({ readonly: true, readOnlyHint: true, colour: 'red', idempotent: true });
     assert.equal(tools.length, 1);
     assert.deepEqual(tools[0]!.definition.annotations, { idempotent: true });
     assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [
-      ['warning', "tool 'tool': unknown field `annotations.readonly` is ignored (the fields are title, read_only, destructive, idempotent, open_world)"],
+      ['warning', "tool 'tool': unknown field `annotations.readonly` is ignored (did you mean `read_only`?)"],
+      ['warning', "tool 'tool': unknown field `annotations.readOnlyHint` is ignored (did you mean `read_only`?)"],
+      ['warning', "tool 'tool': unknown field `annotations.colour` is ignored (the fields are title, read_only, destructive, idempotent, open_world)"],
     ]);
+  });
+
+  test('a title with a control character (an escape, a line break) is an error naming where', () => {
+    const { tools, diagnostics } = check({ title: 'Prog\u001b[31m' });
+    assert.equal(tools.length, 0);
+    assert.match(diagnostics[0]!.message, /annotations\.title must be one line of printable characters \(got a control character at position 5\)/);
   });
 });
