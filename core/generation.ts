@@ -52,6 +52,9 @@ export interface ToolState extends CheckedTool {
   availability: AvailableReply;
 }
 
+/** What every worker of a generation starts with; each pool adds its role and its own tables. */
+type GenerationWorkerConfig = Omit<WorkerConfig, 'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;
+
 export type LoadOutcome = { ok: true; generation: Generation } | { ok: false; diagnostics: Diagnostic[]; logs: string[] };
 
 export class Generation {
@@ -70,7 +73,7 @@ export class Generation {
 
   private constructor(
     readonly options: GenerationOptions,
-    private readonly workerConfig: Omit<WorkerConfig, 'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>,
+    private readonly workerConfig: GenerationWorkerConfig,
     private readonly inspect: WorkerPool,
     readonly tools: Map<string, ToolState>,
     readonly diagnostics: Diagnostic[],
@@ -287,7 +290,7 @@ export class Generation {
   }
 }
 
-type PreparedConfig = { workerConfig: Omit<WorkerConfig, 'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>; snapshot: ConfigSnapshot } | { problem: string };
+type PreparedConfig = { workerConfig: GenerationWorkerConfig; snapshot: ConfigSnapshot } | { problem: string };
 
 /** Reads the config's files for a generation; throws only for a config directory that cannot be read. */
 async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
@@ -330,7 +333,7 @@ function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
   return snapshot.skipped.map(({ path, reason }) => ({ severity: 'warning', file: path, message: `skipped: ${reason}` }));
 }
 
-function newModulePool(options: GenerationOptions, workerConfig: Omit<WorkerConfig, 'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>): WorkerPool {
+function newModulePool(options: GenerationOptions, workerConfig: GenerationWorkerConfig): WorkerPool {
   return new WorkerPool({
     config: { ...workerConfig, role: 'module' },
     cpuSlots: options.cpuSlots,

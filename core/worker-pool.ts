@@ -35,7 +35,8 @@ const START_FAILURE_LIMIT = 3;
 /**
  * A worker's V8 young generation. Lua's heap lives in wasm memory, so a worker's JS allocates
  * little; V8's default lets the young generation grow to several MB per worker that stay
- * committed (2 MB is about 2 MB less RSS per module; see docs/decisions.md, "Lean workers").
+ * committed: 2 MB is about 2 MB less RSS per module, at a price when many start at once (see
+ * docs/decisions.md, "Start-up and worker memory").
  */
 const WORKER_YOUNG_GENERATION_MB = 2;
 
@@ -288,7 +289,7 @@ export class WorkerPool {
   private reviveIfStranded(): void {
     if (this.piscina.threads.length > 0) return;
     const waiting = [...this.active].some((stop) => this.rows.table.stampOf(stop.row, 'picked') === undefined);
-    if (waiting) this.piscina.run({ kind: 'noop', row: -1 }).catch(() => undefined);
+    if (waiting) this.warm();
   }
 
   stats(): PoolStats {

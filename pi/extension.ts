@@ -5,7 +5,7 @@
 import { MoonpoolError, resolveConfig, ToolHost, type ToolHostOptions } from '../core/index.js';
 import { UsageError } from '../ui/cli-options.js';
 import { formatDiagnostic } from '../ui/diagnostic-format.js';
-import { retentionFrom } from '../ui/retention-option.js';
+import { retentionOptions } from '../ui/retention-option.js';
 import type { PiContext, PiExtensionApi } from './pi-api.js';
 import { piTool } from './moonpool-tool.js';
 import { readDetails } from './tool-details.js';
@@ -48,9 +48,7 @@ async function startHost(options: ToolHostOptions): Promise<Started> {
       return { host: undefined, problems: [`moonpool: no config found ($MOONPOOL_CONFIG, ${config.userFile ?? '~/.config/moonpool/init.lua'}); no moonpool tools are registered`] };
     }
     // The history a user keeps (`$MOONPOOL_KEEP_SESSIONS`), as for the CLI; options given win.
-    const retention = retentionFrom(undefined);
-    const kept = retention === undefined ? {} : { sessionMaxAgeDays: retention.maxAgeDays, sessionMaxTotalBytes: retention.maxTotalBytes };
-    const host = await ToolHost.start({ ...kept, ...options, config: config.file });
+    const host = await ToolHost.start({ ...retentionOptions(undefined), ...options, config: config.file });
     const problems = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => `moonpool: ${formatDiagnostic(diagnostic)}`);
     return { host, problems };
   } catch (error) {

@@ -12,6 +12,8 @@ import { exitLeavingStuckThreads } from './process-exit.js';
 // Each command's module is imported when that command runs: `list` never loads the dashboard's
 // terminal library or the MCP SDK, which would cost it most of its start-up time.
 const COMMAND_MODULES = {
+  new: () => import('./commands/new-tool.js'),
+  sessions: () => import('./commands/sessions.js'),
   check: () => import('./commands/check.js'),
   replay: () => import('./commands/replay.js'),
   mcp: () => import('./mcp/mcp-server.js'),
@@ -19,15 +21,6 @@ const COMMAND_MODULES = {
   call: () => import('./commands/call.js'),
   list: () => import('./commands/list.js'),
 };
-
-/**
- * The MCP server's modules (the SDK, zod) take long enough to load that they go beside the host's
- * start; a failure to load is reported where runCommand imports them. Smaller commands' modules
- * loaded that way only delay the inspect worker's start (measured: `call` 271 → 296 ms).
- */
-function preloadCommand(command: CliInput['command']): void {
-  if (command === 'mcp') void COMMAND_MODULES.mcp().catch(() => undefined);
-}
 
 async function runCommand(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   if (input.command === 'check') return (await COMMAND_MODULES.check()).checkConfig(host, output, input.strict);
@@ -98,11 +91,14 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost) =
   }
   try {
     // Writing a new tool needs no host (and no config that loads).
-    if (input.command === 'new') return (await import('./commands/new-tool.js')).newTool(input, output);
+    if (input.command === 'new') return (await COMMAND_MODULES.new()).newTool(input, output);
     // Listing sessions needs no host either; it applies the retention rule itself.
-    if (input.command === 'sessions') return (await import('./commands/sessions.js')).listSessions(input, output);
+    if (input.command === 'sessions') return (await COMMAND_MODULES.sessions()).listSessions(input, output);
     if (input.command === 'replay') input = (await COMMAND_MODULES.replay()).withReplayTarget(input, output);
-    preloadCommand(input.command);
+    // The MCP server's modules (the SDK, zod) load beside the host's start; a failure to load is
+    // reported where runCommand imports them. Smaller commands' modules loaded that way only
+    // delayed the inspect worker's start (measured: `call` 271 → 296 ms).
+    if (input.command === 'mcp') void COMMAND_MODULES.mcp().catch(() => undefined);
     const host = await openHost(input, output);
     opened(host);
     return await runCommand(host, input, output);

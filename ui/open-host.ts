@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { defaultStateDir, MoonpoolError, ToolHost, resolveConfig, stateDirProblem, type ResolvedConfig } from '../core/index.js';
 import type { CliInput } from './cli-options.js';
 import { displayPath } from './diagnostic-format.js';
-import { retentionFrom } from './retention-option.js';
+import { retentionOptions } from './retention-option.js';
 
 export interface Output {
   stdout: NodeJS.WritableStream;
@@ -26,7 +26,7 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
     const problem = stateDirProblem(resolve(input.stateDir ?? defaultStateDir()));
     if (problem !== undefined) throw new MoonpoolError('STATE_DIR_UNUSABLE', problem);
   }
-  const retention = retentionFrom(input.keepSessions);
+  const retention = retentionOptions(input.keepSessions);
   const config = resolveConfig(input.config);
   const notice = configNotice(config);
   // The dashboard shows it on its own screen: printed here, it would stay hidden until it quits.
@@ -38,7 +38,7 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
     ...(input.session === undefined ? {} : { sessionId: input.session }),
     ...(input.timeoutSeconds === undefined ? {} : { timeoutMs: input.timeoutSeconds * 1000 }),
     ...(input.cpuSlots === undefined ? {} : { cpuSlots: input.cpuSlots }),
-    ...(retention === undefined ? {} : { sessionMaxAgeDays: retention.maxAgeDays, sessionMaxTotalBytes: retention.maxTotalBytes }),
+    ...retention,
     watch: input.watch,
     // One call is coming: its module's worker starts while the config loads.
     warmModuleWorker: input.command === 'call',

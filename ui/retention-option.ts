@@ -1,7 +1,7 @@
 // `--keep-sessions SPEC` and `$MOONPOOL_KEEP_SESSIONS`: how long and how much of the session
 // history to keep. SPEC is an age (`30d`), a total size (`500MiB`, `1GB`), both (`14d,200MiB`) or
 // `forever`; a limit SPEC does not name keeps its default. A bad SPEC names where it came from.
-import { DEFAULT_SESSION_MAX_AGE_DAYS, DEFAULT_SESSION_MAX_TOTAL_BYTES, type SessionRetention } from '../core/index.js';
+import { DEFAULT_SESSION_MAX_AGE_DAYS, DEFAULT_SESSION_MAX_TOTAL_BYTES, type SessionRetention, type ToolHostOptions } from '../core/index.js';
 import { UsageError } from './cli-options.js';
 
 export const KEEP_SESSIONS_ENV = 'MOONPOOL_KEEP_SESSIONS';
@@ -29,4 +29,10 @@ export function retentionFrom(option: string | undefined, env: NodeJS.ProcessEnv
   if (option !== undefined) return parseRetention(option, '--keep-sessions');
   const fromEnv = env[KEEP_SESSIONS_ENV];
   return fromEnv ? parseRetention(fromEnv, `$${KEEP_SESSIONS_ENV}`) : undefined;
+}
+
+/** retentionFrom as ToolHost options (none when the defaults apply). */
+export function retentionOptions(option: string | undefined, env: NodeJS.ProcessEnv = process.env): Pick<ToolHostOptions, 'sessionMaxAgeDays' | 'sessionMaxTotalBytes'> {
+  const retention = retentionFrom(option, env);
+  return retention === undefined ? {} : { sessionMaxAgeDays: retention.maxAgeDays, sessionMaxTotalBytes: retention.maxTotalBytes };
 }

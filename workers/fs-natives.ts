@@ -118,9 +118,10 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     }
   };
 
+  const absoluteOf = (path: Buffer): string => normalize(resolve(path).toString('utf8'));
   /** The snapshot's key for a path: its real path, or (for a file gone from disk) its absolute path. */
   const sourceKey = (path: Buffer): string => {
-    const absolute = normalize(resolve(path).toString('utf8'));
+    const absolute = absoluteOf(path);
     // Keys are real paths: a path that is one needs no look at the disk (each worker evaluating
     // the config probes package.path for every require).
     if (sources[absolute] !== undefined) return absolute;
@@ -134,7 +135,8 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
   return {
     code_exists: (call) => {
       const path = pathArg(call, 1);
-      return [(configLoading() && sources[normalize(resolve(path).toString('utf8'))] !== undefined) || isReadableFile(resolve(path))];
+      // A path that is a key is in the snapshot; any other real file exists too.
+      return [(configLoading() && sources[absoluteOf(path)] !== undefined) || isReadableFile(resolve(path))];
     },
     code_of: (call) => {
       const path = pathArg(call, 1);
