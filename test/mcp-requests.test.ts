@@ -20,6 +20,12 @@ agent.on('discover_tools', function(registry)
     parameters = { type = 'object', properties = { range = { type = 'string', pattern = '\\\\d+-\\\\d+' } }, required = { 'range' } },
     run = function(args) return 'range ' .. args.range end,
   }
+  registry:add {
+    name = 'spin',
+    description = 'Never returns.',
+    parameters = { type = 'object', properties = {} },
+    run = function() while true do end end,
+  }
 end)
 `;
 
@@ -163,12 +169,38 @@ describe('moonpool mcp answers every request', () => {
     assert.ok(byId.get('s-1')?.result);
   });
 
+  test('many calls in one write are each answered once, alike whether plain or with extras the SDK serves', async () => {
+    const call = (id: number, params: string): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"ranges","arguments":{"range":"${id}-9"}${params}}}`;
+    const extras = ['', ',"_meta":{"progressToken":"p"}', ',"_meta":{"progressToken":3,"example.com/trace":"x"}', ',"extra":true'];
+    server.stdin.write(Array.from({ length: 40 }, (_, i) => `${call(100 + i, extras[i % extras.length]!)}\n`).join(''));
+    const replies = await nextAnswers(40);
+    assert.deepEqual(
+      replies.map((reply) => reply.id as number).sort((a, b) => a - b),
+      Array.from({ length: 40 }, (_, i) => 100 + i),
+    );
+    for (const reply of replies) assert.deepEqual(reply.result, { content: [{ type: 'text', text: `range ${String(reply.id)}-9` }], isError: false });
+  });
+
+  test('a call the client cancels gets no answer, and the next call is served', async () => {
+    send('{"jsonrpc":"2.0","id":"spinning","method":"tools/call","params":{"name":"spin"}}');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"spinning","reason":"test"}}');
+    send('{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"ranges","arguments":{"range":"3-4"}}}');
+    send('{"jsonrpc":"2.0","id":31,"method":"ping"}');
+    const replies = await nextAnswers(2);
+    assert.deepEqual(replies.map((reply) => reply.id).sort(), [30, 31]);
+    assert.equal(replies.find((reply) => reply.id === 30)?.result?.content?.[0]?.text, 'range 3-4');
+    send('{"jsonrpc":"2.0","id":32,"method":"ping"}');
+    assert.deepEqual((await nextAnswers(1)).map((reply) => reply.id), [32]);
+    assert.ok(!answers.some((reply) => reply.id === 'spinning'), 'the cancelled call was answered');
+  });
+
   test("the SDK's own client lists and calls tools", async () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: args('client'), env: { ...process.env, MOONPOOL_CONFIG: '' }, stderr: 'pipe' });
     const client = new Client({ name: 'moonpool-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['ranges']);
+      assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['ranges', 'spin']);
       assert.deepEqual(await client.callTool({ name: 'ranges', arguments: { range: '12-34' } }), { content: [{ type: 'text', text: 'range 12-34' }], isError: false });
     } finally {
       await client.close();

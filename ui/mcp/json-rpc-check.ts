@@ -29,14 +29,18 @@ function describeId(id: unknown): string {
   return `of type ${Array.isArray(id) ? 'array' : typeof id}`;
 }
 
-export function checkLine(line: string): LineVerdict {
+/** A line as JSON, or what to do when it is blank or not JSON. */
+export function parseLine(line: string): { kind: 'message'; message: unknown } | Exclude<LineVerdict, { kind: 'forward' }> {
   if (line.trim() === '') return { kind: 'ignore' };
-  let message: unknown;
   try {
-    message = JSON.parse(line);
+    return { kind: 'message', message: JSON.parse(line) };
   } catch {
     return { kind: 'answer', error: errorAnswer(null, PARSE_ERROR, 'Parse error: the line is not JSON') };
   }
+}
+
+/** What to do with a message parsed from a line. */
+export function checkMessage(message: unknown): LineVerdict {
   const parsed = JSONRPCMessageSchema.safeParse(message);
   if (parsed.success) return paramsVerdict(parsed.data);
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {

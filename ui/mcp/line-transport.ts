@@ -1,11 +1,13 @@
-// The MCP transport on stdio: one JSON-RPC message per line, each parsed once. A line is checked
-// (json-rpc-check.ts) and handed to the SDK's protocol as the message already parsed; what the SDK
-// would drop without a word is answered here instead. A line longer than the limit is answered and
-// skipped without being held in memory. Messages out are written in order, waiting on a full pipe.
+// The MCP transport on stdio: one JSON-RPC message per line, each parsed once. A parsed message is
+// offered to the call lane first (call-lane.ts: plain tool calls), then checked (json-rpc-check.ts)
+// and handed to the SDK's protocol as the message already parsed; what the SDK would drop without a
+// word is answered here instead. A line longer than the limit is answered and skipped without being
+// held in memory. Messages out are written in order, those of one turn of the event loop in one
+// write, waiting on a full pipe.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { checkLine, errorAnswer, INVALID_REQUEST } from './json-rpc-check.js';
+import { checkMessage, errorAnswer, INVALID_REQUEST, parseLine } from './json-rpc-check.js';
 
 /** Longest message line accepted from a client: arguments of 4 M characters fit with escapes. */
 export const MAX_REQUEST_LINE_BYTES = 32 * 1024 * 1024;
@@ -15,7 +17,16 @@ export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
+  /** Takes the messages it serves itself before the SDK sees them. */
+  lane?: { take(message: unknown): boolean; close(): void };
+
   private chunks: Buffer[] = [];
+  /** Lines to write together once this turn of the event loop is over. */
+  private outgoing: string[] = [];
+  /** The write the lines in `outgoing` go out with. */
+  private nextWrite: Promise<void> | undefined;
+  /** Resolves once the pipe has room for the next write. */
+  private drained: Promise<void> = Promise.resolve();
   private held = 0;
   private skipping = false;
 
@@ -31,11 +42,19 @@ export class LineTransport implements Transport {
     return Promise.resolve();
   }
 
+  /** Resolves when the message's line has been written (or, the pipe being full, has drained). */
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.output.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.output.once('drain', resolve);
-    });
+    this.outgoing.push(JSON.stringify(message));
+    this.nextWrite ??= this.drained.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(() => this.writeOutgoing());
+    return this.nextWrite;
+  }
+
+  private writeOutgoing(): Promise<void> {
+    const text = `${this.outgoing.join('\n')}\n`;
+    this.outgoing = [];
+    this.nextWrite = undefined;
+    this.drained = this.output.write(text) ? Promise.resolve() : new Promise((resolve) => this.output.once('drain', resolve));
+    return this.drained;
   }
 
   close(): Promise<void> {
@@ -44,6 +63,7 @@ export class LineTransport implements Transport {
     this.input.off('error', this.onError);
     if (this.input.listenerCount('data') === 0) this.input.pause();
     this.chunks = [];
+    this.lane?.close();
     this.onclose?.();
     return Promise.resolve();
   }
@@ -77,7 +97,9 @@ export class LineTransport implements Transport {
   };
 
   private take(line: Buffer): void {
-    const verdict = checkLine(line.toString('utf8'));
+    const parsed = parseLine(line.toString('utf8'));
+    if (parsed.kind === 'message' && this.lane?.take(parsed.message)) return;
+    const verdict = parsed.kind === 'message' ? checkMessage(parsed.message) : parsed;
     if (verdict.kind === 'forward') this.onmessage?.(verdict.message);
     else if (verdict.kind === 'answer') this.answer(verdict.error);
   }

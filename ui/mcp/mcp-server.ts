@@ -1,5 +1,6 @@
-// `moonpool mcp`: the host's tools served over MCP on stdio with the SDK's own server. stdout
-// carries only the protocol; what tools print and the config's problems go to stderr.
+// `moonpool mcp`: the host's tools served over MCP on stdio: plain tool calls by the call lane,
+// everything else by the SDK's own server. stdout carries only the protocol; what tools print and
+// the config's problems go to stderr.
 import { readFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -12,9 +13,9 @@ import {
 import type { ToolHost } from '../../core/index.js';
 import { formatDiagnostic } from '../diagnostic-format.js';
 import { formatTool } from '../tool-formats.js';
-import { callToolResult } from './call-tool-result.js';
-import { ProgressReporter } from './progress-reporter.js';
+import { CallLane } from './call-lane.js';
 import { LineTransport } from './line-transport.js';
+import { serveToolCall } from './serve-tool-call.js';
 import { listSpillResources, readSpillResource } from './spill-resources.js';
 
 function version(): string {
@@ -26,23 +27,10 @@ export function createMcpServer(host: ToolHost, log: (line: string) => void): Se
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: host.tools().map((tool) => formatTool(tool, 'mcp')) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params;
-    const progressToken = request.params._meta?.progressToken;
-    const progress =
-      progressToken === undefined
-        ? undefined
-        : new ProgressReporter(host, name, (update) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } }));
-    try {
-      const result = await host.call(name, args ?? {}, {
-        signal: extra.signal,
-        onLog: (text) => log(`${name}: ${text}`),
-        ...(progress ? { onTitle: (title: string) => progress.setTitle(title), onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes) } : {}),
-      });
-      return callToolResult(result);
-    } finally {
-      progress?.end();
-    }
+  // Calls the lane (call-lane.ts) leaves to the SDK: a `task`, other `_meta`, other params.
+  server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args = {}, _meta: meta } = request.params;
+    return serveToolCall({ host, log }, name, args, meta?.progressToken, extra.signal, (notification) => extra.sendNotification(notification));
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listSpillResources(host.spillDir) }));
@@ -61,7 +49,9 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
   const log = (line: string): void => void stderr.write(`moonpool: ${line}\n`);
   for (const diagnostic of host.diagnostics()) log(formatDiagnostic(diagnostic));
   const server = createMcpServer(host, log);
-  await server.connect(new LineTransport(process.stdin, process.stdout));
+  const transport = new LineTransport(process.stdin, process.stdout);
+  transport.lane = new CallLane({ host, log }, (message) => transport.send(message));
+  await server.connect(transport);
   await new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);

@@ -1,0 +1,35 @@
+// One `tools/call` run on the host for an MCP client, whichever path brought it (call-lane.ts for
+// plain calls, the SDK's handler for the rest): what the tool prints goes to the log, its states
+// and titles become progress notifications when the client sent a progress token, and its
+// CallResult becomes a CallToolResult.
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolHost } from '../../core/index.js';
+import { callToolResult } from './call-tool-result.js';
+import { ProgressReporter } from './progress-reporter.js';
+
+export interface ToolCallContext {
+  host: ToolHost;
+  log: (line: string) => void;
+}
+
+export async function serveToolCall(
+  { host, log }: ToolCallContext,
+  name: string,
+  args: Record<string, unknown>,
+  progressToken: string | number | undefined,
+  signal: AbortSignal,
+  notify: (notification: ServerNotification) => Promise<void>,
+): Promise<CallToolResult> {
+  const progress =
+    progressToken === undefined ? undefined : new ProgressReporter(host, name, (update) => notify({ method: 'notifications/progress', params: { progressToken, ...update } }));
+  try {
+    const result = await host.call(name, args, {
+      signal,
+      onLog: (text) => log(`${name}: ${text}`),
+      ...(progress ? { onTitle: (title: string) => progress.setTitle(title), onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes) } : {}),
+    });
+    return callToolResult(result);
+  } finally {
+    progress?.end();
+  }
+}
