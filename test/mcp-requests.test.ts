@@ -181,6 +181,25 @@ describe('moonpool mcp answers every request', () => {
     for (const reply of replies) assert.deepEqual(reply.result, { content: [{ type: 'text', text: `range ${String(reply.id)}-9` }], isError: false });
   });
 
+  test("the direct path answers initialize, ping, tools/list and resources/list as the SDK's path does", async () => {
+    const init = (id: number, clientInfo: object): string =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo } });
+    send(init(40, { name: 'raw', version: '1' }));
+    send(init(41, { name: 'raw', version: '1', websiteUrl: 'https://example.com' }));
+    send('{"jsonrpc":"2.0","id":42,"method":"tools/list"}');
+    send('{"jsonrpc":"2.0","id":43,"method":"tools/list","params":{"_meta":{"example.com/trace":"x"}}}');
+    send('{"jsonrpc":"2.0","id":44,"method":"resources/list"}');
+    send('{"jsonrpc":"2.0","id":45,"method":"resources/list","params":{"_meta":{"example.com/trace":"x"}}}');
+    send('{"jsonrpc":"2.0","id":46,"method":"ping"}');
+    send('{"jsonrpc":"2.0","id":47,"method":"ping","params":{"_meta":{"example.com/trace":"x"}}}');
+    const byId = new Map((await nextAnswers(8)).map((reply) => [reply.id, reply]));
+    for (const [direct, sdk] of [[40, 41], [42, 43], [44, 45], [46, 47]] as const) {
+      assert.ok(byId.get(direct)?.result, JSON.stringify(byId.get(direct)));
+      assert.deepEqual(byId.get(direct)?.result, byId.get(sdk)?.result);
+    }
+    assert.equal((byId.get(40)?.result as { protocolVersion?: string }).protocolVersion, '2025-03-26');
+  });
+
   test('a call the client cancels gets no answer, and the next call is served', async () => {
     send('{"jsonrpc":"2.0","id":"spinning","method":"tools/call","params":{"name":"spin"}}');
     await new Promise((resolve) => setTimeout(resolve, 200));

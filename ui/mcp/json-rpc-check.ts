@@ -1,42 +1,23 @@
-// Decides what to do with one line from an MCP client before the SDK sees it. The SDK drops a
+// Decides what to do with a message from an MCP client before the SDK sees it. The SDK drops a
 // message its schema rejects without a word (an id of 1.5, 1e300 or null, a missing method), and
 // the client then waits forever; here every such request gets a JSON-RPC error instead.
 import { JSONRPCMessageSchema, type JSONRPCError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { errorAnswer, INVALID_PARAMS, INVALID_REQUEST, type AnswerId } from './json-rpc.js';
 import { paramsProblem, requestProblem } from './params-check.js';
-
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const INVALID_PARAMS = -32602;
 
 /** `forward` carries the message as the SDK's schema parsed it, so the SDK need not parse it again. */
 export type LineVerdict = { kind: 'forward'; message: JSONRPCMessage } | { kind: 'ignore' } | { kind: 'answer'; error: JSONRPCError };
 
-type Id = string | number | null;
-
 /** An id the SDK can answer with (a string or a safe integer), or null. */
-function usableId(id: unknown): Id {
+function usableId(id: unknown): AnswerId {
   if (typeof id === 'string') return id;
   return typeof id === 'number' && Number.isSafeInteger(id) ? id : null;
-}
-
-export function errorAnswer(id: Id, code: number, message: string): JSONRPCError {
-  return { jsonrpc: '2.0', id: id as string | number, error: { code, message } };
 }
 
 function describeId(id: unknown): string {
   if (id === null) return 'null';
   if (typeof id === 'number') return Number.isInteger(id) ? `${id} (not a safe integer)` : `${id} (not an integer)`;
   return `of type ${Array.isArray(id) ? 'array' : typeof id}`;
-}
-
-/** A line as JSON, or what to do when it is blank or not JSON. */
-export function parseLine(line: string): { kind: 'message'; message: unknown } | Exclude<LineVerdict, { kind: 'forward' }> {
-  if (line.trim() === '') return { kind: 'ignore' };
-  try {
-    return { kind: 'message', message: JSON.parse(line) };
-  } catch {
-    return { kind: 'answer', error: errorAnswer(null, PARSE_ERROR, 'Parse error: the line is not JSON') };
-  }
 }
 
 /** What to do with a message parsed from a line. */

@@ -1,62 +1,76 @@
-// `moonpool mcp`: the host's tools served over MCP on stdio: plain tool calls by the call lane,
-// everything else by the SDK's own server. stdout carries only the protocol; what tools print and
-// the config's problems go to stderr.
+// `moonpool mcp`: the host's tools served over MCP on stdio. The messages real clients send, in
+// their plain forms, take the direct path (direct-path.ts); any other message loads the SDK's own
+// server (sdk-path.ts) and is served there, in the order received. stdout carries only the
+// protocol; what tools print and the config's problems go to stderr.
 import { readFileSync } from 'node:fs';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { ToolHost } from '../../core/index.js';
+import type { ReloadResult, ToolHost } from '../../core/index.js';
 import { formatDiagnostic } from '../diagnostic-format.js';
-import { formatTool } from '../tool-formats.js';
-import { CallLane } from './call-lane.js';
+import { DirectPath } from './direct-path.js';
 import { LineTransport } from './line-transport.js';
-import { serveToolCall } from './serve-tool-call.js';
-import { listSpillResources, readSpillResource } from './spill-resources.js';
+import type { McpContext } from './mcp-context.js';
+import { asPlainMessage } from './plain-requests.js';
+import type { SdkPath } from './sdk-path.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-export function createMcpServer(host: ToolHost, log: (line: string) => void): Server {
-  const server = new Server({ name: 'moonpool', version: version() }, { capabilities: { tools: { listChanged: true }, resources: {} } });
+/** The SDK's path, opened on the first message that needs it; messages wait in order meanwhile. */
+class LazySdkPath {
+  private path: SdkPath | undefined;
+  private opening: Promise<void> | undefined;
+  private waiting: unknown[] = [];
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: host.tools().map((tool) => formatTool(tool, 'mcp')) }));
+  constructor(private readonly open: () => Promise<SdkPath>) {}
 
-  // Calls the lane (call-lane.ts) leaves to the SDK: a `task`, other `_meta`, other params.
-  server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args = {}, _meta: meta } = request.params;
-    return serveToolCall({ host, log }, name, args, meta?.progressToken, extra.signal, (notification) => extra.sendNotification(notification));
-  });
+  get isOpen(): boolean {
+    return this.opening !== undefined;
+  }
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listSpillResources(host.spillDir) }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => readSpillResource(host.spillDir, request.params.uri));
+  take(message: unknown): void {
+    if (this.path) return this.path.take(message);
+    this.waiting.push(message);
+    this.opening ??= this.open().then((path) => {
+      this.path = path;
+      for (const waiting of this.waiting.splice(0)) path.take(waiting);
+    });
+  }
 
-  host.on('reload', (result) => {
-    for (const diagnostic of result.diagnostics) log(formatDiagnostic(diagnostic));
-    log(result.ok ? `reloaded: generation ${result.generation}` : `reload failed; generation ${result.generation} keeps serving`);
-    if (result.ok) server.sendToolListChanged().catch(() => undefined);
-  });
-  return server;
+  async close(): Promise<void> {
+    await this.opening?.catch(() => undefined);
+    await this.path?.close();
+  }
 }
 
 /** Serves until the client closes stdin (or the process is told to stop); resolves then. */
 export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): Promise<void> {
   const log = (line: string): void => void stderr.write(`moonpool: ${line}\n`);
   for (const diagnostic of host.diagnostics()) log(formatDiagnostic(diagnostic));
-  const server = createMcpServer(host, log);
-  const transport = new LineTransport(process.stdin, process.stdout);
-  transport.lane = new CallLane({ host, log }, (message) => transport.send(message));
-  await server.connect(transport);
+  const context: McpContext = { host, log, serverInfo: { name: 'moonpool', version: version() } };
+  const send = (message: Parameters<LineTransport['send']>[0]): Promise<void> => transport.send(message);
+  const direct = new DirectPath(context, send);
+  const sdk = new LazySdkPath(async () => (await import('./sdk-path.js')).SdkPath.open(context, send));
+  const transport = new LineTransport(process.stdin, process.stdout, (message) => {
+    const plain = asPlainMessage(message);
+    if (plain) direct.take(plain);
+    // A cancellation may name a request the SDK's path is serving.
+    if (!plain || (plain.kind === 'cancelled' && sdk.isOpen)) sdk.take(message);
+  });
+  const onReload = (result: ReloadResult): void => {
+    for (const diagnostic of result.diagnostics) log(formatDiagnostic(diagnostic));
+    log(result.ok ? `reloaded: generation ${result.generation}` : `reload failed; generation ${result.generation} keeps serving`);
+    if (result.ok) void send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  };
+  host.on('reload', onReload);
+  transport.start();
   await new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  await server.close();
+  host.off('reload', onReload);
+  transport.close();
+  direct.close();
+  await sdk.close();
 }

@@ -1,19 +1,14 @@
-// One `tools/call` run on the host for an MCP client, whichever path brought it (call-lane.ts for
-// plain calls, the SDK's handler for the rest): what the tool prints goes to the log, its states
+// One `tools/call` run on the host for an MCP client, whichever path brought it (direct-path.ts for
+// plain calls, the SDK's handler in sdk-path.ts for the rest): what the tool prints goes to the log, its states
 // and titles become progress notifications when the client sent a progress token, and its
 // CallResult becomes a CallToolResult.
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolHost } from '../../core/index.js';
 import { callToolResult } from './call-tool-result.js';
+import type { McpContext } from './mcp-context.js';
 import { ProgressReporter } from './progress-reporter.js';
 
-export interface ToolCallContext {
-  host: ToolHost;
-  log: (line: string) => void;
-}
-
 export async function serveToolCall(
-  { host, log }: ToolCallContext,
+  { host, log }: McpContext,
   name: string,
   args: Record<string, unknown>,
   progressToken: string | number | undefined,

@@ -7,8 +7,9 @@ import { open, readdir, readlink } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ErrorCode, type ReadResourceResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import { spillFileUri } from './call-tool-result.js';
+import { INVALID_PARAMS } from './json-rpc.js';
 
 /** MCP's code for a uri that names no resource. */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -17,7 +18,7 @@ export const MAX_RESOURCE_BYTES = 16 * 1024 * 1024;
 /** Most files `resources/list` names. */
 export const MAX_LISTED_RESOURCES = 1_000;
 
-/** An error the SDK answers with its own code and message (McpError would prefix "MCP error -32002: "). */
+/** An error answered with its own code and message (McpError would prefix "MCP error -32002: "). */
 class ResourceError extends Error {
   constructor(
     readonly code: number,
@@ -49,13 +50,13 @@ function pathOfUri(uri: string): string {
   try {
     url = new URL(uri);
   } catch {
-    throw new ResourceError(ErrorCode.InvalidParams, `Invalid params: params.uri: ${JSON.stringify(uri.slice(0, 300))} is not a URI`);
+    throw new ResourceError(INVALID_PARAMS, `Invalid params: params.uri: ${JSON.stringify(uri.slice(0, 300))} is not a URI`);
   }
   if (url.protocol !== 'file:') throw notFound(uri, 'only file: URIs of spill files are served');
   try {
     return fileURLToPath(url);
   } catch (error) {
-    throw new ResourceError(ErrorCode.InvalidParams, `Invalid params: params.uri: ${(error as Error).message}`);
+    throw new ResourceError(INVALID_PARAMS, `Invalid params: params.uri: ${(error as Error).message}`);
   }
 }
 
@@ -78,7 +79,7 @@ export async function readSpillResource(spillDir: string, uri: string): Promise<
     const stats = await file.stat();
     if (!stats.isFile()) throw notFound(uri, 'not a regular file');
     if (stats.size > MAX_RESOURCE_BYTES) {
-      throw new ResourceError(ErrorCode.InvalidParams, `Invalid params: ${uri.slice(0, 300)} holds ${stats.size} bytes; resources/read serves at most ${MAX_RESOURCE_BYTES}`);
+      throw new ResourceError(INVALID_PARAMS, `Invalid params: ${uri.slice(0, 300)} holds ${stats.size} bytes; resources/read serves at most ${MAX_RESOURCE_BYTES}`);
     }
     const bytes = await file.readFile();
     const content = isUtf8(bytes)

@@ -1,0 +1,83 @@
+// The direct path of `moonpool mcp`: the messages plain-requests.ts recognises are served here on
+// the host, without the SDK's per-request schemas and bookkeeping, answered as the SDK would answer
+// them. A call the client cancels (`notifications/cancelled`) is stopped and gets no answer;
+// closing stops every call still running.
+import type { JSONRPCMessage, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { formatTool } from '../tool-formats.js';
+import { failureAnswer } from './json-rpc.js';
+import { SERVER_CAPABILITIES, type McpContext } from './mcp-context.js';
+import type { PlainMessage, RequestId } from './plain-requests.js';
+import { negotiatedVersion } from './protocol-version.js';
+import { serveToolCall } from './serve-tool-call.js';
+import { listSpillResources, readSpillResource } from './spill-resources.js';
+
+type Send = (message: JSONRPCMessage) => Promise<void>;
+type PlainCall = Extract<PlainMessage, { kind: 'tools/call' }>;
+
+export class DirectPath {
+  private readonly running = new Map<RequestId, AbortController>();
+
+  constructor(
+    private readonly context: McpContext,
+    private readonly send: Send,
+  ) {}
+
+  take(message: PlainMessage): void {
+    switch (message.kind) {
+      case 'tools/call':
+        void this.call(message);
+        return;
+      case 'cancelled':
+        this.running.get(message.requestId)?.abort();
+        return;
+      case 'initialized':
+        return;
+      case 'initialize':
+        this.answer(message.id, { protocolVersion: negotiatedVersion(message.protocolVersion), capabilities: SERVER_CAPABILITIES, serverInfo: this.context.serverInfo });
+        return;
+      case 'ping':
+        this.answer(message.id, {});
+        return;
+      case 'tools/list':
+        this.answer(message.id, { tools: this.context.host.tools().map((tool) => formatTool(tool, 'mcp')) });
+        return;
+      case 'resources/list':
+        this.answerWhenDone(message.id, listSpillResources(this.context.host.spillDir).then((resources) => ({ resources })));
+        return;
+      case 'resources/read':
+        this.answerWhenDone(message.id, readSpillResource(this.context.host.spillDir, message.uri));
+        return;
+    }
+  }
+
+  /** The connection closed: every call still running is stopped, unanswered. */
+  close(): void {
+    for (const stop of this.running.values()) stop.abort();
+    this.running.clear();
+  }
+
+  private answer(id: RequestId, result: Record<string, unknown>): void {
+    this.send({ jsonrpc: '2.0', id, result }).catch(() => undefined);
+  }
+
+  private answerWhenDone(id: RequestId, result: Promise<Record<string, unknown>>): void {
+    result.then(
+      (value) => this.answer(id, value),
+      (error: unknown) => this.send(failureAnswer(id, error)).catch(() => undefined),
+    );
+  }
+
+  private async call(call: PlainCall): Promise<void> {
+    const stop = new AbortController();
+    this.running.set(call.id, stop);
+    const notify = (notification: ServerNotification): Promise<void> => (stop.signal.aborted ? Promise.resolve() : this.send({ jsonrpc: '2.0', ...notification }));
+    try {
+      const result = await serveToolCall(this.context, call.name, call.args, call.progressToken, stop.signal, notify);
+      if (!stop.signal.aborted) this.answer(call.id, result);
+    } catch (error) {
+      if (!stop.signal.aborted) this.send(failureAnswer(call.id, error)).catch(() => undefined);
+    } finally {
+      if (this.running.get(call.id) === stop) this.running.delete(call.id);
+    }
+  }
+}
