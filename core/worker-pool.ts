@@ -20,6 +20,7 @@ import {
   type WorkerReply,
   type WorkerTask,
 } from '../shared/protocol.js';
+import type { CancelSignal } from './call-result.js';
 import { TaskRows } from './task-rows.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 
@@ -72,7 +73,7 @@ export interface TaskLimits {
   /** What a cold worker may spend loading the config before the task's own time starts. */
   coldStartMs?: number;
   /** Cancels the task. */
-  signal?: AbortSignal | undefined;
+  signal?: CancelSignal | undefined;
 }
 
 /** How often running tasks' deadlines are checked: a timeout ends at most this much late. */

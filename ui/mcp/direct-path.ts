@@ -4,6 +4,7 @@
 // closing stops every call still running.
 import type { JSONRPCMessage, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { formatTool } from '../tool-formats.js';
+import { CallStop } from './call-stop.js';
 import { failureAnswer } from './json-rpc.js';
 import { SERVER_CAPABILITIES, type McpContext } from './mcp-context.js';
 import type { PlainMessage, RequestId } from './plain-requests.js';
@@ -15,7 +16,7 @@ type Send = (message: JSONRPCMessage) => Promise<void>;
 type PlainCall = Extract<PlainMessage, { kind: 'tools/call' }>;
 
 export class DirectPath {
-  private readonly running = new Map<RequestId, AbortController>();
+  private readonly running = new Map<RequestId, CallStop>();
 
   constructor(
     private readonly context: McpContext,
@@ -68,14 +69,14 @@ export class DirectPath {
   }
 
   private async call(call: PlainCall): Promise<void> {
-    const stop = new AbortController();
+    const stop = new CallStop();
     this.running.set(call.id, stop);
-    const notify = (notification: ServerNotification): Promise<void> => (stop.signal.aborted ? Promise.resolve() : this.send({ jsonrpc: '2.0', ...notification }));
+    const notify = (notification: ServerNotification): Promise<void> => (stop.aborted ? Promise.resolve() : this.send({ jsonrpc: '2.0', ...notification }));
     try {
-      const result = await serveToolCall(this.context, call.name, call.args, call.progressToken, stop.signal, notify);
-      if (!stop.signal.aborted) this.answer(call.id, result);
+      const result = await serveToolCall(this.context, call.name, call.args, call.progressToken, stop, notify);
+      if (!stop.aborted) this.answer(call.id, result);
     } catch (error) {
-      if (!stop.signal.aborted) this.send(failureAnswer(call.id, error)).catch(() => undefined);
+      if (!stop.aborted) this.send(failureAnswer(call.id, error)).catch(() => undefined);
     } finally {
       if (this.running.get(call.id) === stop) this.running.delete(call.id);
     }

@@ -3,6 +3,7 @@
 // and titles become progress notifications when the client sent a progress token, and its
 // CallResult becomes a CallToolResult.
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { CancelSignal } from '../../core/index.js';
 import { callToolResult } from './call-tool-result.js';
 import type { McpContext } from './mcp-context.js';
 import { ProgressReporter } from './progress-reporter.js';
@@ -12,7 +13,7 @@ export async function serveToolCall(
   name: string,
   args: Record<string, unknown>,
   progressToken: string | number | undefined,
-  signal: AbortSignal,
+  signal: CancelSignal,
   notify: (notification: ServerNotification) => Promise<void>,
 ): Promise<CallToolResult> {
   const progress =
