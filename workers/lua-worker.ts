@@ -8,7 +8,7 @@ import { setPriority } from 'node:os';
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { EVENTS_PORT_KEY, type TaskHandler, type TaskKind, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents } from '../shared/protocol.js';
+import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents } from '../shared/protocol.js';
 import { TaskTable } from '../shared/task-table.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
@@ -38,9 +38,15 @@ async function runtimeFor(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<LuaR
   tasks.stamp(task.row, 'picked');
   // Loading the config is discovery's own work; for the other tasks it comes before their time.
   if (task.kind === 'discover') tasks.stamp(task.row, 'started');
-  const lua = (runtime ??= await (starting ??= LuaRuntime.create(config, tasks, task.row)));
+  if (runtime) {
+    tasks.stamp(task.row, 'started');
+    return runtime;
+  }
+  runtime = await (starting ??= LuaRuntime.create(config, tasks, task.row));
   tasks.stamp(task.row, 'started');
-  return lua;
+  // The pool lets the next worker waiting at its start gate begin.
+  parentPort!.postMessage({ [WORKER_STARTED_KEY]: task.row });
+  return runtime;
 }
 
 /** One handler per task kind, each answering with its kind's reply. */
