@@ -100,8 +100,13 @@ export class TaskTable {
   endTask(row: number): number {
     const first = row * TASK_ROW_WORDS + ROW_FIRST_PID;
     const end = (row + 1) * TASK_ROW_WORDS;
-    const groups = [...this.words.subarray(first, end)].filter((pid) => pid !== 0);
-    if (groups.length === 0) return 0;
+    // Called after every task, most of which started no process: nothing is allocated for those.
+    let groups: number[] | undefined;
+    for (let i = first; i < end; i++) {
+      const pid = this.words[i]!;
+      if (pid !== 0) (groups ??= []).push(pid);
+    }
+    if (groups === undefined) return 0;
     const sent = sweepTaskProcesses({ tag: this.tag(row), groups, startedMs: this.stampOf(row, 'picked') ?? this.epochMs });
     for (let i = first; i < end; i++) Atomics.store(this.words, i, 0);
     return sent;
