@@ -129,6 +129,11 @@ class TaskStop {
     if (this.listener === listener) this.listener = undefined;
   }
 
+  /** The caller's signal aborted (the task listens to it as an EventListenerObject: no closure per task). */
+  handleEvent(): void {
+    this.stop('cancelled');
+  }
+
   stop(why: 'timeout' | 'cancelled'): void {
     if (this.aborted) return;
     this.why = why;
@@ -225,10 +230,9 @@ export class WorkerPool {
     const row = this.rows.acquire();
     if (row === undefined) return { kind: 'busy' };
     const stop = new TaskStop(row, limits);
-    const onCancel = (): void => stop.stop('cancelled');
     const { signal } = limits;
-    if (signal?.aborted) onCancel();
-    signal?.addEventListener('abort', onCancel, { once: true });
+    if (signal?.aborted) stop.stop('cancelled');
+    signal?.addEventListener('abort', stop, { once: true });
     this.active.add(stop);
     // Referenced, like a timer per call would be: a call in flight keeps the process alive.
     this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
@@ -255,7 +259,7 @@ export class WorkerPool {
       this.leaveStartGate(stop);
       if (task.kind === 'run') this.retired.delete(task.context.callId);
       this.active.delete(stop);
-      signal?.removeEventListener('abort', onCancel);
+      signal?.removeEventListener('abort', stop);
     }
   }
 

@@ -84,6 +84,8 @@ export class LuaRuntime {
   private readonly chunkNames = new ChunkNames();
   private watch: SnapshotWatch | undefined;
   private readonly entries = new Map<EntryName, number>();
+  /** Each row's TaskRow, made once. */
+  private readonly taskRows: TaskRow[] = [];
   private reply: unknown = undefined;
   private replyProblem: string | undefined;
   private renderSnapshot: Uint8Array | undefined;
@@ -210,15 +212,15 @@ export class LuaRuntime {
           return 3;
         },
         (L, count) => this.readRunResults(L, count, context.tool),
-      ).catch((error: unknown) => {
-        if (!(error instanceof LuaEntryError)) throw error;
-        // Raised outside the prelude's own xpcall: a stray yield, or the heap cap hit there.
-        const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
-        return { reply: { content: error.message, isError: true, failure }, shows: 0 };
-      });
+      );
     } catch (error) {
-      this.watch?.finish(false);
-      throw error;
+      if (!(error instanceof LuaEntryError)) {
+        this.watch?.finish(false);
+        throw error;
+      }
+      // Raised outside the prelude's own xpcall: a stray yield, or the heap cap hit there.
+      const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
+      ran = { reply: { content: error.message, isError: true, failure }, shows: 0 };
     } finally {
       this.hook.release('events');
       this.turns.end();
@@ -232,7 +234,9 @@ export class LuaRuntime {
     const problem = this.watch?.finish(ran.shows > 0);
     const delivery = channel.drain();
     if (delivery) await delivery;
-    const result: RunReply = { ...ran.reply, ...channel.final() };
+    // The reply is this call's own (readRunResults made it): completed in place.
+    const result = ran.reply;
+    channel.addFinal(result);
     if (problem !== undefined && !ran.reply.isError) Object.assign(result, { content: problem, isError: true, failure: 'lua_error' });
     return result;
   }
@@ -279,7 +283,7 @@ export class LuaRuntime {
   }
 
   private scopeFor(row: number, channel: CallChannel | null): TaskScope {
-    return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0 };
+    return { taskRow: (this.taskRows[row] ??= new TaskRow(this.tasks, row)), channel, logs: [], logChars: 0, droppedLogLines: 0 };
   }
 
   private async loadAndDiscover(row: number): Promise<void> {
