@@ -30,6 +30,7 @@ import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { withCompiledModule } from './shared-wasm.js';
+import { withDirectExports } from './direct-exports.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives, type DebugHookApi } from './debug-hook-natives.js';
 import { createCoroutineNatives, type CoroutineApi } from './coroutine-natives.js';
@@ -76,7 +77,6 @@ const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars
 
 export class LuaRuntime {
   private readonly stack: LuaStack;
-  private readonly raw: LuaRawApi;
   private readonly runner: EntryRunner;
   private readonly hook: CountHook;
   private readonly turns: CpuTurns;
@@ -100,8 +100,9 @@ export class LuaRuntime {
     private readonly engine: LuaEngine,
     private readonly config: WorkerConfig,
     private readonly tasks: TaskTable,
+    /** wasmoon's module, its Lua functions called directly (direct-exports.ts). */
+    private readonly raw: LuaRawApi,
   ) {
-    this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
     this.decoder = new SnapshotDecoder(this.raw, this.stack);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
@@ -179,12 +180,15 @@ export class LuaRuntime {
 
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
   static async create(config: WorkerConfig, tasks: TaskTable, row: number): Promise<LuaRuntime> {
-    const engine = await withCompiledModule(config.luaModule, () =>
-      new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
+    let exports: WebAssembly.Instance["exports"] | undefined;
+    const engine = await withCompiledModule(
+      config.luaModule,
+      () => new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
+      (instance) => (exports = instance.exports),
     );
-    const runtime = new LuaRuntime(engine, config, tasks);
+    const runtime = new LuaRuntime(engine, config, tasks, withDirectExports(engine.global.lua.module as unknown as LuaRawApi & HeapCapApi, exports));
     runtime.installPrelude();
-    runtime.heapCap = new HeapCap(engine.global.lua.module as unknown as HeapCapApi, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
+    runtime.heapCap = new HeapCap(runtime.raw as unknown as HeapCapApi, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
     await runtime.loadAndDiscover(row);
     return runtime;
   }
