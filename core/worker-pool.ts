@@ -1,7 +1,8 @@
 // A piscina pool of Lua workers for one role: a module's `run` calls, or a generation's inspect
 // work (discovery, `available`). One task per worker at a time, each under a wall-clock limit and
 // cancel signals; ending a task early terminates its worker (piscina's abort); however a task
-// ends, every process it started is ended. Each worker's event port is exposed once; events
+// ends, every process it started is ended. A task that needs a new worker first waits, untimed,
+// for a place at the process's start gate. Each worker's event port is exposed once; events
 // route by call id.
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
