@@ -50,9 +50,12 @@ export interface CallResult {
  */
 export interface CancelSignal {
   readonly aborted: boolean;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
 }
+
+/** A function, or an object whose `handleEvent` is called (as an EventTarget takes either). */
+export type AbortListener = (() => void) | { handleEvent(): void };
 
 export interface CallOptions {
   /** Cancels the call: its worker is terminated and its processes killed. */

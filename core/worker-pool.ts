@@ -1,8 +1,10 @@
 // A piscina pool of Lua workers for one role: a module's `run` calls, or a generation's inspect
 // work (discovery, `available`). One task per worker at a time, each under a wall-clock limit and
 // cancel signals; ending a task early terminates its worker (piscina's abort); however a task
-// ends, every process it started is ended. Each worker's event port is exposed once; events
+// ends, every process it started is ended. A task that needs a new worker first waits, untimed,
+// for a place at the process's start gate. Each worker's event port is exposed once; events
 // route by call id.
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { MessagePort } from 'node:worker_threads';
 import { expose } from 'comlink';
@@ -11,6 +13,7 @@ import { Piscina } from 'piscina';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import {
   EVENTS_PORT_KEY,
+  WORKER_STARTED_KEY,
   type CallEvents,
   type PoolTask,
   type RunReply,
@@ -21,6 +24,7 @@ import {
   type WorkerTask,
 } from '../shared/protocol.js';
 import type { CancelSignal } from './call-result.js';
+import { StartGate } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 
@@ -40,6 +44,13 @@ const START_FAILURE_LIMIT = 3;
  * docs/decisions.md, "Start-up and worker memory").
  */
 const WORKER_YOUNG_GENERATION_MB = 2;
+/**
+ * Workers of the whole process that may be starting at once (see start-gate.ts): a few more than
+ * the CPUs, for starts that wait on a file or a command. Process-wide, not per host: what starts
+ * contend for — the CPUs and V8's GC threads — every isolate of the process shares.
+ */
+export const WORKER_START_SLOTS = availableParallelism() + 2;
+const WORKER_STARTS = new StartGate(WORKER_START_SLOTS);
 
 export interface WorkerPoolOptions {
   config: Omit<WorkerConfig, 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;
@@ -97,6 +108,10 @@ class TaskStop {
   why: 'timeout' | 'cancelled' | undefined;
   /** Why the task failed without running: its worker could not start. */
   failure: string | undefined;
+  /** Handed to piscina (not waiting at the start gate). */
+  submitted = false;
+  /** Holds a place at the start gate until its worker has started. */
+  startPlace = false;
   private listener: (() => void) | undefined;
 
   constructor(
@@ -114,6 +129,11 @@ class TaskStop {
 
   removeEventListener(_type: 'abort', listener: () => void): void {
     if (this.listener === listener) this.listener = undefined;
+  }
+
+  /** The caller's signal aborted (the task listens to it as an EventListenerObject: no closure per task). */
+  handleEvent(): void {
+    this.stop('cancelled');
   }
 
   stop(why: 'timeout' | 'cancelled'): void {
@@ -149,10 +169,16 @@ export class WorkerPool {
   private workerCameUp = false;
   /** Workers that failed before any came up (their code cannot load, say). */
   private startFailures = 0;
+  /** Tasks handed to piscina and not yet settled. */
+  private submitted = 0;
+  /** Workers that have come up and not gone (piscina's thread ids). */
+  private readonly readyWorkers = new Set<number>();
+  private readonly maxThreads: number;
 
   constructor(options: WorkerPoolOptions) {
     this.rows = new TaskRows(options.maxThreads + options.maxQueue);
     this.cpuSlots = options.cpuSlots;
+    this.maxThreads = options.maxThreads;
     this.piscina = new Piscina({
       filename: WORKER_ENTRY,
       workerData: { ...options.config, taskTable: this.rows.table.buffer, taskTableEpochMs: this.rows.table.epochMs, cpuSlots: options.cpuSlots.buffer } satisfies WorkerConfig,
@@ -171,15 +197,19 @@ export class WorkerPool {
     // EventEmitter would throw the 'error' into the host.
     this.piscina.on('error', (error: unknown) => this.onWorkerError(error));
     const { threads } = options;
-    this.piscina.on('workerCreate', () => {
-      for (const worker of this.piscina.threads) threads.started(worker);
+    this.piscina.on('workerCreate', (worker: { id: number }) => {
+      this.readyWorkers.add(worker.id);
+      for (const thread of this.piscina.threads) threads.started(thread);
     });
     // A worker gone — after an abort, a crash, or while still starting — may leave tasks waiting.
     this.piscina.on('workerDestroy', (worker: { id: number }) => {
+      this.readyWorkers.delete(worker.id);
       threads.stopped(worker.id);
       setImmediate(() => this.reviveIfStranded());
     });
     this.piscina.on('message', (message: unknown) => {
+      const started = (message as Record<string, number | undefined> | null)?.[WORKER_STARTED_KEY];
+      if (started !== undefined) return this.startedFor(started);
       const port = (message as Record<string, MessagePort | undefined> | null)?.[EVENTS_PORT_KEY];
       if (!port) return;
       this.workerCameUp = true;
@@ -202,14 +232,19 @@ export class WorkerPool {
     const row = this.rows.acquire();
     if (row === undefined) return { kind: 'busy' };
     const stop = new TaskStop(row, limits);
-    const onCancel = (): void => stop.stop('cancelled');
     const { signal } = limits;
-    if (signal?.aborted) onCancel();
-    signal?.addEventListener('abort', onCancel, { once: true });
+    if (signal?.aborted) stop.stop('cancelled');
+    signal?.addEventListener('abort', stop, { once: true });
     this.active.add(stop);
     // Referenced, like a timer per call would be: a call in flight keeps the process alive.
     this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
     try {
+      if (this.wouldStartWorker() && !(await this.passStartGate(stop))) {
+        this.releaseRow(row);
+        return stop.failure !== undefined ? { kind: 'crashed', message: stop.failure } : { kind: stop.why ?? 'cancelled' };
+      }
+      stop.submitted = true;
+      this.submitted++;
       const reply = await this.piscina.run({ ...task, row }, { signal: stop });
       this.releaseRow(row);
       return { kind: 'done', value: replyTo(task, reply) };
@@ -222,10 +257,47 @@ export class WorkerPool {
       if (stop.why) return { kind: stop.why };
       return { kind: 'crashed', message: error instanceof Error ? error.message : String(error) };
     } finally {
+      if (stop.submitted) this.submitted--;
+      this.leaveStartGate(stop);
       if (task.kind === 'run') this.retired.delete(task.context.callId);
       this.active.delete(stop);
-      signal?.removeEventListener('abort', onCancel);
+      signal?.removeEventListener('abort', stop);
     }
+  }
+
+  /** Whether piscina would start a worker for one more task: none is free, and there is room for one. */
+  private wouldStartWorker(): boolean {
+    // A warm call's case, answered without asking piscina (its `threads` makes an array).
+    if (this.submitted < this.readyWorkers.size) return false;
+    const threads = this.piscina.threads.length;
+    return this.submitted >= threads && threads < this.maxThreads;
+  }
+
+  /**
+   * Waits at the start gate for a place to start the task's worker; false when the task was
+   * stopped first. Waiting is free (no deadline runs until a worker picks the task up).
+   */
+  private async passStartGate(stop: TaskStop): Promise<boolean> {
+    const { admitted, withdraw } = WORKER_STARTS.enter();
+    stop.addEventListener('abort', withdraw);
+    const entered = await admitted;
+    stop.removeEventListener('abort', withdraw);
+    if (!entered) return false;
+    stop.startPlace = true;
+    // A worker came free while this task waited: it needs no start of its own.
+    if (stop.aborted || !this.wouldStartWorker()) this.leaveStartGate(stop);
+    return !stop.aborted;
+  }
+
+  private leaveStartGate(stop: TaskStop): void {
+    if (!stop.startPlace) return;
+    stop.startPlace = false;
+    WORKER_STARTS.leave();
+  }
+
+  /** The worker running the task in `row` has loaded the config: its start is over. */
+  private startedFor(row: number): void {
+    for (const stop of this.active) if (stop.row === row) this.leaveStartGate(stop);
   }
 
   /**
@@ -257,6 +329,8 @@ export class WorkerPool {
       const picked = this.rows.table.stampOf(stop.row, 'picked');
       const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
       if (deadline !== undefined && now >= deadline) stop.stop('timeout');
+      // Started on a worker that was already up (its own start went to another task).
+      if (started !== undefined) this.leaveStartGate(stop);
     }
     this.reviveIfStranded();
   }
@@ -289,7 +363,7 @@ export class WorkerPool {
    */
   private reviveIfStranded(): void {
     if (this.piscina.threads.length > 0) return;
-    const waiting = [...this.active].some((stop) => this.rows.table.stampOf(stop.row, 'picked') === undefined);
+    const waiting = [...this.active].some((stop) => stop.submitted && this.rows.table.stampOf(stop.row, 'picked') === undefined);
     if (waiting) this.warm();
   }
 

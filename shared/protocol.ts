@@ -110,6 +110,12 @@ export interface WorkerEvents {
 
 export const EVENTS_PORT_KEY = 'moonpoolEventsPort';
 
+/**
+ * A worker that has just made its Lua state (loaded the config) for a task posts
+ * `{ [WORKER_STARTED_KEY]: row }` through piscina's message route: its start is over.
+ */
+export const WORKER_STARTED_KEY = 'moonpoolWorkerStarted';
+
 /** Every task names its row of the pool's task table (`WorkerConfig.taskTable`). */
 export type WorkerTask =
   | { kind: 'discover'; row: number }

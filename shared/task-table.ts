@@ -4,7 +4,6 @@
 // reads the stamps for deadlines), keeps the task's CPU seat there, and records each process group
 // the task starts the moment `spawn` returns. Whichever side sees the task end — the worker before
 // it replies, the core after terminating the worker — ends the task's processes from its row.
-import { randomInt } from 'node:crypto';
 import { SEAT_WORDS } from './cpu-slots.js';
 import { sweepTaskProcesses } from './process-sweep.js';
 import { processTag } from './process-tag.js';
@@ -51,10 +50,13 @@ export class TaskTable {
     return this.words.length / TASK_ROW_WORDS;
   }
 
-  /** Readies `row` for a new task: every word zeroed, a fresh tag word drawn. */
-  reset(row: number): void {
+  /**
+   * Readies `row` for a new task: every word zeroed, and `tag` (a random positive Int32 the core
+   * draws, so that workers never load node:crypto) as its tag word.
+   */
+  reset(row: number, tag: number): void {
     this.words.fill(0, row * TASK_ROW_WORDS, (row + 1) * TASK_ROW_WORDS);
-    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TAG, randomInt(1, 2 ** 31));
+    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TAG, tag);
   }
 
   /** Stamps `row` with the time now. */
@@ -100,8 +102,13 @@ export class TaskTable {
   endTask(row: number): number {
     const first = row * TASK_ROW_WORDS + ROW_FIRST_PID;
     const end = (row + 1) * TASK_ROW_WORDS;
-    const groups = [...this.words.subarray(first, end)].filter((pid) => pid !== 0);
-    if (groups.length === 0) return 0;
+    // Called after every task, most of which started no process: nothing is allocated for those.
+    let groups: number[] | undefined;
+    for (let i = first; i < end; i++) {
+      const pid = this.words[i]!;
+      if (pid !== 0) (groups ??= []).push(pid);
+    }
+    if (groups === undefined) return 0;
     const sent = sweepTaskProcesses({ tag: this.tag(row), groups, startedMs: this.stampOf(row, 'picked') ?? this.epochMs });
     for (let i = first; i < end; i++) Atomics.store(this.words, i, 0);
     return sent;

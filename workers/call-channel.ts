@@ -115,12 +115,10 @@ export class CallChannel {
     return this.lastDelivery;
   }
 
-  /** The title and the last snapshot, for the call's result. */
-  final(): { title?: string; snapshot?: Uint8Array } {
-    return {
-      ...(this.latestTitle === undefined ? {} : { title: this.latestTitle }),
-      ...(this.latest === undefined ? {} : { snapshot: this.latest }),
-    };
+  /** Puts the title and the last snapshot, if the call had them, in the call's result. */
+  addFinal(result: { title?: string; snapshot?: Uint8Array }): void {
+    if (this.latestTitle !== undefined) result.title = this.latestTitle;
+    if (this.latest !== undefined) result.snapshot = this.latest;
   }
 
   private track(delivery: Promise<void>): void {

@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { NativeError, type NativeCall, type NativeFunction } from './lua-natives.js';
 import type { ChunkNames } from './chunk-names.js';
 
@@ -187,7 +186,8 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
       return attempt(null, () => (fs.renameSync(resolve(from), resolve(to)), [true]));
     },
     fs_tmpname: () => {
-      const path = join(tmpdir(), `lua_${randomBytes(6).toString('hex')}`);
+      // node:crypto is loaded here, not at the worker's start (few tools call os.tmpname).
+      const path = join(tmpdir(), `lua_${process.getBuiltinModule('node:crypto').randomBytes(6).toString('hex')}`);
       fs.closeSync(fs.openSync(path, 'wx', 0o600));
       return [path];
     },

@@ -30,6 +30,7 @@ import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { withCompiledModule } from './shared-wasm.js';
+import { withDirectExports } from './direct-exports.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives, type DebugHookApi } from './debug-hook-natives.js';
 import { createCoroutineNatives, type CoroutineApi } from './coroutine-natives.js';
@@ -76,7 +77,6 @@ const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars
 
 export class LuaRuntime {
   private readonly stack: LuaStack;
-  private readonly raw: LuaRawApi;
   private readonly runner: EntryRunner;
   private readonly hook: CountHook;
   private readonly turns: CpuTurns;
@@ -84,6 +84,8 @@ export class LuaRuntime {
   private readonly chunkNames = new ChunkNames();
   private watch: SnapshotWatch | undefined;
   private readonly entries = new Map<EntryName, number>();
+  /** Each row's TaskRow, made once. */
+  private readonly taskRows: TaskRow[] = [];
   private reply: unknown = undefined;
   private replyProblem: string | undefined;
   private renderSnapshot: Uint8Array | undefined;
@@ -98,8 +100,9 @@ export class LuaRuntime {
     private readonly engine: LuaEngine,
     private readonly config: WorkerConfig,
     private readonly tasks: TaskTable,
+    /** wasmoon's module, its Lua functions called directly (direct-exports.ts). */
+    private readonly raw: LuaRawApi,
   ) {
-    this.raw = engine.global.lua.module as unknown as LuaRawApi;
     this.stack = new LuaStack(this.raw);
     this.decoder = new SnapshotDecoder(this.raw, this.stack);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
@@ -177,12 +180,15 @@ export class LuaRuntime {
 
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
   static async create(config: WorkerConfig, tasks: TaskTable, row: number): Promise<LuaRuntime> {
-    const engine = await withCompiledModule(config.luaModule, () =>
-      new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
+    let exports: WebAssembly.Instance["exports"] | undefined;
+    const engine = await withCompiledModule(
+      config.luaModule,
+      () => new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
+      (instance) => (exports = instance.exports),
     );
-    const runtime = new LuaRuntime(engine, config, tasks);
+    const runtime = new LuaRuntime(engine, config, tasks, withDirectExports(engine.global.lua.module as unknown as LuaRawApi & HeapCapApi, exports));
     runtime.installPrelude();
-    runtime.heapCap = new HeapCap(engine.global.lua.module as unknown as HeapCapApi, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
+    runtime.heapCap = new HeapCap(runtime.raw as unknown as HeapCapApi, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
     await runtime.loadAndDiscover(row);
     return runtime;
   }
@@ -210,15 +216,15 @@ export class LuaRuntime {
           return 3;
         },
         (L, count) => this.readRunResults(L, count, context.tool),
-      ).catch((error: unknown) => {
-        if (!(error instanceof LuaEntryError)) throw error;
-        // Raised outside the prelude's own xpcall: a stray yield, or the heap cap hit there.
-        const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
-        return { reply: { content: error.message, isError: true, failure }, shows: 0 };
-      });
+      );
     } catch (error) {
-      this.watch?.finish(false);
-      throw error;
+      if (!(error instanceof LuaEntryError)) {
+        this.watch?.finish(false);
+        throw error;
+      }
+      // Raised outside the prelude's own xpcall: a stray yield, or the heap cap hit there.
+      const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
+      ran = { reply: { content: error.message, isError: true, failure }, shows: 0 };
     } finally {
       this.hook.release('events');
       this.turns.end();
@@ -232,7 +238,9 @@ export class LuaRuntime {
     const problem = this.watch?.finish(ran.shows > 0);
     const delivery = channel.drain();
     if (delivery) await delivery;
-    const result: RunReply = { ...ran.reply, ...channel.final() };
+    // The reply is this call's own (readRunResults made it): completed in place.
+    const result = ran.reply;
+    channel.addFinal(result);
     if (problem !== undefined && !ran.reply.isError) Object.assign(result, { content: problem, isError: true, failure: 'lua_error' });
     return result;
   }
@@ -279,7 +287,7 @@ export class LuaRuntime {
   }
 
   private scopeFor(row: number, channel: CallChannel | null): TaskScope {
-    return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0 };
+    return { taskRow: (this.taskRows[row] ??= new TaskRow(this.tasks, row)), channel, logs: [], logChars: 0, droppedLogLines: 0 };
   }
 
   private async loadAndDiscover(row: number): Promise<void> {

@@ -6,9 +6,9 @@
 // A task whose Lua state broke (a trap) fails, and the next task starts from a fresh state.
 import { setPriority } from 'node:os';
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
-import { wrap } from 'comlink';
+import { wrap } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { EVENTS_PORT_KEY, type TaskHandler, type TaskKind, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents } from '../shared/protocol.js';
+import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents } from '../shared/protocol.js';
 import { TaskTable } from '../shared/task-table.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
@@ -33,14 +33,26 @@ let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
 captureConsole((text) => runtime?.logToCall(text));
 
-/** The Lua runtime, ready for the task in `row` (created by the first task, which loads the config). */
-async function runtimeFor(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<LuaRuntime> {
+/**
+ * The Lua runtime, ready for the task in `row`: created by the first task, which loads the config;
+ * a warm worker's runtime is answered at once (no promise, no turn of the event loop).
+ */
+function runtimeFor(task: TaskOf<Exclude<TaskKind, 'noop'>>): LuaRuntime | Promise<LuaRuntime> {
+  if (!runtime) return startRuntime(task);
+  tasks.stamp(task.row, 'picked');
+  tasks.stamp(task.row, 'started');
+  return runtime;
+}
+
+async function startRuntime(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<LuaRuntime> {
   tasks.stamp(task.row, 'picked');
   // Loading the config is discovery's own work; for the other tasks it comes before their time.
   if (task.kind === 'discover') tasks.stamp(task.row, 'started');
-  const lua = (runtime ??= await (starting ??= LuaRuntime.create(config, tasks, task.row)));
+  runtime = await (starting ??= LuaRuntime.create(config, tasks, task.row));
   tasks.stamp(task.row, 'started');
-  return lua;
+  // The pool lets the next worker waiting at its start gate begin.
+  parentPort!.postMessage({ [WORKER_STARTED_KEY]: task.row });
+  return runtime;
 }
 
 /** One handler per task kind, each answering with its kind's reply. */
@@ -50,7 +62,8 @@ const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> 
   available: async (task) => (await runtimeFor(task)).available(task.context, task.row),
   render: async (task) => (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row),
   run: async (task) => {
-    const lua = await runtimeFor(task);
+    const ready = runtimeFor(task);
+    const lua = ready instanceof LuaRuntime ? ready : await ready;
     const reply = await lua.run(task.context, task.args, task.row, new CallChannel(events, task.context.callId));
     if (reply.failure === 'out_of_memory') {
       await events.retire(task.context.callId, reply);

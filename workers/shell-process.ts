@@ -2,11 +2,10 @@
 // group, with its task's process tag in its environment, recorded in the task's row before it
 // runs anything. Its stdout is collected, streamed to a reader or logged; its stderr is logged.
 // Nothing here blocks the worker's event loop: every wait is a promise.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
 import { statSync } from 'node:fs';
 import { constants } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Readable, Writable } from 'node:stream';
 import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
 import { MAX_LIVE_GROUPS, type TaskRow } from '../shared/task-table.js';
@@ -74,7 +73,9 @@ export class ShellProcess {
     const script = direct ? `${GATE}; exec 3<&-\n${command.toString('utf8')}` : EVAL_FROM_FD3;
     let child: ChildProcess;
     try {
-      child = spawn('/bin/sh', ['-c', script], {
+      // Loaded on the first command: child_process brings net, dgram and more, which a worker
+      // whose tools never run one need not load at its start.
+      child = process.getBuiltinModule('node:child_process').spawn('/bin/sh', ['-c', script], {
         cwd: options.cwd,
         detached: true,
         env: { ...process.env, [PROCESS_TAG_VARIABLE]: options.taskRow?.tag ?? UNTRACKED_TAG },
@@ -171,7 +172,9 @@ export class ShellProcess {
     this.child.stdin?.end();
     if (this.options.stdout === 'stream') this.forget();
     const [status] = await Promise.all([this.exited, this.options.stdout === 'collect' ? this.stdoutEnded : undefined]);
-    await Promise.race([this.logsEnded, delay(LOG_GRACE_MS)]);
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([this.logsEnded, new Promise((resolve) => (grace = setTimeout(resolve, LOG_GRACE_MS)))]);
+    clearTimeout(grace);
     if (this.overflow) {
       return { ok: false, message: `the command printed more than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB; write large output to a file instead` };
     }

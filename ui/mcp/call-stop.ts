@@ -1,16 +1,16 @@
 // How the direct path stops a call the client cancelled: the `aborted` flag and one `abort`
 // listener the host's pool needs (core's CancelSignal), without an AbortController's event target.
-import type { CancelSignal } from '../../core/index.js';
+import type { AbortListener, CancelSignal } from '../../core/index.js';
 
 export class CallStop implements CancelSignal {
   aborted = false;
-  private listener: (() => void) | undefined;
+  private listener: AbortListener | undefined;
 
-  addEventListener(_type: 'abort', listener: () => void): void {
+  addEventListener(_type: 'abort', listener: AbortListener): void {
     this.listener = listener;
   }
 
-  removeEventListener(_type: 'abort', listener: () => void): void {
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
     if (this.listener === listener) this.listener = undefined;
   }
 
@@ -19,6 +19,7 @@ export class CallStop implements CancelSignal {
     this.aborted = true;
     const listener = this.listener;
     this.listener = undefined;
-    listener?.();
+    if (typeof listener === 'function') listener();
+    else listener?.handleEvent();
   }
 }
