@@ -7,7 +7,7 @@ import { MoonpoolError, type ToolHost } from '../core/index.js';
 import { parseCli, UsageError, USAGE, type CliInput } from './cli-options.js';
 import { formatDiagnostic } from './diagnostic-format.js';
 import { openHost, type Output } from './open-host.js';
-import { exitLeavingStuckThreads } from './process-exit.js';
+import { exitLeavingStuckThreads, exitLeavingUnreadOutput } from './process-exit.js';
 
 // Each command's module is imported when that command runs: `list` never loads the dashboard's
 // terminal library or the MCP SDK, which would cost it most of its start-up time.
@@ -52,27 +52,33 @@ export interface CliOutcome {
   exitCode: number;
   /** Worker threads still running after the host closed (see ToolHost stats). */
   stuckThreads: number;
+  /** The command was `moonpool mcp`: output its client leaves unread is not waited for. */
+  servedMcp: boolean;
 }
 
 export async function main(argv: string[], output: Output = process): Promise<CliOutcome> {
   let host: ToolHost | undefined;
+  let servedMcp = false;
   let exitCode: number;
   try {
-    exitCode = await runCli(argv, output, (opened) => (host = opened));
+    exitCode = await runCli(argv, output, (opened, command) => {
+      host = opened;
+      servedMcp = command === 'mcp';
+    });
   } finally {
     await host?.close();
   }
-  if (!host) return { exitCode, stuckThreads: 0 };
+  if (!host) return { exitCode, stuckThreads: 0, servedMcp };
   const stats = host.stats();
   // moonpool's own files failing cost the records and spill files only: one line says so.
   if (stats.sessionLogFailures > 0) {
     const why = host.sessionLogWarnings().at(-1);
     output.stderr.write(`moonpool: ${stats.sessionLogFailures} call record${stats.sessionLogFailures === 1 ? ' was' : 's were'} not written to the session log${why === undefined ? '' : `: ${why}`}\n`);
   }
-  return { exitCode, stuckThreads: stats.stuckThreads };
+  return { exitCode, stuckThreads: stats.stuckThreads, servedMcp };
 }
 
-async function runCli(argv: string[], output: Output, opened: (host: ToolHost) => void): Promise<number> {
+async function runCli(argv: string[], output: Output, opened: (host: ToolHost, command: CliInput['command']) => void): Promise<number> {
   let input: CliInput;
   try {
     input = parseCli(argv);
@@ -100,7 +106,7 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost) =
     // delayed the inspect worker's start (measured: `call` 271 → 296 ms).
     if (input.command === 'mcp') void COMMAND_MODULES.mcp().catch(() => undefined);
     const host = await openHost(input, output);
-    opened(host);
+    opened(host, input.command);
     return await runCommand(host, input, output);
   } catch (error) {
     if (error instanceof UsageError || error instanceof MoonpoolError) {
@@ -127,6 +133,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const { exitCode, stuckThreads } = await main(process.argv.slice(2));
+const { exitCode, stuckThreads, servedMcp } = await main(process.argv.slice(2));
 process.exitCode = exitCode;
 if (stuckThreads > 0) await exitLeavingStuckThreads(stuckThreads, process.stdout, process.stderr);
+// An MCP client that closed stdin and stopped reading stdout would keep a pending write, and so
+// the process, alive for good. (Other commands wait: `moonpool replay ID | less` reads on demand.)
+if (servedMcp) await exitLeavingUnreadOutput(process.stdout);

@@ -1,7 +1,8 @@
 // The direct path of `moonpool mcp`: the messages plain-requests.ts recognises are served here on
 // the host, without the SDK's per-request schemas and bookkeeping, answered as the SDK would answer
 // them. A call the client cancels (`notifications/cancelled`) is stopped and gets no answer;
-// closing stops every call still running.
+// closing stops every call still running. A client that reuses an id while its first call runs
+// gets both calls run, and cancelling the id stops both (the SDK, keyed by id, stops only the last).
 import type { JSONRPCMessage, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { formatTool } from '../tool-formats.js';
 import { CallStop } from './call-stop.js';
@@ -16,7 +17,8 @@ type Send = (message: JSONRPCMessage) => Promise<void>;
 type PlainCall = Extract<PlainMessage, { kind: 'tools/call' }>;
 
 export class DirectPath {
-  private readonly running = new Map<RequestId, CallStop>();
+  /** The calls running under each id: one, unless the client reused an id still in flight. */
+  private readonly running = new Map<RequestId, Set<CallStop>>();
 
   constructor(
     private readonly context: McpContext,
@@ -29,7 +31,7 @@ export class DirectPath {
         void this.call(message);
         return;
       case 'cancelled':
-        this.running.get(message.requestId)?.abort();
+        this.cancel(message.requestId);
         return;
       case 'initialized':
         return;
@@ -51,9 +53,14 @@ export class DirectPath {
     }
   }
 
+  /** Stops the calls running under `id`, unanswered. */
+  cancel(id: RequestId): void {
+    for (const stop of this.running.get(id) ?? []) stop.abort();
+  }
+
   /** The connection closed: every call still running is stopped, unanswered. */
   close(): void {
-    for (const stop of this.running.values()) stop.abort();
+    for (const calls of this.running.values()) for (const stop of calls) stop.abort();
     this.running.clear();
   }
 
@@ -70,7 +77,8 @@ export class DirectPath {
 
   private async call(call: PlainCall): Promise<void> {
     const stop = new CallStop();
-    this.running.set(call.id, stop);
+    const calls = this.running.get(call.id) ?? new Set<CallStop>();
+    this.running.set(call.id, calls.add(stop));
     const notify = (notification: ServerNotification): Promise<void> => (stop.aborted ? Promise.resolve() : this.send({ jsonrpc: '2.0', ...notification }));
     try {
       const result = await serveToolCall(this.context, call.name, call.args, call.progressToken, stop, notify);
@@ -78,7 +86,8 @@ export class DirectPath {
     } catch (error) {
       if (!stop.aborted) this.send(failureAnswer(call.id, error)).catch(() => undefined);
     } finally {
-      if (this.running.get(call.id) === stop) this.running.delete(call.id);
+      calls.delete(stop);
+      if (calls.size === 0 && this.running.get(call.id) === calls) this.running.delete(call.id);
     }
   }
 }

@@ -42,35 +42,45 @@ class LazySdkPath {
   }
 }
 
-/** Serves until the client closes stdin (or the process is told to stop); resolves then. */
+/** Serves until the client closes stdin or its end of stdout (or the process is told to stop); resolves then. */
 export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): Promise<void> {
   const log = (line: string): void => void stderr.write(`moonpool: ${line}\n`);
   for (const diagnostic of host.diagnostics()) log(formatDiagnostic(diagnostic));
   const context: McpContext = { host, log, serverInfo: { name: 'moonpool', version: version() } };
   const send = (message: Parameters<LineTransport['send']>[0]): Promise<void> => transport.send(message);
   const direct = new DirectPath(context, send);
-  const sdk = new LazySdkPath(async () => (await import('./sdk-path.js')).SdkPath.open(context, send));
-  const transport = new LineTransport(process.stdin, process.stdout, (message) => {
-    const plain = asPlainMessage(message);
-    if (plain) direct.take(plain);
-    // A cancellation may name a request the SDK's path is serving.
-    if (!plain || (plain.kind === 'cancelled' && sdk.isOpen)) sdk.take(message);
-  });
+  const sdk = new LazySdkPath(async () => (await import('./sdk-path.js')).SdkPath.open(context, send, (requestId) => direct.cancel(requestId)));
+  let stopServing: () => void = () => undefined;
+  const serving = new Promise<void>((resolve) => (stopServing = resolve));
+  const transport = new LineTransport(
+    process.stdin,
+    process.stdout,
+    (message) => {
+      const plain = asPlainMessage(message);
+      if (plain) direct.take(plain);
+      // A cancellation may name a request the SDK's path is serving.
+      if (!plain || (plain.kind === 'cancelled' && sdk.isOpen)) sdk.take(message);
+    },
+    () => {
+      direct.close();
+      stopServing();
+    },
+  );
   const onReload = (result: ReloadResult): void => {
     for (const diagnostic of result.diagnostics) log(formatDiagnostic(diagnostic));
     log(result.ok ? `reloaded: generation ${result.generation}` : `reload failed; generation ${result.generation} keeps serving`);
     if (result.ok) void send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   };
   host.on('reload', onReload);
+  process.stdin.once('end', stopServing);
+  process.stdin.once('close', stopServing);
+  // Kept for good, not once: a second signal while closing would otherwise kill the process
+  // before the host has stopped the tools' child processes, leaving them behind.
+  process.on('SIGINT', stopServing);
+  process.on('SIGTERM', stopServing);
   transport.start();
-  await new Promise<void>((resolve) => {
-    process.stdin.once('end', resolve);
-    process.stdin.once('close', resolve);
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await serving;
   host.off('reload', onReload);
   transport.close();
-  direct.close();
   await sdk.close();
 }

@@ -10,6 +10,7 @@ import {
   PingRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { hasProtoArgument } from './plain-requests.js';
 
 interface Issue {
   path: PropertyKey[];
@@ -59,7 +60,8 @@ function describeIssue(issue: Issue, message: unknown): string {
 }
 
 /** What is wrong with a well-formed request's params for its method, or undefined. */
-export function paramsProblem(message: { method: string }): string | undefined {
+export function paramsProblem(message: { method: string; params?: Record<string, unknown> | undefined }): string | undefined {
+  if (message.method === 'tools/call' && hasProtoArgument(message.params?.['arguments'])) return 'params.arguments: "__proto__" cannot be an argument name';
   const parsed = PARAMS_SCHEMAS.get(message.method)?.safeParse(message);
   if (parsed === undefined || parsed.success) return undefined;
   const issue = parsed.error.issues[0];

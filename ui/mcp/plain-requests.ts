@@ -32,6 +32,14 @@ function onlyMembers(value: Fields, ...allowed: string[]): boolean {
   return true;
 }
 
+/**
+ * Whether a `tools/call`'s arguments hold a key `__proto__`: the SDK's schema takes it for the
+ * object's prototype and drops it, so no tool could read it; it is refused (params-check.ts).
+ */
+export function hasProtoArgument(args: unknown): boolean {
+  return typeof args === 'object' && args !== null && Object.hasOwn(args, '__proto__');
+}
+
 /** A string or a safe integer: what the SDK takes as a request id or a progress token. */
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || Number.isSafeInteger(value);
@@ -99,7 +107,7 @@ function asRequest(message: Fields, id: RequestId): PlainMessage | undefined {
       const params = paramsOf(message, 'name', 'arguments');
       if (!params || typeof params['name'] !== 'string') return undefined;
       const args = 'arguments' in params ? params['arguments'] : {};
-      if (!isPlainObject(args)) return undefined;
+      if (!isPlainObject(args) || hasProtoArgument(args)) return undefined;
       const progressToken = (params['_meta'] as Fields | undefined)?.['progressToken'] as RequestId | undefined;
       return { kind: 'tools/call', id, name: params['name'], args, progressToken };
     }

@@ -1,7 +1,7 @@
 // The MCP SDK's own server, for the messages plain-requests.ts does not recognise: each is checked
 // (json-rpc-check.ts answers what the SDK would drop without a word) and handed to the SDK already
-// parsed. Loaded on the first such message, so a client that sends only plain messages never
-// loads the SDK or its schemas.
+// parsed; a cancel the SDK acts on stops the direct path's calls of that id too. Loaded on the
+// first such message, so a client that sends only plain messages never loads the SDK or its schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -13,8 +13,10 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { formatTool } from '../tool-formats.js';
+import { cancelledRequestId } from './cancel-request.js';
 import { checkMessage } from './json-rpc-check.js';
 import { SERVER_CAPABILITIES, type McpContext } from './mcp-context.js';
+import type { RequestId } from './plain-requests.js';
 import { serveToolCall } from './serve-tool-call.js';
 import { listSpillResources, readSpillResource } from './spill-resources.js';
 
@@ -32,6 +34,7 @@ export class SdkPath {
   private constructor(
     context: McpContext,
     private readonly send: (message: JSONRPCMessage) => Promise<void>,
+    private readonly cancelDirect: (requestId: RequestId) => void,
   ) {
     const { host } = context;
     this.server = new Server(context.serverInfo, { capabilities: SERVER_CAPABILITIES });
@@ -45,13 +48,15 @@ export class SdkPath {
     this.server.setRequestHandler(ReadResourceRequestSchema, (request) => readSpillResource(host.spillDir, request.params.uri));
   }
 
-  static async open(context: McpContext, send: (message: JSONRPCMessage) => Promise<void>): Promise<SdkPath> {
-    const path = new SdkPath(context, send);
+  static async open(context: McpContext, send: (message: JSONRPCMessage) => Promise<void>, cancelDirect: (requestId: RequestId) => void): Promise<SdkPath> {
+    const path = new SdkPath(context, send, cancelDirect);
     await path.server.connect(path.transport);
     return path;
   }
 
   take(message: unknown): void {
+    const cancelled = cancelledRequestId(message);
+    if (cancelled !== undefined) this.cancelDirect(cancelled);
     const verdict = checkMessage(message);
     if (verdict.kind === 'forward') this.transport.onmessage?.(verdict.message);
     else if (verdict.kind === 'answer') void this.send(verdict.error);
