@@ -18,7 +18,7 @@ type PlainCall = Extract<PlainMessage, { kind: 'tools/call' }>;
 
 export class DirectPath {
   /** The calls running under each id: one, unless the client reused an id still in flight. */
-  private readonly running = new Map<RequestId, Set<CallStop>>();
+  private readonly running = new Map<RequestId, CallStop[]>();
 
   constructor(
     private readonly context: McpContext,
@@ -77,8 +77,9 @@ export class DirectPath {
 
   private async call(call: PlainCall): Promise<void> {
     const stop = new CallStop();
-    const calls = this.running.get(call.id) ?? new Set<CallStop>();
-    this.running.set(call.id, calls.add(stop));
+    const calls = this.running.get(call.id);
+    if (calls) calls.push(stop);
+    else this.running.set(call.id, [stop]);
     const notify = (notification: ServerNotification): Promise<void> => (stop.aborted ? Promise.resolve() : this.send({ jsonrpc: '2.0', ...notification }));
     try {
       const result = await serveToolCall(this.context, call.name, call.args, call.progressToken, stop, notify);
@@ -86,8 +87,9 @@ export class DirectPath {
     } catch (error) {
       if (!stop.aborted) this.send(failureAnswer(call.id, error)).catch(() => undefined);
     } finally {
-      calls.delete(stop);
-      if (calls.size === 0 && this.running.get(call.id) === calls) this.running.delete(call.id);
+      const left = this.running.get(call.id)?.filter((other) => other !== stop);
+      if (left?.length) this.running.set(call.id, left);
+      else this.running.delete(call.id);
     }
   }
 }
