@@ -6,28 +6,33 @@
 // - dist/workers/lua-worker-entry.cjs: CommonJS, the whole worker (no ES module loader in it).
 // The library (dist/core/index.js) stays unbundled and starts the bundled worker too. A plain
 // `tsc` run writes the unbundled files back, which run as well: never a stale bundle.
-// Every module keeps its own import.meta.url, so paths it finds relative to itself still resolve.
+// Every module keeps its own location (import.meta.url), so paths it finds relative to itself resolve.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 
-/** Packages left to Node: they find their own files (piscina's worker, blessed's terminfo, wasmoon's .wasm) beside their code. */
-const EXTERNAL = ['piscina', 'wasmoon', 'blessed', '@modelcontextprotocol/sdk'];
+/** Packages left to Node: blessed reads its terminfo files and wasmoon its .wasm beside its code. */
+const EXTERNAL = ['wasmoon', 'blessed', '@modelcontextprotocol/sdk'];
 
 /**
- * Rewrites `import.meta.url` in each bundled module to the URL of the file tsc wrote for it,
- * computed from the bundle's own location (every output of one build sits in `outputDir`).
+ * Rewrites `import.meta.url` in each bundled module to the URL of the file it was bundled from,
+ * computed from the bundle's own location (every output of one build sits in `outputDir`); a
+ * CommonJS module bundled into ES modules gets its own `__dirname` and `__filename` the same way
+ * (piscina finds its worker script beside itself).
  */
-function importMetaUrl(outputDir, format) {
-  const bundleUrl = format === 'esm' ? 'import.meta.url' : 'require("node:url").pathToFileURL(__filename)';
+function ownLocation(outputDir, format) {
+  // In ES module output, a constant of each output file's banner: `import.meta` would make esbuild take a CommonJS module for an ES module.
+  const bundleUrl = format === 'esm' ? 'moonpoolBundleUrl' : 'require("node:url").pathToFileURL(__filename)';
   return {
-    name: 'import-meta-url',
+    name: 'own-location',
     setup(build) {
       build.onLoad({ filter: /\.[cm]?js$/ }, (args) => {
         const source = readFileSync(args.path, 'utf8');
-        if (!source.includes('import.meta.url')) return undefined;
-        const path = relative(outputDir, args.path).split(sep).join('/');
-        return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(path)}, ${bundleUrl}).href`), loader: 'js', resolveDir: dirname(args.path) };
+        const usesFilePaths = format === 'esm' && /\b__(dirname|filename)\b/.test(source);
+        if (!source.includes('import.meta.url') && !usesFilePaths) return undefined;
+        const url = `new URL(${JSON.stringify(relative(outputDir, args.path).split(sep).join('/'))}, ${bundleUrl}).href`;
+        const filePaths = usesFilePaths ? `var __filename = require("node:url").fileURLToPath(${url}), __dirname = require("node:path").dirname(__filename);\n` : '';
+        return { contents: filePaths + source.replaceAll('import.meta.url', url), loader: 'js', resolveDir: dirname(args.path) };
       });
     },
   };
@@ -45,10 +50,12 @@ export async function bundleDist(root, outDir) {
     splitting: true,
     outdir: cliDir,
     entryNames: '[name]',
-    // Beside cli.js (one directory, see importMetaUrl); a hash in the name keeps them apart from tsc's files.
+    // Beside cli.js (one directory, see ownLocation); a hash in the name keeps them apart from tsc's files.
     chunkNames: 'cli-[name]-[hash]',
-    plugins: [importMetaUrl(cliDir, 'esm')],
+    // CommonJS packages in the bundle (piscina) require() Node's built-ins; see ownLocation for the URL.
+    banner: { js: "import { createRequire as createRequireInBundle } from 'node:module'; const require = createRequireInBundle(import.meta.url), moonpoolBundleUrl = import.meta.url;" },
+    plugins: [ownLocation(cliDir, 'esm')],
   });
   const workerEntry = join(outDir, 'workers', 'lua-worker-entry.cjs');
-  await esbuild.build({ ...common, entryPoints: [workerEntry], format: 'cjs', outfile: workerEntry, plugins: [importMetaUrl(dirname(workerEntry), 'cjs')] });
+  await esbuild.build({ ...common, entryPoints: [workerEntry], format: 'cjs', outfile: workerEntry, plugins: [ownLocation(dirname(workerEntry), 'cjs')] });
 }
