@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 
-/** Packages left to Node: blessed reads its terminfo files and wasmoon its .wasm beside its code. */
+/** Packages left to Node: blessed and wasmoon read files beside their code; the MCP SDK loads only for `mcp`. */
 const EXTERNAL = ['wasmoon', 'blessed', '@modelcontextprotocol/sdk'];
 
 /**
@@ -21,7 +21,8 @@ const EXTERNAL = ['wasmoon', 'blessed', '@modelcontextprotocol/sdk'];
  * (piscina finds its worker script beside itself).
  */
 function ownLocation(outputDir, format) {
-  // In ES module output, a constant of each output file's banner: `import.meta` would make esbuild take a CommonJS module for an ES module.
+  // In ES module output, a constant from each output file's banner: `import.meta` in a CommonJS
+  // module would make esbuild take it for an ES module.
   const bundleUrl = format === 'esm' ? 'moonpoolBundleUrl' : 'require("node:url").pathToFileURL(__filename)';
   return {
     name: 'own-location',
