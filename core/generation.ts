@@ -98,14 +98,10 @@ export class Generation {
     }
     if ('problem' in prepared) return failure(prepared.problem);
     const { workerConfig, snapshot } = prepared;
-    // ajv's hundred modules load, and compile its own meta-schema and keyword code (one small
-    // schema does that), while the inspect worker evaluates the config: not before it starts.
-    const checker = Promise.all([import('./schema-compiler.js'), import('./tool-definitions.js')]).then(([schemas, definitions]) => {
-      const ajv = schemas.createSchemaCompiler();
-      schemas.compileParameters(ajv, { type: 'object', properties: { warm: { type: 'string' } } });
-      return { ajv, checkDefinitions: definitions.checkDefinitions };
-    });
-    checker.catch(() => undefined);
+    // ajv's modules load while the inspect worker starts; ajv compiles its own meta-schema and
+    // keyword code (one small schema does that, about 20 ms) once the worker is up, while it
+    // evaluates the config: done sooner, it held up the task the worker was waiting for.
+    const schemaModules = Promise.all([import('./schema-compiler.js'), import('./tool-definitions.js')]);
     const inspect = new WorkerPool({
       config: { ...workerConfig, role: 'inspect' },
       cpuSlots: options.cpuSlots,
@@ -117,7 +113,14 @@ export class Generation {
     const spare = options.warmModuleWorker ? newModulePool(options, workerConfig) : undefined;
     spare?.warm();
     const abandon = (): Promise<unknown> => Promise.all([inspect.close(), spare?.close()]);
-    const outcome = await inspect.run({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
+    const discovering = inspect.run({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
+    const checker = Promise.all([schemaModules, inspect.cameUp.then(afterPendingMessages)]).then(([[schemas, definitions]]) => {
+      const ajv = schemas.createSchemaCompiler();
+      schemas.compileParameters(ajv, { type: 'object', properties: { warm: { type: 'string' } } });
+      return { ajv, checkDefinitions: definitions.checkDefinitions };
+    });
+    checker.catch(() => undefined);
+    const outcome = await discovering;
     let report: DiscoveryReport;
     switch (outcome.kind) {
       case 'done':
@@ -294,6 +297,9 @@ type PreparedConfig = { workerConfig: GenerationWorkerConfig; snapshot: ConfigSn
 
 /** Reads the config's files for a generation; throws only for a config directory that cannot be read. */
 async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
+  // The Lua VM's module is read and compiled off this thread while the config's files are read.
+  const luaModule = compiledLuaModule();
+  luaModule.catch(() => undefined);
   // Real paths: chunk names, `require` and the snapshot all agree even when the config is a symlink.
   let configFile: string;
   try {
@@ -310,7 +316,7 @@ async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
     spillDir: options.spillDir,
     memoryLimitBytes: options.memoryLimitBytes,
     sources: snapshot.sources,
-    luaModule: await compiledLuaModule(),
+    luaModule: await luaModule,
   };
   return { workerConfig, snapshot };
 }
@@ -331,6 +337,11 @@ function readOutside(file: string): Uint8Array | undefined {
 
 function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
   return snapshot.skipped.map(({ path, reason }) => ({ severity: 'warning', file: path, message: `skipped: ${reason}` }));
+}
+
+/** Resolves after the messages already waiting (a worker's ready signal, say) have been handled. */
+function afterPendingMessages(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function newModulePool(options: GenerationOptions, workerConfig: GenerationWorkerConfig): WorkerPool {

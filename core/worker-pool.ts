@@ -167,6 +167,9 @@ export class WorkerPool {
   private readonly retired = new Map<string, RunReply>();
   /** Whether any worker of this pool has loaded its code (it sends its event port then). */
   private workerCameUp = false;
+  private settleCameUp: () => void = () => undefined;
+  /** Settles once a worker of this pool has loaded its code: piscina hands it a task next. */
+  readonly cameUp = new Promise<void>((resolve) => (this.settleCameUp = resolve));
   /** Workers that failed before any came up (their code cannot load, say). */
   private startFailures = 0;
   /** Tasks handed to piscina and not yet settled. */
@@ -213,6 +216,7 @@ export class WorkerPool {
       const port = (message as Record<string, MessagePort | undefined> | null)?.[EVENTS_PORT_KEY];
       if (!port) return;
       this.workerCameUp = true;
+      this.settleCameUp();
       this.exposeEvents(port);
     });
   }

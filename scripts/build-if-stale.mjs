@@ -2,12 +2,14 @@
 // compiled source, tsconfig.json and the TypeScript version, not file times (an edit that keeps an
 // old mtime still rebuilds), and every source's output still there. After a build, outputs whose
 // source is gone are removed, so a deleted test or module never runs from a stale dist/; a source
-// edited while tsc ran leaves no stamp, so the next run builds again.
+// edited while tsc ran leaves no stamp, so the next run builds again. A project with a bundle step
+// (scripts/bundle-dist.mjs) is bundled after tsc; the step and the lockfile count as sources.
 // Usage: node scripts/build-if-stale.mjs [ROOT]
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const SOURCE = /\.(c|m)?ts$/;
 /** An output and the extension of the source it comes from: `.cjs` and `.d.cts` from `.cts`, … */
@@ -19,6 +21,9 @@ const tsconfig = readTsconfig();
 const outDir = join(root, tsconfig.compilerOptions.outDir);
 const rootDir = join(root, tsconfig.compilerOptions.rootDir ?? '.');
 const typescript = join(root, 'node_modules', 'typescript');
+const bundler = join(root, 'scripts', 'bundle-dist.mjs');
+/** What a bundle is made of besides dist/: the step itself and every dependency's version. */
+const bundleInputs = existsSync(bundler) ? [bundler, join(root, 'package-lock.json')] : [];
 
 /** tsconfig.json as this script reads it: plain JSON whose `include` names directories. */
 function readTsconfig() {
@@ -53,7 +58,7 @@ function sourcesHash() {
   const hash = createHash('sha256');
   hash.update(readFileSync(join(typescript, 'package.json')));
   hash.update(readFileSync(join(root, 'tsconfig.json')));
-  for (const file of sources()) hash.update(`\0${relative(root, file)}\0`).update(readFileSync(file));
+  for (const file of [...sources(), ...bundleInputs]) hash.update(`\0${relative(root, file)}\0`).update(readFileSync(file));
   return hash.digest('hex');
 }
 
@@ -82,5 +87,6 @@ rmSync(stampFile, { force: true });
 const tsc = spawnSync(process.execPath, [join(typescript, 'bin', 'tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 removeOrphans();
+if (bundleInputs.length > 0) await (await import(pathToFileURL(bundler).href)).bundleDist(root, outDir);
 // Stamped only if no source changed while tsc ran: what it compiled is then what the hash says.
 if (sourcesHash() === wanted) writeFileSync(stampFile, wanted);

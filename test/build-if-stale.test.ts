@@ -114,3 +114,40 @@ test('a source edited while tsc runs leaves no stamp: the next run builds what i
   assert.equal(build(dir).status, 0);
   assert.equal(existsSync(join(dir, 'dist', '.build-stamp')), false);
 });
+
+/** A bundle step that writes `dist/bundle.txt`: the bundled output's text and `label`. */
+function withBundleStep(dir: string, label: string): void {
+  mkdirSync(join(dir, 'scripts'), { recursive: true });
+  writeFileSync(join(dir, 'package-lock.json'), '{}');
+  writeFileSync(
+    join(dir, 'scripts', 'bundle-dist.mjs'),
+    [
+      "import { readFileSync, writeFileSync } from 'node:fs';",
+      "import { join } from 'node:path';",
+      `export async function bundleDist(root, outDir) { writeFileSync(join(outDir, 'bundle.txt'), readFileSync(join(outDir, 'src', 'a.js'), 'utf8') + ${JSON.stringify(label)}); }`,
+    ].join('\n'),
+  );
+}
+
+test('a project with a bundle step is bundled after tsc, and bundled again when only the step changes', { timeout: 60_000 }, () => {
+  const dir = project();
+  withBundleStep(dir, 'first');
+  assert.equal(build(dir).status, 0);
+  assert.match(readFileSync(join(dir, 'dist', 'bundle.txt'), 'utf8'), /a = 1;[\s\S]*first$/);
+  withBundleStep(dir, 'second');
+  assert.equal(build(dir).status, 0);
+  assert.match(readFileSync(join(dir, 'dist', 'bundle.txt'), 'utf8'), /second$/);
+});
+
+test('a bundle step that fails leaves no stamp: the next run builds again', { timeout: 60_000 }, () => {
+  const dir = project();
+  withBundleStep(dir, 'first');
+  writeFileSync(join(dir, 'scripts', 'bundle-dist.mjs'), "export async function bundleDist() { throw new Error('bundle failed'); }");
+  const failed = build(dir);
+  assert.notEqual(failed.status, 0);
+  assert.match(failed.output, /bundle failed/);
+  assert.equal(existsSync(join(dir, 'dist', '.build-stamp')), false);
+  withBundleStep(dir, 'fixed');
+  assert.equal(build(dir).status, 0);
+  assert.match(readFileSync(join(dir, 'dist', 'bundle.txt'), 'utf8'), /fixed$/);
+});
