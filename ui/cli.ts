@@ -104,10 +104,6 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost, c
     // Listing sessions needs no host either; it applies the retention rule itself.
     if (input.command === 'sessions') return (await COMMAND_MODULES.sessions()).listSessions(input, output);
     if (input.command === 'replay') input = (await COMMAND_MODULES.replay()).withReplayTarget(input, output);
-    // The MCP server's modules (the SDK, zod) load beside the host's start; a failure to load is
-    // reported where runCommand imports them. Smaller commands' modules loaded that way only
-    // delayed the inspect worker's start (measured: `call` 271 → 296 ms).
-    if (input.command === 'mcp') void COMMAND_MODULES.mcp().catch(() => undefined);
     const host = await openHost(input, output);
     opened(host, input.command);
     return await runCommand(host, input, output);
