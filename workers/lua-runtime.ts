@@ -179,7 +179,11 @@ export class LuaRuntime {
   }
 
   /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
-  static async create(config: WorkerConfig, tasks: TaskTable, row: number): Promise<LuaRuntime> {
+  /**
+   * A Lua state with the prelude installed and the config not yet loaded: what every worker of a
+   * pool is alike in, so a warmed worker makes it before it has a task (see `load`).
+   */
+  static async prepare(config: WorkerConfig, tasks: TaskTable): Promise<LuaRuntime> {
     let exports: WebAssembly.Instance["exports"] | undefined;
     const engine = await withCompiledModule(
       config.luaModule,
@@ -189,8 +193,13 @@ export class LuaRuntime {
     const runtime = new LuaRuntime(engine, config, tasks, withDirectExports(engine.global.lua.module as unknown as LuaRawApi & HeapCapApi, exports));
     runtime.installPrelude();
     runtime.heapCap = new HeapCap(runtime.raw as unknown as HeapCapApi, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
-    await runtime.loadAndDiscover(row);
     return runtime;
+  }
+
+  /** Evaluates the config and runs discovery, for the task in `row`; returns this runtime. */
+  async load(row: number): Promise<LuaRuntime> {
+    await this.loadAndDiscover(row);
+    return this;
   }
 
   discoveryReport(): DiscoveryReport {

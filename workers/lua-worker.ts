@@ -1,5 +1,6 @@
 // The piscina worker entry: one Lua runtime per worker thread, created on the first task (it
-// evaluates the whole config and runs discovery), then one task at a time. At startup the
+// evaluates the whole config and runs discovery; a warmed worker has made the Lua state and the
+// prelude before, on its warming task), then one task at a time. At startup the
 // worker opens its event channel and hands one end to the main thread. A call that ran out of
 // memory leaves a grown wasm heap (it never shrinks), so that worker retires: it hands the reply
 // over the event channel, waits until the host has it, and exits; the next call gets a new one.
@@ -29,6 +30,8 @@ const events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
 channel.port1.unref();
 parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2 }, [channel.port2]);
 
+/** The Lua state and prelude, made ahead by a warming task (`noop`) or by the first task. */
+let preparing: Promise<LuaRuntime> | undefined;
 let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
 captureConsole((text) => runtime?.logToCall(text));
@@ -48,7 +51,7 @@ async function startRuntime(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<Lu
   tasks.stamp(task.row, 'picked');
   // Loading the config is discovery's own work; for the other tasks it comes before their time.
   if (task.kind === 'discover') tasks.stamp(task.row, 'started');
-  runtime = await (starting ??= LuaRuntime.create(config, tasks, task.row));
+  runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => lua.load(task.row)));
   tasks.stamp(task.row, 'started');
   // The pool lets the next worker waiting at its start gate begin.
   parentPort!.postMessage({ [WORKER_STARTED_KEY]: task.row });
@@ -57,7 +60,11 @@ async function startRuntime(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<Lu
 
 /** One handler per task kind, each answering with its kind's reply. */
 const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> } = {
-  noop: () => Promise.resolve(null),
+  // Warming: the Lua state and the prelude, which do not depend on the config, are made now.
+  noop: async () => {
+    await (preparing ??= LuaRuntime.prepare(config, tasks));
+    return null;
+  },
   discover: async (task) => (await runtimeFor(task)).discoveryReport(),
   available: async (task) => (await runtimeFor(task)).available(task.context, task.row),
   render: async (task) => (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row),
@@ -81,6 +88,7 @@ const handleTask: TaskHandler = async (task) => {
     if (error instanceof LuaStateBroken) {
       runtime = undefined;
       starting = undefined;
+      preparing = undefined;
     }
     throw error;
   }
