@@ -18,7 +18,10 @@ function startHolder(host: ToolHost, args: Record<string, unknown>, signal?: Abo
 
 describe('CPU turns', () => {
   test('calls beyond the slots take turns, one at a time, and all finish', async () => {
-    const host = await startHost('turns', { cpuSlots: 1 });
+    // Long enough that the pool's second worker, however slowly it starts on a loaded machine, is
+    // up while calls still wait in the queue: it takes one and waits for the slot.
+    const steps = 150_000;
+    const host = await startHost('turns', { cpuSlots: 1, maxThreadsPerModule: 2 });
     let mostRunning = 0;
     let sawWaiting = false;
     const watcher = setInterval(() => {
@@ -26,11 +29,11 @@ describe('CPU turns', () => {
       mostRunning = Math.max(mostRunning, running);
       sawWaiting ||= waiting > 0;
     }, 5);
-    const results = await Promise.all(Array.from({ length: 4 }, () => host.call('shows', { steps: 20000 })));
+    const results = await Promise.all(Array.from({ length: 4 }, () => host.call('shows', { steps })));
     clearInterval(watcher);
     assert.deepEqual(
       results.map((result) => [result.status, result.content]),
-      Array.from({ length: 4 }, () => ['ok', '20000 steps']),
+      Array.from({ length: 4 }, () => ['ok', `${steps} steps`]),
     );
     assert.equal(mostRunning, 1);
     assert.ok(sawWaiting, 'no call was seen waiting for its turn');
