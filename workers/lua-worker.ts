@@ -60,10 +60,13 @@ async function startRuntime(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<Lu
 
 /** One handler per task kind, each answering with its kind's reply. */
 const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> } = {
-  // Warming: the Lua state and the prelude, which do not depend on the config, are made now.
-  noop: async () => {
-    await (preparing ??= LuaRuntime.prepare(config, tasks));
-    return null;
+  // Warming: the Lua state and the prelude, which do not depend on the config, are made now, and
+  // the task ends at once: the worker is free for the first call, which waits for them (a worker
+  // busy warming would make the pool start a second one for that call).
+  noop: () => {
+    preparing ??= LuaRuntime.prepare(config, tasks);
+    preparing.catch(() => undefined);
+    return Promise.resolve(null);
   },
   discover: async (task) => (await runtimeFor(task)).discoveryReport(),
   available: async (task) => (await runtimeFor(task)).available(task.context, task.row),
