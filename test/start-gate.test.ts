@@ -10,9 +10,10 @@ import { eventually, liveProcesses, startHost, tempDir, uniqueSeconds } from './
 
 /**
  * A config of `count` modules (`tool_1` …). Once `slowLoads()` is called, each worker loading it
- * waits `loadSeconds` on a command first (the host's own load, before that, is quick).
+ * waits `loadSeconds` on a command first (the host's own load, before that, is quick). The seconds
+ * are written as given: a number would print `600.1234` for `600.12340`, which `ps` is searched for.
  */
-function slowLoadingModules(count: number, loadSeconds: number): { config: string; names: string[]; slowLoads: () => void } {
+function slowLoadingModules(count: number, loadSeconds: string): { config: string; names: string[]; slowLoads: () => void } {
   const dir = tempDir();
   mkdirSync(join(dir, 'tools'));
   const names = Array.from({ length: count }, (_, index) => `tool_${index + 1}`);
@@ -57,7 +58,7 @@ test('a start withdrawn while it waits is answered false and its turn goes to th
 test('calls that wait for their worker to start are not timed while they wait', async () => {
   // Three waves of starts, each loading for 0.6 s: the last wave waits at least 1.2 s, which with
   // its own load is past the 1.5 s allowance (plus the 0.1 s timeout) — unless waiting is free.
-  const { config, names, slowLoads } = slowLoadingModules(3 * WORKER_START_SLOTS, 0.6);
+  const { config, names, slowLoads } = slowLoadingModules(3 * WORKER_START_SLOTS, '0.6');
   const host = await startHost(config, { loadTimeoutMs: 1500 });
   slowLoads();
   const results = await Promise.all(names.map((name) => host.call(name, {})));
@@ -69,7 +70,7 @@ test('calls that wait for their worker to start are not timed while they wait', 
 
 test('a call waiting for its worker to start is cancelled at once, while every place is taken', { timeout: 20_000 }, async () => {
   const seconds = uniqueSeconds();
-  const { config, names, slowLoads } = slowLoadingModules(WORKER_START_SLOTS + 1, Number(seconds));
+  const { config, names, slowLoads } = slowLoadingModules(WORKER_START_SLOTS + 1, seconds);
   const host = await startHost(config, { loadTimeoutMs: 600_000 });
   slowLoads();
   const starting = names.slice(0, WORKER_START_SLOTS).map((name) => host.call(name, {}));
