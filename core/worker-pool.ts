@@ -24,6 +24,7 @@ import {
   type WorkerTask,
 } from '../shared/protocol.js';
 import type { CancelSignal } from './call-result.js';
+import { CallStop } from './call-stop.js';
 import { StartGate } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
@@ -99,12 +100,10 @@ function replyTo<T extends PoolTask>(_task: T, reply: WorkerReply): TaskReplies[
 }
 
 /**
- * One task in flight, and how it is stopped early: the abort signal piscina listens to. piscina
- * needs only `aborted`, `reason` and one listener, so this is a plain object rather than an
- * AbortController or an EventEmitter, either of which costs a warm call more to create.
+ * One task in flight, and how it is stopped early: the abort signal piscina listens to (piscina
+ * needs only `aborted`, `reason` and one listener; see call-stop.ts), and why it was stopped.
  */
-class TaskStop {
-  aborted = false;
+class TaskStop extends CallStop {
   why: 'timeout' | 'cancelled' | undefined;
   /** Why the task failed without running: its worker could not start. */
   failure: string | undefined;
@@ -112,23 +111,16 @@ class TaskStop {
   submitted = false;
   /** Holds a place at the start gate until its worker has started. */
   startPlace = false;
-  private listener: (() => void) | undefined;
 
   constructor(
     readonly row: number,
     readonly limits: TaskLimits,
-  ) {}
+  ) {
+    super();
+  }
 
   get reason(): string | undefined {
     return this.why;
-  }
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.listener = listener;
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    if (this.listener === listener) this.listener = undefined;
   }
 
   /** The caller's signal aborted (the task listens to it as an EventListenerObject: no closure per task). */
@@ -146,13 +138,6 @@ class TaskStop {
     if (this.aborted) return;
     this.failure = failure;
     this.abort();
-  }
-
-  private abort(): void {
-    this.aborted = true;
-    const listener = this.listener;
-    this.listener = undefined;
-    listener?.();
   }
 }
 

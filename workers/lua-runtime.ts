@@ -178,7 +178,6 @@ export class LuaRuntime {
     this.scope.channel?.log(text);
   }
 
-  /** Creates the Lua state, evaluates the config and runs discovery. Lua errors become diagnostics. */
   /**
    * A Lua state with the prelude installed and the config not yet loaded: what every worker of a
    * pool is alike in, so a warmed worker makes it before it has a task (see `load`).
@@ -196,7 +195,7 @@ export class LuaRuntime {
     return runtime;
   }
 
-  /** Evaluates the config and runs discovery, for the task in `row`; returns this runtime. */
+  /** Evaluates the config and runs discovery, for the task in `row` (Lua errors become diagnostics); returns this runtime. */
   async load(row: number): Promise<LuaRuntime> {
     await this.loadAndDiscover(row);
     return this;

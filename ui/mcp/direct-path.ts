@@ -5,7 +5,7 @@
 // gets both calls run, and cancelling the id stops both (the SDK, keyed by id, stops only the last).
 import type { JSONRPCMessage, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { formatTool } from '../tool-formats.js';
-import { CallStop } from './call-stop.js';
+import { CallStop } from '../../core/index.js';
 import { failureAnswer } from './json-rpc.js';
 import { SERVER_CAPABILITIES, type McpContext } from './mcp-context.js';
 import type { PlainMessage, RequestId } from './plain-requests.js';

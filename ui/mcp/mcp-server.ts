@@ -23,7 +23,8 @@ class LazySdkPath {
 
   constructor(private readonly open: () => Promise<SdkPath>) {}
 
-  get isOpen(): boolean {
+  /** Whether any message has gone its way (it may still be loading): only then can it hold a request. */
+  get started(): boolean {
     return this.opening !== undefined;
   }
 
@@ -59,7 +60,7 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
       const plain = asPlainMessage(message);
       if (plain) direct.take(plain);
       // A cancellation may name a request the SDK's path is serving.
-      if (!plain || (plain.kind === 'cancelled' && sdk.isOpen)) sdk.take(message);
+      if (!plain || (plain.kind === 'cancelled' && sdk.started)) sdk.take(message);
     },
     () => {
       direct.close();

@@ -1,7 +1,7 @@
 // One `tools/call` run on the host for an MCP client, whichever path brought it (direct-path.ts for
-// plain calls, the SDK's handler in sdk-path.ts for the rest): what the tool prints goes to the log, its states
-// and titles become progress notifications when the client sent a progress token, and its
-// CallResult becomes a CallToolResult.
+// plain calls, the SDK's handler in sdk-path.ts for the rest): what the tool prints goes to the
+// log, its states and titles become progress notifications when the client sent a progress token,
+// and its CallResult becomes a CallToolResult.
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSignal } from '../../core/index.js';
 import { callToolResult } from './call-tool-result.js';

@@ -1,6 +1,8 @@
-// How the direct path stops a call the client cancelled: the `aborted` flag and one `abort`
-// listener the host's pool needs (core's CancelSignal), without an AbortController's event target.
-import type { AbortListener, CancelSignal } from '../../core/index.js';
+// A CancelSignal (call-result.ts) that is a plain object: `aborted` and one `abort` listener,
+// which is all the host's pool and piscina listen with. Creating an AbortController and listening
+// to its signal costs a warm call about 3 µs of the host's thread; this costs next to nothing.
+// The pool's own task stop builds on it, and callers may pass one as a call's `signal`.
+import type { AbortListener, CancelSignal } from './call-result.js';
 
 export class CallStop implements CancelSignal {
   aborted = false;
@@ -14,6 +16,7 @@ export class CallStop implements CancelSignal {
     if (this.listener === listener) this.listener = undefined;
   }
 
+  /** Stops the call: its listener is told once; a second abort does nothing. */
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
