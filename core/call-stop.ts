@@ -1,7 +1,7 @@
 // A CancelSignal (call-result.ts) that is a plain object: `aborted` and one `abort` listener,
-// which is all the host's pool and piscina listen with. Creating an AbortController and listening
-// to its signal costs a warm call about 3 µs of the host's thread; this costs next to nothing.
-// The pool's own task stop builds on it, and callers may pass one as a call's `signal`.
+// which is all the host's pool listens with. Creating an AbortController and listening to its
+// signal costs a warm call about 3 µs of the host's thread; this costs next to nothing. Callers
+// (the MCP server's direct path) may pass one as a call's `signal`.
 import type { AbortListener, CancelSignal } from './call-result.js';
 
 export class CallStop implements CancelSignal {

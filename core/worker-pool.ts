@@ -1,42 +1,30 @@
-// A piscina pool of Lua workers for one role: a module's `run` calls, or a generation's inspect
-// work (discovery, `available`). One task per worker at a time, each under a wall-clock limit and
-// cancel signals; ending a task early terminates its worker (piscina's abort); however a task
-// ends, every process it started is ended. A task that needs a new worker first waits, untimed,
-// for a place at the process's start gate. Each worker's event port is exposed once; events
+// A pool of Lua workers for one role: a module's `run` calls, or a generation's inspect work
+// (discovery, `available`). One task per worker at a time, each under a wall-clock limit and cancel
+// signals; ending a task early terminates its worker; however a task ends, every process it started
+// is ended. Tasks wait in order for a free worker; a worker is started, up to the pool's limit, for
+// each task no starting worker will take, after waiting, untimed, for a place at the process's start
+// gate (a starting worker takes its task at once: the task waits in its port while it loads). Idle
+// workers end after the idle timeout. Each worker's event port is exposed once; events
 // route by call id.
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { MessagePort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { Piscina } from 'piscina';
 import type { CpuSlots } from '../shared/cpu-slots.js';
-import {
-  EVENTS_PORT_KEY,
-  WORKER_STARTED_KEY,
-  type CallEvents,
-  type PoolTask,
-  type RunReply,
-  type TaskReplies,
-  type WorkerConfig,
-  type WorkerEvents,
-  type WorkerReply,
-  type WorkerTask,
-} from '../shared/protocol.js';
+import type { CallEvents, PoolTask, RunReply, TaskReplies, WorkerConfig, WorkerEvents, WorkerReply, WorkerTask } from '../shared/protocol.js';
 import type { CancelSignal } from './call-result.js';
-import { CallStop } from './call-stop.js';
+import { PoolWorker, type PoolWorkerEvents } from './pool-worker.js';
 import { StartGate } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 
-// A path, not a file: URL: piscina converts a URL back to a path on every task. A CommonJS file
-// that import()s the ESM worker: piscina require()s its filename first, and Node's require() of
-// an ES module aborts the whole process when the worker is terminated mid-load (see
-// docs/decisions.md, "Workers load through import()").
+// A path: a worker is started from it. A CommonJS file that import()s the ESM worker (see
+// workers/lua-worker-entry.cts and docs/decisions.md, "Workers load through import()").
 export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
 /** How long closing waits for its workers to exit; a thread stuck in a system call is left behind. */
 const CLOSE_WAIT_MS = STUCK_AFTER_MS;
-/** Workers that may fail to start, none having come up, before the tasks waiting for one fail. */
+/** Workers that may fail to start in a row, none coming up, before the tasks waiting for one fail. */
 const START_FAILURE_LIMIT = 3;
 /**
  * A worker's V8 young generation. Lua's heap lives in wasm memory, so a worker's JS allocates
@@ -58,7 +46,7 @@ export interface WorkerPoolOptions {
   /** The host's CPU slots: the pool gives up the turn of a task whose worker it terminated. */
   cpuSlots: CpuSlots;
   maxThreads: number;
-  /** How long an idle worker lives before piscina reaps it. */
+  /** How long a worker lives idle before it is ended. */
   idleTimeoutMs: number;
   /** Tasks that may wait for a worker; past it a task is refused as busy. */
   maxQueue: number;
@@ -99,115 +87,82 @@ function replyTo<T extends PoolTask>(_task: T, reply: WorkerReply): TaskReplies[
   return reply as TaskReplies[T['kind']];
 }
 
-/**
- * One task in flight, and how it is stopped early: the abort signal piscina listens to (piscina
- * needs only `aborted`, `reason` and one listener; see call-stop.ts), and why it was stopped.
- */
-class TaskStop extends CallStop {
-  why: 'timeout' | 'cancelled' | undefined;
-  /** Why the task failed without running: its worker could not start. */
-  failure: string | undefined;
-  /** Handed to piscina (not waiting at the start gate). */
-  submitted = false;
-  /** Holds a place at the start gate until its worker has started. */
-  startPlace = false;
+/** How a job ended, before the pool reads it as a TaskOutcome. */
+type JobEnd = { reply: WorkerReply } | { error: string } | { stopped: 'timeout' | 'cancelled' } | { crashed: string };
+
+/** One task from when it is handed to the pool until it ends; a warming task has no row nor limits. */
+class Job {
+  /** The worker running it, once one took it. */
+  worker: PoolWorker | undefined;
+  isEnded = false;
+  readonly ended: Promise<JobEnd>;
+  private settle!: (end: JobEnd) => void;
 
   constructor(
-    readonly row: number,
-    readonly limits: TaskLimits,
+    private readonly pool: WorkerPool,
+    readonly task: WorkerTask,
+    readonly limits: TaskLimits | undefined,
   ) {
-    super();
+    this.ended = new Promise<JobEnd>((resolve) => (this.settle = resolve));
   }
 
-  get reason(): string | undefined {
-    return this.why;
+  get row(): number {
+    return this.task.row;
   }
 
-  /** The caller's signal aborted (the task listens to it as an EventListenerObject: no closure per task). */
+  end(how: JobEnd): void {
+    if (this.isEnded) return;
+    this.isEnded = true;
+    this.settle(how);
+  }
+
+  /** The caller's signal aborted (the job listens to it as an EventListenerObject: no closure per task). */
   handleEvent(): void {
-    this.stop('cancelled');
-  }
-
-  stop(why: 'timeout' | 'cancelled'): void {
-    if (this.aborted) return;
-    this.why = why;
-    this.abort();
-  }
-
-  fail(failure: string): void {
-    if (this.aborted) return;
-    this.failure = failure;
-    this.abort();
+    this.pool.stop(this, 'cancelled');
   }
 }
 
-export class WorkerPool {
-  private readonly piscina: Piscina<WorkerTask, WorkerReply>;
+export class WorkerPool implements PoolWorkerEvents {
   private readonly rows: TaskRows;
   private readonly cpuSlots: CpuSlots;
+  private readonly workerConfig: WorkerConfig;
+  private readonly options: WorkerPoolOptions;
   private readonly listeners = new Map<string, CallEvents>();
-  private readonly active = new Set<TaskStop>();
+  /** Every job with a row not yet ended: waiting or running. */
+  private readonly active = new Set<Job>();
+  /** Jobs waiting for a worker, in order. */
+  private readonly queue: Job[] = [];
+  /** The pool's workers, starting or up (a worker told to stop leaves at once). */
+  private readonly workers = new Set<PoolWorker>();
+  /** Workers without a task (up, or still loading), the last freed on top. */
+  private readonly free: PoolWorker[] = [];
+  /** Starts waiting at the start gate. */
+  private gateWaits = 0;
   private deadlineSweep: NodeJS.Timeout | undefined;
+  private idleReaper: NodeJS.Timeout | undefined;
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
   private readonly retired = new Map<string, RunReply>();
-  /** Whether any worker of this pool has loaded its code (it sends its event port then). */
-  private workerCameUp = false;
   private settleCameUp: () => void = () => undefined;
-  /** Settles once a worker of this pool has loaded its code: piscina hands it a task next. */
+  /** Settles once a worker of this pool has loaded its code. */
   readonly cameUp = new Promise<void>((resolve) => (this.settleCameUp = resolve));
-  /** Workers that failed before any came up (their code cannot load, say). */
+  /** Workers in a row that failed before coming up (their code cannot load, say). */
   private startFailures = 0;
-  /** Tasks handed to piscina and not yet settled. */
-  private submitted = 0;
-  /** Workers that have come up and not gone (piscina's thread ids). */
-  private readonly readyWorkers = new Set<number>();
-  private readonly maxThreads: number;
+  private closed = false;
 
   constructor(options: WorkerPoolOptions) {
+    this.options = options;
     this.rows = new TaskRows(options.maxThreads + options.maxQueue);
     this.cpuSlots = options.cpuSlots;
-    this.maxThreads = options.maxThreads;
-    this.piscina = new Piscina({
-      filename: WORKER_ENTRY,
-      workerData: { ...options.config, taskTable: this.rows.table.buffer, taskTableEpochMs: this.rows.table.epochMs, cpuSlots: options.cpuSlots.buffer } satisfies WorkerConfig,
-      minThreads: 0,
-      maxThreads: options.maxThreads,
-      idleTimeout: options.idleTimeoutMs,
-      maxQueue: options.maxQueue,
-      concurrentTasksPerWorker: 1,
-      // The default 'sync' parks an idle worker in Atomics.wait; moonpool keeps workers' event
-      // loops running (their event ports, child processes) and pays a little latency for it.
-      atomics: 'disabled',
-      recordTiming: false,
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-    });
-    // A worker that dies between tasks is replaced on demand; without a listener the
-    // EventEmitter would throw the 'error' into the host.
-    this.piscina.on('error', (error: unknown) => this.onWorkerError(error));
-    const { threads } = options;
-    this.piscina.on('workerCreate', (worker: { id: number }) => {
-      this.readyWorkers.add(worker.id);
-      for (const thread of this.piscina.threads) threads.started(thread);
-    });
-    // A worker gone — after an abort, a crash, or while still starting — may leave tasks waiting.
-    this.piscina.on('workerDestroy', (worker: { id: number }) => {
-      this.readyWorkers.delete(worker.id);
-      threads.stopped(worker.id);
-      setImmediate(() => this.reviveIfStranded());
-    });
-    this.piscina.on('message', (message: unknown) => {
-      const started = (message as Record<string, number | undefined> | null)?.[WORKER_STARTED_KEY];
-      if (started !== undefined) return this.startedFor(started);
-      const port = (message as Record<string, MessagePort | undefined> | null)?.[EVENTS_PORT_KEY];
-      if (!port) return;
-      this.workerCameUp = true;
-      this.settleCameUp();
-      this.exposeEvents(port);
-    });
+    this.workerConfig = { ...options.config, taskTable: this.rows.table.buffer, taskTableEpochMs: this.rows.table.epochMs, cpuSlots: options.cpuSlots.buffer };
   }
 
   get queueFull(): boolean {
-    return this.piscina.queueSize >= this.piscina.options.maxQueue;
+    return this.queue.length >= this.options.maxQueue;
+  }
+
+  /** The pool's live worker threads. */
+  get threads(): Worker[] {
+    return [...this.workers].map((worker) => worker.thread);
   }
 
   /** Delivers the events the worker sends for `callId` until the returned function is called. */
@@ -218,75 +173,162 @@ export class WorkerPool {
 
   /** Runs one task within its limits. Never throws: how the task ended is the outcome. */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
+    if (this.closed) return { kind: 'cancelled' };
     const row = this.rows.acquire();
     if (row === undefined) return { kind: 'busy' };
-    const stop = new TaskStop(row, limits);
+    const job = new Job(this, { ...task, row }, limits);
     const { signal } = limits;
-    if (signal?.aborted) stop.stop('cancelled');
-    signal?.addEventListener('abort', stop, { once: true });
-    this.active.add(stop);
+    this.active.add(job);
     // Referenced, like a timer per call would be: a call in flight keeps the process alive.
     this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
-    try {
-      if (this.wouldStartWorker() && !(await this.passStartGate(stop))) {
-        this.releaseRow(row);
-        return stop.failure !== undefined ? { kind: 'crashed', message: stop.failure } : { kind: stop.why ?? 'cancelled' };
-      }
-      stop.submitted = true;
-      this.submitted++;
-      const reply = await this.piscina.run({ ...task, row }, { signal: stop });
-      this.releaseRow(row);
-      return { kind: 'done', value: replyTo(task, reply) };
-    } catch (error) {
-      this.releaseRow(row);
-      this.reviveIfStranded();
-      const retired = task.kind === 'run' ? this.retired.get(task.context.callId) : undefined;
-      if (retired !== undefined) return { kind: 'done', value: replyTo(task, retired) };
-      if (stop.failure) return { kind: 'crashed', message: stop.failure };
-      if (stop.why) return { kind: stop.why };
-      return { kind: 'crashed', message: error instanceof Error ? error.message : String(error) };
-    } finally {
-      if (stop.submitted) this.submitted--;
-      this.leaveStartGate(stop);
-      if (task.kind === 'run') this.retired.delete(task.context.callId);
-      this.active.delete(stop);
-      signal?.removeEventListener('abort', stop);
+    if (signal?.aborted) job.end({ stopped: 'cancelled' });
+    else {
+      signal?.addEventListener('abort', job, { once: true });
+      this.queue.push(job);
+      this.dispatch();
     }
-  }
-
-  /** Whether piscina would start a worker for one more task: none is free, and there is room for one. */
-  private wouldStartWorker(): boolean {
-    // A warm call's case, answered without asking piscina (its `threads` makes an array).
-    if (this.submitted < this.readyWorkers.size) return false;
-    const threads = this.piscina.threads.length;
-    return this.submitted >= threads && threads < this.maxThreads;
+    const end = await job.ended;
+    signal?.removeEventListener('abort', job);
+    this.active.delete(job);
+    this.releaseRow(row);
+    if (task.kind === 'run' && this.retired.size > 0) {
+      const retired = this.retired.get(task.context.callId);
+      this.retired.delete(task.context.callId);
+      if (retired !== undefined) return { kind: 'done', value: replyTo(task, retired) };
+    }
+    if ('reply' in end) return { kind: 'done', value: replyTo(task, end.reply) };
+    if ('stopped' in end) return { kind: end.stopped };
+    return { kind: 'crashed', message: 'error' in end ? end.error : end.crashed };
   }
 
   /**
-   * Waits at the start gate for a place to start the task's worker; false when the task was
-   * stopped first. Waiting is free (no deadline runs until a worker picks the task up).
+   * Starts a worker now, ahead of the first task: it loads its modules and makes its Lua state,
+   * which then waits for that task (loading the config here too measured no faster, beside the
+   * inspect worker's own).
    */
-  private async passStartGate(stop: TaskStop): Promise<boolean> {
-    const { admitted, withdraw } = WORKER_STARTS.enter();
-    stop.addEventListener('abort', withdraw);
-    const entered = await admitted;
-    stop.removeEventListener('abort', withdraw);
-    if (!entered) return false;
-    stop.startPlace = true;
-    // A worker came free while this task waited: it needs no start of its own.
-    if (stop.aborted || !this.wouldStartWorker()) this.leaveStartGate(stop);
-    return !stop.aborted;
+  warm(): void {
+    if (this.closed) return;
+    this.queue.push(new Job(this, { kind: 'noop', row: -1 }, undefined));
+    this.dispatch();
   }
 
-  private leaveStartGate(stop: TaskStop): void {
-    if (!stop.startPlace) return;
-    stop.startPlace = false;
+  /** Ends `job` early: it leaves the queue, or its worker is terminated. */
+  stop(job: Job, why: 'timeout' | 'cancelled'): void {
+    if (job.isEnded) return;
+    const { worker } = job;
+    if (worker === undefined) {
+      const index = this.queue.indexOf(job);
+      if (index >= 0) this.queue.splice(index, 1);
+    } else {
+      this.dismiss(worker);
+    }
+    job.end({ stopped: why });
+  }
+
+  /** Hands waiting jobs to free workers, and starts workers for the jobs left waiting. */
+  private dispatch(): void {
+    while (this.queue.length > 0 && this.free.length > 0) {
+      const worker = this.free.pop()!;
+      const job = this.queue.shift()!;
+      job.worker = worker;
+      worker.run(job.task, job);
+    }
+    while (!this.closed && this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
+      this.requestStart();
+    }
+  }
+
+  /** Waits at the start gate, then starts a worker if one is still wanted. */
+  private requestStart(): void {
+    this.gateWaits++;
+    void WORKER_STARTS.enter().admitted.then(() => {
+      this.gateWaits--;
+      const wanted = !this.closed && this.queue.length > 0 && this.workers.size < this.options.maxThreads;
+      if (!wanted) return WORKER_STARTS.leave();
+      const worker = new PoolWorker({ entry: WORKER_ENTRY, workerData: this.workerConfig, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }, this);
+      worker.startPlace = true;
+      this.workers.add(worker);
+      this.options.threads.started(worker.thread);
+      this.release(worker);
+    });
+  }
+
+  up(_worker: PoolWorker, port: MessagePort): void {
+    this.startFailures = 0;
+    this.settleCameUp();
+    this.exposeEvents(port);
+  }
+
+  started(worker: PoolWorker): void {
+    this.leaveStartGate(worker);
+  }
+
+  done(worker: PoolWorker, outcome: { reply: unknown } | { error: string }): void {
+    const job = worker.task as Job | undefined;
+    // Its first task is over: whatever the worker had to load has loaded.
+    this.leaveStartGate(worker);
+    if (this.workers.has(worker)) this.release(worker);
+    job?.end(outcome as JobEnd);
+  }
+
+  gone(worker: PoolWorker, why: string): void {
+    const job = worker.task as Job | undefined;
+    const reason = worker.isUp ? why : `a worker could not start: ${why}`;
+    if (this.workers.has(worker)) {
+      this.remove(worker);
+      if (!worker.isUp && ++this.startFailures >= START_FAILURE_LIMIT) this.failWaiting(reason);
+    }
+    job?.end({ crashed: reason });
+    // A worker gone — after an abort, a crash, or while still starting — may leave jobs waiting.
+    this.dispatch();
+  }
+
+  /** A worker is free: it takes the next waiting job, or waits idle to be reaped. */
+  private release(worker: PoolWorker): void {
+    const now = performance.now();
+    worker.idle(now);
+    this.free.push(worker);
+    this.dispatch();
+    if (worker.task === undefined) this.idleReaper ??= setTimeout(() => this.reapIdle(), this.options.idleTimeoutMs).unref();
+  }
+
+  /** Ends the workers idle for the idle timeout; checks again when the next one will have been. */
+  private reapIdle(): void {
+    this.idleReaper = undefined;
+    const now = performance.now();
+    let nextDue = Infinity;
+    for (const worker of [...this.free]) {
+      const due = worker.idleSince + this.options.idleTimeoutMs;
+      if (due <= now) this.dismiss(worker);
+      else nextDue = Math.min(nextDue, due);
+    }
+    if (nextDue !== Infinity) this.idleReaper = setTimeout(() => this.reapIdle(), nextDue - now).unref();
+  }
+
+  /** Terminates a worker, which leaves the pool at once (a thread stuck in a system call may exit late). */
+  private dismiss(worker: PoolWorker): void {
+    if (this.workers.has(worker)) this.remove(worker);
+    this.options.threads.stopped(worker.id);
+    worker.stop();
+  }
+
+  private remove(worker: PoolWorker): void {
+    this.workers.delete(worker);
+    const index = this.free.indexOf(worker);
+    if (index >= 0) this.free.splice(index, 1);
+    this.leaveStartGate(worker);
+  }
+
+  /** Workers fail to start again and again: the jobs waiting for one fail with why. */
+  private failWaiting(why: string): void {
+    this.startFailures = 0;
+    for (const job of this.queue.splice(0)) job.end({ crashed: why });
+  }
+
+  private leaveStartGate(worker: PoolWorker): void {
+    if (!worker.startPlace) return;
+    worker.startPlace = false;
     WORKER_STARTS.leave();
-  }
-
-  /** The worker running the task in `row` has loaded the config: its start is over. */
-  private startedFor(row: number): void {
-    for (const stop of this.active) if (stop.row === row) this.leaveStartGate(stop);
   }
 
   /**
@@ -301,9 +343,9 @@ export class WorkerPool {
 
   /**
    * Stops the tasks past their deadline, reading each row's stamps: a task still waiting for a
-   * worker waits on (and may need a worker started); one being loaded for gets the cold-start
-   * allowance; else its own time runs from when it started. One interval serves every task
-   * (a timer per call cost a warm call more than the check does), and ends once none is left.
+   * worker waits on; one being loaded for gets the cold-start allowance; else its own time runs
+   * from when it started. One interval serves every task (a timer per call cost a warm call more
+   * than the check does), and ends once none is left.
    */
   private sweepDeadlines(): void {
     if (this.active.size === 0) {
@@ -312,53 +354,18 @@ export class WorkerPool {
       return;
     }
     const now = Date.now();
-    for (const stop of this.active) {
-      const { timeoutMs, coldStartMs = 0 } = stop.limits;
-      const started = this.rows.table.stampOf(stop.row, 'started');
-      const picked = this.rows.table.stampOf(stop.row, 'picked');
+    for (const job of this.active) {
+      const { timeoutMs, coldStartMs = 0 } = job.limits!;
+      const started = this.rows.table.stampOf(job.row, 'started');
+      const picked = this.rows.table.stampOf(job.row, 'picked');
       const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
-      if (deadline !== undefined && now >= deadline) stop.stop('timeout');
-      // Started on a worker that was already up (its own start went to another task).
-      if (started !== undefined) this.leaveStartGate(stop);
+      if (deadline !== undefined && now >= deadline) this.stop(job, 'timeout');
     }
-    this.reviveIfStranded();
-  }
-
-  /**
-   * Starts a worker now, ahead of the first task: it loads its modules, and its Lua state waits for
-   * that task (loading the config here too measured no faster, beside the inspect worker's own).
-   */
-  warm(): void {
-    this.piscina.run({ kind: 'noop', row: -1 }).catch(() => undefined);
-  }
-
-  /**
-   * A worker's error outside a task. Before any worker of the pool has come up, errors are of
-   * starting one (a worker file that cannot load): past START_FAILURE_LIMIT the tasks waiting
-   * for a worker fail with that error, instead of the pool starting workers forever.
-   */
-  private onWorkerError(error: unknown): void {
-    if (this.workerCameUp || ++this.startFailures < START_FAILURE_LIMIT) return;
-    const message = `a worker could not start: ${error instanceof Error ? error.message : String(error)}`;
-    for (const stop of this.active) {
-      if (this.rows.table.stampOf(stop.row, 'picked') === undefined) stop.fail(message);
-    }
-  }
-
-  /**
-   * piscina (5.3) does not start a worker for tasks still waiting when the last worker is removed
-   * — after an abort, a crash, or a worker lost while starting (with minThreads 0) — so they would
-   * wait forever; submitting a task makes it start one, which serves the waiting tasks first.
-   */
-  private reviveIfStranded(): void {
-    if (this.piscina.threads.length > 0) return;
-    const waiting = [...this.active].some((stop) => stop.submitted && this.rows.table.stampOf(stop.row, 'picked') === undefined);
-    if (waiting) this.warm();
   }
 
   stats(): PoolStats {
-    const queued = this.piscina.queueSize;
-    return { alive: this.piscina.threads.length, busy: this.active.size - queued, queued };
+    const queued = this.queue.filter((job) => job.limits !== undefined).length;
+    return { alive: this.workers.size, busy: this.active.size - queued, queued };
   }
 
   /**
@@ -366,12 +373,17 @@ export class WorkerPool {
    * most CLOSE_WAIT_MS for them to exit: a thread that cannot be stopped is counted, not awaited.
    */
   async close(): Promise<void> {
-    for (const stop of this.active) stop.stop('cancelled');
+    this.closed = true;
+    for (const job of this.active) this.stop(job, 'cancelled');
+    for (const job of this.queue.splice(0)) job.end({ stopped: 'cancelled' });
     clearInterval(this.deadlineSweep);
     this.deadlineSweep = undefined;
+    clearTimeout(this.idleReaper);
+    const exits = [...this.workers].map((worker) => new Promise<void>((resolve) => worker.thread.once('exit', () => resolve())));
+    for (const worker of [...this.workers]) this.dismiss(worker);
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
-    await Promise.race([this.piscina.destroy(), waited]);
+    await Promise.race([Promise.all(exits), waited]);
     clearTimeout(timer);
   }
 

@@ -18,7 +18,7 @@ const EXTERNAL = ['wasmoon', 'blessed', '@modelcontextprotocol/sdk'];
  * Rewrites `import.meta.url` in each bundled module to the URL of the file it was bundled from,
  * computed from the bundle's own location (every output of one build sits in `outputDir`); a
  * CommonJS module bundled into ES modules gets its own `__dirname` and `__filename` the same way
- * (piscina finds its worker script beside itself).
+ * (a package that finds its files beside itself finds them).
  */
 function ownLocation(outputDir, format) {
   // In ES module output, a constant from each output file's banner: `import.meta` in a CommonJS
@@ -53,7 +53,7 @@ export async function bundleDist(root, outDir) {
     entryNames: '[name]',
     // Beside cli.js (one directory, see ownLocation); a hash in the name keeps them apart from tsc's files.
     chunkNames: 'cli-[name]-[hash]',
-    // CommonJS packages in the bundle (piscina) require() Node's built-ins; see ownLocation for the URL.
+    // CommonJS code in the bundle may require() Node's built-ins; see ownLocation for the URL.
     banner: { js: "import { createRequire as createRequireInBundle } from 'node:module'; const require = createRequireInBundle(import.meta.url), moonpoolBundleUrl = import.meta.url;" },
     plugins: [ownLocation(cliDir, 'esm')],
   });

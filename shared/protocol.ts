@@ -1,6 +1,7 @@
 // The messages that cross between the main thread and a Lua worker: what a worker starts with, the
 // tasks, each task kind's reply (TaskReplies) and the live events. Both sides import this file;
 // neither imports anything from the other (shared/ holds all they have in common).
+import type { MessagePort } from 'node:worker_threads';
 
 /** A problem found while loading a config or checking a tool definition. */
 export interface Diagnostic {
@@ -13,7 +14,7 @@ export interface Diagnostic {
   message: string;
 }
 
-/** What every worker of a generation is started with (piscina `workerData`). */
+/** What every worker of a generation is started with (its `workerData`). */
 export interface WorkerConfig {
   role: 'inspect' | 'module';
   /** Absolute path of the config's entry file (`init.lua`). */
@@ -96,7 +97,7 @@ export interface CallEvents {
 
 /**
  * Each worker opens one MessageChannel at startup and posts one end to the main thread as
- * `{ [EVENTS_PORT_KEY]: port }` through piscina's message route; over it (comlink) the worker
+ * `{ [EVENTS_PORT_KEY]: port }` (a WorkerMessage); over it (comlink) the worker
  * calls these methods, naming the call each event belongs to.
  */
 export interface WorkerEvents {
@@ -112,9 +113,21 @@ export const EVENTS_PORT_KEY = 'moonpoolEventsPort';
 
 /**
  * A worker that has just made its Lua state (loaded the config) for a task posts
- * `{ [WORKER_STARTED_KEY]: row }` through piscina's message route: its start is over.
+ * `{ [WORKER_STARTED_KEY]: row }`: its start is over.
  */
 export const WORKER_STARTED_KEY = 'moonpoolWorkerStarted';
+
+/**
+ * What a worker posts to the main thread: its event port once its code has loaded (or why its
+ * code could not load), its start being over, and the outcome of each task it was handed (one at
+ * a time: a reply, or the message of the error the task threw).
+ */
+export type WorkerMessage =
+  | { [EVENTS_PORT_KEY]: MessagePort }
+  | { loadFailed: string }
+  | { [WORKER_STARTED_KEY]: number }
+  | { reply: WorkerReply }
+  | { error: string };
 
 /** Every task names its row of the pool's task table (`WorkerConfig.taskTable`). */
 export type WorkerTask =
@@ -122,7 +135,7 @@ export type WorkerTask =
   | { kind: 'available'; context: CallContext; row: number }
   | { kind: 'run'; context: CallContext; args: unknown; row: number }
   | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; row: number }
-  /** Answered at once, without Lua: makes piscina start a worker for tasks left waiting. */
+  /** A warming task: the worker makes its Lua state ahead of its first call, and answers at once. */
   | { kind: 'noop'; row: -1 };
 
 export type TaskKind = WorkerTask['kind'];

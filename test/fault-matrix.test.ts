@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { Piscina } from 'piscina';
+import type { Worker } from 'node:worker_threads';
 import type { CallResult, ToolHost } from '../core/index.js';
 import { eventually, FIXTURES, liveProcesses, startHost, uniqueSeconds } from './helpers.js';
 
@@ -128,8 +128,8 @@ describe('fault matrix', async () => {
 describe('workers that die', () => {
   /** Terminates the module's running workers from outside, as a fault in the runtime would. */
   function killWorkers(host: ToolHost, module: string): void {
-    const generation = (host as unknown as { generation: { modulePool(module: string): { piscina: Piscina } } }).generation;
-    for (const worker of generation.modulePool(module).piscina.threads) void worker.terminate();
+    const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
+    for (const worker of generation.modulePool(module).threads) void worker.terminate();
   }
 
   test('a worker that dies is a crashed call; after 3 crashes in 5 minutes the module is disabled until reload', async () => {
@@ -157,13 +157,13 @@ describe('workers that die', () => {
 });
 
 describe('workers lost while starting', () => {
-  test('a worker killed before it is ready does not strand the call waiting for it (regression: piscina stops spawning)', async () => {
+  test('a worker killed before it is ready does not strand the call waiting for it (a pool must start another)', async () => {
     const host = await startHost('matrix');
     const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
-    const generation = (host as unknown as { generation: { modulePool(module: string): { piscina: Piscina } } }).generation;
+    const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
     const pending = host.call('boom', {});
-    await eventually(() => generation.modulePool(module).piscina.threads.length > 0, 5000);
-    for (const worker of generation.modulePool(module).piscina.threads) void worker.terminate();
+    await eventually(() => generation.modulePool(module).threads.length > 0, 5000);
+    for (const worker of generation.modulePool(module).threads) void worker.terminate();
     const result = await pending;
     assert.ok(['error', 'crashed'].includes(result.status), `${result.status}: ${result.content}`);
     assert.equal((await host.call('boom', {})).status, 'error');
@@ -172,11 +172,11 @@ describe('workers lost while starting', () => {
   test('killing every worker of a pool again and again, some still starting, leaves no queued call behind', { timeout: 60_000 }, async () => {
     const host = await startHost('matrix', { maxThreadsPerModule: 2 });
     const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
-    const generation = (host as unknown as { generation: { modulePool(module: string): { piscina: Piscina } } }).generation;
+    const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
     const pending = Array.from({ length: 8 }, () => host.call('sleepy', { seconds: '0.2' }));
     for (let round = 0; round < 4; round++) {
-      await eventually(() => generation.modulePool(module).piscina.threads.length > 0, 5000);
-      for (const worker of generation.modulePool(module).piscina.threads) void worker.terminate();
+      await eventually(() => generation.modulePool(module).threads.length > 0, 5000);
+      for (const worker of generation.modulePool(module).threads) void worker.terminate();
       await new Promise((resolve) => setTimeout(resolve, 30));
     }
     const results = await Promise.all(pending);

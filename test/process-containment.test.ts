@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
-import type { Piscina } from 'piscina';
+import type { Worker } from 'node:worker_threads';
 import { ToolHost } from '../core/index.js';
 import { sweepTaskProcesses } from '../shared/process-sweep.js';
 import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
@@ -122,8 +122,8 @@ describe('a call that is stopped from outside', () => {
       try {
         const pending = host.call('linger', { shape, seconds });
         assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
-        const generation = (host as unknown as { generation: { modulePool(module: string): { piscina: Piscina } } }).generation;
-        for (const worker of generation.modulePool(`${FIXTURE}/init.lua`).piscina.threads) void worker.terminate();
+        const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
+        for (const worker of generation.modulePool(`${FIXTURE}/init.lua`).threads) void worker.terminate();
         assert.equal((await pending).status, 'crashed');
         await assertNoneLeft(seconds, shape);
       } finally {

@@ -1,4 +1,4 @@
-// The piscina worker entry: one Lua runtime per worker thread, created on the first task (it
+// A worker's task handler (lua-worker-entry.cts serves it): one Lua runtime per worker thread, created on the first task (it
 // evaluates the whole config and runs discovery; a warmed worker has made the Lua state and the
 // prelude before, on its warming task), then one task at a time. At startup the
 // worker opens its event channel and hands one end to the main thread. A call that ran out of
