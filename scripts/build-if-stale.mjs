@@ -22,8 +22,11 @@ const outDir = join(root, tsconfig.compilerOptions.outDir);
 const rootDir = join(root, tsconfig.compilerOptions.rootDir ?? '.');
 const typescript = join(root, 'node_modules', 'typescript');
 const bundler = join(root, 'scripts', 'bundle-dist.mjs');
-/** What a bundle is made of besides dist/: the step itself and every dependency's version. */
-const bundleInputs = existsSync(bundler) ? [bundler, join(root, 'package-lock.json')] : [];
+/**
+ * What a bundle is made of besides dist/: the build's scripts, every dependency's version, and the
+ * Lua prelude the step compiles (workers/lua).
+ */
+const bundleInputs = existsSync(bundler) ? [...filesUnder(join(root, 'scripts'), /\.mjs$/), join(root, 'package-lock.json'), ...filesUnder(join(root, 'workers', 'lua'), /\.lua$/)] : [];
 
 /** tsconfig.json as this script reads it: plain JSON whose `include` names directories. */
 function readTsconfig() {

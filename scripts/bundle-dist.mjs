@@ -3,13 +3,15 @@
 // in the main thread and again in every worker (docs/decisions.md, "Start-up and worker memory"):
 // - dist/ui/cli.js: ESM; each command's own modules (and ajv, loaded beside the inspect worker)
 //   are chunks beside it, still loaded only when needed;
-// - dist/workers/lua-worker-entry.cjs: CommonJS, the whole worker (no ES module loader in it).
+// - dist/workers/lua-worker-entry.cjs: CommonJS, the whole worker (no ES module loader in it);
+// - dist/workers/lua/*.luac: the Lua prelude as bytecode (compile-prelude.mjs).
 // The library (dist/core/index.js) stays unbundled and starts the bundled worker too. A plain
 // `tsc` run writes the unbundled files back, which run as well: never a stale bundle.
 // Every module keeps its own location (import.meta.url), so paths it finds relative to itself resolve.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
+import { compilePrelude } from './compile-prelude.mjs';
 
 /** Packages left to Node: blessed and wasmoon read files beside their code; the MCP SDK loads only for `mcp`. */
 const EXTERNAL = ['wasmoon', 'blessed', '@modelcontextprotocol/sdk'];
@@ -59,4 +61,5 @@ export async function bundleDist(root, outDir) {
   });
   const workerEntry = join(outDir, 'workers', 'lua-worker-entry.cjs');
   await esbuild.build({ ...common, entryPoints: [workerEntry], format: 'cjs', outfile: workerEntry, plugins: [ownLocation(dirname(workerEntry), 'cjs')] });
+  await compilePrelude(root, outDir);
 }

@@ -28,22 +28,22 @@ function threadIds(host: ToolHost, module: string): number[] {
 }
 
 test('a worker free again and again for less than idleTimeoutMs, or busy past it, is never reaped', async () => {
-  const host = await startHost('matrix', { idleTimeoutMs: 250, maxThreadsPerModule: 1 });
-  const healthy = join(FIXTURES, 'matrix', 'lua', 'healthy.lua');
+  const host = await startHost('idle', { idleTimeoutMs: 250, maxThreadsPerModule: 1 });
+  const module = join(FIXTURES, 'idle', 'init.lua');
   assert.equal((await host.call('echo', { text: 'first' })).content, 'first');
-  const [worker] = threadIds(host, healthy);
-  // Free for a moment between calls, never for the whole timeout: the same worker serves them all.
+  const [worker] = threadIds(host, module);
+  // Free for a moment between calls: the same worker serves them all, unless the machine stalled
+  // so long that it really was free for the whole timeout once.
+  let longestFree = 0;
+  let freeSince = performance.now();
   for (let i = 0; i < 8; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    longestFree = Math.max(longestFree, performance.now() - freeSince);
     assert.equal((await host.call('echo', { text: `call ${i}` })).content, `call ${i}`);
+    freeSince = performance.now();
   }
-  assert.deepEqual(threadIds(host, healthy), [worker]);
-  // Busy for four idle timeouts: still the same worker, and its call ends well.
-  const faulty = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
-  const sleeping = host.call('sleepy', { seconds: '1' });
-  assert.ok(await eventually(() => threadIds(host, faulty).length === 1));
-  const [sleeper] = threadIds(host, faulty);
-  await new Promise((resolve) => setTimeout(resolve, 700));
-  assert.deepEqual(threadIds(host, faulty), [sleeper]);
-  assert.equal((await sleeping).status, 'ok');
+  if (threadIds(host, module)[0] !== worker) assert.ok(longestFree >= 250, `reaped after being free for at most ${longestFree.toFixed(0)} ms`);
+  // Busy for four idle timeouts: a worker reaped under its call would make it a crash.
+  const napped = await host.call('nap', { seconds: '1' });
+  assert.equal(napped.status, 'ok', napped.content);
 });

@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { LuaFactory, LUA_REGISTRYINDEX } from './wasmoon.js';
+import { LuaFactory, LuaReturn, LUA_REGISTRYINDEX } from './wasmoon.js';
 import type { LuaEngine } from 'wasmoon';
 import type {
   RunFailure,
@@ -30,6 +30,7 @@ import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { withCompiledModule } from './shared-wasm.js';
+import { preludeDump } from './prelude-chunks.js';
 import { withDirectExports } from './direct-exports.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives, type DebugHookApi } from './debug-hook-natives.js';
@@ -41,6 +42,10 @@ import { SnapshotWatch } from './snapshot-watch.js';
 import { droppedLogNote, LOG_LIMIT_CHARS, type CallChannel } from './call-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
+/** Where the build writes the prelude's bytecode (prelude-chunks.ts). */
+const PRELUDE_CHUNK_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
+/** The prelude's chunk name, in its error messages and tracebacks. */
+const PRELUDE_CHUNK_NAME = '=[moonpool]';
 const PRELUDE_FILES = ['shell.lua', 'io.lua', 'process.lua', 'api.lua'] as const;
 const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
 
@@ -410,6 +415,22 @@ export class LuaRuntime {
     return { reply, shows };
   }
 
+  /** Pushes a prelude file as a function: its bytecode from the build when that matches the source, else the source parsed. */
+  private loadPreludeFile(file: string): void {
+    const { global } = this.engine;
+    const source = readFileSync(PRELUDE_DIR + file);
+    const dump = readPreludeDump(PRELUDE_CHUNK_DIR + file + 'c', source);
+    if (dump !== undefined) {
+      const pointer = this.raw._malloc(dump.length);
+      this.raw.HEAPU8.set(dump, pointer);
+      const status = global.lua.luaL_loadbufferx(global.address, pointer, dump.length, PRELUDE_CHUNK_NAME, 'b');
+      this.raw._free(pointer);
+      if (status === LuaReturn.Ok) return;
+      global.pop(1);
+    }
+    global.loadString(source.toString('utf8'), PRELUDE_CHUNK_NAME);
+  }
+
   private installPrelude(): void {
     const global = this.engine.global;
     installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()));
@@ -417,7 +438,7 @@ export class LuaRuntime {
     global.set('__moonpool_cwd', this.config.cwd);
     global.set('__moonpool_spill_dir', this.config.spillDir);
     for (const file of PRELUDE_FILES) {
-      global.loadString(readFileSync(PRELUDE_DIR + file, 'utf8'), '=[moonpool]');
+      this.loadPreludeFile(file);
       global.runSync(0);
     }
     global.lua.lua_getglobal(global.address, '__moonpool_entry');
@@ -486,5 +507,14 @@ export class LuaRuntime {
         return [];
       },
     };
+  }
+}
+
+/** The bytecode compiled from `source`, if the build's file for it is there, matches and is intact. */
+function readPreludeDump(path: string, source: Buffer): Buffer | undefined {
+  try {
+    return preludeDump(readFileSync(path), source);
+  } catch {
+    return undefined;
   }
 }

@@ -5,4 +5,4 @@ import type * as Wasmoon from 'wasmoon';
 
 const wasmoon = createRequire(import.meta.url)('wasmoon') as typeof Wasmoon;
 
-export const { LuaFactory, LUA_REGISTRYINDEX } = wasmoon;
+export const { LuaFactory, LuaReturn, LUA_REGISTRYINDEX } = wasmoon;

@@ -1,0 +1,38 @@
+// The Lua prelude compiled ahead: the build (scripts/compile-prelude.mjs) writes each prelude file's
+// bytecode (`string.dump`, debug information kept) beside the worker, framed with the source it was
+// compiled from and a checksum. A worker loads the bytecode only when that source is byte for byte
+// the source it would parse and the checksum holds; anything else (no file, an edited prelude, a
+// damaged file) and it parses the source as before. Loading the bytecode skips the parser: about
+// 10 ms of every worker's start.
+
+const MAGIC = Buffer.from('MPLUAC1\n', 'latin1');
+const HEADER_BYTES = MAGIC.length + 4;
+
+/** FNV-1a over `bytes`: enough to notice a damaged file, which must never reach Lua's loader. */
+function checksum(bytes: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+  return hash >>> 0;
+}
+
+/** A prelude file's compiled form: MAGIC | source length (u32 LE) | source | checksum of the dump (u32 LE) | dump. */
+export function encodePreludeChunk(source: Uint8Array, dump: Uint8Array): Buffer {
+  const file = Buffer.alloc(HEADER_BYTES + source.length + 4 + dump.length);
+  MAGIC.copy(file, 0);
+  file.writeUInt32LE(source.length, MAGIC.length);
+  file.set(source, HEADER_BYTES);
+  file.writeUInt32LE(checksum(dump), HEADER_BYTES + source.length);
+  file.set(dump, HEADER_BYTES + source.length + 4);
+  return file;
+}
+
+/** The bytecode in `file` if it was compiled from exactly `source` and is intact, else undefined. */
+export function preludeDump(file: Buffer, source: Buffer): Buffer | undefined {
+  if (file.length < HEADER_BYTES + 4 || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const sourceLength = file.readUInt32LE(MAGIC.length);
+  const dumpStart = HEADER_BYTES + sourceLength + 4;
+  if (sourceLength !== source.length || dumpStart > file.length) return undefined;
+  if (!file.subarray(HEADER_BYTES, HEADER_BYTES + sourceLength).equals(source)) return undefined;
+  const dump = file.subarray(dumpStart);
+  return checksum(dump) === file.readUInt32LE(HEADER_BYTES + sourceLength) ? dump : undefined;
+}
