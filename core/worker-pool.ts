@@ -27,6 +27,7 @@ import type { CancelSignal } from './call-result.js';
 import { CallStop } from './call-stop.js';
 import { StartGate } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
+import { lowerLongTask } from './thread-priority.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 
 // A path, not a file: URL: piscina converts a URL back to a path on every task. A CommonJS file
@@ -316,6 +317,7 @@ export class WorkerPool {
       const { timeoutMs, coldStartMs = 0 } = stop.limits;
       const started = this.rows.table.stampOf(stop.row, 'started');
       const picked = this.rows.table.stampOf(stop.row, 'picked');
+      lowerLongTask(this.rows.table, stop.row, started, now);
       const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
       if (deadline !== undefined && now >= deadline) stop.stop('timeout');
       // Started on a worker that was already up (its own start went to another task).
