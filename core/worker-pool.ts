@@ -17,6 +17,7 @@ import type { CancelSignal } from './call-result.js';
 import { PoolWorker, type PoolWorkerEvents } from './pool-worker.js';
 import { StartGate } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
+import { lowerLongTask } from './thread-priority.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 
 // A path: a worker is started from it. A CommonJS file that import()s the ESM worker (see
@@ -241,11 +242,14 @@ export class WorkerPool implements PoolWorkerEvents {
   /** Waits at the start gate, then starts a worker if one is still wanted. */
   private requestStart(): void {
     this.gateWaits++;
-    void WORKER_STARTS.enter().admitted.then(() => {
+    const entry = WORKER_STARTS.enter();
+    void entry.admitted.then(() => {
       this.gateWaits--;
       const wanted = !this.closed && this.queue.length > 0 && this.workers.size < this.options.maxThreads;
       if (!wanted) return WORKER_STARTS.leave();
-      const worker = new PoolWorker({ entry: WORKER_ENTRY, workerData: this.workerConfig, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }, this);
+      // One of a burst of starts (it waited for its place, or others wait): it runs lowered from its start.
+      const workerData = entry.immediate && !WORKER_STARTS.crowded ? this.workerConfig : { ...this.workerConfig, startLowered: true as const };
+      const worker = new PoolWorker({ entry: WORKER_ENTRY, workerData, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }, this);
       worker.startPlace = true;
       this.workers.add(worker);
       this.options.threads.started(worker.thread);
@@ -358,6 +362,7 @@ export class WorkerPool implements PoolWorkerEvents {
       const { timeoutMs, coldStartMs = 0 } = job.limits!;
       const started = this.rows.table.stampOf(job.row, 'started');
       const picked = this.rows.table.stampOf(job.row, 'picked');
+      lowerLongTask(this.rows.table, job.row, started, now);
       const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
       if (deadline !== undefined && now >= deadline) this.stop(job, 'timeout');
     }

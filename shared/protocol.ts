@@ -39,6 +39,12 @@ export interface WorkerConfig {
   taskTable: SharedArrayBuffer;
   /** Date.now() at the task table's creation: its stamps count from here. */
   taskTableEpochMs: number;
+  /**
+   * The worker is one of a burst of starts (see core/start-gate.ts): it runs lowered
+   * (LONG_CALL_NICE) from its start, so that many workers starting at once leave the host's
+   * thread its CPU. Otherwise it runs at nice 0 until a task of its runs long.
+   */
+  startLowered?: true;
   /** The host's CPU slots (shared/cpu-slots.ts): calls take turns executing Lua. */
   cpuSlots: SharedArrayBuffer;
 }

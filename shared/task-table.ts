@@ -1,7 +1,8 @@
 // A pool's task table, the one both threads use: a SharedArrayBuffer the core makes per pool and
 // gives its workers once (WorkerConfig.taskTable), with a row of TASK_ROW_WORDS Int32 words per
 // task. The worker stamps when it picked the task up and when the task's own work began (the core
-// reads the stamps for deadlines), keeps the task's CPU seat there, and records each process group
+// reads the stamps for deadlines), names the thread running it (the core lowers a long task's
+// priority through it), keeps the task's CPU seat there, and records each process group
 // the task starts the moment `spawn` returns. Whichever side sees the task end — the worker before
 // it replies, the core after terminating the worker — ends the task's processes from its row.
 import { SEAT_WORDS } from './cpu-slots.js';
@@ -9,13 +10,15 @@ import { sweepTaskProcesses } from './process-sweep.js';
 import { processTag } from './process-tag.js';
 
 /** Words per row. */
-export const TASK_ROW_WORDS = 65;
+export const TASK_ROW_WORDS = 66;
 /** When a worker picked the task up, as ms since the table's epoch plus one (0 until then). */
 const ROW_PICKED = 0;
 /** When the task's own work began (after a cold worker loaded the config), stamped alike. */
 const ROW_STARTED = 1;
+/** The Linux thread id of the worker running the task, 0 when none is known or it has been taken. */
+const ROW_THREAD = 2;
 /** The task's seat in the CPU slot queue (SEAT_WORDS words). */
-const ROW_SEAT = 2;
+const ROW_SEAT = 3;
 /** A random word drawn for each task: with the row, it makes the task's process tag. */
 const ROW_TAG = ROW_SEAT + SEAT_WORDS;
 /** The first of the pid words, up to the end of the row. */
@@ -68,6 +71,16 @@ export class TaskTable {
   stampOf(row: number, which: TaskStamp): number | undefined {
     const value = Atomics.load(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which]);
     return value === 0 ? undefined : this.epochMs + value - 1;
+  }
+
+  /** The worker names `threadId` as the thread running the task in `row` (0: it runs no more). */
+  setThread(row: number, threadId: number): void {
+    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_THREAD, threadId);
+  }
+
+  /** The thread running the task in `row`, once: the word is cleared, and later calls answer 0. */
+  takeThread(row: number): number {
+    return Atomics.exchange(this.words, row * TASK_ROW_WORDS + ROW_THREAD, 0);
   }
 
   /** The task's seat in the CPU slot queue (one view per row, made once). */

@@ -36,12 +36,15 @@ test('the start gate admits its slots at once and the rest in the order they ask
   for (const { id, entry } of entries) void entry.admitted.then((admitted) => admitted && order.push(id));
   await Promise.resolve();
   assert.deepEqual(order, [1, 2]);
+  assert.deepEqual(entries.map(({ entry }) => entry.immediate), [true, true, false, false]);
+  assert.equal(gate.crowded, true);
   gate.leave();
   await entries[2]!.entry.admitted;
   assert.deepEqual(order, [1, 2, 3]);
   gate.leave();
   await entries[3]!.entry.admitted;
   assert.deepEqual(order, [1, 2, 3, 4]);
+  assert.equal(gate.crowded, false);
 });
 
 test('a start withdrawn while it waits is answered false and its turn goes to the next', async () => {

@@ -24,16 +24,27 @@ test('stamps a worker writes are read by the core, in Date.now() milliseconds', 
   assert.equal(core.stampOf(1, 'picked'), undefined);
 });
 
-test('a row handed out again is reset: no stamps, no groups, a new process tag', () => {
+test('the thread a worker names for its task is taken by the core once', () => {
+  const core = TaskTable.create(2);
+  assert.equal(core.takeThread(1), 0, 'no thread named yet');
+  workerSide(core).setThread(1, 4242);
+  assert.equal(core.takeThread(0), 0, 'another row names none');
+  assert.equal(core.takeThread(1), 4242);
+  assert.equal(core.takeThread(1), 0, 'taken already');
+});
+
+test('a row handed out again is reset: no stamps, no thread, no groups, a new process tag', () => {
   const rows = new TaskRows(1);
   const row = rows.acquire()!;
   const { table } = rows;
   const firstTag = table.tag(row);
   table.stamp(row, 'started');
+  table.setThread(row, 4242);
   assert.ok(table.record(row, goneProcess()));
   rows.release(row);
   assert.equal(rows.acquire(), row);
   assert.equal(table.stampOf(row, 'started'), undefined);
+  assert.equal(table.takeThread(row), 0);
   assert.notEqual(table.tag(row), firstTag);
   assert.equal(table.endTask(row), 0, 'a reset row has no groups to end');
 });

@@ -1,13 +1,13 @@
 // One worker's side of the CPU slots (shared/cpu-slots.ts): when its call runs freely, when it queues
-// for a turn, and when it hands its turn on. A call runs freely for its first FREE_MS, so the many
+// for a turn, and when it hands its turn on. A call runs freely for its first FREE_RUN_MS, so the many
 // calls that end sooner never touch the queue; past that it waits for a turn at its next
 // checkpoint (`ctx:show` looks, the count hook's ticks), hands the turn on after TURN_MS when others
 // wait, and gives it up while it waits on a command. A queue whose turns have not changed hands for
 // STUCK_MS has holders that never reach a checkpoint; waiting behind it ends and the call runs
 // ahead, taking its turn at a later checkpoint once it comes.
+import { FREE_RUN_MS } from '../shared/call-priority.js';
 import { SEAT_HOLDING, SEAT_IDLE, SEAT_WAITING, seatState, type CpuSlots } from '../shared/cpu-slots.js';
 
-const FREE_MS = 10;
 const TURN_MS = 20;
 const STUCK_MS = 200;
 /** Longest single sleep while waiting, so a stuck queue is noticed. */
@@ -33,7 +33,7 @@ export class CpuTurns {
     const now = performance.now();
     switch (seatState(seat)) {
       case SEAT_IDLE:
-        if (now - this.since < FREE_MS) return;
+        if (now - this.since < FREE_RUN_MS) return;
         this.slots.enqueue(seat);
         this.waitForTurn(seat);
         return;

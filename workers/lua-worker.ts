@@ -5,7 +5,6 @@
 // memory leaves a grown wasm heap (it never shrinks), so that worker retires: it hands the reply
 // over the event channel, waits until the host has it, and exits; the next call gets a new one.
 // A task whose Lua state broke (a trap) fails, and the next task starts from a fresh state.
-import { setPriority } from 'node:os';
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -15,14 +14,14 @@ import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { CallChannel } from './call-channel.js';
 import { LuaStateBroken } from './lua-state-errors.js';
-
-/** Workers run below the host, so a CPU-bound tool never makes the dashboard or a server stutter. */
-const WORKER_NICE = 10;
-
-// On Linux the nice value belongs to the thread, so this lowers this worker alone.
-if (process.platform === 'linux') setPriority(0, WORKER_NICE);
+import { lowerableByCore, lowerThisThread, threadToLower } from './thread-priority.js';
 
 const config = workerData as WorkerConfig;
+// The core lowers a task's thread once the task runs long (a CPU-bound tool must not make the
+// dashboard or a server stutter); a thread it cannot name, or one of a burst of starts, runs
+// lowered from the start.
+if (!lowerableByCore || config.startLowered) lowerThisThread();
+
 const tasks = new TaskTable(config.taskTable, config.taskTableEpochMs);
 const channel = new MessageChannel();
 const events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
@@ -42,12 +41,14 @@ captureConsole((text) => runtime?.logToCall(text));
  */
 function runtimeFor(task: TaskOf<Exclude<TaskKind, 'noop'>>): LuaRuntime | Promise<LuaRuntime> {
   if (!runtime) return startRuntime(task);
+  tasks.setThread(task.row, threadToLower());
   tasks.stamp(task.row, 'picked');
   tasks.stamp(task.row, 'started');
   return runtime;
 }
 
 async function startRuntime(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<LuaRuntime> {
+  tasks.setThread(task.row, threadToLower());
   tasks.stamp(task.row, 'picked');
   // Loading the config is discovery's own work; for the other tasks it comes before their time.
   if (task.kind === 'discover') tasks.stamp(task.row, 'started');
@@ -94,6 +95,9 @@ const handleTask: TaskHandler = async (task) => {
       preparing = undefined;
     }
     throw error;
+  } finally {
+    // Before the reply: a task that has ended has no thread left to lower.
+    if (task.kind !== 'noop') tasks.setThread(task.row, 0);
   }
 };
 

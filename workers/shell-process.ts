@@ -9,6 +9,7 @@ import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
 import { MAX_LIVE_GROUPS, type TaskRow } from '../shared/task-table.js';
+import { lowerThisThread } from './thread-priority.js';
 
 /** Most stdout `capture` collects from one command before it is stopped. */
 export const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
@@ -72,6 +73,8 @@ export class ShellProcess {
     const direct = isUtf8(command);
     const script = direct ? `${GATE}; exec 3<&-\n${command.toString('utf8')}` : EVAL_FROM_FD3;
     let child: ChildProcess;
+    // A command inherits the nice value of the thread that starts it: commands run lowered.
+    lowerThisThread();
     try {
       // Loaded on the first command: child_process brings net, dgram and more, which a worker
       // whose tools never run one need not load at its start.
