@@ -91,7 +91,7 @@ function replyTo<T extends PoolTask>(_task: T, reply: WorkerReply): TaskReplies[
 /** How a job ended, before the pool reads it as a TaskOutcome. */
 type JobEnd = { reply: WorkerReply } | { error: string } | { stopped: 'timeout' | 'cancelled' } | { crashed: string };
 
-/** One task from when it is handed to the pool until it ends; a warming task has no row nor limits. */
+/** One task from when it is handed to the pool until it ends. */
 class Job {
   /** The worker running it, once one took it. */
   worker: PoolWorker | undefined;
@@ -102,7 +102,7 @@ class Job {
   constructor(
     private readonly pool: WorkerPool,
     readonly task: WorkerTask,
-    readonly limits: TaskLimits | undefined,
+    readonly limits: TaskLimits,
   ) {
     this.ended = new Promise<JobEnd>((resolve) => (this.settle = resolve));
   }
@@ -208,9 +208,10 @@ export class WorkerPool implements PoolWorkerEvents {
    * inspect worker's own).
    */
   warm(): void {
-    if (this.closed) return;
-    this.queue.push(new Job(this, { kind: 'noop', row: -1 }, undefined));
-    this.dispatch();
+    if (this.closed || this.workers.size + this.gateWaits > 0) return;
+    // Not through the start gate: a warmed worker may wait long for its first task, and would
+    // hold its place all that time.
+    this.startWorker(this.workerConfig, false);
   }
 
   /** Ends `job` early: it leaves the queue, or its worker is terminated. */
@@ -249,12 +250,17 @@ export class WorkerPool implements PoolWorkerEvents {
       if (!wanted) return WORKER_STARTS.leave();
       // One of a burst of starts (it waited for its place, or others wait): it runs lowered from its start.
       const workerData = entry.immediate && !WORKER_STARTS.crowded ? this.workerConfig : { ...this.workerConfig, startLowered: true as const };
-      const worker = new PoolWorker({ entry: WORKER_ENTRY, workerData, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }, this);
-      worker.startPlace = true;
-      this.workers.add(worker);
-      this.options.threads.started(worker.thread);
-      this.release(worker);
+      this.startWorker(workerData, true);
     });
+  }
+
+  /** Starts a worker, free for the next waiting job at once; `startPlace`: it holds a place at the start gate. */
+  private startWorker(workerData: WorkerConfig, startPlace: boolean): void {
+    const worker = new PoolWorker({ entry: WORKER_ENTRY, workerData, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }, this);
+    worker.startPlace = startPlace;
+    this.workers.add(worker);
+    this.options.threads.started(worker.thread);
+    this.release(worker);
   }
 
   up(_worker: PoolWorker, port: MessagePort): void {
@@ -359,7 +365,7 @@ export class WorkerPool implements PoolWorkerEvents {
     }
     const now = Date.now();
     for (const job of this.active) {
-      const { timeoutMs, coldStartMs = 0 } = job.limits!;
+      const { timeoutMs, coldStartMs = 0 } = job.limits;
       const started = this.rows.table.stampOf(job.row, 'started');
       const picked = this.rows.table.stampOf(job.row, 'picked');
       lowerLongTask(this.rows.table, job.row, started, now);
@@ -369,7 +375,7 @@ export class WorkerPool implements PoolWorkerEvents {
   }
 
   stats(): PoolStats {
-    const queued = this.queue.filter((job) => job.limits !== undefined).length;
+    const queued = this.queue.length;
     return { alive: this.workers.size, busy: this.active.size - queued, queued };
   }
 
@@ -380,7 +386,6 @@ export class WorkerPool implements PoolWorkerEvents {
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.active) this.stop(job, 'cancelled');
-    for (const job of this.queue.splice(0)) job.end({ stopped: 'cancelled' });
     clearInterval(this.deadlineSweep);
     this.deadlineSweep = undefined;
     clearTimeout(this.idleReaper);

@@ -140,9 +140,7 @@ export type WorkerTask =
   | { kind: 'discover'; row: number }
   | { kind: 'available'; context: CallContext; row: number }
   | { kind: 'run'; context: CallContext; args: unknown; row: number }
-  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; row: number }
-  /** A warming task: the worker makes its Lua state ahead of its first call, and answers at once. */
-  | { kind: 'noop'; row: -1 };
+  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; row: number };
 
 export type TaskKind = WorkerTask['kind'];
 
@@ -152,7 +150,6 @@ export interface TaskReplies {
   available: AvailableReply;
   run: RunReply;
   render: RenderReply;
-  noop: null;
 }
 
 /** The task of kind `K`. */
@@ -173,7 +170,7 @@ export interface RenderView {
 export type RenderReply = { ok: true; lines: string[] } | { ok: false; reason: string };
 
 /** A task as the core hands it to a pool, before the pool assigns its row. */
-export type PoolTask = Exclude<WorkerTask, { kind: 'noop' }> extends infer T ? (T extends WorkerTask ? Omit<T, 'row'> : never) : never;
+export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit<T, 'row'> : never) : never;
 
 /** Why a run ended without a normal result. */
 export type RunFailure = 'lua_error' | 'bad_return' | 'out_of_memory' | 'not_loaded' | 'unknown_tool';

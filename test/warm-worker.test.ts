@@ -16,6 +16,15 @@ test('the warmed worker serves the first module called, and the next module gets
   assert.deepEqual(Object.keys(host.stats().modules).length, 2);
 });
 
+test('the first call takes the warmed worker, however far along its start is: no second worker is started for it', async () => {
+  for (let round = 0; round < 3; round++) {
+    const host = await startHost('warm-worker', { warmModuleWorker: true });
+    assert.equal((await host.call('first', {})).content, 'nil');
+    assert.deepEqual(Object.values(host.stats().modules).map((pool) => pool.alive), [1]);
+    await host.close();
+  }
+});
+
 test('a host whose config fails to load closes its warmed worker', async () => {
   const dir = tempDir();
   const config = join(dir, 'init.lua');

@@ -8,7 +8,7 @@
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import { wrap } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents } from '../shared/protocol.js';
+import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents, type WorkerTask } from '../shared/protocol.js';
 import { TaskTable } from '../shared/task-table.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
@@ -29,8 +29,14 @@ const events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
 channel.port1.unref();
 parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2 }, [channel.port2]);
 
-/** The Lua state and prelude, made ahead by a warming task (`noop`) or by the first task. */
-let preparing: Promise<LuaRuntime> | undefined;
+/**
+ * The Lua state and prelude, which do not depend on the config, made as soon as the worker has
+ * loaded: a warmed worker (started before it has a task) has them ready for its first task, and a
+ * worker started for a task makes them while that task's message is on its way.
+ */
+let preparing: Promise<LuaRuntime> | undefined = LuaRuntime.prepare(config, tasks);
+// A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
+preparing.catch(() => undefined);
 let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
 captureConsole((text) => runtime?.logToCall(text));
@@ -39,7 +45,7 @@ captureConsole((text) => runtime?.logToCall(text));
  * The Lua runtime, ready for the task in `row`: created by the first task, which loads the config;
  * a warm worker's runtime is answered at once (no promise, no turn of the event loop).
  */
-function runtimeFor(task: TaskOf<Exclude<TaskKind, 'noop'>>): LuaRuntime | Promise<LuaRuntime> {
+function runtimeFor(task: WorkerTask): LuaRuntime | Promise<LuaRuntime> {
   if (!runtime) return startRuntime(task);
   tasks.setThread(task.row, threadToLower());
   tasks.stamp(task.row, 'picked');
@@ -47,7 +53,7 @@ function runtimeFor(task: TaskOf<Exclude<TaskKind, 'noop'>>): LuaRuntime | Promi
   return runtime;
 }
 
-async function startRuntime(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<LuaRuntime> {
+async function startRuntime(task: WorkerTask): Promise<LuaRuntime> {
   tasks.setThread(task.row, threadToLower());
   tasks.stamp(task.row, 'picked');
   // Loading the config is discovery's own work; for the other tasks it comes before their time.
@@ -61,14 +67,6 @@ async function startRuntime(task: TaskOf<Exclude<TaskKind, 'noop'>>): Promise<Lu
 
 /** One handler per task kind, each answering with its kind's reply. */
 const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> } = {
-  // Warming: the Lua state and the prelude, which do not depend on the config, are made now, and
-  // the task ends at once: the worker is free for the first call, which waits for them (a worker
-  // busy warming would make the pool start a second one for that call).
-  noop: () => {
-    preparing ??= LuaRuntime.prepare(config, tasks);
-    preparing.catch(() => undefined);
-    return Promise.resolve(null);
-  },
   discover: async (task) => (await runtimeFor(task)).discoveryReport(),
   available: async (task) => (await runtimeFor(task)).available(task.context, task.row),
   render: async (task) => (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row),
@@ -97,7 +95,7 @@ const handleTask: TaskHandler = async (task) => {
     throw error;
   } finally {
     // Before the reply: a task that has ended has no thread left to lower.
-    if (task.kind !== 'noop') tasks.setThread(task.row, 0);
+    tasks.setThread(task.row, 0);
   }
 };
 
