@@ -223,6 +223,9 @@ export class WorkerPool implements PoolWorkerEvents {
       this.dismiss(worker);
     }
     job.end({ stopped: why });
+    // Its worker left the pool now, not when its thread exits (one stuck in a system call never
+    // may): a job waiting gets a worker started at once.
+    if (worker !== undefined) this.dispatch();
   }
 
   /** Hands waiting jobs to free workers, and starts workers for the jobs left waiting. */
