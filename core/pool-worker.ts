@@ -73,7 +73,11 @@ export class PoolWorker {
   }
 
   private onMessage(message: WorkerMessage): void {
-    if ('reply' in message || 'error' in message) return this.events.done(this, message);
+    if ('reply' in message || 'error' in message) {
+      // A worker told to stop (its code failed to load, say) is not free again: its task ends with its exit.
+      if (!this.isStopping) this.events.done(this, message);
+      return;
+    }
     if (WORKER_STARTED_KEY in message) return this.events.started(this);
     if (EVENTS_PORT_KEY in message) {
       this.isUp = true;

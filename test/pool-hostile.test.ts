@@ -3,7 +3,7 @@
 // listener or start-gate place behind, and no process or thread running.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -34,6 +34,22 @@ function toolsConfig(slowFile?: string): string {
   const dir = tempDir();
   const slow = slowFile === undefined ? '' : `local slow = io.open(${JSON.stringify(slowFile)})\nif slow then slow:close() while true do end end\n`;
   writeFileSync(join(dir, 'init.lua'), slow + TOOLS);
+  return join(dir, 'init.lua');
+}
+
+/** A config of `count` modules, lua/mN.lua each defining tool tN (it echoes its text). */
+function manyModulesConfig(count: number): string {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'lua'));
+  const requires: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    requires.push(`require('m${i}')`);
+    writeFileSync(
+      join(dir, 'lua', `m${i}.lua`),
+      `agent.on('discover_tools', function(registry) registry:add { name = 't${i}', description = 'x', run = function(args) return 't${i} ' .. tostring(args.text) end } end)\n`,
+    );
+  }
+  writeFileSync(join(dir, 'init.lua'), `${requires.join('\n')}\n`);
   return join(dir, 'init.lua');
 }
 
@@ -109,3 +125,26 @@ test('a worker file missing fails the calls waiting with why; once the file is b
   assert.deepEqual([result.status, result.content], ['ok', 'back']);
 });
 
+test('a worker whose code fails to load is never handed another call', { timeout: 60_000 }, async () => {
+  const install = tempDir();
+  cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
+  mkdirSync(join(install, 'node_modules'));
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules', name), join(install, 'node_modules', name));
+  for (const name of ['workers', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
+  const core = (await import(pathToFileURL(join(install, 'dist', 'core', 'index.js')).href)) as { ToolHost: typeof ToolHost };
+  const host = await core.ToolHost.start({ config: manyModulesConfig(3), stateDir: tempDir(), maxThreadsPerModule: 1 });
+  after(() => host.close());
+  const wasmoon = join(install, 'node_modules', 'wasmoon');
+  renameSync(wasmoon, `${wasmoon}.away`);
+  // Whether the dying worker's last answer arrives before it exits varies: three modules, two
+  // calls each (a third crash would disable the module).
+  for (const tool of ['t1', 't2', 't3']) {
+    for (const result of await Promise.all(['a', 'b'].map((text) => host.call(tool, { text })))) {
+      assert.equal(result.status, 'crashed');
+      assert.match(result.content, /a worker could not start: .*wasmoon/);
+    }
+  }
+  renameSync(`${wasmoon}.away`, wasmoon);
+  const result = await host.call('t1', { text: 'back' });
+  assert.deepEqual([result.status, result.content], ['ok', 't1 back']);
+});
