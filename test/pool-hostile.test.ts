@@ -3,17 +3,68 @@
 // listener or start-gate place behind, and no process or thread running.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { ToolHost } from '../core/index.js';
-import { eventually, FIXTURES, ROOT, tempDir } from './helpers.js';
+import { ToolHost, type CallResult } from '../core/index.js';
+import { StartGate, type GateEntry } from '../core/start-gate.js';
+import { WORKER_START_SLOTS } from '../core/worker-pool.js';
+import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
+
+/** The process-wide start gate, seen the first time a pool enters it. */
+const gates = new Set<StartGate>();
+/** Places asked for at any start gate: one per worker start. */
+let gateEntries = 0;
+const enter = Object.getOwnPropertyDescriptor(StartGate.prototype, 'enter')!.value as (this: StartGate) => GateEntry;
+StartGate.prototype.enter = function (this: StartGate) {
+  gates.add(this);
+  gateEntries++;
+  return enter.call(this);
+};
+
+/** Places taken at the start gate and starts waiting there, over every gate seen. */
+function gatePlaces(): { taken: number; waiting: number } {
+  let taken = 0;
+  let waiting = 0;
+  for (const gate of gates) {
+    const inside = gate as unknown as { starting: number; waiting: unknown[] };
+    taken += inside.starting;
+    waiting += inside.waiting.length;
+  }
+  return { taken, waiting };
+}
+
+/** The parts of a module's pool these tests look into. */
+interface PoolInside {
+  threads: unknown[];
+  stats(): { alive: number; busy: number; queued: number };
+  listeners: Map<string, unknown>;
+  retired: Map<string, unknown>;
+  active: Set<unknown>;
+  queue: unknown[];
+  workers: Set<unknown>;
+  free: unknown[];
+  rows: { free: number[]; used: number };
+}
+
+function poolOf(host: ToolHost, module: string): PoolInside {
+  const generation = (host as unknown as { generation: { modulePool(module: string): PoolInside } }).generation;
+  return generation.modulePool(module);
+}
+
+/** Nothing held by a pool whose calls have all ended. */
+function assertDrained(pool: PoolInside): void {
+  assert.deepEqual(
+    { listeners: pool.listeners.size, retired: pool.retired.size, active: pool.active.size, queue: pool.queue.length, rowsOut: pool.rows.used - pool.rows.free.length },
+    { listeners: 0, retired: 0, active: 0, queue: 0, rowsOut: 0 },
+  );
+}
 
 const TOOLS = `
 local function add(registry, name, run, timeout)
   registry:add {
-    name = name, description = name, timeout = timeout or 30,
+    name = name, description = name, timeout = timeout,
     parameters = { type = 'object', properties = { text = { type = 'string' }, seconds = { type = 'string' } } },
     run = run,
   }
@@ -22,6 +73,9 @@ agent.on('discover_tools', function(registry)
   add(registry, 'echo', function(args) return args.text end)
   add(registry, 'spin', function() while true do end end, 0.2)
   add(registry, 'nap', function(args) capture('sleep ' .. args.seconds) return 'woke' end)
+  add(registry, 'spawn_loop', function(args)
+    while true do os.execute('sleep ' .. args.seconds .. ' &') end
+  end)
   add(registry, 'hoard', function()
     local hoard = {}
     while true do hoard[#hoard + 1] = ('x'):rep(65536) .. #hoard end
@@ -51,6 +105,12 @@ function manyModulesConfig(count: number): string {
   }
   writeFileSync(join(dir, 'init.lua'), `${requires.join('\n')}\n`);
   return join(dir, 'init.lua');
+}
+
+function statuses(results: CallResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) counts[result.status] = (counts[result.status] ?? 0) + 1;
+  return counts;
 }
 
 const children = new Set<ReturnType<typeof spawn>>();
@@ -147,4 +207,235 @@ test('a worker whose code fails to load is never handed another call', { timeout
   renameSync(`${wasmoon}.away`, wasmoon);
   const result = await host.call('t1', { text: 'back' });
   assert.deepEqual([result.status, result.content], ['ok', 't1 back']);
+});
+
+/** The module key of toolsConfig's tools. */
+function moduleOf(config: string): string {
+  return realpathSync(config);
+}
+
+test('at maxThreads 1, calls cancelled while they wait leave every other call a worker, and the pool holds nothing after', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1 });
+  const stops: AbortController[] = [];
+  const pending: Promise<CallResult>[] = [];
+  for (let i = 0; i < 40; i++) {
+    const stop = new AbortController();
+    stops.push(stop);
+    pending.push(host.call(i % 4 === 0 ? 'nap' : 'echo', { text: `e${i}`, seconds: '0.05' }, { signal: stop.signal, onLog: () => undefined }));
+  }
+  // Some cancelled at once (still queued), some a little later (running or queued).
+  for (let i = 1; i < 40; i += 3) stops[i]!.abort();
+  setTimeout(() => {
+    for (let i = 2; i < 40; i += 5) stops[i]!.abort();
+  }, 60);
+  const results = await Promise.all(pending);
+  results.forEach((result, i) => {
+    if (result.status === 'cancelled') return;
+    assert.equal(result.status, 'ok', `${i}: ${result.content}`);
+    assert.equal(result.content, i % 4 === 0 ? 'woke' : `e${i}`);
+  });
+  for (let i = 1; i < 40; i += 3) assert.equal(results[i]!.status, 'cancelled');
+  const pool = poolOf(host, moduleOf(config));
+  assertDrained(pool);
+  assert.deepEqual({ ...pool.stats(), alive: 0 }, { alive: 0, busy: 0, queued: 0 });
+});
+
+test('thousands of calls cancelled or timed out leave no row, listener, retired reply or queued job behind', { timeout: 120_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1, maxQueuePerModule: 4096 });
+  await host.call('echo', { text: 'warm' });
+  const ahead = host.call('nap', { seconds: '0.5' });
+  const stops = Array.from({ length: 3000 }, () => new AbortController());
+  const queued = stops.map((stop, i) => host.call('echo', { text: `q${i}` }, { signal: stop.signal, onLog: () => undefined }));
+  const pool = poolOf(host, moduleOf(config));
+  assert.equal(pool.stats().queued, 3000);
+  for (const stop of stops) stop.abort();
+  assert.deepEqual(statuses(await Promise.all(queued)), { cancelled: 3000 });
+  assert.equal((await ahead).status, 'ok');
+  const spins = [];
+  for (let i = 0; i < 10; i++) spins.push(await host.call('spin', {}, { onLog: () => undefined }));
+  assert.deepEqual(statuses(spins), { timeout: 10 });
+  assertDrained(pool);
+  assert.equal((await host.call('echo', { text: 'still' })).content, 'still');
+});
+
+test('a call that times out while its cold worker loads the config ends as a timeout; the next call, once loading is quick, runs', { timeout: 60_000 }, async () => {
+  const slowFile = join(tempDir(), 'slow');
+  const config = toolsConfig(slowFile);
+  const host = await startHost(config, { maxThreadsPerModule: 2, loadTimeoutMs: 300, timeoutMs: 200 });
+  writeFileSync(slowFile, '');
+  const stop = new AbortController();
+  const [timedOut, cancelled] = await Promise.all([host.call('echo', { text: 'slow' }), host.call('echo', { text: 'cancelled' }, { signal: stop.signal }), new Promise((resolve) => setTimeout(resolve, 150)).then(() => stop.abort())]);
+  assert.equal(timedOut.status, 'timeout', timedOut.content);
+  assert.equal(cancelled.status, 'cancelled', cancelled.content);
+  rmSync(slowFile);
+  const result = await host.call('echo', { text: 'quick' });
+  assert.deepEqual([result.status, result.content], ['ok', 'quick']);
+  assertDrained(poolOf(host, moduleOf(config)));
+});
+
+test('a worker that retires after running out of memory hands over its reply, and the call queued behind it gets a new worker', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1, memoryLimitBytes: 16 * 1024 * 1024 });
+  const [hoard, echo] = await Promise.all([host.call('hoard', {}), host.call('echo', { text: 'after' })]);
+  assert.equal(hoard.status, 'error');
+  assert.match(hoard.content, /memory/);
+  assert.deepEqual([echo.status, echo.content], ['ok', 'after']);
+  assertDrained(poolOf(host, moduleOf(config)));
+});
+
+test('idle reaping racing new calls: every call runs, on a worker kept or a new one', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2, idleTimeoutMs: 5 });
+  const results: CallResult[] = [];
+  for (let i = 0; i < 60; i++) {
+    await new Promise((resolve) => setTimeout(resolve, i % 7));
+    results.push(...(await Promise.all([host.call('echo', { text: `${i}a` }), host.call('echo', { text: `${i}b` })])));
+  }
+  results.forEach((result, i) => assert.equal(result.content, `${Math.floor(i / 2)}${i % 2 === 0 ? 'a' : 'b'}`));
+  assertDrained(poolOf(host, moduleOf(config)));
+});
+
+test('a reload while calls are queued: they finish on the generation they were queued on, which then closes', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1 });
+  const old = poolOf(host, moduleOf(config));
+  const pending = [host.call('nap', { seconds: '0.3' }), ...Array.from({ length: 5 }, (_, i) => host.call('echo', { text: `old ${i}` }))];
+  writeFileSync(config, TOOLS.replace('return args.text', "return 'new ' .. args.text"));
+  assert.equal((await host.reload()).ok, true);
+  const fresh = host.call('echo', { text: 'call' });
+  assert.deepEqual((await Promise.all(pending)).map((result) => result.content), ['woke', 'old 0', 'old 1', 'old 2', 'old 3', 'old 4']);
+  assert.equal((await fresh).content, 'new call');
+  assert.ok(await eventually(() => old.workers.size === 0 && old.threads.length === 0), 'the old generation closed its workers');
+  assertDrained(old);
+});
+
+test('close() while workers are still starting cancels every call and leaves no start-gate place taken', { timeout: 60_000 }, async () => {
+  const host = await startHost(manyModulesConfig(8), { maxThreadsPerModule: 2 });
+  const pending = Array.from({ length: 8 }, (_, i) => host.call(`t${i + 1}`, { text: 'x' }));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  await host.close();
+  assert.deepEqual(statuses(await Promise.all(pending)), { cancelled: 8 });
+  assert.equal(host.stats().stuckThreads, 0);
+  assert.ok(await eventually(() => gatePlaces().taken === 0 && gatePlaces().waiting === 0), JSON.stringify(gatePlaces()));
+});
+
+test('stats() under load: busy never above alive nor maxThreads, queued never above maxQueue, all back to zero after', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2, maxQueuePerModule: 8 });
+  const wrong: string[] = [];
+  let inFlight = 0;
+  const sampler = setInterval(() => {
+    const stats = host.stats().modules[moduleOf(config)];
+    if (stats === undefined) return;
+    const { alive, busy, queued } = stats;
+    if (busy > alive || alive > 2 || queued > 8 || busy + queued > inFlight || busy < 0 || queued < 0) wrong.push(JSON.stringify({ alive, busy, queued, inFlight }));
+  }, 2);
+  const call = async (i: number): Promise<CallResult> => {
+    inFlight++;
+    const stop = new AbortController();
+    if (i % 3 === 0) setTimeout(() => stop.abort(), i % 20);
+    try {
+      return await host.call(i % 5 === 0 ? 'nap' : 'echo', { text: `${i}`, seconds: '0.02' }, { signal: stop.signal });
+    } finally {
+      inFlight--;
+    }
+  };
+  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => call(i)));
+  clearInterval(sampler);
+  assert.deepEqual(wrong, []);
+  for (const result of results) assert.ok(['ok', 'cancelled', 'busy'].includes(result.status), `${result.status}: ${result.content}`);
+  assert.ok(results.some((result) => result.status === 'busy'), 'past maxQueue, calls are refused');
+  const { busy, queued } = host.stats().modules[moduleOf(config)]!;
+  assert.deepEqual({ busy, queued }, { busy: 0, queued: 0 });
+});
+
+test('cancels racing replies: each call is its answer or cancelled, never another call\'s, and the pool is whole after', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2 });
+  await host.call('echo', { text: 'warm' });
+  const results = await Promise.all(
+    Array.from({ length: 240 }, (_, i) => {
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), i % 12);
+      return host.call('echo', { text: `r${i}` }, { signal: stop.signal });
+    }),
+  );
+  results.forEach((result, i) => assert.ok(result.status === 'cancelled' || (result.status === 'ok' && result.content === `r${i}`), `${i}: ${result.status} ${result.content}`));
+  assertDrained(poolOf(host, moduleOf(config)));
+  assert.equal((await host.call('echo', { text: 'whole' })).content, 'whole');
+});
+
+test('a call cancelled while it starts processes as fast as it can leaves none behind', { timeout: 120_000 }, async () => {
+  const host = await startHost(toolsConfig(), { maxThreadsPerModule: 2 });
+  const rounds = Array.from({ length: 24 }, () => uniqueSeconds());
+  for (const [i, seconds] of rounds.entries()) {
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 5 + (i % 8) * 6);
+    const result = await host.call('spawn_loop', { seconds }, { signal: stop.signal });
+    assert.ok(['cancelled', 'error'].includes(result.status), `${result.status}: ${result.content}`);
+  }
+  const left = (): string[] => rounds.flatMap((seconds) => liveProcesses(`sleep ${seconds}`));
+  assert.ok(await eventually(() => left().length === 0), left().join('\n'));
+});
+
+test(`${200} workers started and ended every way leave every start-gate place free: a burst of first calls after still all run`, { timeout: 240_000 }, async () => {
+  const slowFile = join(tempDir(), 'slow');
+  const config = toolsConfig(slowFile);
+  const options = { maxThreadsPerModule: 2, loadTimeoutMs: 300, timeoutMs: 300, idleTimeoutMs: 20, memoryLimitBytes: 16 * 1024 * 1024 };
+  const host = await startHost(config, options);
+  const pool = poolOf(host, moduleOf(config));
+  const many = await startHost(manyModulesConfig(40), { maxThreadsPerModule: 1 });
+  const first = gateEntries;
+  let kills = 0;
+  const ways: (() => Promise<unknown>)[] = [
+    // Cancelled while its worker starts.
+    () => Promise.all([0, 1].map(() => {
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), Math.random() * 30);
+      return host.call('echo', { text: 'x' }, { signal: stop.signal });
+    })),
+    // Timed out running; then left idle until reaped.
+    () => host.call('spin', {}).then(() => new Promise((resolve) => setTimeout(resolve, 60))),
+    // Timed out while loading the config.
+    async () => {
+      writeFileSync(slowFile, '');
+      await host.call('echo', { text: 'x' });
+      rmSync(slowFile);
+    },
+    // Retired after running out of memory.
+    () => host.call('hoard', {}),
+    // Killed from outside (a crash), once per module of `many`.
+    async () => {
+      const module = (kills++ % 40) + 1;
+      const pending = many.call(`t${module}`, { text: 'x' });
+      const target = poolOf(many, Object.keys(many.stats().modules).find((name) => name.endsWith(`m${module}.lua`)) ?? '');
+      await eventually(() => target.threads.length > 0, 5000);
+      for (const thread of target.threads as { terminate(): Promise<number> }[]) void thread.terminate();
+      await pending;
+    },
+    // Cancelled while waiting at the gate behind other starts.
+    () => {
+      const stop = new AbortController();
+      const pending = Promise.all([1, 2, 3, 4, 5, 6].map((i) => many.call(`t${((gateEntries + i * 7) % 40) + 1}`, { text: 'x' }, { signal: stop.signal })));
+      setTimeout(() => stop.abort(), 10);
+      return pending;
+    },
+    // A whole host closed while its workers start.
+    async () => {
+      const closing = await ToolHost.start({ config, stateDir: tempDir(), ...options });
+      const pending = closing.call('echo', { text: 'x' });
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
+      await closing.close();
+      await pending;
+    },
+  ];
+  for (let i = 0; gateEntries - first < 200; i++) await ways[i % ways.length]!();
+  assert.ok(await eventually(() => gatePlaces().taken === 0 && gatePlaces().waiting === 0), JSON.stringify(gatePlaces()));
+  assertDrained(pool);
+  const burst = await startHost(manyModulesConfig(3 * WORKER_START_SLOTS), { maxThreadsPerModule: 1 });
+  const results = await Promise.all(Array.from({ length: 3 * WORKER_START_SLOTS }, (_, i) => burst.call(`t${i + 1}`, { text: 'burst' })));
+  results.forEach((result, i) => assert.deepEqual([result.status, result.content], ['ok', `t${i + 1} burst`]));
+  assert.ok(await eventually(() => gatePlaces().taken === 0), JSON.stringify(gatePlaces()));
 });
