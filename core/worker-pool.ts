@@ -156,8 +156,9 @@ export class WorkerPool implements PoolWorkerEvents {
     this.workerConfig = { ...options.config, taskTable: this.rows.table.buffer, taskTableEpochMs: this.rows.table.epochMs, cpuSlots: options.cpuSlots.buffer };
   }
 
+  /** Whether a task now would wait past maxQueue: the tasks a starting worker will take do not count. */
   get queueFull(): boolean {
-    return this.queue.length >= this.options.maxQueue;
+    return this.queue.length - this.gateWaits >= this.options.maxQueue;
   }
 
   /** The pool's live worker threads. */
