@@ -257,10 +257,10 @@ export class WorkerPool implements PoolWorkerEvents {
     });
   }
 
-  up(_worker: PoolWorker, port: MessagePort): void {
+  up(worker: PoolWorker, port: MessagePort): void {
     this.startFailures = 0;
     this.settleCameUp();
-    this.exposeEvents(port);
+    this.exposeEvents(port, worker);
   }
 
   started(worker: PoolWorker): void {
@@ -391,7 +391,7 @@ export class WorkerPool implements PoolWorkerEvents {
     clearTimeout(timer);
   }
 
-  private exposeEvents(port: MessagePort): void {
+  private exposeEvents(port: MessagePort, worker: PoolWorker): void {
     const router: WorkerEvents = {
       log: (callId, texts) => {
         const listener = this.listeners.get(callId);
@@ -399,7 +399,10 @@ export class WorkerPool implements PoolWorkerEvents {
       },
       title: (callId, text) => this.listeners.get(callId)?.title(text),
       snapshot: (callId, bytes) => this.listeners.get(callId)?.snapshot(bytes),
-      retire: (callId, reply) => void this.retired.set(callId, reply),
+      // Kept only for a task still running: one already ended (its deadline came first) never reads it.
+      retire: (callId, reply) => {
+        if ((worker.task as Job | undefined)?.isEnded === false) this.retired.set(callId, reply);
+      },
     };
     expose(router, nodeEndpoint(port));
     // The port must not keep the host alive once its worker is gone.

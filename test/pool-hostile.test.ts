@@ -449,3 +449,22 @@ test('maxQueue counts the calls waiting for a busy worker, not those whose worke
   assert.deepEqual(cold.map((result) => result.status), warm.map((result) => result.status));
   assert.deepEqual(statuses(cold), { ok: 3, busy: 1 });
 });
+
+test('a reply handed over by a retiring worker after its call timed out is not kept', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1, memoryLimitBytes: 16 * 1024 * 1024, timeoutMs: 300 });
+  const pool = poolOf(host, moduleOf(config));
+  for (let round = 0; round < 3; round++) {
+    await host.call('echo', { text: 'a warm worker' });
+    const pending = host.call('hoard', {});
+    // The host's thread is busy while the worker runs out of memory and hands its reply over: on
+    // the next turn of the event loop the deadline sweep (a timer) comes before the handed-over
+    // reply (a message).
+    setImmediate(() => {
+      const until = Date.now() + 1000;
+      while (Date.now() < until);
+    });
+    assert.ok(['timeout', 'error'].includes((await pending).status));
+  }
+  assertDrained(pool);
+});
