@@ -53,10 +53,18 @@ export class PoolWorker {
     return this.thread.threadId;
   }
 
-  /** Hands the thread `task`; `owner` is what the pool finds in `task` until it ends. */
-  run(task: WorkerTask, owner: object): void {
+  /**
+   * Hands the thread `task`; `owner` is what the pool finds in `task` until it ends. Returns the
+   * error, and takes nothing on, when the task cannot be sent (a value structured clone refuses).
+   */
+  run(task: WorkerTask, owner: object): Error | undefined {
+    try {
+      this.thread.postMessage(task);
+    } catch (error) {
+      return error as Error;
+    }
     this.task = owner;
-    this.thread.postMessage(task);
+    return undefined;
   }
 
   /** The thread is free. */

@@ -88,7 +88,7 @@ function replyTo<T extends PoolTask>(_task: T, reply: WorkerReply): TaskReplies[
 }
 
 /** How a job ended, before the pool reads it as a TaskOutcome. */
-type JobEnd = { reply: WorkerReply } | { error: string } | { stopped: 'timeout' | 'cancelled' } | { crashed: string };
+type JobEnd = { reply: WorkerReply } | { error: string } | { stopped: 'timeout' | 'cancelled' } | { crashed: string } | { unsent: Error };
 
 /** One task from when it is handed to the pool until it ends; a warming task has no row nor limits. */
 class Job {
@@ -172,7 +172,10 @@ export class WorkerPool implements PoolWorkerEvents {
     return () => this.listeners.delete(callId);
   }
 
-  /** Runs one task within its limits. Never throws: how the task ended is the outcome. */
+  /**
+   * Runs one task within its limits. Never throws, but for a task no worker can be sent (the
+   * host's arguments hold a function, say): how the task ended is the outcome.
+   */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     if (this.closed) return { kind: 'cancelled' };
     const row = this.rows.acquire();
@@ -197,6 +200,7 @@ export class WorkerPool implements PoolWorkerEvents {
       this.retired.delete(task.context.callId);
       if (retired !== undefined) return { kind: 'done', value: replyTo(task, retired) };
     }
+    if ('unsent' in end) throw end.unsent;
     if ('reply' in end) return { kind: 'done', value: replyTo(task, end.reply) };
     if ('stopped' in end) return { kind: end.stopped };
     return { kind: 'crashed', message: 'error' in end ? end.error : end.crashed };
@@ -234,8 +238,12 @@ export class WorkerPool implements PoolWorkerEvents {
     while (this.queue.length > 0 && this.free.length > 0) {
       const worker = this.free.pop()!;
       const job = this.queue.shift()!;
-      job.worker = worker;
-      worker.run(job.task, job);
+      const unsent = worker.run(job.task, job);
+      if (unsent === undefined) job.worker = worker;
+      else {
+        this.free.push(worker);
+        job.end({ unsent });
+      }
     }
     while (!this.closed && this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
       this.requestStart();

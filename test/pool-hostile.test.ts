@@ -468,3 +468,20 @@ test('a reply handed over by a retiring worker after its call timed out is not k
   }
   assertDrained(pool);
 });
+
+for (const pool of ['cold', 'warm'] as const) {
+  test(`arguments a worker cannot be sent (a function) fail that call alone, on a ${pool} pool: the host lives and the next call runs`, { timeout: 60_000 }, async () => {
+    const config = toolsConfig();
+    const host = await startHost(config, { maxThreadsPerModule: 1 });
+    if (pool === 'warm') await host.call('echo', { text: 'warm' });
+    const refused = await host.call('echo', { text: 'x', callback: () => 1 });
+    assert.equal(refused.status, 'error');
+    assert.match(refused.content, /could not be cloned/);
+    const [queued, unsendable] = await Promise.all([host.call('nap', { seconds: '0.1' }), host.call('echo', { text: 'x', callback: () => 1 })]);
+    assert.deepEqual([queued.status, unsendable.status], ['ok', 'error']);
+    const result = await host.call('echo', { text: 'next' });
+    assert.deepEqual([result.status, result.content], ['ok', 'next']);
+    assertDrained(poolOf(host, moduleOf(config)));
+    assert.equal(host.stats().modules[moduleOf(config)]!.crashes, 0);
+  });
+}
