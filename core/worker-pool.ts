@@ -94,6 +94,8 @@ type JobEnd = { reply: WorkerReply } | { error: string } | { stopped: 'timeout' 
 class Job {
   /** The worker running it, once one took it. */
   worker: PoolWorker | undefined;
+  /** When it was handed to that worker (Date.now()). */
+  handedAt: number | undefined;
   isEnded = false;
   readonly ended: Promise<JobEnd>;
   private settle!: (end: JobEnd) => void;
@@ -239,8 +241,10 @@ export class WorkerPool implements PoolWorkerEvents {
       const worker = this.free.pop()!;
       const job = this.queue.shift()!;
       const unsent = worker.run(job.task, job);
-      if (unsent === undefined) job.worker = worker;
-      else {
+      if (unsent === undefined) {
+        job.worker = worker;
+        job.handedAt = Date.now();
+      } else {
         this.free.push(worker);
         job.end({ unsent });
       }
@@ -355,8 +359,9 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /**
    * Stops the tasks past their deadline, reading each row's stamps: a task still waiting for a
-   * worker waits on; one being loaded for gets the cold-start allowance; else its own time runs
-   * from when it started. One interval serves every task (a timer per call cost a warm call more
+   * worker waits on; one being loaded for gets the cold-start allowance (counted from when its
+   * worker was handed it, until that worker picks it up: a thread stuck loading its own code never
+   * does); else its own time runs from when it started. One interval serves every task (a timer per call cost a warm call more
    * than the check does), and ends once none is left.
    */
   private sweepDeadlines(): void {
@@ -370,7 +375,8 @@ export class WorkerPool implements PoolWorkerEvents {
       const { timeoutMs, coldStartMs = 0 } = job.limits!;
       const started = this.rows.table.stampOf(job.row, 'started');
       const picked = this.rows.table.stampOf(job.row, 'picked');
-      const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
+      const loadingSince = picked ?? job.handedAt;
+      const deadline = started !== undefined ? started + timeoutMs : loadingSince !== undefined ? loadingSince + coldStartMs + timeoutMs : undefined;
       if (deadline !== undefined && now >= deadline) this.stop(job, 'timeout');
     }
   }

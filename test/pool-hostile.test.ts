@@ -3,7 +3,7 @@
 // listener or start-gate place behind, and no process or thread running.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, cpSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,16 +12,21 @@ import { StartGate, type GateEntry } from '../core/start-gate.js';
 import { WORKER_START_SLOTS } from '../core/worker-pool.js';
 import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
 
-/** The process-wide start gate, seen the first time a pool enters it. */
+/** The process-wide start gates (this build's, and a copied install's), each seen the first time a pool enters it. */
 const gates = new Set<StartGate>();
 /** Places asked for at any start gate: one per worker start. */
 let gateEntries = 0;
-const enter = Object.getOwnPropertyDescriptor(StartGate.prototype, 'enter')!.value as (this: StartGate) => GateEntry;
-StartGate.prototype.enter = function (this: StartGate) {
-  gates.add(this);
-  gateEntries++;
-  return enter.call(this);
-};
+
+/** Watches the gates of `gateClass` (StartGate as a build of moonpool loaded it). */
+function watchGates(gateClass: typeof StartGate): void {
+  const enter = Object.getOwnPropertyDescriptor(gateClass.prototype, 'enter')!.value as (this: StartGate) => GateEntry;
+  gateClass.prototype.enter = function (this: StartGate) {
+    gates.add(this);
+    gateEntries++;
+    return enter.call(this);
+  };
+}
+watchGates(StartGate);
 
 /** Places taken at the start gate and starts waiting there, over every gate seen. */
 function gatePlaces(): { taken: number; waiting: number } {
@@ -485,3 +490,35 @@ for (const pool of ['cold', 'warm'] as const) {
     assert.equal(host.stats().modules[moduleOf(config)]!.crashes, 0);
   });
 }
+
+test('a worker stuck in a system call while it loads its own code (its file a FIFO, as on a hung mount) times its call out and gives back its start-gate place', { timeout: 60_000 }, async () => {
+  const install = tempDir();
+  cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
+  for (const name of ['workers', 'node_modules', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
+  watchGates(((await import(pathToFileURL(join(install, 'dist', 'core', 'start-gate.js')).href)) as { StartGate: typeof StartGate }).StartGate);
+  const core = (await import(pathToFileURL(join(install, 'dist', 'core', 'index.js')).href)) as { ToolHost: typeof ToolHost };
+  const host = await core.ToolHost.start({ config: toolsConfig(), stateDir: tempDir(), maxThreadsPerModule: 1, loadTimeoutMs: 300, timeoutMs: 300 });
+  after(() => host.close());
+  const entry = join(install, 'dist', 'workers', 'lua-worker-entry.cjs');
+  renameSync(entry, `${entry}.away`);
+  execFileSync('mkfifo', [entry]);
+  const unblock = (): void => {
+    // A writer that opens and closes gives the reader its end of file: the stuck thread goes on, and exits.
+    try {
+      closeSync(openSync(entry, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      // No reader left.
+    }
+  };
+  after(unblock);
+  const stuck = await host.call('echo', { text: 'x' });
+  assert.equal(stuck.status, 'timeout', stuck.content);
+  assert.ok(await eventually(() => gatePlaces().taken === 0), JSON.stringify(gatePlaces()));
+  assert.ok(await eventually(() => host.stats().stuckThreads === 1));
+  unblock();
+  rmSync(entry);
+  renameSync(`${entry}.away`, entry);
+  const result = await host.call('echo', { text: 'back' });
+  assert.deepEqual([result.status, result.content], ['ok', 'back']);
+  assert.ok(await eventually(() => host.stats().stuckThreads === 0));
+});
