@@ -273,6 +273,8 @@ export class WorkerPool implements PoolWorkerEvents {
     this.startFailures = 0;
     this.settleCameUp();
     this.exposeEvents(port, worker);
+    // Without a task (the one it was started for could not be sent), its start is over.
+    if (worker.task === undefined) this.leaveStartGate(worker);
   }
 
   started(worker: PoolWorker): void {

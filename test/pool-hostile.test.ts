@@ -482,6 +482,8 @@ for (const pool of ['cold', 'warm'] as const) {
     const refused = await host.call('echo', { text: 'x', callback: () => 1 });
     assert.equal(refused.status, 'error');
     assert.match(refused.content, /could not be cloned/);
+    // The worker started for it, left without a task, holds no place at the start gate.
+    assert.ok(await eventually(() => gatePlaces().taken === 0), JSON.stringify(gatePlaces()));
     const [queued, unsendable] = await Promise.all([host.call('nap', { seconds: '0.1' }), host.call('echo', { text: 'x', callback: () => 1 })]);
     assert.deepEqual([queued.status, unsendable.status], ['ok', 'error']);
     const result = await host.call('echo', { text: 'next' });
