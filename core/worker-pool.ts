@@ -76,6 +76,9 @@ export interface TaskLimits {
   signal?: CancelSignal | undefined;
 }
 
+/** The longest delay a Node timer keeps (a longer one fires at once, with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** How often running tasks' deadlines are checked: a timeout ends at most this much late. */
 const DEADLINE_SWEEP_MS = 50;
 
@@ -307,7 +310,7 @@ export class WorkerPool implements PoolWorkerEvents {
     worker.idle(now);
     this.free.push(worker);
     this.dispatch();
-    if (worker.task === undefined) this.idleReaper ??= setTimeout(() => this.reapIdle(), this.options.idleTimeoutMs).unref();
+    if (worker.task === undefined && this.idleReaper === undefined) this.reapIn(this.options.idleTimeoutMs);
   }
 
   /** Ends the workers idle for the idle timeout; checks again when the next one will have been. */
@@ -320,7 +323,12 @@ export class WorkerPool implements PoolWorkerEvents {
       if (due <= now) this.dismiss(worker);
       else nextDue = Math.min(nextDue, due);
     }
-    if (nextDue !== Infinity) this.idleReaper = setTimeout(() => this.reapIdle(), nextDue - now).unref();
+    if (nextDue !== Infinity) this.reapIn(nextDue - now);
+  }
+
+  /** Reaps idle workers in `delayMs`, or sooner (to look again) past what a timer keeps. */
+  private reapIn(delayMs: number): void {
+    this.idleReaper = setTimeout(() => this.reapIdle(), Math.min(delayMs, MAX_TIMER_MS)).unref();
   }
 
   /** Terminates a worker, which leaves the pool at once (a thread stuck in a system call may exit late). */

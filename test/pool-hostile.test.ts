@@ -524,3 +524,18 @@ test('a worker stuck in a system call while it loads its own code (its file a FI
   assert.deepEqual([result.status, result.content], ['ok', 'back']);
   assert.ok(await eventually(() => host.stats().stuckThreads === 0));
 });
+
+test('an idle timeout longer than a timer can wait (about 25 days) keeps its idle worker without waking every millisecond', { timeout: 60_000 }, async () => {
+  let overflows = 0;
+  const onWarning = (warning: Error): void => {
+    if (warning.name === 'TimeoutOverflowWarning') overflows++;
+  };
+  process.on('warning', onWarning);
+  after(() => process.off('warning', onWarning));
+  const config = toolsConfig();
+  const host = await startHost(config, { idleTimeoutMs: 30 * 24 * 3600 * 1000 });
+  assert.equal((await host.call('echo', { text: 'x' })).content, 'x');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(overflows, 0);
+  assert.equal(poolOf(host, moduleOf(config)).stats().alive, 1);
+});
