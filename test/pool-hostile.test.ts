@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ToolHost, type CallResult } from '../core/index.js';
+import { encodeMsgpack } from '../core/msgpack-codec.js';
 import { StartGate, type GateEntry } from '../core/start-gate.js';
 import { WORKER_START_SLOTS } from '../core/worker-pool.js';
 import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
@@ -472,6 +473,18 @@ test('a reply handed over by a retiring worker after its call timed out is not k
     assert.ok(['timeout', 'error'].includes((await pending).status));
   }
   assertDrained(pool);
+});
+
+test('a render view a worker cannot be sent fails that render alone: more of them than inspect workers leave render working', { timeout: 60_000 }, async () => {
+  const host = await startHost('snapshots');
+  const state = encodeMsgpack({ phase: 'p', rows: [] });
+  const view = { width: 60, height: 10, expand: false };
+  for (let i = 0; i < 6; i++) {
+    const refused = await host.render('spin_showing', state, { ...view, onResize: () => undefined } as typeof view);
+    assert.equal(refused.ok, false);
+    assert.match(refused.ok ? '' : (refused.reason ?? ''), /render could not run: .*could not be cloned/);
+  }
+  assert.deepEqual(await host.render('spin_showing', state, view), { ok: true, lines: ['p at width 60'] });
 });
 
 for (const pool of ['cold', 'warm'] as const) {
