@@ -371,8 +371,8 @@ export class WorkerPool implements PoolWorkerEvents {
    * Stops the tasks past their deadline, reading each row's stamps: a task still waiting for a
    * worker waits on; one being loaded for gets the cold-start allowance (counted from when its
    * worker was handed it, until that worker picks it up: a thread stuck loading its own code never
-   * does); else its own time runs from when it started. One interval serves every task (a timer per call cost a warm call more
-   * than the check does), and ends once none is left.
+   * does); else its own time runs from when it started. One interval serves every task (a timer
+   * per call cost a warm call more than the check does), and ends once none is left.
    */
   private sweepDeadlines(): void {
     if (this.active.size === 0) {
