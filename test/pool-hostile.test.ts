@@ -50,7 +50,6 @@ interface PoolInside {
   active: Set<unknown>;
   queue: unknown[];
   workers: Set<unknown>;
-  free: unknown[];
   rows: { free: number[]; used: number };
 }
 
@@ -172,12 +171,25 @@ for (const how of ['times out', 'is cancelled'] as const) {
   });
 }
 
-test('a worker file missing fails the calls waiting with why; once the file is back, calls run again', { timeout: 60_000 }, async () => {
+/**
+ * A copy of this build in a directory of its own, whose files a test may take away: `dist/` copied,
+ * the rest linked (`node_modules` package by package, so that one package can be taken away).
+ * Returns the copy's directory and its ToolHost; the copy's own start gate is watched.
+ */
+async function copiedInstall(): Promise<{ install: string; ToolHost: typeof ToolHost }> {
   const install = tempDir();
   cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
-  for (const name of ['workers', 'node_modules', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
-  const core = (await import(pathToFileURL(join(install, 'dist', 'core', 'index.js')).href)) as { ToolHost: typeof ToolHost };
-  const host = await core.ToolHost.start({ config: toolsConfig(), stateDir: tempDir(), maxThreadsPerModule: 1 });
+  mkdirSync(join(install, 'node_modules'));
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules', name), join(install, 'node_modules', name));
+  for (const name of ['workers', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
+  const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(join(install, 'dist', 'core', file)).href)) as T;
+  watchGates((await load<{ StartGate: typeof StartGate }>('start-gate.js')).StartGate);
+  return { install, ToolHost: (await load<{ ToolHost: typeof ToolHost }>('index.js')).ToolHost };
+}
+
+test('a worker file missing fails the calls waiting with why; once the file is back, calls run again', { timeout: 60_000 }, async () => {
+  const { install, ToolHost: CopiedHost } = await copiedInstall();
+  const host = await CopiedHost.start({ config: toolsConfig(), stateDir: tempDir(), maxThreadsPerModule: 1 });
   after(() => host.close());
   const entry = join(install, 'dist', 'workers', 'lua-worker-entry.cjs');
   renameSync(entry, `${entry}.away`);
@@ -192,13 +204,8 @@ test('a worker file missing fails the calls waiting with why; once the file is b
 });
 
 test('a worker whose code fails to load is never handed another call', { timeout: 60_000 }, async () => {
-  const install = tempDir();
-  cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
-  mkdirSync(join(install, 'node_modules'));
-  for (const name of readdirSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules', name), join(install, 'node_modules', name));
-  for (const name of ['workers', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
-  const core = (await import(pathToFileURL(join(install, 'dist', 'core', 'index.js')).href)) as { ToolHost: typeof ToolHost };
-  const host = await core.ToolHost.start({ config: manyModulesConfig(3), stateDir: tempDir(), maxThreadsPerModule: 1 });
+  const { install, ToolHost: CopiedHost } = await copiedInstall();
+  const host = await CopiedHost.start({ config: manyModulesConfig(3), stateDir: tempDir(), maxThreadsPerModule: 1 });
   after(() => host.close());
   const wasmoon = join(install, 'node_modules', 'wasmoon');
   renameSync(wasmoon, `${wasmoon}.away`);
@@ -507,12 +514,8 @@ for (const pool of ['cold', 'warm'] as const) {
 }
 
 test('a worker stuck in a system call while it loads its own code (its file a FIFO, as on a hung mount) times its call out and gives back its start-gate place', { timeout: 60_000 }, async () => {
-  const install = tempDir();
-  cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
-  for (const name of ['workers', 'node_modules', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
-  watchGates(((await import(pathToFileURL(join(install, 'dist', 'core', 'start-gate.js')).href)) as { StartGate: typeof StartGate }).StartGate);
-  const core = (await import(pathToFileURL(join(install, 'dist', 'core', 'index.js')).href)) as { ToolHost: typeof ToolHost };
-  const host = await core.ToolHost.start({ config: toolsConfig(), stateDir: tempDir(), maxThreadsPerModule: 1, loadTimeoutMs: 300, timeoutMs: 300 });
+  const { install, ToolHost: CopiedHost } = await copiedInstall();
+  const host = await CopiedHost.start({ config: toolsConfig(), stateDir: tempDir(), maxThreadsPerModule: 1, loadTimeoutMs: 300, timeoutMs: 300 });
   after(() => host.close());
   const entry = join(install, 'dist', 'workers', 'lua-worker-entry.cjs');
   renameSync(entry, `${entry}.away`);
