@@ -53,10 +53,18 @@ export class PoolWorker {
     return this.thread.threadId;
   }
 
-  /** Hands the thread `task`; `owner` is what the pool finds in `task` until it ends. */
-  run(task: WorkerTask, owner: object): void {
+  /**
+   * Hands the thread `task`; `owner` is what the pool finds in `task` until it ends. Returns the
+   * error, and takes nothing on, when the task cannot be sent (a value structured clone refuses).
+   */
+  run(task: WorkerTask, owner: object): Error | undefined {
+    try {
+      this.thread.postMessage(task);
+    } catch (error) {
+      return error as Error;
+    }
     this.task = owner;
-    this.thread.postMessage(task);
+    return undefined;
   }
 
   /** The thread is free. */
@@ -73,7 +81,11 @@ export class PoolWorker {
   }
 
   private onMessage(message: WorkerMessage): void {
-    if ('reply' in message || 'error' in message) return this.events.done(this, message);
+    if ('reply' in message || 'error' in message) {
+      // A worker told to stop (its code failed to load, say) is not free again: its task ends with its exit.
+      if (!this.isStopping) this.events.done(this, message);
+      return;
+    }
     if (WORKER_STARTED_KEY in message) return this.events.started(this);
     if (EVENTS_PORT_KEY in message) {
       this.isUp = true;

@@ -77,6 +77,9 @@ export interface TaskLimits {
   signal?: CancelSignal | undefined;
 }
 
+/** The longest delay a Node timer keeps (a longer one fires at once, with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** How often running tasks' deadlines are checked: a timeout ends at most this much late. */
 const DEADLINE_SWEEP_MS = 50;
 
@@ -89,12 +92,14 @@ function replyTo<T extends PoolTask>(_task: T, reply: WorkerReply): TaskReplies[
 }
 
 /** How a job ended, before the pool reads it as a TaskOutcome. */
-type JobEnd = { reply: WorkerReply } | { error: string } | { stopped: 'timeout' | 'cancelled' } | { crashed: string };
+type JobEnd = { reply: WorkerReply } | { error: string } | { stopped: 'timeout' | 'cancelled' } | { crashed: string } | { unsent: Error };
 
 /** One task from when it is handed to the pool until it ends. */
 class Job {
   /** The worker running it, once one took it. */
   worker: PoolWorker | undefined;
+  /** When it was handed to that worker (Date.now()). */
+  handedAt: number | undefined;
   isEnded = false;
   readonly ended: Promise<JobEnd>;
   private settle!: (end: JobEnd) => void;
@@ -157,8 +162,9 @@ export class WorkerPool implements PoolWorkerEvents {
     this.workerConfig = { ...options.config, taskTable: this.rows.table.buffer, taskTableEpochMs: this.rows.table.epochMs, cpuSlots: options.cpuSlots.buffer };
   }
 
+  /** Whether a task now would wait past maxQueue: the tasks a starting worker will take do not count. */
   get queueFull(): boolean {
-    return this.queue.length >= this.options.maxQueue;
+    return this.queue.length - this.gateWaits >= this.options.maxQueue;
   }
 
   /** The pool's live worker threads. */
@@ -172,7 +178,10 @@ export class WorkerPool implements PoolWorkerEvents {
     return () => this.listeners.delete(callId);
   }
 
-  /** Runs one task within its limits. Never throws: how the task ended is the outcome. */
+  /**
+   * Runs one task within its limits. Never throws, but for a task no worker can be sent (the
+   * host's arguments hold a function, say): how the task ended is the outcome.
+   */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     if (this.closed) return { kind: 'cancelled' };
     const row = this.rows.acquire();
@@ -197,6 +206,7 @@ export class WorkerPool implements PoolWorkerEvents {
       this.retired.delete(task.context.callId);
       if (retired !== undefined) return { kind: 'done', value: replyTo(task, retired) };
     }
+    if ('unsent' in end) throw end.unsent;
     if ('reply' in end) return { kind: 'done', value: replyTo(task, end.reply) };
     if ('stopped' in end) return { kind: end.stopped };
     return { kind: 'crashed', message: 'error' in end ? end.error : end.crashed };
@@ -225,6 +235,9 @@ export class WorkerPool implements PoolWorkerEvents {
       this.dismiss(worker);
     }
     job.end({ stopped: why });
+    // Its worker left the pool now, not when its thread exits (one stuck in a system call never
+    // may): a job waiting gets a worker started at once.
+    if (worker !== undefined) this.dispatch();
   }
 
   /** Hands waiting jobs to free workers, and starts workers for the jobs left waiting. */
@@ -232,8 +245,14 @@ export class WorkerPool implements PoolWorkerEvents {
     while (this.queue.length > 0 && this.free.length > 0) {
       const worker = this.free.pop()!;
       const job = this.queue.shift()!;
-      job.worker = worker;
-      worker.run(job.task, job);
+      const unsent = worker.run(job.task, job);
+      if (unsent === undefined) {
+        job.worker = worker;
+        job.handedAt = Date.now();
+      } else {
+        this.free.push(worker);
+        job.end({ unsent });
+      }
     }
     while (!this.closed && this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
       this.requestStart();
@@ -263,10 +282,12 @@ export class WorkerPool implements PoolWorkerEvents {
     this.release(worker);
   }
 
-  up(_worker: PoolWorker, port: MessagePort): void {
+  up(worker: PoolWorker, port: MessagePort): void {
     this.startFailures = 0;
     this.settleCameUp();
-    this.exposeEvents(port);
+    this.exposeEvents(port, worker);
+    // Without a task (the one it was started for could not be sent), its start is over.
+    if (worker.task === undefined) this.leaveStartGate(worker);
   }
 
   started(worker: PoolWorker): void {
@@ -299,7 +320,7 @@ export class WorkerPool implements PoolWorkerEvents {
     worker.idle(now);
     this.free.push(worker);
     this.dispatch();
-    if (worker.task === undefined) this.idleReaper ??= setTimeout(() => this.reapIdle(), this.options.idleTimeoutMs).unref();
+    if (worker.task === undefined && this.idleReaper === undefined) this.reapIn(this.options.idleTimeoutMs);
   }
 
   /** Ends the workers idle for the idle timeout; checks again when the next one will have been. */
@@ -312,7 +333,12 @@ export class WorkerPool implements PoolWorkerEvents {
       if (due <= now) this.dismiss(worker);
       else nextDue = Math.min(nextDue, due);
     }
-    if (nextDue !== Infinity) this.idleReaper = setTimeout(() => this.reapIdle(), nextDue - now).unref();
+    if (nextDue !== Infinity) this.reapIn(nextDue - now);
+  }
+
+  /** Reaps idle workers in `delayMs`, or sooner (to look again) past what a timer keeps. */
+  private reapIn(delayMs: number): void {
+    this.idleReaper = setTimeout(() => this.reapIdle(), Math.min(delayMs, MAX_TIMER_MS)).unref();
   }
 
   /** Terminates a worker, which leaves the pool at once (a thread stuck in a system call may exit late). */
@@ -353,9 +379,10 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /**
    * Stops the tasks past their deadline, reading each row's stamps: a task still waiting for a
-   * worker waits on; one being loaded for gets the cold-start allowance; else its own time runs
-   * from when it started. One interval serves every task (a timer per call cost a warm call more
-   * than the check does), and ends once none is left.
+   * worker waits on; one being loaded for gets the cold-start allowance (counted from when its
+   * worker was handed it, until that worker picks it up: a thread stuck loading its own code never
+   * does); else its own time runs from when it started. One interval serves every task (a timer
+   * per call cost a warm call more than the check does), and ends once none is left.
    */
   private sweepDeadlines(): void {
     if (this.active.size === 0) {
@@ -369,7 +396,8 @@ export class WorkerPool implements PoolWorkerEvents {
       const started = this.rows.table.stampOf(job.row, 'started');
       const picked = this.rows.table.stampOf(job.row, 'picked');
       lowerLongTask(this.rows.table, job.row, started, now);
-      const deadline = started !== undefined ? started + timeoutMs : picked !== undefined ? picked + coldStartMs + timeoutMs : undefined;
+      const loadingSince = picked ?? job.handedAt;
+      const deadline = started !== undefined ? started + timeoutMs : loadingSince !== undefined ? loadingSince + coldStartMs + timeoutMs : undefined;
       if (deadline !== undefined && now >= deadline) this.stop(job, 'timeout');
     }
   }
@@ -397,7 +425,7 @@ export class WorkerPool implements PoolWorkerEvents {
     clearTimeout(timer);
   }
 
-  private exposeEvents(port: MessagePort): void {
+  private exposeEvents(port: MessagePort, worker: PoolWorker): void {
     const router: WorkerEvents = {
       log: (callId, texts) => {
         const listener = this.listeners.get(callId);
@@ -405,7 +433,10 @@ export class WorkerPool implements PoolWorkerEvents {
       },
       title: (callId, text) => this.listeners.get(callId)?.title(text),
       snapshot: (callId, bytes) => this.listeners.get(callId)?.snapshot(bytes),
-      retire: (callId, reply) => void this.retired.set(callId, reply),
+      // Kept only for a task still running: one already ended (its deadline came first) never reads it.
+      retire: (callId, reply) => {
+        if ((worker.task as Job | undefined)?.isEnded === false) this.retired.set(callId, reply);
+      },
     };
     expose(router, nodeEndpoint(port));
     // The port must not keep the host alive once its worker is gone.

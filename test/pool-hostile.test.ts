@@ -1,0 +1,557 @@
+// A hostile review of the worker pool (core/worker-pool.ts, core/pool-worker.ts): every way a task
+// or a worker can end early, raced against the others, must leave no call stranded, no row,
+// listener or start-gate place behind, and no process or thread running.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, cpSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ToolHost, type CallResult } from '../core/index.js';
+import { encodeMsgpack } from '../core/msgpack-codec.js';
+import { StartGate, type GateEntry } from '../core/start-gate.js';
+import { WORKER_START_SLOTS } from '../core/worker-pool.js';
+import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
+
+/** The process-wide start gates (this build's, and a copied install's), each seen the first time a pool enters it. */
+const gates = new Set<StartGate>();
+/** Places asked for at any start gate: one per worker start. */
+let gateEntries = 0;
+
+/** Watches the gates of `gateClass` (StartGate as a build of moonpool loaded it). */
+function watchGates(gateClass: typeof StartGate): void {
+  const enter = Object.getOwnPropertyDescriptor(gateClass.prototype, 'enter')!.value as (this: StartGate) => GateEntry;
+  gateClass.prototype.enter = function (this: StartGate) {
+    gates.add(this);
+    gateEntries++;
+    return enter.call(this);
+  };
+}
+watchGates(StartGate);
+
+/** Places taken at the start gate and starts waiting there, over every gate seen. */
+function gatePlaces(): { taken: number; waiting: number } {
+  let taken = 0;
+  let waiting = 0;
+  for (const gate of gates) {
+    const inside = gate as unknown as { starting: number; waiting: unknown[] };
+    taken += inside.starting;
+    waiting += inside.waiting.length;
+  }
+  return { taken, waiting };
+}
+
+/** The parts of a module's pool these tests look into. */
+interface PoolInside {
+  threads: unknown[];
+  stats(): { alive: number; busy: number; queued: number };
+  listeners: Map<string, unknown>;
+  retired: Map<string, unknown>;
+  active: Set<unknown>;
+  queue: unknown[];
+  workers: Set<unknown>;
+  rows: { free: number[]; used: number };
+}
+
+function poolOf(host: ToolHost, module: string): PoolInside {
+  const generation = (host as unknown as { generation: { modulePool(module: string): PoolInside } }).generation;
+  return generation.modulePool(module);
+}
+
+/** Nothing held by a pool whose calls have all ended. */
+function assertDrained(pool: PoolInside): void {
+  assert.deepEqual(
+    { listeners: pool.listeners.size, retired: pool.retired.size, active: pool.active.size, queue: pool.queue.length, rowsOut: pool.rows.used - pool.rows.free.length },
+    { listeners: 0, retired: 0, active: 0, queue: 0, rowsOut: 0 },
+  );
+}
+
+const TOOLS = `
+local function add(registry, name, run, timeout)
+  registry:add {
+    name = name, description = name, timeout = timeout,
+    parameters = { type = 'object', properties = { text = { type = 'string' }, seconds = { type = 'string' } } },
+    run = run,
+  }
+end
+agent.on('discover_tools', function(registry)
+  add(registry, 'echo', function(args) return args.text end)
+  add(registry, 'spin', function() while true do end end, 0.2)
+  add(registry, 'nap', function(args) capture('sleep ' .. args.seconds) return 'woke' end)
+  add(registry, 'spawn_loop', function(args)
+    while true do os.execute('sleep ' .. args.seconds .. ' &') end
+  end)
+  add(registry, 'hoard', function()
+    local hoard = {}
+    while true do hoard[#hoard + 1] = ('x'):rep(65536) .. #hoard end
+  end)
+end)
+`;
+
+/** A config of one module (init.lua) with the tools above; `slowFile` makes its load loop while that file exists. */
+function toolsConfig(slowFile?: string): string {
+  const dir = tempDir();
+  const slow = slowFile === undefined ? '' : `local slow = io.open(${JSON.stringify(slowFile)})\nif slow then slow:close() while true do end end\n`;
+  writeFileSync(join(dir, 'init.lua'), slow + TOOLS);
+  return join(dir, 'init.lua');
+}
+
+/** A config of `count` modules, lua/mN.lua each defining tool tN (it echoes its text). */
+function manyModulesConfig(count: number): string {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'lua'));
+  const requires: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    requires.push(`require('m${i}')`);
+    writeFileSync(
+      join(dir, 'lua', `m${i}.lua`),
+      `agent.on('discover_tools', function(registry) registry:add { name = 't${i}', description = 'x', run = function(args) return 't${i} ' .. tostring(args.text) end } end)\n`,
+    );
+  }
+  writeFileSync(join(dir, 'init.lua'), `${requires.join('\n')}\n`);
+  return join(dir, 'init.lua');
+}
+
+function statuses(results: CallResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) counts[result.status] = (counts[result.status] ?? 0) + 1;
+  return counts;
+}
+
+const children = new Set<ReturnType<typeof spawn>>();
+after(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** Runs `script` (an ES module) in a child node with the hung-mount preload; resolves with its first line of output, or undefined after `waitMs`. */
+async function childLine(script: string, args: string[], waitMs: number): Promise<string | undefined> {
+  const preload = fileURLToPath(new URL('./hung-mount.cjs', import.meta.url));
+  const child = spawn(process.execPath, ['--require', preload, '--input-type=module', '-e', script, ...args], { stdio: 'pipe' });
+  children.add(child);
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  try {
+    return (await eventually(() => stdout.includes('\n'), waitMs)) ? stdout.split('\n')[0] : undefined;
+  } finally {
+    // A process with a stuck thread cannot exit by itself.
+    child.kill('SIGKILL');
+    children.delete(child);
+  }
+}
+
+/** A FIFO no one writes to, under a directory whose opens block (see test/hung-mount.cts). */
+function hungFifo(): string {
+  const mount = join(tempDir(), 'hung-mount');
+  mkdirSync(mount);
+  const path = join(mount, 'never-written');
+  execFileSync('mkfifo', [path]);
+  return path;
+}
+
+const CORE_URL = pathToFileURL(join(ROOT, 'dist', 'core', 'index.js')).href;
+
+for (const how of ['times out', 'is cancelled'] as const) {
+  test(`at maxThreads 1, the call queued behind one whose thread is stuck in a system call still runs when that one ${how}`, { timeout: 60_000 }, async () => {
+    const script = `
+      const { ToolHost } = await import(${JSON.stringify(CORE_URL)});
+      const [config, stateDir, fifo, how] = process.argv.slice(1);
+      const host = await ToolHost.start({ config, stateDir, cwd: stateDir, maxThreadsPerModule: 1 });
+      const controller = new AbortController();
+      const blocked = host.call(how === 'times out' ? 'block' : 'block_long', { fifo }, { signal: controller.signal });
+      const queued = host.call('echo', { text: 'queued behind it' });
+      if (how !== 'times out') setTimeout(() => controller.abort(), 500);
+      const results = await Promise.all([blocked, queued]);
+      process.stdout.write(JSON.stringify(results.map((result) => [result.status, result.content])) + '\\n');
+    `;
+    const line = await childLine(script, [join(FIXTURES, 'stuck', 'init.lua'), tempDir(), hungFifo(), how], 20_000);
+    assert.ok(line !== undefined, 'the queued call never ended');
+    const [blocked, queued] = JSON.parse(line) as [string, string][];
+    assert.equal(blocked![0], how === 'times out' ? 'timeout' : 'cancelled');
+    assert.deepEqual(queued, ['ok', 'queued behind it']);
+  });
+}
+
+/**
+ * A copy of this build in a directory of its own, whose files a test may take away: `dist/` copied,
+ * the rest linked (`node_modules` package by package, so that one package can be taken away).
+ * Returns the copy's directory and its ToolHost; the copy's own start gate is watched.
+ */
+async function copiedInstall(): Promise<{ install: string; ToolHost: typeof ToolHost }> {
+  const install = tempDir();
+  cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
+  mkdirSync(join(install, 'node_modules'));
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules', name), join(install, 'node_modules', name));
+  for (const name of ['workers', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
+  const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(join(install, 'dist', 'core', file)).href)) as T;
+  watchGates((await load<{ StartGate: typeof StartGate }>('start-gate.js')).StartGate);
+  return { install, ToolHost: (await load<{ ToolHost: typeof ToolHost }>('index.js')).ToolHost };
+}
+
+test('a worker file missing fails the calls waiting with why; once the file is back, calls run again', { timeout: 60_000 }, async () => {
+  const { install, ToolHost: CopiedHost } = await copiedInstall();
+  const host = await CopiedHost.start({ config: toolsConfig(), stateDir: tempDir(), maxThreadsPerModule: 1 });
+  after(() => host.close());
+  const entry = join(install, 'dist', 'workers', 'lua-worker-entry.cjs');
+  renameSync(entry, `${entry}.away`);
+  const failed = await Promise.all([host.call('echo', { text: 'a' }), host.call('echo', { text: 'b' })]);
+  for (const result of failed) {
+    assert.equal(result.status, 'crashed');
+    assert.match(result.content, /a worker could not start: .*lua-worker-entry\.cjs/);
+  }
+  renameSync(`${entry}.away`, entry);
+  const result = await host.call('echo', { text: 'back' });
+  assert.deepEqual([result.status, result.content], ['ok', 'back']);
+});
+
+test('a worker whose code fails to load is never handed another call', { timeout: 60_000 }, async () => {
+  const { install, ToolHost: CopiedHost } = await copiedInstall();
+  const host = await CopiedHost.start({ config: manyModulesConfig(3), stateDir: tempDir(), maxThreadsPerModule: 1 });
+  after(() => host.close());
+  const wasmoon = join(install, 'node_modules', 'wasmoon');
+  renameSync(wasmoon, `${wasmoon}.away`);
+  // Whether the dying worker's last answer arrives before it exits varies: three modules, two
+  // calls each (a third crash would disable the module).
+  for (const tool of ['t1', 't2', 't3']) {
+    for (const result of await Promise.all(['a', 'b'].map((text) => host.call(tool, { text })))) {
+      assert.equal(result.status, 'crashed');
+      assert.match(result.content, /a worker could not start: .*wasmoon/);
+    }
+  }
+  renameSync(`${wasmoon}.away`, wasmoon);
+  const result = await host.call('t1', { text: 'back' });
+  assert.deepEqual([result.status, result.content], ['ok', 't1 back']);
+});
+
+/** The module key of toolsConfig's tools. */
+function moduleOf(config: string): string {
+  return realpathSync(config);
+}
+
+test('at maxThreads 1, calls cancelled while they wait leave every other call a worker, and the pool holds nothing after', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1 });
+  const stops: AbortController[] = [];
+  const pending: Promise<CallResult>[] = [];
+  for (let i = 0; i < 40; i++) {
+    const stop = new AbortController();
+    stops.push(stop);
+    pending.push(host.call(i % 4 === 0 ? 'nap' : 'echo', { text: `e${i}`, seconds: '0.05' }, { signal: stop.signal, onLog: () => undefined }));
+  }
+  // Some cancelled at once (still queued), some a little later (running or queued).
+  for (let i = 1; i < 40; i += 3) stops[i]!.abort();
+  setTimeout(() => {
+    for (let i = 2; i < 40; i += 5) stops[i]!.abort();
+  }, 60);
+  const results = await Promise.all(pending);
+  results.forEach((result, i) => {
+    if (result.status === 'cancelled') return;
+    assert.equal(result.status, 'ok', `${i}: ${result.content}`);
+    assert.equal(result.content, i % 4 === 0 ? 'woke' : `e${i}`);
+  });
+  for (let i = 1; i < 40; i += 3) assert.equal(results[i]!.status, 'cancelled');
+  const pool = poolOf(host, moduleOf(config));
+  assertDrained(pool);
+  assert.deepEqual({ ...pool.stats(), alive: 0 }, { alive: 0, busy: 0, queued: 0 });
+});
+
+test('thousands of calls cancelled or timed out leave no row, listener, retired reply or queued job behind', { timeout: 120_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1, maxQueuePerModule: 4096 });
+  await host.call('echo', { text: 'warm' });
+  const ahead = host.call('nap', { seconds: '0.5' });
+  const stops = Array.from({ length: 3000 }, () => new AbortController());
+  const queued = stops.map((stop, i) => host.call('echo', { text: `q${i}` }, { signal: stop.signal, onLog: () => undefined }));
+  const pool = poolOf(host, moduleOf(config));
+  assert.equal(pool.stats().queued, 3000);
+  for (const stop of stops) stop.abort();
+  assert.deepEqual(statuses(await Promise.all(queued)), { cancelled: 3000 });
+  assert.equal((await ahead).status, 'ok');
+  const spins = [];
+  for (let i = 0; i < 10; i++) spins.push(await host.call('spin', {}, { onLog: () => undefined }));
+  assert.deepEqual(statuses(spins), { timeout: 10 });
+  assertDrained(pool);
+  assert.equal((await host.call('echo', { text: 'still' })).content, 'still');
+});
+
+test('a call that times out while its cold worker loads the config ends as a timeout; the next call, once loading is quick, runs', { timeout: 60_000 }, async () => {
+  const slowFile = join(tempDir(), 'slow');
+  const config = toolsConfig(slowFile);
+  const host = await startHost(config, { maxThreadsPerModule: 2, loadTimeoutMs: 300, timeoutMs: 200 });
+  writeFileSync(slowFile, '');
+  const stop = new AbortController();
+  const [timedOut, cancelled] = await Promise.all([host.call('echo', { text: 'slow' }), host.call('echo', { text: 'cancelled' }, { signal: stop.signal }), new Promise((resolve) => setTimeout(resolve, 150)).then(() => stop.abort())]);
+  assert.equal(timedOut.status, 'timeout', timedOut.content);
+  assert.equal(cancelled.status, 'cancelled', cancelled.content);
+  rmSync(slowFile);
+  const result = await host.call('echo', { text: 'quick' });
+  assert.deepEqual([result.status, result.content], ['ok', 'quick']);
+  assertDrained(poolOf(host, moduleOf(config)));
+});
+
+test('a worker that retires after running out of memory hands over its reply, and the call queued behind it gets a new worker', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1, memoryLimitBytes: 16 * 1024 * 1024 });
+  const [hoard, echo] = await Promise.all([host.call('hoard', {}), host.call('echo', { text: 'after' })]);
+  assert.equal(hoard.status, 'error');
+  assert.match(hoard.content, /memory/);
+  assert.deepEqual([echo.status, echo.content], ['ok', 'after']);
+  assertDrained(poolOf(host, moduleOf(config)));
+});
+
+test('idle reaping racing new calls: every call runs, on a worker kept or a new one', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2, idleTimeoutMs: 5 });
+  const results: CallResult[] = [];
+  for (let i = 0; i < 60; i++) {
+    await new Promise((resolve) => setTimeout(resolve, i % 7));
+    results.push(...(await Promise.all([host.call('echo', { text: `${i}a` }), host.call('echo', { text: `${i}b` })])));
+  }
+  results.forEach((result, i) => assert.equal(result.content, `${Math.floor(i / 2)}${i % 2 === 0 ? 'a' : 'b'}`));
+  assertDrained(poolOf(host, moduleOf(config)));
+});
+
+test('a reload while calls are queued: they finish on the generation they were queued on, which then closes', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1 });
+  const old = poolOf(host, moduleOf(config));
+  const pending = [host.call('nap', { seconds: '0.3' }), ...Array.from({ length: 5 }, (_, i) => host.call('echo', { text: `old ${i}` }))];
+  writeFileSync(config, TOOLS.replace('return args.text', "return 'new ' .. args.text"));
+  assert.equal((await host.reload()).ok, true);
+  const fresh = host.call('echo', { text: 'call' });
+  assert.deepEqual((await Promise.all(pending)).map((result) => result.content), ['woke', 'old 0', 'old 1', 'old 2', 'old 3', 'old 4']);
+  assert.equal((await fresh).content, 'new call');
+  assert.ok(await eventually(() => old.workers.size === 0 && old.threads.length === 0), 'the old generation closed its workers');
+  assertDrained(old);
+});
+
+test('close() while workers are still starting cancels every call and leaves no start-gate place taken', { timeout: 60_000 }, async () => {
+  const host = await startHost(manyModulesConfig(8), { maxThreadsPerModule: 2 });
+  const pending = Array.from({ length: 8 }, (_, i) => host.call(`t${i + 1}`, { text: 'x' }));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  await host.close();
+  assert.deepEqual(statuses(await Promise.all(pending)), { cancelled: 8 });
+  assert.equal(host.stats().stuckThreads, 0);
+  assert.ok(await eventually(() => gatePlaces().taken === 0 && gatePlaces().waiting === 0), JSON.stringify(gatePlaces()));
+});
+
+test('stats() under load: busy never above alive nor maxThreads, queued never above maxQueue (and the calls of workers starting), all back to zero after', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2, maxQueuePerModule: 8 });
+  const wrong: string[] = [];
+  let inFlight = 0;
+  const sampler = setInterval(() => {
+    const stats = host.stats().modules[moduleOf(config)];
+    if (stats === undefined) return;
+    const { alive, busy, queued } = stats;
+    if (busy > alive || alive > 2 || queued > 8 + (2 - alive) || busy + queued > inFlight || busy < 0 || queued < 0) wrong.push(JSON.stringify({ alive, busy, queued, inFlight }));
+  }, 2);
+  const call = async (i: number): Promise<CallResult> => {
+    inFlight++;
+    const stop = new AbortController();
+    if (i % 3 === 0) setTimeout(() => stop.abort(), i % 20);
+    try {
+      return await host.call(i % 5 === 0 ? 'nap' : 'echo', { text: `${i}`, seconds: '0.02' }, { signal: stop.signal });
+    } finally {
+      inFlight--;
+    }
+  };
+  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => call(i)));
+  clearInterval(sampler);
+  assert.deepEqual(wrong, []);
+  for (const result of results) assert.ok(['ok', 'cancelled', 'busy'].includes(result.status), `${result.status}: ${result.content}`);
+  assert.ok(results.some((result) => result.status === 'busy'), 'past maxQueue, calls are refused');
+  const { busy, queued } = host.stats().modules[moduleOf(config)]!;
+  assert.deepEqual({ busy, queued }, { busy: 0, queued: 0 });
+});
+
+test('cancels racing replies: each call is its answer or cancelled, never another call\'s, and the pool is whole after', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2 });
+  await host.call('echo', { text: 'warm' });
+  const results = await Promise.all(
+    Array.from({ length: 240 }, (_, i) => {
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), i % 12);
+      return host.call('echo', { text: `r${i}` }, { signal: stop.signal });
+    }),
+  );
+  results.forEach((result, i) => assert.ok(result.status === 'cancelled' || (result.status === 'ok' && result.content === `r${i}`), `${i}: ${result.status} ${result.content}`));
+  assertDrained(poolOf(host, moduleOf(config)));
+  assert.equal((await host.call('echo', { text: 'whole' })).content, 'whole');
+});
+
+test('a call cancelled while it starts processes as fast as it can leaves none behind', { timeout: 120_000 }, async () => {
+  const host = await startHost(toolsConfig(), { maxThreadsPerModule: 2 });
+  const rounds = Array.from({ length: 24 }, () => uniqueSeconds());
+  for (const [i, seconds] of rounds.entries()) {
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 5 + (i % 8) * 6);
+    const result = await host.call('spawn_loop', { seconds }, { signal: stop.signal });
+    assert.ok(['cancelled', 'error'].includes(result.status), `${result.status}: ${result.content}`);
+  }
+  const left = (): string[] => rounds.flatMap((seconds) => liveProcesses(`sleep ${seconds}`));
+  assert.ok(await eventually(() => left().length === 0), left().join('\n'));
+});
+
+test(`${200} workers started and ended every way leave every start-gate place free: a burst of first calls after still all run`, { timeout: 240_000 }, async () => {
+  const slowFile = join(tempDir(), 'slow');
+  const config = toolsConfig(slowFile);
+  const options = { maxThreadsPerModule: 2, loadTimeoutMs: 300, timeoutMs: 300, idleTimeoutMs: 20, memoryLimitBytes: 16 * 1024 * 1024 };
+  const host = await startHost(config, options);
+  const pool = poolOf(host, moduleOf(config));
+  const many = await startHost(manyModulesConfig(40), { maxThreadsPerModule: 1 });
+  const first = gateEntries;
+  let kills = 0;
+  const ways: (() => Promise<unknown>)[] = [
+    // Cancelled while its worker starts.
+    () => Promise.all([0, 1].map(() => {
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), Math.random() * 30);
+      return host.call('echo', { text: 'x' }, { signal: stop.signal });
+    })),
+    // Timed out running; then left idle until reaped.
+    () => host.call('spin', {}).then(() => new Promise((resolve) => setTimeout(resolve, 60))),
+    // Timed out while loading the config.
+    async () => {
+      writeFileSync(slowFile, '');
+      await host.call('echo', { text: 'x' });
+      rmSync(slowFile);
+    },
+    // Retired after running out of memory.
+    () => host.call('hoard', {}),
+    // Killed from outside (a crash), once per module of `many`.
+    async () => {
+      const module = (kills++ % 40) + 1;
+      const pending = many.call(`t${module}`, { text: 'x' });
+      const target = poolOf(many, Object.keys(many.stats().modules).find((name) => name.endsWith(`m${module}.lua`)) ?? '');
+      await eventually(() => target.threads.length > 0, 5000);
+      for (const thread of target.threads as { terminate(): Promise<number> }[]) void thread.terminate();
+      await pending;
+    },
+    // Cancelled while waiting at the gate behind other starts.
+    () => {
+      const stop = new AbortController();
+      const pending = Promise.all([1, 2, 3, 4, 5, 6].map((i) => many.call(`t${((gateEntries + i * 7) % 40) + 1}`, { text: 'x' }, { signal: stop.signal })));
+      setTimeout(() => stop.abort(), 10);
+      return pending;
+    },
+    // A whole host closed while its workers start.
+    async () => {
+      const closing = await ToolHost.start({ config, stateDir: tempDir(), ...options });
+      const pending = closing.call('echo', { text: 'x' });
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
+      await closing.close();
+      await pending;
+    },
+  ];
+  for (let i = 0; gateEntries - first < 200; i++) await ways[i % ways.length]!();
+  assert.ok(await eventually(() => gatePlaces().taken === 0 && gatePlaces().waiting === 0), JSON.stringify(gatePlaces()));
+  assertDrained(pool);
+  const burst = await startHost(manyModulesConfig(3 * WORKER_START_SLOTS), { maxThreadsPerModule: 1 });
+  const results = await Promise.all(Array.from({ length: 3 * WORKER_START_SLOTS }, (_, i) => burst.call(`t${i + 1}`, { text: 'burst' })));
+  results.forEach((result, i) => assert.deepEqual([result.status, result.content], ['ok', `t${i + 1} burst`]));
+  assert.ok(await eventually(() => gatePlaces().taken === 0), JSON.stringify(gatePlaces()));
+});
+
+test('maxQueue counts the calls waiting for a busy worker, not those whose worker is starting: a cold pool takes as many calls as a warm one', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2, maxQueuePerModule: 1 });
+  const burst = (): Promise<CallResult[]> => Promise.all([1, 2, 3, 4].map(() => host.call('nap', { seconds: '0.2' })));
+  const cold = await burst();
+  const warm = await burst();
+  assert.deepEqual(cold.map((result) => result.status), warm.map((result) => result.status));
+  assert.deepEqual(statuses(cold), { ok: 3, busy: 1 });
+});
+
+test('a reply handed over by a retiring worker after its call timed out is not kept', { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1, memoryLimitBytes: 16 * 1024 * 1024, timeoutMs: 300 });
+  const pool = poolOf(host, moduleOf(config));
+  for (let round = 0; round < 3; round++) {
+    await host.call('echo', { text: 'a warm worker' });
+    const pending = host.call('hoard', {});
+    // The host's thread is busy while the worker runs out of memory and hands its reply over: on
+    // the next turn of the event loop the deadline sweep (a timer) comes before the handed-over
+    // reply (a message).
+    setImmediate(() => {
+      const until = Date.now() + 1000;
+      while (Date.now() < until);
+    });
+    assert.ok(['timeout', 'error'].includes((await pending).status));
+  }
+  assertDrained(pool);
+});
+
+test('a render view a worker cannot be sent fails that render alone: more of them than inspect workers leave render working', { timeout: 60_000 }, async () => {
+  const host = await startHost('snapshots');
+  const state = encodeMsgpack({ phase: 'p', rows: [] });
+  const view = { width: 60, height: 10, expand: false };
+  for (let i = 0; i < 6; i++) {
+    const refused = await host.render('spin_showing', state, { ...view, onResize: () => undefined } as typeof view);
+    assert.equal(refused.ok, false);
+    assert.match(refused.ok ? '' : (refused.reason ?? ''), /render could not run: .*could not be cloned/);
+  }
+  assert.deepEqual(await host.render('spin_showing', state, view), { ok: true, lines: ['p at width 60'] });
+});
+
+for (const pool of ['cold', 'warm'] as const) {
+  test(`arguments a worker cannot be sent (a function) fail that call alone, on a ${pool} pool: the host lives and the next call runs`, { timeout: 60_000 }, async () => {
+    const config = toolsConfig();
+    const host = await startHost(config, { maxThreadsPerModule: 1 });
+    if (pool === 'warm') await host.call('echo', { text: 'warm' });
+    const refused = await host.call('echo', { text: 'x', callback: () => 1 });
+    assert.equal(refused.status, 'error');
+    assert.match(refused.content, /could not be cloned/);
+    // The worker started for it, left without a task, holds no place at the start gate.
+    assert.ok(await eventually(() => gatePlaces().taken === 0), JSON.stringify(gatePlaces()));
+    const [queued, unsendable] = await Promise.all([host.call('nap', { seconds: '0.1' }), host.call('echo', { text: 'x', callback: () => 1 })]);
+    assert.deepEqual([queued.status, unsendable.status], ['ok', 'error']);
+    const result = await host.call('echo', { text: 'next' });
+    assert.deepEqual([result.status, result.content], ['ok', 'next']);
+    assertDrained(poolOf(host, moduleOf(config)));
+    assert.equal(host.stats().modules[moduleOf(config)]!.crashes, 0);
+  });
+}
+
+test('a worker stuck in a system call while it loads its own code (its file a FIFO, as on a hung mount) times its call out and gives back its start-gate place', { timeout: 60_000 }, async () => {
+  const { install, ToolHost: CopiedHost } = await copiedInstall();
+  const host = await CopiedHost.start({ config: toolsConfig(), stateDir: tempDir(), maxThreadsPerModule: 1, loadTimeoutMs: 300, timeoutMs: 300 });
+  after(() => host.close());
+  const entry = join(install, 'dist', 'workers', 'lua-worker-entry.cjs');
+  renameSync(entry, `${entry}.away`);
+  execFileSync('mkfifo', [entry]);
+  const unblock = (): void => {
+    // A writer that opens and closes gives the reader its end of file: the stuck thread goes on, and exits.
+    try {
+      closeSync(openSync(entry, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      // No reader left.
+    }
+  };
+  after(unblock);
+  const stuck = await host.call('echo', { text: 'x' });
+  assert.equal(stuck.status, 'timeout', stuck.content);
+  assert.ok(await eventually(() => gatePlaces().taken === 0), JSON.stringify(gatePlaces()));
+  assert.ok(await eventually(() => host.stats().stuckThreads === 1));
+  unblock();
+  rmSync(entry);
+  renameSync(`${entry}.away`, entry);
+  const result = await host.call('echo', { text: 'back' });
+  assert.deepEqual([result.status, result.content], ['ok', 'back']);
+  assert.ok(await eventually(() => host.stats().stuckThreads === 0));
+});
+
+test('an idle timeout longer than a timer can wait (about 25 days) keeps its idle worker without waking every millisecond', { timeout: 60_000 }, async () => {
+  let overflows = 0;
+  const onWarning = (warning: Error): void => {
+    if (warning.name === 'TimeoutOverflowWarning') overflows++;
+  };
+  process.on('warning', onWarning);
+  after(() => process.off('warning', onWarning));
+  const config = toolsConfig();
+  const host = await startHost(config, { idleTimeoutMs: 30 * 24 * 3600 * 1000 });
+  assert.equal((await host.call('echo', { text: 'x' })).content, 'x');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(overflows, 0);
+  assert.equal(poolOf(host, moduleOf(config)).stats().alive, 1);
+});
