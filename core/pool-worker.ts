@@ -2,8 +2,10 @@
 // hands it one task at a time, and tells its pool what the thread says (its code loaded, its start
 // over, a task's outcome) and when it is gone, with the task it was running. Threads never keep the
 // process alive by themselves: the pool's deadline sweep does while tasks are in flight.
-import { Worker, type MessagePort } from 'node:worker_threads';
-import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type WorkerConfig, type WorkerMessage, type WorkerTask } from '../shared/protocol.js';
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type PoolMessage, type WorkerConfig, type WorkerMessage, type WorkerTask } from '../shared/protocol.js';
+import { takePrestartedThread } from './prestarted-workers.js';
+import { startWorkerThread } from './worker-thread.js';
 
 /** What a worker tells its pool. */
 export interface PoolWorkerEvents {
@@ -15,12 +17,6 @@ export interface PoolWorkerEvents {
   done(worker: PoolWorker, outcome: { reply: unknown } | { error: string }): void;
   /** Its thread has exited, with why (what failed in it, or its exit code); `task` is what it was running. */
   gone(worker: PoolWorker, why: string): void;
-}
-
-export interface PoolWorkerOptions {
-  entry: string;
-  workerData: WorkerConfig;
-  resourceLimits: { maxYoungGenerationSizeMb: number };
 }
 
 export class PoolWorker {
@@ -38,12 +34,14 @@ export class PoolWorker {
   /** What failed inside the thread, if it failed (the 'error' before its 'exit'). */
   private failure: string | undefined;
 
+  /** A worker with `config`: a thread started ahead (prestarted-workers.ts) if one is left, given its config first, else a new one. */
   constructor(
-    options: PoolWorkerOptions,
+    config: WorkerConfig,
     private readonly events: PoolWorkerEvents,
   ) {
-    this.thread = new Worker(options.entry, { workerData: options.workerData, resourceLimits: options.resourceLimits, trackUnmanagedFds: true });
-    this.thread.unref();
+    const prestarted = takePrestartedThread();
+    this.thread = prestarted ?? startWorkerThread(config);
+    if (prestarted) prestarted.postMessage({ config } satisfies PoolMessage);
     this.thread.on('message', (message: WorkerMessage) => this.onMessage(message));
     this.thread.on('error', (error: unknown) => (this.failure ??= error instanceof Error ? error.message : String(error)));
     this.thread.once('exit', (code: number) => this.events.gone(this, this.failure ?? `worker exited with code ${code}`));
@@ -59,7 +57,7 @@ export class PoolWorker {
    */
   run(task: WorkerTask, owner: object): Error | undefined {
     try {
-      this.thread.postMessage(task);
+      this.thread.postMessage(task satisfies PoolMessage);
     } catch (error) {
       return error as Error;
     }

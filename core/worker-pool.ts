@@ -7,7 +7,6 @@
 // workers end after the idle timeout. Each worker's event port is exposed once; events
 // route by call id.
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -20,20 +19,11 @@ import { TaskRows } from './task-rows.js';
 import { lowerLongTask } from './thread-priority.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 
-// A path: a worker is started from it. A CommonJS file that import()s the ESM worker (see
-// workers/lua-worker-entry.cts and docs/decisions.md, "Workers load through import()").
-export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
+export { WORKER_ENTRY } from './worker-thread.js';
 /** How long closing waits for its workers to exit; a thread stuck in a system call is left behind. */
 const CLOSE_WAIT_MS = STUCK_AFTER_MS;
 /** Workers that may fail to start in a row, none coming up, before the tasks waiting for one fail. */
 const START_FAILURE_LIMIT = 3;
-/**
- * A worker's V8 young generation. Lua's heap lives in wasm memory, so a worker's JS allocates
- * little; V8's default lets the young generation grow to several MB per worker that stay
- * committed: 2 MB is about 2 MB less RSS per module, at a price when many start at once (see
- * docs/decisions.md, "Start-up and worker memory").
- */
-const WORKER_YOUNG_GENERATION_MB = 2;
 /**
  * Workers of the whole process that may be starting at once (see start-gate.ts): a few more than
  * the CPUs, for starts that wait on a file or a command. Process-wide, not per host: what starts
@@ -275,7 +265,7 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /** Starts a worker, free for the next waiting job at once; `startPlace`: it holds a place at the start gate. */
   private startWorker(workerData: WorkerConfig, startPlace: boolean): void {
-    const worker = new PoolWorker({ entry: WORKER_ENTRY, workerData, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } }, this);
+    const worker = new PoolWorker(workerData, this);
     worker.startPlace = startPlace;
     this.workers.add(worker);
     this.options.threads.started(worker.thread);

@@ -144,6 +144,12 @@ export type WorkerTask =
 
 export type TaskKind = WorkerTask['kind'];
 
+/**
+ * What the main thread posts to a worker: its tasks, one at a time, and, first of all for a
+ * thread started before its pool had a config (core/prestarted-workers.ts), that config.
+ */
+export type PoolMessage = WorkerTask | { config: WorkerConfig };
+
 /** What the worker answers to each kind of task: the pool's `run` is typed by it, the worker's handler checked against it. */
 export interface TaskReplies {
   discover: DiscoveryReport;

@@ -1,12 +1,12 @@
-// A worker's task handler (lua-worker-entry.cts serves it): one Lua runtime per worker thread, created on the first task (it
-// evaluates the whole config and runs discovery; a warmed worker has made the Lua state and the
-// prelude before, on its warming task), then one task at a time. At startup the
-// worker opens its event channel and hands one end to the main thread. A call that ran out of
-// memory leaves a grown wasm heap (it never shrinks), so that worker retires: it hands the reply
-// over the event channel, waits until the host has it, and exits; the next call gets a new one.
-// A task whose Lua state broke (a trap) fails, and the next task starts from a fresh state.
-import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
-import { wrap } from 'comlink/dist/esm/comlink.mjs';
+// A worker's task handler (lua-worker-entry.cts starts it with the worker's config and serves it):
+// one Lua runtime per worker thread. The Lua state and prelude are made as soon as the worker
+// starts; the first task evaluates the whole config and runs discovery; then one task at a time.
+// At start the worker opens its event channel and hands one end to the main thread. A call that
+// ran out of memory leaves a grown wasm heap (it never shrinks), so that worker retires: it hands
+// the reply over the event channel, waits until the host has it, and exits; the next call gets a
+// new one. A task whose Lua state broke (a trap) fails, and the next task starts from a fresh state.
+import { MessageChannel, parentPort } from 'node:worker_threads';
+import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents, type WorkerTask } from '../shared/protocol.js';
 import { TaskTable } from '../shared/task-table.js';
@@ -16,30 +16,37 @@ import { CallChannel } from './call-channel.js';
 import { LuaStateBroken } from './lua-state-errors.js';
 import { lowerableByCore, lowerThisThread, threadToLower } from './thread-priority.js';
 
-const config = workerData as WorkerConfig;
-// The core lowers a task's thread once the task runs long (a CPU-bound tool must not make the
-// dashboard or a server stutter); a thread it cannot name, or one of a burst of starts, runs
-// lowered from the start.
-if (!lowerableByCore || config.startLowered) lowerThisThread();
-
-const tasks = new TaskTable(config.taskTable, config.taskTableEpochMs);
-const channel = new MessageChannel();
-const events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
-// Unreferenced so that an idle worker can still be reaped.
-channel.port1.unref();
-parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2 }, [channel.port2]);
-
+let config: WorkerConfig;
+let tasks: TaskTable;
+let events: Remote<WorkerEvents>;
 /**
  * The Lua state and prelude, which do not depend on the config, made as soon as the worker has
- * loaded: a warmed worker (started before it has a task) has them ready for its first task, and a
+ * started: a warmed worker (started before it has a task) has them ready for its first task, and a
  * worker started for a task makes them while that task's message is on its way.
  */
-let preparing: Promise<LuaRuntime> | undefined = LuaRuntime.prepare(config, tasks);
-// A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
-preparing.catch(() => undefined);
+let preparing: Promise<LuaRuntime> | undefined;
 let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
-captureConsole((text) => runtime?.logToCall(text));
+
+/** Starts this worker with its config: its priority, its task table, its event channel and its Lua state; returns its task handler. */
+export function startWorker(workerConfig: WorkerConfig): TaskHandler {
+  config = workerConfig;
+  // The core lowers a task's thread once the task runs long (a CPU-bound tool must not make the
+  // dashboard or a server stutter); a thread it cannot name, or one of a burst of starts, runs
+  // lowered from the start.
+  if (!lowerableByCore || config.startLowered) lowerThisThread();
+  tasks = new TaskTable(config.taskTable, config.taskTableEpochMs);
+  const channel = new MessageChannel();
+  events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
+  // Unreferenced so that an idle worker can still be reaped.
+  channel.port1.unref();
+  parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2 }, [channel.port2]);
+  preparing = LuaRuntime.prepare(config, tasks);
+  // A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
+  preparing.catch(() => undefined);
+  captureConsole((text) => runtime?.logToCall(text));
+  return handleTask;
+}
 
 /**
  * The Lua runtime, ready for the task in `row`: created by the first task, which loads the config;
@@ -99,4 +106,3 @@ const handleTask: TaskHandler = async (task) => {
   }
 };
 
-export default handleTask;
