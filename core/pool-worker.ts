@@ -1,5 +1,6 @@
-// One worker thread of a pool (worker-pool.ts), from the main thread's side: it starts the thread,
-// hands it one task at a time, and tells its pool what the thread says (its code loaded, its start
+// One worker thread of a pool (worker-pool.ts), from the main thread's side: it starts the thread
+// (or takes one the CLI started ahead, prestarted-workers.ts, and sends it its config), hands it
+// one task at a time, and tells its pool what the thread says (its code loaded, its start
 // over, a task's outcome) and when it is gone, with the task it was running. Threads never keep the
 // process alive by themselves: the pool's deadline sweep does while tasks are in flight.
 import type { MessagePort, Worker } from 'node:worker_threads';
