@@ -170,7 +170,8 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /**
    * Runs one task within its limits. Never throws, but for a task no worker can be sent (the
-   * host's arguments hold a function, say): how the task ended is the outcome.
+   * host's arguments hold a function, say) or whose signal cannot be read or listened to: how the
+   * task ended is the outcome.
    */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     if (this.closed) return { kind: 'cancelled' };
@@ -181,16 +182,25 @@ export class WorkerPool implements PoolWorkerEvents {
     this.active.add(job);
     // Referenced, like a timer per call would be: a call in flight keeps the process alive.
     this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
-    if (signal?.aborted) job.end({ stopped: 'cancelled' });
-    else {
-      signal?.addEventListener('abort', job, { once: true });
-      this.queue.push(job);
-      this.dispatch();
+    try {
+      if (signal?.aborted) job.end({ stopped: 'cancelled' });
+      else {
+        signal?.addEventListener('abort', job, { once: true });
+        this.queue.push(job);
+        this.dispatch();
+      }
+    } catch (error) {
+      // A signal that cannot be read or listened to (a caller's own object): the task does not run.
+      job.end({ unsent: error instanceof Error ? error : new Error(String(error)) });
     }
     const end = await job.ended;
-    signal?.removeEventListener('abort', job);
     this.active.delete(job);
     this.releaseRow(row);
+    try {
+      signal?.removeEventListener('abort', job);
+    } catch {
+      // One that cannot stop listening keeps only this ended job, which ignores a later abort.
+    }
     if (task.kind === 'run' && this.retired.size > 0) {
       const retired = this.retired.get(task.context.callId);
       this.retired.delete(task.context.callId);

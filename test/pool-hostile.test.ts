@@ -555,3 +555,34 @@ test('an idle timeout longer than a timer can wait (about 25 days) keeps its idl
   assert.equal(overflows, 0);
   assert.equal(poolOf(host, moduleOf(config)).stats().alive, 1);
 });
+
+test("a caller's signal that throws when read, listened to or let go of fails or finishes its own call alone, and leaves the pool whole", { timeout: 60_000 }, async () => {
+  const config = toolsConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1, maxQueuePerModule: 8 });
+  const pool = poolOf(host, moduleOf(config));
+  const refuses = (method: 'aborted' | 'addEventListener' | 'removeEventListener'): AbortSignal => {
+    const signal = {
+      aborted: false,
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    };
+    Object.defineProperty(signal, method, {
+      get: () => {
+        throw new Error(`this signal refuses ${method}`);
+      },
+    });
+    return signal as unknown as AbortSignal;
+  };
+  // More calls than the pool has rows: a row kept by any of them would leave the last ones busy.
+  for (let i = 0; i < 12; i++) {
+    const unread = await host.call('echo', { text: 'a' }, { signal: refuses('aborted') });
+    assert.equal(unread.status, 'error', unread.content);
+    assert.match(unread.content, /moonpool failed to run the call: this signal refuses aborted/);
+    const unheard = await host.call('echo', { text: 'b' }, { signal: refuses('addEventListener') });
+    assert.match(unheard.content, /this signal refuses addEventListener/);
+    const kept = await host.call('echo', { text: `c${i}` }, { signal: refuses('removeEventListener') });
+    assert.equal(kept.content, `c${i}`);
+  }
+  assertDrained(pool);
+  assert.equal((await host.call('echo', { text: 'still' })).content, 'still');
+});
