@@ -158,27 +158,22 @@ describe('moonpool mcp direct path against a hostile client', () => {
     await server.exited();
   });
 
-  test('two calls under one id both run, and cancelling the id stops both, unanswered', async () => {
+  /** Two naps sent under `id` (the second with `extra` params) both run; one cancel of `id` stops both, unanswered. */
+  async function cancelTwoUnderOneId(id: string, extra?: Record<string, unknown>): Promise<void> {
     const seconds = uniqueSeconds();
-    server.call('twice', 'nap', { seconds });
-    server.call('twice', 'nap', { seconds });
+    server.call(id, 'nap', { seconds });
+    server.call(id, 'nap', { seconds }, extra);
     assert.ok(await eventually(() => sleeping(seconds).length === 2), sleeping(seconds).join('\n'));
-    server.cancel('twice');
+    server.cancel(id);
     assert.ok(await eventually(() => sleeping(seconds).length === 0), sleeping(seconds).join('\n'));
-    await server.ping('after-twice');
-    assert.ok(!server.answered('twice'), 'a cancelled call was answered');
-  });
+    await server.ping(`after-${id}`);
+    assert.ok(!server.answered(id), 'a cancelled call was answered');
+  }
 
-  test('a cancel naming an id in flight on both paths stops the direct call and the SDK one', async () => {
-    const seconds = uniqueSeconds();
-    server.call('both', 'nap', { seconds });
-    server.call('both', 'nap', { seconds }, { _meta: { 'example.com/trace': 'sdk path' } });
-    assert.ok(await eventually(() => sleeping(seconds).length === 2), sleeping(seconds).join('\n'));
-    server.cancel('both');
-    assert.ok(await eventually(() => sleeping(seconds).length === 0), sleeping(seconds).join('\n'));
-    await server.ping('after-both');
-    assert.ok(!server.answered('both'), 'a cancelled call was answered');
-  });
+  test('two calls under one id both run, and cancelling the id stops both, unanswered', () => cancelTwoUnderOneId('twice'));
+
+  test('a cancel naming an id in flight on both paths stops the direct call and the SDK one', () =>
+    cancelTwoUnderOneId('both', { _meta: { 'example.com/trace': 'sdk path' } }));
 
   test('a cancel sent with an id is a request (-32601) and stops nothing; a cancel after the answer, before the call or for an unknown id changes nothing', async () => {
     server.call('napping', 'nap', { seconds: '0.3' });

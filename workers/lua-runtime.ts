@@ -30,7 +30,7 @@ import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { withCompiledModule } from './shared-wasm.js';
-import { preludeDump } from './prelude-chunks.js';
+import { readPreludeDump } from './prelude-chunks.js';
 import { withDirectExports } from './direct-exports.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives, type DebugHookApi } from './debug-hook-natives.js';
@@ -507,14 +507,5 @@ export class LuaRuntime {
         return [];
       },
     };
-  }
-}
-
-/** The bytecode compiled from `source`, if the build's file for it is there, matches and is intact. */
-function readPreludeDump(path: string, source: Buffer): Buffer | undefined {
-  try {
-    return preludeDump(readFileSync(path), source);
-  } catch {
-    return undefined;
   }
 }

@@ -9,9 +9,10 @@ import type { PoolMessage, TaskHandler, WorkerConfig, WorkerMessage, WorkerTask 
 
 type WorkerModule = { startWorker(config: WorkerConfig): TaskHandler };
 
-const { parentPort } = process.getBuiltinModule('node:worker_threads');
+const workerThreads = process.getBuiltinModule('node:worker_threads');
+const { parentPort } = workerThreads;
 /** The config it was started with; null when it comes as the first message. */
-const workerData = process.getBuiltinModule('node:worker_threads').workerData as WorkerConfig | null;
+const workerData = workerThreads.workerData as WorkerConfig | null;
 const loading: Promise<WorkerModule> = import('./lua-worker.js');
 let handler: TaskHandler | undefined;
 let starting: Promise<TaskHandler> | undefined;

@@ -53,16 +53,14 @@ export function startWorker(workerConfig: WorkerConfig): TaskHandler {
  * a warm worker's runtime is answered at once (no promise, no turn of the event loop).
  */
 function runtimeFor(task: WorkerTask): LuaRuntime | Promise<LuaRuntime> {
-  if (!runtime) return startRuntime(task);
   tasks.setThread(task.row, threadToLower());
   tasks.stamp(task.row, 'picked');
+  if (!runtime) return startRuntime(task);
   tasks.stamp(task.row, 'started');
   return runtime;
 }
 
 async function startRuntime(task: WorkerTask): Promise<LuaRuntime> {
-  tasks.setThread(task.row, threadToLower());
-  tasks.stamp(task.row, 'picked');
   // Loading the config is discovery's own work; for the other tasks it comes before their time.
   if (task.kind === 'discover') tasks.stamp(task.row, 'started');
   runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => lua.load(task.row)));

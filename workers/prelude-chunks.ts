@@ -5,23 +5,19 @@
 // damaged file) and it parses the source as before. Loading the bytecode skips the parser: about
 // 10 ms of every worker's start.
 
+import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
 const MAGIC = Buffer.from('MPLUAC2\n', 'latin1');
 const HEADER_BYTES = MAGIC.length + 4;
 
-/** CRC-32 of `bytes` (native): a damaged file must never reach Lua's loader. */
-function checksum(bytes: Uint8Array): number {
-  return crc32(bytes);
-}
-
-/** A prelude file's compiled form: MAGIC | source length (u32 LE) | source | checksum of the dump (u32 LE) | dump. */
+/** A prelude file's compiled form: MAGIC | source length (u32 LE) | source | CRC-32 of the dump (u32 LE) | dump. */
 export function encodePreludeChunk(source: Uint8Array, dump: Uint8Array): Buffer {
   const file = Buffer.alloc(HEADER_BYTES + source.length + 4 + dump.length);
   MAGIC.copy(file, 0);
   file.writeUInt32LE(source.length, MAGIC.length);
   file.set(source, HEADER_BYTES);
-  file.writeUInt32LE(checksum(dump), HEADER_BYTES + source.length);
+  file.writeUInt32LE(crc32(dump), HEADER_BYTES + source.length);
   file.set(dump, HEADER_BYTES + source.length + 4);
   return file;
 }
@@ -34,5 +30,15 @@ export function preludeDump(file: Buffer, source: Buffer): Buffer | undefined {
   if (sourceLength !== source.length || dumpStart > file.length) return undefined;
   if (!file.subarray(HEADER_BYTES, HEADER_BYTES + sourceLength).equals(source)) return undefined;
   const dump = file.subarray(dumpStart);
-  return checksum(dump) === file.readUInt32LE(HEADER_BYTES + sourceLength) ? dump : undefined;
+  // The CRC notices a damaged file, which must never reach Lua's loader.
+  return crc32(dump) === file.readUInt32LE(HEADER_BYTES + sourceLength) ? dump : undefined;
+}
+
+/** The bytecode in the chunk file at `path` if it was compiled from exactly `source` and is intact; undefined when there is none. */
+export function readPreludeDump(path: string, source: Buffer): Buffer | undefined {
+  try {
+    return preludeDump(readFileSync(path), source);
+  } catch {
+    return undefined;
+  }
 }
