@@ -1,10 +1,11 @@
 // One worker thread of a pool (worker-pool.ts), from the main thread's side: it starts the thread
 // (or takes one the CLI started ahead, prestarted-workers.ts, and sends it its config), hands it
-// one task at a time, and tells its pool what the thread says (its code loaded, its start
-// over, a task's outcome) and when it is gone, with the task it was running. Threads never keep the
-// process alive by themselves: the pool's deadline sweep does while tasks are in flight.
+// tasks — several may wait in its port, run in order — and tells its pool what the thread says
+// (its code loaded, its start over, a task's outcome) and when it is gone, with the tasks it held.
+// Threads never keep the process alive by themselves: the pool's deadline sweep does while tasks
+// are in flight.
 import type { MessagePort, Worker } from 'node:worker_threads';
-import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type PoolMessage, type WorkerConfig, type WorkerMessage, type WorkerTask } from '../shared/protocol.js';
+import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type PoolMessage, type TaskAnswer, type WorkerConfig, type WorkerMessage, type WorkerTask } from '../shared/protocol.js';
 import { takePrestartedThread } from './prestarted-workers.js';
 import { startWorkerThread } from './worker-thread.js';
 
@@ -14,9 +15,9 @@ export interface PoolWorkerEvents {
   up(worker: PoolWorker, port: MessagePort): void;
   /** Its first task has made its Lua state: its start is over. */
   started(worker: PoolWorker): void;
-  /** Its task ended: `reply`, or the message of what the task threw. */
-  done(worker: PoolWorker, outcome: { reply: unknown } | { error: string }): void;
-  /** Its thread has exited, with why (what failed in it, or its exit code); `task` is what it was running. */
+  /** Its first task ended (it is taken off `tasks`): `reply`, or the message of what the task threw. */
+  done(worker: PoolWorker, owner: object, answer: TaskAnswer): void;
+  /** Its thread has exited, with why (what failed in it, or its exit code); `tasks` holds what it was handed and had not answered. */
   gone(worker: PoolWorker, why: string): void;
 }
 
@@ -26,12 +27,18 @@ export class PoolWorker {
   isUp = false;
   /** Terminated by its pool: it is leaving. */
   isStopping = false;
-  /** The task it is running, whoever it belongs to. */
-  task: object | undefined;
+  /** The owners of the tasks it was handed and has not answered, in the order it runs them (the first is running, or next). */
+  readonly tasks: object[] = [];
   /** Holds a place at the process's start gate until its start is over. */
   startPlace = false;
   /** When it last became free (performance.now()), for its pool's idle reaping. */
   idleSince = 0;
+  /** When its first task began, as far as the main thread knows (performance.now()): handed to it idle, or its previous task answered. */
+  firstTaskSince = 0;
+  /** What its recent tasks took (ms, a running average, kept by its pool). */
+  taskCostMs = 0;
+  /** It has answered a task: its start (loading the config) is behind it. */
+  hasAnswered = false;
   /** What failed inside the thread, if it failed (the 'error' before its 'exit'). */
   private failure: string | undefined;
 
@@ -52,9 +59,15 @@ export class PoolWorker {
     return this.thread.threadId;
   }
 
+  /** The task it runs now or next, if any. */
+  get task(): object | undefined {
+    return this.tasks[0];
+  }
+
   /**
-   * Hands the thread `task`; `owner` is what the pool finds in `task` until it ends. Returns the
-   * error, and takes nothing on, when the task cannot be sent (a value structured clone refuses).
+   * Hands the thread `task`, after those it holds; `owner` is what the pool finds in `tasks` until
+   * it is answered or taken back. Returns the error, and takes nothing on, when the task cannot be
+   * sent (a value structured clone refuses).
    */
   run(task: WorkerTask, owner: object): Error | undefined {
     try {
@@ -62,13 +75,18 @@ export class PoolWorker {
     } catch (error) {
       return error as Error;
     }
-    this.task = owner;
+    this.tasks.push(owner);
     return undefined;
+  }
+
+  /** Takes back a task the thread had not claimed (the pool withdrew it in the task table). */
+  takeBack(owner: object): void {
+    const index = this.tasks.indexOf(owner);
+    if (index >= 0) this.tasks.splice(index, 1);
   }
 
   /** The thread is free. */
   idle(now: number): void {
-    this.task = undefined;
     this.idleSince = now;
   }
 
@@ -81,8 +99,8 @@ export class PoolWorker {
 
   private onMessage(message: WorkerMessage): void {
     if ('reply' in message || 'error' in message) {
-      // A worker told to stop (its code failed to load, say) is not free again: its task ends with its exit.
-      if (!this.isStopping) this.events.done(this, message);
+      // A worker told to stop (its code failed to load, say) is not free again: its tasks end with its exit.
+      if (!this.isStopping && this.tasks.length > 0) this.events.done(this, this.tasks.shift()!, message);
       return;
     }
     if (WORKER_STARTED_KEY in message) return this.events.started(this);

@@ -1,17 +1,21 @@
 // A pool of Lua workers for one role: a module's `run` calls, or a generation's inspect work
-// (discovery, `available`). One task per worker at a time, each under a wall-clock limit and cancel
-// signals; ending a task early terminates its worker; however a task ends, every process it started
-// is ended. Tasks wait in order for a free worker; a worker is started, up to the pool's limit, for
-// each task no starting worker will take, after waiting, untimed, for a place at the process's start
-// gate (a starting worker takes its task at once: the task waits in its port while it loads). Idle
-// workers end after the idle timeout. Each worker's event port is exposed once; events
-// route by call id.
+// (discovery, `available`). A worker runs one task at a time, each under a wall-clock limit and
+// cancel signals; ending a running task early terminates its worker; however a task ends, every
+// process it started is ended. Tasks go to a free worker, else wait in order: in the port of a
+// worker whose tasks are quick (see QUEUED_WORK_MS), so that a burst of quick calls flows through
+// one warm worker, which never sleeps between them, instead of starting more; or in the pool's
+// queue, a worker being started, up to the pool's limit, for each task no starting worker will
+// take, after waiting, untimed, for a place at the process's start gate (a starting worker takes
+// its task at once: the task waits in its port while it loads). A task waiting in a port is
+// withdrawn through the task table, never run twice: to cancel it, when its worker leaves, or when
+// the task ahead of it turns out slow. Idle workers end after the idle timeout. Each worker's event
+// port is exposed once; events route by call id.
 import { availableParallelism } from 'node:os';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { CpuSlots } from '../shared/cpu-slots.js';
-import type { CallEvents, PoolTask, RunReply, TaskReplies, WorkerConfig, WorkerEvents, WorkerReply, WorkerTask } from '../shared/protocol.js';
+import type { CallEvents, PoolTask, RunReply, TaskAnswer, TaskReplies, WorkerConfig, WorkerEvents, WorkerReply, WorkerTask } from '../shared/protocol.js';
 import type { CancelSignal } from './call-result.js';
 import { PoolWorker, type PoolWorkerEvents } from './pool-worker.js';
 import { StartGate } from './start-gate.js';
@@ -74,11 +78,34 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const DEADLINE_SWEEP_MS = 50;
 
 /**
+ * A busy worker takes more tasks into its port while the work waiting there, by what its recent
+ * tasks took, stays under this, and its current task has run less than this; tasks in a port
+ * whose current task has run this long go back to the queue, for another worker or a new one.
+ */
+const QUEUED_WORK_MS = 10;
+/** Most tasks a worker holds at once: the one it runs and those in its port. */
+const WORKER_TASK_DEPTH = 32;
+/**
+ * Tasks left waiting while a worker's tasks flow quickly start no new worker unless, by what its
+ * tasks take, they would keep it busy this long: a start costs a worker about this much CPU.
+ */
+const WORTH_A_START_MS = 50;
+/** How much one answer moves a worker's average task time (a task slowed by the scheduler is one of many). */
+const COST_WEIGHT = 1 / 8;
+/** Tickets count up to here, then start again at 1. */
+const MAX_TICKET = 2 ** 31 - 1;
+
+/**
  * The one place a reply that crossed the thread boundary takes its type: the worker's handler is a
  * TaskHandler (shared/protocol.ts), checked to answer a task of kind K with TaskReplies[K].
  */
 function replyTo<T extends PoolTask>(_task: T, reply: WorkerReply): TaskReplies[T['kind']] {
   return reply as TaskReplies[T['kind']];
+}
+
+/** A busy worker whose tasks flow: its start is behind it, and its current task has not run QUEUED_WORK_MS. */
+function flows(worker: PoolWorker, now: number): boolean {
+  return worker.hasAnswered && !worker.isStopping && worker.tasks.length > 0 && now - worker.firstTaskSince < QUEUED_WORK_MS;
 }
 
 /** How a job ended, before the pool reads it as a TaskOutcome. */
@@ -88,8 +115,10 @@ type JobEnd = { reply: WorkerReply } | { error: string } | { stopped: 'timeout' 
 class Job {
   /** The worker running it, once one took it. */
   worker: PoolWorker | undefined;
-  /** When it was handed to that worker (Date.now()). */
+  /** When it was handed to that worker with nothing ahead of it, or became its first task (Date.now()). */
   handedAt: number | undefined;
+  /** Its stop, asked for while its worker claimed it but had not yet answered the task ahead of it. */
+  stopWhenFirst: 'timeout' | 'cancelled' | undefined;
   isEnded = false;
   readonly ended: Promise<JobEnd>;
   private settle!: (end: JobEnd) => void;
@@ -135,6 +164,9 @@ export class WorkerPool implements PoolWorkerEvents {
   /** Starts waiting at the start gate. */
   private gateWaits = 0;
   private deadlineSweep: NodeJS.Timeout | undefined;
+  /** Looks again at tasks waiting in workers' ports (or held back from starting workers) QUEUED_WORK_MS after. */
+  private queuedWatch: NodeJS.Timeout | undefined;
+  private lastTicket = 0;
   private idleReaper: NodeJS.Timeout | undefined;
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
   private readonly retired = new Map<string, RunReply>();
@@ -154,7 +186,14 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /** Whether a task now would wait past maxQueue: the tasks a starting worker will take do not count. */
   get queueFull(): boolean {
-    return this.queue.length - this.gateWaits >= this.options.maxQueue;
+    return this.waiting() - this.gateWaits >= this.options.maxQueue;
+  }
+
+  /** Tasks waiting: in the queue, and in busy workers' ports behind the task each runs. */
+  private waiting(): number {
+    let inPorts = 0;
+    for (const worker of this.workers) inPorts += Math.max(0, worker.tasks.length - 1);
+    return this.queue.length + inPorts;
   }
 
   /** The pool's live worker threads. */
@@ -177,7 +216,7 @@ export class WorkerPool implements PoolWorkerEvents {
     if (this.closed) return { kind: 'cancelled' };
     const row = this.rows.acquire();
     if (row === undefined) return { kind: 'busy' };
-    const job = new Job(this, { ...task, row }, limits);
+    const job = new Job(this, { ...task, row, ticket: 0 }, limits);
     const { signal } = limits;
     this.active.add(job);
     // Referenced, like a timer per call would be: a call in flight keeps the process alive.
@@ -224,14 +263,31 @@ export class WorkerPool implements PoolWorkerEvents {
     this.startWorker(this.workerConfig, false);
   }
 
-  /** Ends `job` early: it leaves the queue, or its worker is terminated. */
+  /** Ends `job` early: it leaves the queue or its worker's port, or its worker is terminated. */
   stop(job: Job, why: 'timeout' | 'cancelled'): void {
     if (job.isEnded) return;
     const { worker } = job;
     if (worker === undefined) {
       const index = this.queue.indexOf(job);
       if (index >= 0) this.queue.splice(index, 1);
+    } else if (worker.task !== job) {
+      if (!this.withdraw(worker, job)) {
+        // Claimed: the task ahead of it has been answered, the answer is on its way; its worker is
+        // terminated once it has come, not to lose it.
+        job.stopWhenFirst ??= why;
+        return;
+      }
+      job.end({ stopped: why });
+      return;
     } else {
+      this.queue.unshift(...this.withdrawWaiting(worker));
+      if (worker.tasks.length > 1) {
+        // Its worker claimed a task behind it: it has finished, its answer is on its way, which a
+        // timeout lets end it; a cancelled one ends now (its answer is dropped when it comes).
+        if (why === 'cancelled') job.end({ stopped: why });
+        this.dispatch();
+        return;
+      }
       this.dismiss(worker);
     }
     job.end({ stopped: why });
@@ -240,23 +296,99 @@ export class WorkerPool implements PoolWorkerEvents {
     if (worker !== undefined) this.dispatch();
   }
 
-  /** Hands waiting jobs to free workers, and starts workers for the jobs left waiting. */
+  /**
+   * Hands waiting jobs to free workers, then to the ports of quick busy workers, and starts
+   * workers for the jobs left waiting when no quick worker will take them.
+   */
   private dispatch(): void {
     while (this.queue.length > 0 && this.free.length > 0) {
       const worker = this.free.pop()!;
-      const job = this.queue.shift()!;
-      const unsent = worker.run(job.task, job);
-      if (unsent === undefined) {
-        job.worker = worker;
-        job.handedAt = Date.now();
-      } else {
-        this.free.push(worker);
-        job.end({ unsent });
-      }
+      if (!this.hand(worker, this.queue.shift()!)) this.free.push(worker);
     }
+    if (this.queue.length === 0) return;
+    const now = performance.now();
+    for (let worker = this.quickWorker(now); worker !== undefined && this.queue.length > 0; worker = this.quickWorker(now)) {
+      this.hand(worker, this.queue.shift()!);
+    }
+    if (this.queuedWatch === undefined && [...this.workers].some((worker) => worker.tasks.length > 1)) {
+      this.queuedWatch = setTimeout(() => this.watchQueued(), QUEUED_WORK_MS).unref();
+    }
+    if (this.queue.length === 0 || this.drainsSoon(now)) return;
     while (!this.closed && this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
       this.requestStart();
     }
+  }
+
+  /** Hands `job` to `worker`, after the tasks it holds; false (the job ended) when the task cannot be sent. */
+  private hand(worker: PoolWorker, job: Job): boolean {
+    this.lastTicket = this.lastTicket >= MAX_TICKET ? 1 : this.lastTicket + 1;
+    job.task.ticket = this.lastTicket;
+    this.rows.table.offer(job.row, job.task.ticket);
+    const first = worker.tasks.length === 0;
+    const unsent = worker.run(job.task, job);
+    if (unsent !== undefined) {
+      job.end({ unsent });
+      return false;
+    }
+    job.worker = worker;
+    if (first) {
+      job.handedAt = Date.now();
+      worker.firstTaskSince = performance.now();
+    }
+    return true;
+  }
+
+  /**
+   * The busy worker with the fewest tasks whose port may take one more: its tasks flow (see
+   * flows), it holds fewer than WORKER_TASK_DEPTH, and they would not keep the new one waiting
+   * QUEUED_WORK_MS, by what its recent ones took.
+   */
+  private quickWorker(now: number): PoolWorker | undefined {
+    let quickest: PoolWorker | undefined;
+    for (const worker of this.workers) {
+      const held = worker.tasks.length;
+      const quick = flows(worker, now) && held < WORKER_TASK_DEPTH && worker.taskCostMs * held < QUEUED_WORK_MS;
+      if (quick && (quickest === undefined || held < quickest.tasks.length)) quickest = worker;
+    }
+    return quickest;
+  }
+
+  /** Whether a worker whose tasks flow would get through the waiting ones in less than WORTH_A_START_MS, by what its tasks take. */
+  private drainsSoon(now: number): boolean {
+    for (const worker of this.workers) {
+      if (flows(worker, now) && worker.taskCostMs * (worker.tasks.length + this.queue.length) < WORTH_A_START_MS) return true;
+    }
+    return false;
+  }
+
+  /** Tasks waiting in the port of a worker whose current task has run QUEUED_WORK_MS go back to the queue, for other workers. */
+  private watchQueued(): void {
+    this.queuedWatch = undefined;
+    const now = performance.now();
+    const back: Job[] = [];
+    for (const worker of this.workers) {
+      if (worker.tasks.length > 1 && now - worker.firstTaskSince >= QUEUED_WORK_MS) back.push(...this.withdrawWaiting(worker));
+    }
+    this.queue.unshift(...back);
+    this.dispatch();
+  }
+
+  /** Withdraws the tasks waiting in `worker`'s port (all but its first) that it has not claimed; returns their jobs, in order. */
+  private withdrawWaiting(worker: PoolWorker): Job[] {
+    const withdrawn: Job[] = [];
+    for (const job of worker.tasks.slice(1) as Job[]) {
+      if (!job.isEnded && this.withdraw(worker, job)) withdrawn.push(job);
+    }
+    return withdrawn;
+  }
+
+  /** Takes `job` back from `worker`'s port unless the worker claimed it; the job is the pool's again, unhanded. */
+  private withdraw(worker: PoolWorker, job: Job): boolean {
+    if (!this.rows.table.withdraw(job.row, job.task.ticket)) return false;
+    worker.takeBack(job);
+    job.worker = undefined;
+    job.handedAt = undefined;
+    return true;
   }
 
   /** Waits at the start gate, then starts a worker if one is still wanted. */
@@ -294,22 +426,40 @@ export class WorkerPool implements PoolWorkerEvents {
     this.leaveStartGate(worker);
   }
 
-  done(worker: PoolWorker, outcome: { reply: unknown } | { error: string }): void {
-    const job = worker.task as Job | undefined;
+  done(worker: PoolWorker, owner: object, answer: TaskAnswer): void {
+    const job = owner as Job;
     // Its first task is over: whatever the worker had to load has loaded.
     this.leaveStartGate(worker);
-    if (this.workers.has(worker)) this.release(worker);
-    job?.end(outcome as JobEnd);
+    this.answered(worker, answer.tookMs);
+    job.end('reply' in answer ? { reply: answer.reply } : { error: answer.error });
+    if (!this.workers.has(worker)) return;
+    const next = worker.task as Job | undefined;
+    if (next === undefined) return this.release(worker);
+    next.handedAt ??= Date.now();
+    if (next.stopWhenFirst !== undefined) this.stop(next, next.stopWhenFirst);
+  }
+
+  /**
+   * `worker` answered its first task, which took it `tookMs`: that joins the worker's average
+   * (but for the task that made its Lua state; a slow one counts as QUEUED_WORK_MS, what keeps
+   * tasks out of its port already), and the next task begins.
+   */
+  private answered(worker: PoolWorker, tookMs: number): void {
+    if (worker.hasAnswered) worker.taskCostMs += (Math.min(tookMs, QUEUED_WORK_MS) - worker.taskCostMs) * COST_WEIGHT;
+    worker.hasAnswered = true;
+    worker.firstTaskSince = performance.now();
   }
 
   gone(worker: PoolWorker, why: string): void {
-    const job = worker.task as Job | undefined;
     const reason = worker.isUp ? why : `a worker could not start: ${why}`;
+    // Tasks it had not claimed wait again; the one it ran (and any it claimed since) crashed with it.
+    this.queue.unshift(...this.withdrawWaiting(worker));
+    const lost = worker.tasks.splice(0) as Job[];
     if (this.workers.has(worker)) {
       this.remove(worker);
       if (!worker.isUp && ++this.startFailures >= START_FAILURE_LIMIT) this.failWaiting(reason);
     }
-    job?.end({ crashed: reason });
+    for (const job of lost) job.end({ crashed: reason });
     // A worker gone — after an abort, a crash, or while still starting — may leave jobs waiting.
     this.dispatch();
   }
@@ -343,6 +493,8 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /** Terminates a worker, which leaves the pool at once (a thread stuck in a system call may exit late). */
   private dismiss(worker: PoolWorker): void {
+    // Tasks waiting in its port go back to the queue now, not when its thread has exited.
+    this.queue.unshift(...this.withdrawWaiting(worker));
     if (this.workers.has(worker)) this.remove(worker);
     this.options.threads.stopped(worker.id);
     worker.stop();
@@ -403,7 +555,7 @@ export class WorkerPool implements PoolWorkerEvents {
   }
 
   stats(): PoolStats {
-    const queued = this.queue.length;
+    const queued = this.waiting();
     return { alive: this.workers.size, busy: this.active.size - queued, queued };
   }
 
@@ -417,6 +569,7 @@ export class WorkerPool implements PoolWorkerEvents {
     clearInterval(this.deadlineSweep);
     this.deadlineSweep = undefined;
     clearTimeout(this.idleReaper);
+    clearTimeout(this.queuedWatch);
     const exits = [...this.workers].map((worker) => new Promise<void>((resolve) => worker.thread.once('exit', () => resolve())));
     for (const worker of [...this.workers]) this.dismiss(worker);
     let timer: NodeJS.Timeout | undefined;

@@ -125,27 +125,38 @@ export const WORKER_STARTED_KEY = 'moonpoolWorkerStarted';
 
 /**
  * What a worker posts to the main thread: its event port once its code has loaded (or why its
- * code could not load), its start being over, and the outcome of each task it was handed (one at
- * a time: a reply, or the message of the error the task threw).
+ * code could not load), its start being over, and the outcome of each task it claimed, in the
+ * order it ran them (a reply, or the message of the error the task threw); a withdrawn task gets none.
  */
 export type WorkerMessage =
   | { [EVENTS_PORT_KEY]: MessagePort }
   | { loadFailed: string }
   | { [WORKER_STARTED_KEY]: number }
-  | { reply: WorkerReply }
-  | { error: string };
+  | TaskAnswer;
 
-/** Every task names its row of the pool's task table (`WorkerConfig.taskTable`). */
-export type WorkerTask =
-  | { kind: 'discover'; row: number }
-  | { kind: 'available'; context: CallContext; row: number }
-  | { kind: 'run'; context: CallContext; args: unknown; row: number }
-  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; row: number };
+/** A task's outcome, with how long the worker took over it (ms, from claiming it to answering). */
+export type TaskAnswer = ({ reply: WorkerReply } | { error: string }) & { tookMs: number };
+
+/** Where a task stands in the pool's task table (`WorkerConfig.taskTable`): its row, and the ticket it was handed under. */
+interface TaskPlace {
+  row: number;
+  ticket: number;
+}
+
+/** Every task names its row of the pool's task table and the ticket the worker claims it with. */
+export type WorkerTask = TaskPlace &
+  (
+    | { kind: 'discover' }
+    | { kind: 'available'; context: CallContext }
+    | { kind: 'run'; context: CallContext; args: unknown }
+    | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number }
+  );
 
 export type TaskKind = WorkerTask['kind'];
 
 /**
- * What the main thread posts to a worker: its tasks, one at a time, and, first of all for a
+ * What the main thread posts to a worker: its tasks (several may wait in its port; it runs them
+ * one at a time, in order, each once claimed), and, first of all for a
  * thread started before its pool had a config (core/prestarted-workers.ts), that config.
  */
 export type PoolMessage = WorkerTask | { config: WorkerConfig };
@@ -164,6 +175,12 @@ export type TaskOf<K extends TaskKind> = Extract<WorkerTask, { kind: K }>;
 /** The worker's entry point: a task of kind `K` in, that kind's reply out. */
 export type TaskHandler = <K extends TaskKind>(task: TaskOf<K>) => Promise<TaskReplies[K]>;
 
+/** What a started worker serves tasks with: `claim` says whether a task is still its to run (not withdrawn), `handle` runs it. */
+export interface TaskServer {
+  claim(task: WorkerTask): boolean;
+  handle: TaskHandler;
+}
+
 /** The space a block has: `view` in `render(state, view)`. */
 export interface RenderView {
   width: number;
@@ -175,8 +192,8 @@ export interface RenderView {
 /** What `render` produced, or why the default block is shown instead. */
 export type RenderReply = { ok: true; lines: string[] } | { ok: false; reason: string };
 
-/** A task as the core hands it to a pool, before the pool assigns its row. */
-export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit<T, 'row'> : never) : never;
+/** A task as the core hands it to a pool, before the pool assigns its row and ticket. */
+export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit<T, keyof TaskPlace> : never) : never;
 
 /** Why a run ended without a normal result. */
 export type RunFailure = 'lua_error' | 'bad_return' | 'out_of_memory' | 'not_loaded' | 'unknown_tool';

@@ -1,6 +1,8 @@
 // A pool's task table, the one both threads use: a SharedArrayBuffer the core makes per pool and
 // gives its workers once (WorkerConfig.taskTable), with a row of TASK_ROW_WORDS Int32 words per
-// task. The worker stamps when it picked the task up and when the task's own work began (the core
+// task. A task handed to a worker carries a ticket, also written in its row: the worker claims the
+// task before running it, and the core may withdraw a task not yet claimed (one waiting in a busy
+// worker's port) to cancel it or hand it to another worker; exactly one of the two wins. The worker stamps when it picked the task up and when the task's own work began (the core
 // reads the stamps for deadlines), names the thread running it (the core lowers a long task's
 // priority through it), keeps the task's CPU seat there, and records each process group
 // the task starts the moment `spawn` returns. Whichever side sees the task end — the worker before
@@ -10,7 +12,7 @@ import { sweepTaskProcesses } from './process-sweep.js';
 import { processTag } from './process-tag.js';
 
 /** Words per row. */
-export const TASK_ROW_WORDS = 66;
+export const TASK_ROW_WORDS = 67;
 /** When a worker picked the task up, as ms since the table's epoch plus one (0 until then). */
 const ROW_PICKED = 0;
 /** When the task's own work began (after a cold worker loaded the config), stamped alike. */
@@ -21,8 +23,12 @@ const ROW_THREAD = 2;
 const ROW_SEAT = 3;
 /** A random word drawn for each task: with the row, it makes the task's process tag. */
 const ROW_TAG = ROW_SEAT + SEAT_WORDS;
+/** The ticket of the task's latest handing to a worker; CLAIMED once a worker took it, 0 when withdrawn. */
+const ROW_TICKET = ROW_TAG + 1;
 /** The first of the pid words, up to the end of the row. */
-const ROW_FIRST_PID = ROW_TAG + 1;
+const ROW_FIRST_PID = ROW_TICKET + 1;
+/** A claimed task's ticket word (tickets are positive). */
+const CLAIMED = -1;
 
 /** Most process groups one task may have alive at once (the pid words of its row). */
 export const MAX_LIVE_GROUPS = TASK_ROW_WORDS - ROW_FIRST_PID;
@@ -60,6 +66,21 @@ export class TaskTable {
   reset(row: number, tag: number): void {
     this.words.fill(0, row * TASK_ROW_WORDS, (row + 1) * TASK_ROW_WORDS);
     Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TAG, tag);
+  }
+
+  /** The core hands the task in `row` to a worker under `ticket` (a positive Int32 not used for the row's last handing). */
+  offer(row: number, ticket: number): void {
+    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TICKET, ticket);
+  }
+
+  /** The worker takes the task handed under `ticket`: false when it was withdrawn (or handed again since), and must not run. */
+  claim(row: number, ticket: number): boolean {
+    return Atomics.compareExchange(this.words, row * TASK_ROW_WORDS + ROW_TICKET, ticket, CLAIMED) === ticket;
+  }
+
+  /** The core takes back the task handed under `ticket`: false when a worker has already claimed it. */
+  withdraw(row: number, ticket: number): boolean {
+    return Atomics.compareExchange(this.words, row * TASK_ROW_WORDS + ROW_TICKET, ticket, 0) === ticket;
   }
 
   /** Stamps `row` with the time now. */

@@ -49,6 +49,38 @@ test('a row handed out again is reset: no stamps, no thread, no groups, a new pr
   assert.equal(table.endTask(row), 0, 'a reset row has no groups to end');
 });
 
+test('a task handed under a ticket is claimed by the worker or withdrawn by the core, never both', () => {
+  const core = TaskTable.create(2);
+  const worker = workerSide(core);
+  core.offer(1, 7);
+  assert.equal(core.withdraw(0, 7), false, 'another row was never offered');
+  assert.equal(worker.claim(1, 7), true);
+  assert.equal(core.withdraw(1, 7), false, 'claimed: it runs');
+  assert.equal(worker.claim(1, 7), false, 'claimed once');
+  core.offer(0, 8);
+  assert.equal(core.withdraw(0, 8), true);
+  assert.equal(worker.claim(0, 8), false, 'withdrawn: it never runs');
+});
+
+test("a task withdrawn and handed again under a new ticket is not claimed through the old one's message", () => {
+  const core = TaskTable.create(1);
+  const worker = workerSide(core);
+  core.offer(0, 1);
+  assert.ok(core.withdraw(0, 1));
+  core.offer(0, 2);
+  assert.equal(worker.claim(0, 1), false, 'the stale message, still in the first worker’s port');
+  assert.equal(worker.claim(0, 2), true);
+});
+
+test('a row handed out again forgets the ticket of its last task', () => {
+  const rows = new TaskRows(1);
+  const row = rows.acquire()!;
+  rows.table.offer(row, 5);
+  rows.release(row);
+  rows.acquire();
+  assert.equal(workerSide(rows.table).claim(row, 5), false);
+});
+
 test('every row is handed out once until it is released; past that, none', () => {
   const rows = new TaskRows(2);
   assert.deepEqual([rows.acquire(), rows.acquire(), rows.acquire()], [0, 1, undefined]);

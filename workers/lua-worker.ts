@@ -1,6 +1,7 @@
 // A worker's task handler (lua-worker-entry.cts starts it with the worker's config and serves it):
 // one Lua runtime per worker thread. The Lua state and prelude are made as soon as the worker
-// starts; the first task evaluates the whole config and runs discovery; then one task at a time.
+// starts; the first task evaluates the whole config and runs discovery; then one task at a time,
+// each claimed in the task table first (one the core withdrew is skipped).
 // At start the worker opens its event channel and hands one end to the main thread. A call that
 // ran out of memory leaves a grown wasm heap (it never shrinks), so that worker retires: it hands
 // the reply over the event channel, waits until the host has it, and exits; the next call gets a
@@ -8,7 +9,7 @@
 import { MessageChannel, parentPort } from 'node:worker_threads';
 import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents, type WorkerTask } from '../shared/protocol.js';
+import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskServer, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents, type WorkerTask } from '../shared/protocol.js';
 import { TaskTable } from '../shared/task-table.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
@@ -28,8 +29,8 @@ let preparing: Promise<LuaRuntime> | undefined;
 let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
 
-/** Starts this worker with its config: its priority, its task table, its event channel and its Lua state; returns its task handler. */
-export function startWorker(workerConfig: WorkerConfig): TaskHandler {
+/** Starts this worker with its config: its priority, its task table, its event channel and its Lua state; returns what serves its tasks. */
+export function startWorker(workerConfig: WorkerConfig): TaskServer {
   config = workerConfig;
   // The core lowers a task's thread once the task runs long (a CPU-bound tool must not make the
   // dashboard or a server stutter); a thread it cannot name, or one of a burst of starts, runs
@@ -45,7 +46,7 @@ export function startWorker(workerConfig: WorkerConfig): TaskHandler {
   // A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
   preparing.catch(() => undefined);
   captureConsole((text) => runtime?.logToCall(text));
-  return handleTask;
+  return { claim: (task) => tasks.claim(task.row, task.ticket), handle: handleTask };
 }
 
 /**

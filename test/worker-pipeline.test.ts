@@ -1,0 +1,158 @@
+// Tasks that wait in a busy worker's port (core/worker-pool.ts): every way such a task can leave
+// its worker before running — cancelled, its worker timing out or retiring, the task ahead of it
+// turning out slow — must leave it run exactly once elsewhere or not at all, and never stall it
+// behind a slow call while another worker could run it. A worker that stays awake between calls
+// (workers/lua-worker-entry.cts) must sleep once calls stop coming.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { CallResult, ToolHost } from '../core/index.js';
+import { startHost, tempDir } from './helpers.js';
+
+const TOOLS = `
+local function add(registry, name, run, timeout)
+  registry:add {
+    name = name, description = name, timeout = timeout,
+    parameters = { type = 'object', properties = { id = { type = 'string' }, ms = { type = 'number' } } },
+    run = run,
+  }
+end
+local marks = ...
+agent.on('discover_tools', function(registry)
+  add(registry, 'echo', function(args) return args.id end)
+  -- Appends its id to the marks file: how many times a call ran.
+  add(registry, 'mark', function(args)
+    local file = assert(io.open(MARKS, 'a'))
+    file:write(args.id, '\\n')
+    file:close()
+    return args.id
+  end)
+  add(registry, 'busy', function(args)
+    local ends = os.clock() + args.ms / 1000
+    while os.clock() < ends do end
+    return 'done'
+  end, 30)
+  add(registry, 'nap', function(args) capture('sleep ' .. args.ms / 1000) return 'woke' end, 30)
+  add(registry, 'spin', function() while true do end end, 0.3)
+  add(registry, 'hoard', function()
+    local hoard = {}
+    while true do hoard[#hoard + 1] = ('x'):rep(65536) .. #hoard end
+  end)
+end)
+`;
+
+/** A config of one module with the tools above, marking into a file of its own; returns it and the marks file. */
+function pipelineConfig(): { config: string; marks: string } {
+  const dir = tempDir();
+  const marks = join(dir, 'marks');
+  writeFileSync(marks, '');
+  writeFileSync(join(dir, 'init.lua'), `MARKS = ${JSON.stringify(marks)}\n${TOOLS}`);
+  return { config: join(dir, 'init.lua'), marks };
+}
+
+/** How many times each id was marked. */
+function markCounts(marks: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const id of readFileSync(marks, 'utf8').split('\n').filter(Boolean)) counts[id] = (counts[id] ?? 0) + 1;
+  return counts;
+}
+
+/** Warm calls, so the module's worker is up and its calls known to be quick: the next calls may wait in its port. */
+async function warm(host: ToolHost): Promise<void> {
+  for (let i = 0; i < 20; i++) assert.equal((await host.call('echo', { id: `warm ${i}` })).status, 'ok');
+}
+
+/** The thread ids of the workers of the config's one module. */
+function workerThreads(host: ToolHost): number[] {
+  const [module] = Object.keys(host.stats().modules);
+  const generation = (host as unknown as { generation: { modulePool(module: string): { threads: { threadId: number }[] } } }).generation;
+  return generation.modulePool(module!).threads.map((thread) => thread.threadId);
+}
+
+const ids = (count: number, prefix: string): string[] => Array.from({ length: count }, (_, i) => `${prefix} ${i}`);
+
+test('calls waiting behind a slow call run on another worker, long before the slow call ends', { timeout: 60_000 }, async () => {
+  const { config, marks } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2 });
+  await warm(host);
+  let slowEnded = 0;
+  const slow = host.call('nap', { ms: 4000 }).then((result) => {
+    slowEnded = Date.now();
+    return result;
+  });
+  const quick = await Promise.all(ids(8, 'behind').map(async (id) => ({ result: await host.call('mark', { id }), at: Date.now() })));
+  assert.equal((await slow).status, 'ok');
+  for (const { result, at } of quick) {
+    assert.equal(result.status, 'ok', result.content);
+    assert.ok(at < slowEnded, 'a quick call waited for the slow one');
+  }
+  assert.deepEqual(markCounts(marks), Object.fromEntries(ids(8, 'behind').map((id) => [id, 1])));
+});
+
+test('a call cancelled while it waits behind another never runs, and the worker goes on', { timeout: 60_000 }, async () => {
+  const { config, marks } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1 });
+  await warm(host);
+  const threads = workerThreads(host);
+  // Cancelled at once (it may not have reached the worker yet), and a little later (it waits in
+  // the worker's port, or has gone back to the queue behind the slow call).
+  for (const delayMs of [0, 1, 3, 8, 30]) {
+    const slow = host.call('busy', { ms: 150 });
+    const controller = new AbortController();
+    const cancelled = host.call('mark', { id: `cancelled ${delayMs}` }, { signal: controller.signal });
+    const after = host.call('mark', { id: `after ${delayMs}` });
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    controller.abort();
+    const results: CallResult[] = await Promise.all([slow, cancelled, after]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['ok', 'cancelled', 'ok'],
+      `cancelled after ${delayMs} ms`,
+    );
+  }
+  assert.deepEqual(markCounts(marks), Object.fromEntries([0, 1, 3, 8, 30].map((delayMs) => [`after ${delayMs}`, 1])));
+  assert.deepEqual(workerThreads(host), threads, 'the worker was never terminated');
+});
+
+for (const [how, tool, status] of [
+  ['times out', 'spin', 'timeout'],
+  ['runs out of memory and retires', 'hoard', 'error'],
+] as const) {
+  test(`calls waiting behind one whose worker ${how} each run exactly once`, { timeout: 60_000 }, async () => {
+    const { config, marks } = pipelineConfig();
+    const host = await startHost(config, { maxThreadsPerModule: 2, memoryLimitBytes: 16 * 1024 * 1024 });
+    await warm(host);
+    const first = host.call(tool, {});
+    const waiting = ids(12, 'waiting').map((id) => host.call('mark', { id }));
+    const ended = await first;
+    assert.equal(ended.status, status, ended.content);
+    for (const result of await Promise.all(waiting)) assert.equal(result.status, 'ok', result.content);
+    assert.deepEqual(markCounts(marks), Object.fromEntries(ids(12, 'waiting').map((id) => [id, 1])));
+  });
+}
+
+test('a burst of quick calls all answer, each run once, in any mix with slow ones', { timeout: 60_000 }, async () => {
+  const { config, marks } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2 });
+  await warm(host);
+  const calls = ids(200, 'burst').map((id, i) => (i % 60 === 30 ? host.call('busy', { ms: 40 }) : host.call('mark', { id })));
+  const results = await Promise.all(calls);
+  assert.deepEqual(new Set(results.map((result) => result.status)), new Set(['ok']));
+  const expected = Object.fromEntries(ids(200, 'burst').filter((_, i) => i % 60 !== 30).map((id) => [id, 1]));
+  assert.deepEqual(markCounts(marks), expected);
+});
+
+test('a worker that waited awake between back-to-back calls sleeps once they stop', { timeout: 60_000 }, async () => {
+  const { config } = pipelineConfig();
+  const host = await startHost(config);
+  await warm(host);
+  for (let i = 0; i < 200; i++) await host.call('echo', { id: `${i}` });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const before = process.cpuUsage();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const used = process.cpuUsage(before);
+  const usedMs = (used.user + used.system) / 1000;
+  // A worker polling its port would use the whole second.
+  assert.ok(usedMs < 300, `the idle process used ${usedMs.toFixed(0)} ms of CPU in a second`);
+});
