@@ -132,6 +132,19 @@ for (const [how, tool, status] of [
   });
 }
 
+test('arguments that cannot be sent fail their call alone among calls sent to a busy worker together', { timeout: 60_000 }, async () => {
+  const { config, marks } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1 });
+  await warm(host);
+  const slow = host.call('nap', { ms: 200 });
+  const calls = ids(6, 'sent').map((id, i) => host.call('mark', i === 3 ? { id, callback: () => 1 } : { id }));
+  const results = await Promise.all(calls);
+  assert.equal((await slow).status, 'ok');
+  results.forEach((result, i) => assert.equal(result.status, i === 3 ? 'error' : 'ok', result.content));
+  assert.match(results[3]!.content, /could not be cloned/);
+  assert.deepEqual(markCounts(marks), Object.fromEntries(ids(6, 'sent').filter((_, i) => i !== 3).map((id) => [id, 1])));
+});
+
 test('a burst of quick calls all answer, each run once, in any mix with slow ones', { timeout: 60_000 }, async () => {
   const { config, marks } = pipelineConfig();
   const host = await startHost(config, { maxThreadsPerModule: 2 });
