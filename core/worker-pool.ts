@@ -305,18 +305,32 @@ export class WorkerPool implements PoolWorkerEvents {
       const worker = this.free.pop()!;
       if (!this.hand(worker, this.queue.shift()!)) this.free.push(worker);
     }
-    if (this.queue.length === 0) return;
-    const now = performance.now();
-    for (let worker = this.quickWorker(now); worker !== undefined && this.queue.length > 0; worker = this.quickWorker(now)) {
-      this.hand(worker, this.queue.shift()!);
+    if (this.queue.length > 0) {
+      const now = performance.now();
+      for (let worker = this.quickWorker(now); worker !== undefined && this.queue.length > 0; worker = this.quickWorker(now)) {
+        this.hand(worker, this.queue.shift()!);
+      }
+      if (this.queue.length > 0 && this.drainsSoon(now)) return this.watchQueuedIn();
+      while (!this.closed && this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
+        this.requestStart();
+      }
     }
-    if (this.queuedWatch === undefined && [...this.workers].some((worker) => worker.tasks.length > 1)) {
-      this.queuedWatch = setTimeout(() => this.watchQueued(), QUEUED_WORK_MS).unref();
-    }
-    if (this.queue.length === 0 || this.drainsSoon(now)) return;
-    while (!this.closed && this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
-      this.requestStart();
-    }
+    if (this.portsHoldTasks()) this.watchQueuedIn();
+  }
+
+  /**
+   * Looks at the waiting tasks again in QUEUED_WORK_MS (see watchQueued): as long as tasks wait in
+   * a port or are held back from starting a worker, even with none left in the queue, since the
+   * task ahead of them may turn out slow only after this look.
+   */
+  private watchQueuedIn(): void {
+    if (this.queuedWatch === undefined && !this.closed) this.queuedWatch = setTimeout(() => this.watchQueued(), QUEUED_WORK_MS).unref();
+  }
+
+  /** Whether tasks wait in a worker's port behind the one it runs. */
+  private portsHoldTasks(): boolean {
+    for (const worker of this.workers) if (worker.tasks.length > 1) return true;
+    return false;
   }
 
   /** Hands `job` to `worker`, after the tasks it holds; false (the job ended) when the task cannot be sent. */

@@ -34,6 +34,14 @@ agent.on('discover_tools', function(registry)
     return 'done'
   end, 30)
   add(registry, 'nap', function(args) capture('sleep ' .. args.ms / 1000) return 'woke' end, 30)
+  -- Returns once the gate file exists (the test opens it), or times out.
+  add(registry, 'gate', function()
+    while true do
+      local file = io.open(GATE)
+      if file then file:close() return 'opened' end
+      capture('sleep 0.02')
+    end
+  end, 10)
   add(registry, 'spin', function() while true do end end, 0.3)
   add(registry, 'hoard', function()
     local hoard = {}
@@ -42,13 +50,14 @@ agent.on('discover_tools', function(registry)
 end)
 `;
 
-/** A config of one module with the tools above, marking into a file of its own; returns it and the marks file. */
-function pipelineConfig(): { config: string; marks: string } {
+/** A config of one module with the tools above, marking into a file of its own; returns it, the marks file and the gate file (not there until opened). */
+function pipelineConfig(): { config: string; marks: string; gate: string } {
   const dir = tempDir();
   const marks = join(dir, 'marks');
+  const gate = join(dir, 'gate');
   writeFileSync(marks, '');
-  writeFileSync(join(dir, 'init.lua'), `MARKS = ${JSON.stringify(marks)}\n${TOOLS}`);
-  return { config: join(dir, 'init.lua'), marks };
+  writeFileSync(join(dir, 'init.lua'), `MARKS = ${JSON.stringify(marks)}\nGATE = ${JSON.stringify(gate)}\n${TOOLS}`);
+  return { config: join(dir, 'init.lua'), marks, gate };
 }
 
 /** How many times each id was marked. */
@@ -88,6 +97,24 @@ test('calls waiting behind a slow call run on another worker, long before the sl
     assert.ok(at < slowEnded, 'a quick call waited for the slow one');
   }
   assert.deepEqual(markCounts(marks), Object.fromEntries(ids(8, 'behind').map((id) => [id, 1])));
+});
+
+test('a call waiting behind a slow one that became first only after the first look at the ports still moves to another worker', { timeout: 60_000 }, async () => {
+  const { config, marks, gate } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2 });
+  await warm(host);
+  // Quick calls keep the worker flowing past the pool's first look at its port (10 ms in, each
+  // task under 10 ms), so the slow call becomes first after it; the gate opens only once the call
+  // behind it has run, which it must do on another worker.
+  const ahead = ids(6, 'ahead').map(() => host.call('busy', { ms: 8 }));
+  const slow = host.call('gate', {});
+  const behind = await host.call('mark', { id: 'behind' });
+  writeFileSync(gate, '');
+  assert.equal(behind.status, 'ok', behind.content);
+  const slowEnded = await slow;
+  assert.equal(slowEnded.status, 'ok', slowEnded.content);
+  for (const result of await Promise.all(ahead)) assert.equal(result.status, 'ok', result.content);
+  assert.deepEqual(markCounts(marks), { behind: 1 });
 });
 
 test('a call cancelled while it waits behind another never runs, and the worker goes on', { timeout: 60_000 }, async () => {
