@@ -301,6 +301,9 @@ export class WorkerPool implements PoolWorkerEvents {
    * workers for the jobs left waiting when no quick worker will take them.
    */
   private dispatch(): void {
+    // A closing pool hands out nothing: a task withdrawn from a port while close() stops every
+    // task would otherwise run on a worker still free.
+    if (this.closed) return;
     while (this.queue.length > 0 && this.free.length > 0) {
       const worker = this.free.pop()!;
       if (!this.hand(worker, this.queue.shift()!)) this.free.push(worker);
@@ -311,7 +314,7 @@ export class WorkerPool implements PoolWorkerEvents {
         this.hand(worker, this.queue.shift()!);
       }
       if (this.queue.length > 0 && this.drainsSoon(now)) return this.watchQueuedIn();
-      while (!this.closed && this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
+      while (this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
         this.requestStart();
       }
     }
@@ -324,7 +327,7 @@ export class WorkerPool implements PoolWorkerEvents {
    * task ahead of them may turn out slow only after this look.
    */
   private watchQueuedIn(): void {
-    if (this.queuedWatch === undefined && !this.closed) this.queuedWatch = setTimeout(() => this.watchQueued(), QUEUED_WORK_MS).unref();
+    if (this.queuedWatch === undefined) this.queuedWatch = setTimeout(() => this.watchQueued(), QUEUED_WORK_MS).unref();
   }
 
   /** Whether tasks wait in a worker's port behind the one it runs. */
@@ -507,8 +510,10 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /** Terminates a worker, which leaves the pool at once (a thread stuck in a system call may exit late). */
   private dismiss(worker: PoolWorker): void {
-    // Tasks waiting in its port go back to the queue now, not when its thread has exited.
+    // Tasks waiting in its port go back to the queue now, not when its thread has exited; those it
+    // claimed and was told to stop end now with that stop (its answers are no longer read).
     this.queue.unshift(...this.withdrawWaiting(worker));
+    for (const job of worker.tasks as Job[]) if (job.stopWhenFirst !== undefined) job.end({ stopped: job.stopWhenFirst });
     if (this.workers.has(worker)) this.remove(worker);
     this.options.threads.stopped(worker.id);
     worker.stop();

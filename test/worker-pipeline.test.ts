@@ -142,6 +142,24 @@ test('a call cancelled while it waits behind another never runs, and the worker 
   assert.deepEqual(workerThreads(host), threads, 'the worker was never terminated');
 });
 
+test('close() while calls wait in a port, the worker having already claimed them, ends each as cancelled at once', { timeout: 60_000 }, async () => {
+  const { config } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1 });
+  await warm(host);
+  // Posted to the worker at once (a call reaches the pool without waiting); the main thread then
+  // sleeps while the worker claims and answers them all, and closes before reading an answer.
+  const calls = ids(6, 'claimed').map((id) => host.call('mark', { id }));
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+  const closed = host.close();
+  const results = await Promise.all(calls);
+  await closed;
+  assert.deepEqual(
+    results.map((result) => result.status),
+    calls.map(() => 'cancelled'),
+    results.map((result) => result.content).join('; '),
+  );
+});
+
 for (const [how, tool, status] of [
   ['times out', 'spin', 'timeout'],
   ['runs out of memory and retires', 'hoard', 'error'],
