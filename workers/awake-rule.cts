@@ -4,26 +4,42 @@
 // docs/decisions.md, "A worker stays awake between calls that come back to back". Times are
 // performance.now() ms, passed in.
 
-/** How long a worker whose tasks come back to back waits awake for the next, polling its port, before it sleeps. */
+/**
+ * How long a worker whose tasks come back to back waits awake for the next, polling its port,
+ * before it sleeps. A task that came within this long of the worker running out of tasks (one such
+ * a wait would have caught) starts it waiting awake.
+ */
 const AWAKE_FOR_NEXT_MS = 0.5;
-/** A task that came within this long of the worker falling asleep is one of a run of calls: the worker waits awake after it. */
-const BACK_TO_BACK_MS = 1;
+/**
+ * Waits awake in a row that caught nothing, after which the worker sleeps at once until a task
+ * comes back to back again: one late call (a pause of the main thread, say) keeps it awake, calls
+ * steadily a little further apart than the wait do not keep it spinning for nothing.
+ */
+const VAIN_WAITS_IN_A_ROW = 3;
 
 class AwakeRule {
-  /** When the worker fell asleep: ran out of tasks, and waited awake for the next in vain if it did. */
-  private asleepSince = -Infinity;
-  private backToBack = false;
+  /** When the worker last ran out of tasks, before it waited awake if it did. */
+  private ranOutAt = -Infinity;
+  /** Whether it waits awake when it runs out of tasks. */
+  private waitsAwake = false;
+  /** It waited awake when it last ran out of tasks (and woke since if that caught nothing). */
+  private waited = false;
+  private vainWaits = 0;
 
-  /** A task came to the worker asleep. */
+  /** A task came to the worker asleep: it waited awake in vain, or not at all. */
   woken(now: number): void {
-    this.backToBack = now - this.asleepSince < BACK_TO_BACK_MS;
+    if (this.waited) this.waitsAwake = ++this.vainWaits < VAIN_WAITS_IN_A_ROW;
+    else this.waitsAwake = now - this.ranOutAt < AWAKE_FOR_NEXT_MS;
+    this.waited = false;
   }
 
   /** The worker ran out of tasks: how long it waits awake for the next (0: it sleeps at once). */
   ranOut(now: number): number {
-    const awakeMs = this.backToBack ? AWAKE_FOR_NEXT_MS : 0;
-    this.asleepSince = now + awakeMs;
-    return awakeMs;
+    // Waited awake last time and not woken since: that wait caught the task.
+    if (this.waited || !this.waitsAwake) this.vainWaits = 0;
+    this.ranOutAt = now;
+    this.waited = this.waitsAwake;
+    return this.waitsAwake ? AWAKE_FOR_NEXT_MS : 0;
   }
 }
 
