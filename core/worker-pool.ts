@@ -184,9 +184,14 @@ export class WorkerPool implements PoolWorkerEvents {
     this.workerConfig = { ...options.config, taskTable: this.rows.table.buffer, taskTableEpochMs: this.rows.table.epochMs, cpuSlots: options.cpuSlots.buffer };
   }
 
-  /** Whether a task now would wait past maxQueue: the tasks a starting worker will take do not count. */
+  /**
+   * Whether a task now would wait past maxQueue: the tasks a worker being started, or one the pool
+   * may still start, would take do not count (a task in a quick worker's port, where no worker was
+   * started for it, is refused no sooner than one a new worker would have taken).
+   */
   get queueFull(): boolean {
-    return this.waiting() - this.gateWaits >= this.options.maxQueue;
+    const waiting = this.waiting();
+    return waiting - Math.min(waiting, this.options.maxThreads - this.workers.size) >= this.options.maxQueue;
   }
 
   /** Tasks waiting: in the queue, and in busy workers' ports behind the task each runs. */

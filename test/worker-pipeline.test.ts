@@ -117,6 +117,21 @@ test('a call waiting behind a slow one that became first only after the first lo
   assert.deepEqual(markCounts(marks), { behind: 1 });
 });
 
+test('calls taken into a busy worker\'s port, with room for another worker, are not refused sooner than on a cold pool', { timeout: 60_000 }, async () => {
+  const options = { maxThreadsPerModule: 2, maxQueuePerModule: 1 };
+  const burst = (host: ToolHost, prefix: string): Promise<CallResult[]> => Promise.all(ids(4, prefix).map((id) => host.call('mark', { id })));
+  // Cold: two calls wait for the two workers being started, the third in the queue.
+  const cold = await burst(await startHost(pipelineConfig().config, options), 'cold');
+  assert.deepEqual(cold.map((result) => result.status), ['ok', 'ok', 'ok', 'busy']);
+  // Warm with one worker and room for another: the calls wait in its port instead of for a second
+  // worker, and count against maxQueue no more than they did.
+  const host = await startHost(pipelineConfig().config, options);
+  await warm(host);
+  assert.equal(workerThreads(host).length, 1);
+  const warmBurst = await burst(host, 'warm');
+  assert.deepEqual(warmBurst.map((result) => result.status), ['ok', 'ok', 'ok', 'busy']);
+});
+
 test('a call cancelled while it waits behind another never runs, and the worker goes on', { timeout: 60_000 }, async () => {
   const { config, marks } = pipelineConfig();
   const host = await startHost(config, { maxThreadsPerModule: 1 });
