@@ -90,6 +90,12 @@ const WORKER_TASK_DEPTH = 32;
  * tasks take, they would keep it busy this long: a start costs a worker about this much CPU.
  */
 const WORTH_A_START_MS = 50;
+/**
+ * The share of the time its workers must have spent working, with tasks waiting behind that work,
+ * for the pool to start a worker although a quick one would get through the waiting tasks soon:
+ * callers that keep a worker busy get another (a burst held up by the main thread does not).
+ */
+const BUSY_BEHIND_SHARE = 3 / 4;
 /** How much one answer moves a worker's average task time (a task slowed by the scheduler is one of many). */
 const COST_WEIGHT = 1 / 8;
 /** Tickets count up to here, then start again at 1. */
@@ -167,6 +173,9 @@ export class WorkerPool implements PoolWorkerEvents {
   /** Looks again at tasks waiting in workers' ports (or held back from starting workers) QUEUED_WORK_MS after. */
   private queuedWatch: NodeJS.Timeout | undefined;
   private lastTicket = 0;
+  /** The work its workers did (ms, as they measured it) with tasks waiting behind, since `behindSince` (performance.now()). */
+  private workBehindMs = 0;
+  private behindSince = 0;
   private idleReaper: NodeJS.Timeout | undefined;
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
   private readonly retired = new Map<string, RunReply>();
@@ -239,6 +248,7 @@ export class WorkerPool implements PoolWorkerEvents {
     }
     const end = await job.ended;
     this.active.delete(job);
+    if (this.active.size === 0) this.workBehindMs = 0;
     this.releaseRow(row);
     try {
       signal?.removeEventListener('abort', job);
@@ -315,10 +325,12 @@ export class WorkerPool implements PoolWorkerEvents {
     }
     if (this.queue.length > 0) {
       const now = performance.now();
-      for (let worker = this.quickWorker(now); worker !== undefined && this.queue.length > 0; worker = this.quickWorker(now)) {
+      // Tasks wait in the queue for the worker to be started, not in a port.
+      const startsOne = this.keptBusy(now) && this.workers.size + this.gateWaits < this.options.maxThreads;
+      for (let worker = startsOne ? undefined : this.quickWorker(now); worker !== undefined && this.queue.length > 0; worker = this.quickWorker(now)) {
         this.hand(worker, this.queue.shift()!);
       }
-      if (this.queue.length > 0 && this.drainsSoon(now)) return this.watchQueuedIn();
+      if (this.queue.length > 0 && !startsOne && this.drainsSoon(now)) return this.watchQueuedIn();
       while (this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
         this.requestStart();
       }
@@ -383,6 +395,14 @@ export class WorkerPool implements PoolWorkerEvents {
     return false;
   }
 
+  /**
+   * Whether its workers have been kept busy, tasks waiting behind their work, for WORTH_A_START_MS
+   * of work and BUSY_BEHIND_SHARE of the time since (two callers each calling again at once, say).
+   */
+  private keptBusy(now: number): boolean {
+    return this.workBehindMs >= WORTH_A_START_MS && this.workBehindMs >= BUSY_BEHIND_SHARE * (now - this.behindSince);
+  }
+
   /** Tasks waiting in the port of a worker whose current task has run QUEUED_WORK_MS go back to the queue, for other workers. */
   private watchQueued(): void {
     this.queuedWatch = undefined;
@@ -429,6 +449,7 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /** Starts a worker, free for the next waiting job at once; `startPlace`: it holds a place at the start gate. */
   private startWorker(workerData: WorkerConfig, startPlace: boolean): void {
+    this.workBehindMs = 0;
     const worker = new PoolWorker(workerData, this);
     worker.startPlace = startPlace;
     this.workers.add(worker);
@@ -464,13 +485,22 @@ export class WorkerPool implements PoolWorkerEvents {
   /**
    * `worker` answered its first task, which took it `tookMs`: that joins the worker's average
    * (but for the task that made its Lua state; a slow one counts as QUEUED_WORK_MS, what keeps
-   * tasks out of its port already), and the next task begins.
+   * tasks out of its port already), and its work behind which tasks waited (see keptBusy); the
+   * next task begins.
    */
   private answered(worker: PoolWorker, tookMs: number): void {
-    if (worker.hasAnswered) worker.taskCostMs += (Math.min(tookMs, QUEUED_WORK_MS) - worker.taskCostMs) * COST_WEIGHT;
+    const now = performance.now();
+    if (worker.hasAnswered) {
+      worker.taskCostMs += (Math.min(tookMs, QUEUED_WORK_MS) - worker.taskCostMs) * COST_WEIGHT;
+      if (worker.tasks.length > 0 || this.queue.length > 0) {
+        if (this.workBehindMs === 0) this.behindSince = now - tookMs;
+        this.workBehindMs += tookMs;
+      }
+    }
     worker.hasAnswered = true;
-    worker.firstTaskSince = performance.now();
+    worker.firstTaskSince = now;
   }
+
 
   gone(worker: PoolWorker, why: string): void {
     const reason = worker.isUp ? why : `a worker could not start: ${why}`;

@@ -132,6 +132,25 @@ test('calls taken into a busy worker\'s port, with room for another worker, are 
   assert.deepEqual(warmBurst.map((result) => result.status), ['ok', 'ok', 'ok', 'busy']);
 });
 
+test('callers who keep a worker busy with calls waiting behind each other get a second worker', { timeout: 60_000 }, async () => {
+  const { config } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2 });
+  await warm(host);
+  // Two callers, each calling again as soon as answered: every 8 ms call waits for the other's,
+  // though each is quick enough to wait in the worker's port.
+  const threads = new Set<number>();
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let i = 0; i < 40; i++) {
+        const result = await host.call('busy', { ms: 8 });
+        assert.equal(result.status, 'ok', result.content);
+        for (const thread of workerThreads(host)) threads.add(thread);
+      }
+    }),
+  );
+  assert.equal(threads.size, 2);
+});
+
 test('a call cancelled while it waits behind another never runs, and the worker goes on', { timeout: 60_000 }, async () => {
   const { config, marks } = pipelineConfig();
   const host = await startHost(config, { maxThreadsPerModule: 1 });
