@@ -313,7 +313,8 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /**
    * Hands waiting jobs to free workers, then to the ports of quick busy workers, and starts
-   * workers for the jobs left waiting when no quick worker will take them.
+   * workers for the jobs left waiting when no quick worker will take them soon, or when its
+   * workers are kept busy (see keptBusy).
    */
   private dispatch(): void {
     // A closing pool hands out nothing: a task withdrawn from a port while close() stops every
@@ -325,7 +326,7 @@ export class WorkerPool implements PoolWorkerEvents {
     }
     if (this.queue.length > 0) {
       const now = performance.now();
-      // Tasks wait in the queue for the worker to be started, not in a port.
+      // Workers kept busy with room for another: the tasks wait for a worker started for them, not in a port.
       const startsOne = this.keptBusy(now) && this.workers.size + this.gateWaits < this.options.maxThreads;
       for (let worker = startsOne ? undefined : this.quickWorker(now); worker !== undefined && this.queue.length > 0; worker = this.quickWorker(now)) {
         this.hand(worker, this.queue.shift()!);
@@ -500,7 +501,6 @@ export class WorkerPool implements PoolWorkerEvents {
     worker.hasAnswered = true;
     worker.firstTaskSince = now;
   }
-
 
   gone(worker: PoolWorker, why: string): void {
     const reason = worker.isUp ? why : `a worker could not start: ${why}`;

@@ -22,7 +22,7 @@ class AwakeRule {
   private ranOutAt = -Infinity;
   /** Whether it waits awake when it runs out of tasks. */
   private waitsAwake = false;
-  /** It waited awake when it last ran out of tasks (and woke since if that caught nothing). */
+  /** It waited awake when it last ran out of tasks, and no task has woken it since: that wait caught the next task. */
   private waited = false;
   private vainWaits = 0;
 
