@@ -90,6 +90,12 @@ const WORKER_TASK_DEPTH = 32;
  * tasks take, they would keep it busy this long: a start costs a worker about this much CPU.
  */
 const WORTH_A_START_MS = 50;
+/**
+ * The share of the time its workers must have spent working, with tasks waiting behind that work,
+ * for the pool to start a worker although a quick one would get through the waiting tasks soon:
+ * callers that keep a worker busy get another (a burst held up by the main thread does not).
+ */
+const BUSY_BEHIND_SHARE = 3 / 4;
 /** How much one answer moves a worker's average task time (a task slowed by the scheduler is one of many). */
 const COST_WEIGHT = 1 / 8;
 /** Tickets count up to here, then start again at 1. */
@@ -167,6 +173,9 @@ export class WorkerPool implements PoolWorkerEvents {
   /** Looks again at tasks waiting in workers' ports (or held back from starting workers) QUEUED_WORK_MS after. */
   private queuedWatch: NodeJS.Timeout | undefined;
   private lastTicket = 0;
+  /** The work its workers did (ms, as they measured it) with tasks waiting behind, since `behindSince` (performance.now()). */
+  private workBehindMs = 0;
+  private behindSince = 0;
   private idleReaper: NodeJS.Timeout | undefined;
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
   private readonly retired = new Map<string, RunReply>();
@@ -184,9 +193,14 @@ export class WorkerPool implements PoolWorkerEvents {
     this.workerConfig = { ...options.config, taskTable: this.rows.table.buffer, taskTableEpochMs: this.rows.table.epochMs, cpuSlots: options.cpuSlots.buffer };
   }
 
-  /** Whether a task now would wait past maxQueue: the tasks a starting worker will take do not count. */
+  /**
+   * Whether a task now would wait past maxQueue: the tasks a worker being started, or one the pool
+   * may still start, would take do not count (a task in a quick worker's port, where no worker was
+   * started for it, is refused no sooner than one a new worker would have taken).
+   */
   get queueFull(): boolean {
-    return this.waiting() - this.gateWaits >= this.options.maxQueue;
+    const waiting = this.waiting();
+    return waiting - Math.min(waiting, this.options.maxThreads - this.workers.size) >= this.options.maxQueue;
   }
 
   /** Tasks waiting: in the queue, and in busy workers' ports behind the task each runs. */
@@ -234,6 +248,7 @@ export class WorkerPool implements PoolWorkerEvents {
     }
     const end = await job.ended;
     this.active.delete(job);
+    if (this.active.size === 0) this.workBehindMs = 0;
     this.releaseRow(row);
     try {
       signal?.removeEventListener('abort', job);
@@ -298,25 +313,45 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /**
    * Hands waiting jobs to free workers, then to the ports of quick busy workers, and starts
-   * workers for the jobs left waiting when no quick worker will take them.
+   * workers for the jobs left waiting when no quick worker will take them soon, or when its
+   * workers are kept busy (see keptBusy).
    */
   private dispatch(): void {
+    // A closing pool hands out nothing: a task withdrawn from a port while close() stops every
+    // task would otherwise run on a worker still free.
+    if (this.closed) return;
     while (this.queue.length > 0 && this.free.length > 0) {
       const worker = this.free.pop()!;
       if (!this.hand(worker, this.queue.shift()!)) this.free.push(worker);
     }
-    if (this.queue.length === 0) return;
-    const now = performance.now();
-    for (let worker = this.quickWorker(now); worker !== undefined && this.queue.length > 0; worker = this.quickWorker(now)) {
-      this.hand(worker, this.queue.shift()!);
+    if (this.queue.length > 0) {
+      const now = performance.now();
+      // Workers kept busy with room for another: the tasks wait for a worker started for them, not in a port.
+      const startsOne = this.keptBusy(now) && this.workers.size + this.gateWaits < this.options.maxThreads;
+      for (let worker = startsOne ? undefined : this.quickWorker(now); worker !== undefined && this.queue.length > 0; worker = this.quickWorker(now)) {
+        this.hand(worker, this.queue.shift()!);
+      }
+      if (this.queue.length > 0 && !startsOne && this.drainsSoon(now)) return this.watchQueuedIn();
+      while (this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
+        this.requestStart();
+      }
     }
-    if (this.queuedWatch === undefined && [...this.workers].some((worker) => worker.tasks.length > 1)) {
-      this.queuedWatch = setTimeout(() => this.watchQueued(), QUEUED_WORK_MS).unref();
-    }
-    if (this.queue.length === 0 || this.drainsSoon(now)) return;
-    while (!this.closed && this.queue.length > this.gateWaits && this.workers.size + this.gateWaits < this.options.maxThreads) {
-      this.requestStart();
-    }
+    if (this.portsHoldTasks()) this.watchQueuedIn();
+  }
+
+  /**
+   * Looks at the waiting tasks again in QUEUED_WORK_MS (see watchQueued): as long as tasks wait in
+   * a port or are held back from starting a worker, even with none left in the queue, since the
+   * task ahead of them may turn out slow only after this look.
+   */
+  private watchQueuedIn(): void {
+    if (this.queuedWatch === undefined) this.queuedWatch = setTimeout(() => this.watchQueued(), QUEUED_WORK_MS).unref();
+  }
+
+  /** Whether tasks wait in a worker's port behind the one it runs. */
+  private portsHoldTasks(): boolean {
+    for (const worker of this.workers) if (worker.tasks.length > 1) return true;
+    return false;
   }
 
   /** Hands `job` to `worker`, after the tasks it holds; false (the job ended) when the task cannot be sent. */
@@ -359,6 +394,14 @@ export class WorkerPool implements PoolWorkerEvents {
       if (flows(worker, now) && worker.taskCostMs * (worker.tasks.length + this.queue.length) < WORTH_A_START_MS) return true;
     }
     return false;
+  }
+
+  /**
+   * Whether its workers have been kept busy, tasks waiting behind their work, for WORTH_A_START_MS
+   * of work and BUSY_BEHIND_SHARE of the time since (two callers each calling again at once, say).
+   */
+  private keptBusy(now: number): boolean {
+    return this.workBehindMs >= WORTH_A_START_MS && this.workBehindMs >= BUSY_BEHIND_SHARE * (now - this.behindSince);
   }
 
   /** Tasks waiting in the port of a worker whose current task has run QUEUED_WORK_MS go back to the queue, for other workers. */
@@ -407,6 +450,7 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /** Starts a worker, free for the next waiting job at once; `startPlace`: it holds a place at the start gate. */
   private startWorker(workerData: WorkerConfig, startPlace: boolean): void {
+    this.workBehindMs = 0;
     const worker = new PoolWorker(workerData, this);
     worker.startPlace = startPlace;
     this.workers.add(worker);
@@ -442,12 +486,20 @@ export class WorkerPool implements PoolWorkerEvents {
   /**
    * `worker` answered its first task, which took it `tookMs`: that joins the worker's average
    * (but for the task that made its Lua state; a slow one counts as QUEUED_WORK_MS, what keeps
-   * tasks out of its port already), and the next task begins.
+   * tasks out of its port already), and its work behind which tasks waited (see keptBusy); the
+   * next task begins.
    */
   private answered(worker: PoolWorker, tookMs: number): void {
-    if (worker.hasAnswered) worker.taskCostMs += (Math.min(tookMs, QUEUED_WORK_MS) - worker.taskCostMs) * COST_WEIGHT;
+    const now = performance.now();
+    if (worker.hasAnswered) {
+      worker.taskCostMs += (Math.min(tookMs, QUEUED_WORK_MS) - worker.taskCostMs) * COST_WEIGHT;
+      if (worker.tasks.length > 0 || this.queue.length > 0) {
+        if (this.workBehindMs === 0) this.behindSince = now - tookMs;
+        this.workBehindMs += tookMs;
+      }
+    }
     worker.hasAnswered = true;
-    worker.firstTaskSince = performance.now();
+    worker.firstTaskSince = now;
   }
 
   gone(worker: PoolWorker, why: string): void {
@@ -493,8 +545,10 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /** Terminates a worker, which leaves the pool at once (a thread stuck in a system call may exit late). */
   private dismiss(worker: PoolWorker): void {
-    // Tasks waiting in its port go back to the queue now, not when its thread has exited.
+    // Tasks waiting in its port go back to the queue now, not when its thread has exited; those it
+    // claimed and was told to stop end now with that stop (its answers are no longer read).
     this.queue.unshift(...this.withdrawWaiting(worker));
+    for (const job of worker.tasks as Job[]) if (job.stopWhenFirst !== undefined) job.end({ stopped: job.stopWhenFirst });
     if (this.workers.has(worker)) this.remove(worker);
     this.options.threads.stopped(worker.id);
     worker.stop();

@@ -34,6 +34,14 @@ agent.on('discover_tools', function(registry)
     return 'done'
   end, 30)
   add(registry, 'nap', function(args) capture('sleep ' .. args.ms / 1000) return 'woke' end, 30)
+  -- Returns once the gate file exists (the test opens it), or times out.
+  add(registry, 'gate', function()
+    while true do
+      local file = io.open(GATE)
+      if file then file:close() return 'opened' end
+      capture('sleep 0.02')
+    end
+  end, 10)
   add(registry, 'spin', function() while true do end end, 0.3)
   add(registry, 'hoard', function()
     local hoard = {}
@@ -42,13 +50,14 @@ agent.on('discover_tools', function(registry)
 end)
 `;
 
-/** A config of one module with the tools above, marking into a file of its own; returns it and the marks file. */
-function pipelineConfig(): { config: string; marks: string } {
+/** A config of one module with the tools above, marking into a file of its own; returns it, the marks file and the gate file (not there until opened). */
+function pipelineConfig(): { config: string; marks: string; gate: string } {
   const dir = tempDir();
   const marks = join(dir, 'marks');
+  const gate = join(dir, 'gate');
   writeFileSync(marks, '');
-  writeFileSync(join(dir, 'init.lua'), `MARKS = ${JSON.stringify(marks)}\n${TOOLS}`);
-  return { config: join(dir, 'init.lua'), marks };
+  writeFileSync(join(dir, 'init.lua'), `MARKS = ${JSON.stringify(marks)}\nGATE = ${JSON.stringify(gate)}\n${TOOLS}`);
+  return { config: join(dir, 'init.lua'), marks, gate };
 }
 
 /** How many times each id was marked. */
@@ -90,6 +99,58 @@ test('calls waiting behind a slow call run on another worker, long before the sl
   assert.deepEqual(markCounts(marks), Object.fromEntries(ids(8, 'behind').map((id) => [id, 1])));
 });
 
+test('a call waiting behind a slow one that became first only after the first look at the ports still moves to another worker', { timeout: 60_000 }, async () => {
+  const { config, marks, gate } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2 });
+  await warm(host);
+  // Quick calls keep the worker flowing past the pool's first look at its port (10 ms in, each
+  // task under 10 ms), so the slow call becomes first after it; the gate opens only once the call
+  // behind it has run, which it must do on another worker.
+  const ahead = ids(6, 'ahead').map(() => host.call('busy', { ms: 8 }));
+  const slow = host.call('gate', {});
+  const behind = await host.call('mark', { id: 'behind' });
+  writeFileSync(gate, '');
+  assert.equal(behind.status, 'ok', behind.content);
+  const slowEnded = await slow;
+  assert.equal(slowEnded.status, 'ok', slowEnded.content);
+  for (const result of await Promise.all(ahead)) assert.equal(result.status, 'ok', result.content);
+  assert.deepEqual(markCounts(marks), { behind: 1 });
+});
+
+test('calls taken into a busy worker\'s port, with room for another worker, are not refused sooner than on a cold pool', { timeout: 60_000 }, async () => {
+  const options = { maxThreadsPerModule: 2, maxQueuePerModule: 1 };
+  const burst = (host: ToolHost, prefix: string): Promise<CallResult[]> => Promise.all(ids(4, prefix).map((id) => host.call('mark', { id })));
+  // Cold: two calls wait for the two workers being started, the third in the queue.
+  const cold = await burst(await startHost(pipelineConfig().config, options), 'cold');
+  assert.deepEqual(cold.map((result) => result.status), ['ok', 'ok', 'ok', 'busy']);
+  // Warm with one worker and room for another: the calls wait in its port instead of for a second
+  // worker, and count against maxQueue no more than they did.
+  const host = await startHost(pipelineConfig().config, options);
+  await warm(host);
+  assert.equal(workerThreads(host).length, 1);
+  const warmBurst = await burst(host, 'warm');
+  assert.deepEqual(warmBurst.map((result) => result.status), ['ok', 'ok', 'ok', 'busy']);
+});
+
+test('callers who keep a worker busy with calls waiting behind each other get a second worker', { timeout: 60_000 }, async () => {
+  const { config } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2 });
+  await warm(host);
+  // Two callers, each calling again as soon as answered: every 8 ms call waits for the other's,
+  // though each is quick enough to wait in the worker's port.
+  const threads = new Set<number>();
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let i = 0; i < 40; i++) {
+        const result = await host.call('busy', { ms: 8 });
+        assert.equal(result.status, 'ok', result.content);
+        for (const thread of workerThreads(host)) threads.add(thread);
+      }
+    }),
+  );
+  assert.equal(threads.size, 2);
+});
+
 test('a call cancelled while it waits behind another never runs, and the worker goes on', { timeout: 60_000 }, async () => {
   const { config, marks } = pipelineConfig();
   const host = await startHost(config, { maxThreadsPerModule: 1 });
@@ -113,6 +174,24 @@ test('a call cancelled while it waits behind another never runs, and the worker 
   }
   assert.deepEqual(markCounts(marks), Object.fromEntries([0, 1, 3, 8, 30].map((delayMs) => [`after ${delayMs}`, 1])));
   assert.deepEqual(workerThreads(host), threads, 'the worker was never terminated');
+});
+
+test('close() while calls wait in a port, the worker having already claimed them, ends each as cancelled at once', { timeout: 60_000 }, async () => {
+  const { config } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1 });
+  await warm(host);
+  // Posted to the worker at once (a call reaches the pool without waiting); the main thread then
+  // sleeps while the worker claims and answers them all, and closes before reading an answer.
+  const calls = ids(6, 'claimed').map((id) => host.call('mark', { id }));
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+  const closed = host.close();
+  const results = await Promise.all(calls);
+  await closed;
+  assert.deepEqual(
+    results.map((result) => result.status),
+    calls.map(() => 'cancelled'),
+    results.map((result) => result.content).join('; '),
+  );
 });
 
 for (const [how, tool, status] of [
