@@ -28,18 +28,21 @@ function play(gapsMs: number[], taskMs: number, calls = 1000): { caught: number;
   return { caught, awakeInVainMs };
 }
 
+/** `times` the length of one wait awake, in ms. */
+const waits = (times: number): number => times * AwakeRule.waitMs;
+
 test('calls coming back to back are caught by the worker waiting awake', () => {
-  const { caught } = play([0.3], 0.1);
+  const { caught } = play([waits(0.6)], 0.1);
   assert.ok(caught >= 990, `caught ${caught} of 1000`);
 });
 
 test('a late call now and then does not stop the worker waiting awake for the back-to-back ones', () => {
-  const { caught } = play([0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 1.2], 0.1);
+  const { caught } = play([...Array<number>(9).fill(waits(0.6)), waits(2.4)], 0.1);
   assert.ok(caught >= 890, `caught ${caught} of 1000`);
 });
 
 test('calls a little too far apart for the wait to catch them do not keep the worker awake for nothing', () => {
-  for (const everyMs of [0.7, 0.9, 1.2, 1.4]) {
+  for (const everyMs of [1.4, 1.8, 2.4, 2.8].map(waits)) {
     const { caught, awakeInVainMs } = play([everyMs], 0.1);
     assert.equal(caught, 0, `every ${everyMs} ms`);
     assert.ok(awakeInVainMs <= 1, `every ${everyMs} ms: awake ${awakeInVainMs.toFixed(1)} ms in vain over 1000 calls`);
@@ -47,5 +50,5 @@ test('calls a little too far apart for the wait to catch them do not keep the wo
 });
 
 test('calls now and then never keep the worker awake', () => {
-  assert.deepEqual(play([20], 0.1), { caught: 0, awakeInVainMs: 0 });
+  assert.deepEqual(play([waits(40)], 0.1), { caught: 0, awakeInVainMs: 0 });
 });

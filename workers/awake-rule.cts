@@ -9,7 +9,7 @@
  * before it sleeps. A task that came within this long of the worker running out of tasks (one such
  * a wait would have caught) starts it waiting awake.
  */
-const AWAKE_FOR_NEXT_MS = 0.5;
+const AWAKE_FOR_NEXT_MS = 1;
 /**
  * Waits awake in a row that caught nothing, after which the worker sleeps at once until a task
  * comes back to back again: one late call (a pause of the main thread, say) keeps it awake, calls
@@ -18,6 +18,9 @@ const AWAKE_FOR_NEXT_MS = 0.5;
 const VAIN_WAITS_IN_A_ROW = 3;
 
 class AwakeRule {
+  /** How long a wait awake lasts (ms): AWAKE_FOR_NEXT_MS. */
+  static readonly waitMs = AWAKE_FOR_NEXT_MS;
+
   /** When the worker last ran out of tasks, before it waited awake if it did. */
   private ranOutAt = -Infinity;
   /** Whether it waits awake when it runs out of tasks. */
