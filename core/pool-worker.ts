@@ -37,6 +37,8 @@ export class PoolWorker {
   firstTaskSince = 0;
   /** What its recent tasks took (ms, a running average, kept by its pool). */
   taskCostMs = 0;
+  /** Counted among the host's workers holding tasks (CpuSlots.countBusyWorker). */
+  countedBusy = false;
   /** It has answered a task: its start (loading the config) is behind it. */
   hasAnswered = false;
   /** What failed inside the thread, if it failed (the 'error' before its 'exit'). */

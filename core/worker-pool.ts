@@ -369,8 +369,16 @@ export class WorkerPool implements PoolWorkerEvents {
     if (first) {
       job.handedAt = Date.now();
       worker.firstTaskSince = performance.now();
+      this.countBusy(worker, true);
     }
     return true;
+  }
+
+  /** Keeps the host's count of workers holding tasks (see CpuSlots.spareForWaiting). */
+  private countBusy(worker: PoolWorker, busy: boolean): void {
+    if (worker.countedBusy === busy) return;
+    worker.countedBusy = busy;
+    this.cpuSlots.countBusyWorker(busy ? 1 : -1);
   }
 
   /**
@@ -518,6 +526,7 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /** A worker is free: it takes the next waiting job, or waits idle to be reaped. */
   private release(worker: PoolWorker): void {
+    this.countBusy(worker, false);
     const now = performance.now();
     worker.idle(now);
     this.free.push(worker);
@@ -555,6 +564,7 @@ export class WorkerPool implements PoolWorkerEvents {
   }
 
   private remove(worker: PoolWorker): void {
+    this.countBusy(worker, false);
     this.workers.delete(worker);
     const index = this.free.indexOf(worker);
     if (index >= 0) this.free.splice(index, 1);

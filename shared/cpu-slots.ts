@@ -8,6 +8,10 @@
 // t < slots + releases. Every release admits exactly one more ticket; a ticket whose seat gave
 // up (its worker was terminated, or it stopped waiting) is passed over by whoever sees it last,
 // decided by one compare-and-swap. Counters are Int32 and wrap; tickets compare by difference.
+//
+// The same memory counts the host's workers that hold tasks (the core keeps the count): a worker
+// out of tasks waits awake for its next one only while a CPU is spare beside them and the host's
+// thread (workers/lua-worker-entry.cts).
 // This file has no imports: the core and the workers both use it (see docs/architecture.md).
 
 const NEXT_TICKET = 0;
@@ -15,6 +19,7 @@ const RELEASES = 1;
 const SLOT_COUNT = 2;
 const HELD = 3;
 const WAITING = 4;
+const BUSY_WORKERS = 5;
 const RING = 4096;
 const TICKETS = 8;
 const WAKES = TICKETS + RING;
@@ -101,6 +106,24 @@ export class CpuSlots {
       Atomics.sub(this.words, WAITING, 1);
       this.abandon(Atomics.load(seat, TICKET));
     }
+  }
+
+  /** The core counts a worker that now holds tasks (1) or no longer does (-1). */
+  countBusyWorker(change: 1 | -1): void {
+    Atomics.add(this.words, BUSY_WORKERS, change);
+  }
+
+  /** How many of the host's workers hold tasks, as the core counted them. */
+  busyWorkers(): number {
+    return Atomics.load(this.words, BUSY_WORKERS);
+  }
+
+  /**
+   * Whether a worker that has just run out of tasks may wait awake for its next: the workers
+   * holding tasks (it among them until the core reads its answer) leave a slot spare.
+   */
+  spareForWaiting(): boolean {
+    return this.busyWorkers() < this.words[SLOT_COUNT]!;
   }
 
   /** True when some seat waits for a slot. */

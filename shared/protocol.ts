@@ -179,6 +179,8 @@ export type TaskHandler = <K extends TaskKind>(task: TaskOf<K>) => Promise<TaskR
 export interface TaskServer {
   claim(task: WorkerTask): boolean;
   handle: TaskHandler;
+  /** Whether a CPU is spare for this worker to wait awake for its next task (see shared/cpu-slots.ts). */
+  spareForWaiting(): boolean;
 }
 
 /** The space a block has: `view` in `render(state, view)`. */

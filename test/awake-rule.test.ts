@@ -52,3 +52,13 @@ test('calls a little too far apart for the wait to catch them do not keep the wo
 test('calls now and then never keep the worker awake', () => {
   assert.deepEqual(play([waits(40)], 0.1), { caught: 0, awakeInVainMs: 0 });
 });
+
+test('a worker with no CPU spare sleeps, and waits awake again once one is', () => {
+  const rule = new AwakeRule();
+  rule.woken(0);
+  assert.equal(rule.ranOut(0.1), 0, 'the first task: nothing to go by');
+  rule.woken(waits(0.5));
+  assert.equal(rule.ranOut(waits(0.5) + 0.1, false), 0, 'back to back, but no CPU spare');
+  rule.woken(waits(1));
+  assert.equal(rule.ranOut(waits(1) + 0.1), AwakeRule.waitMs, 'back to back, a CPU spare');
+});

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { CallResult, ToolHost } from '../core/index.js';
+import type { CpuSlots } from '../shared/cpu-slots.js';
 import { startHost, tempDir } from './helpers.js';
 
 const TOOLS = `
@@ -247,4 +248,24 @@ test('a worker that waited awake between back-to-back calls sleeps once they sto
   const usedMs = (used.user + used.system) / 1000;
   // A worker polling its port would use the whole second.
   assert.ok(usedMs < 300, `the idle process used ${usedMs.toFixed(0)} ms of CPU in a second`);
+});
+
+test("the host's count of workers holding tasks, which lets a worker wait awake, comes back to zero however calls end", { timeout: 60_000 }, async () => {
+  const { config } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2, memoryLimitBytes: 16 * 1024 * 1024 });
+  await warm(host);
+  const controller = new AbortController();
+  const calls = [
+    host.call('spin', {}),
+    host.call('hoard', {}),
+    host.call('nap', { ms: 5000 }, { signal: controller.signal }),
+    ...ids(40, 'mixed').map((id) => host.call('mark', { id })),
+  ];
+  setTimeout(() => controller.abort(), 50);
+  const statuses = (await Promise.all(calls)).map((result) => result.status);
+  assert.deepEqual(statuses.slice(0, 3), ['timeout', 'error', 'cancelled']);
+  const slots = (host as unknown as { cpuSlots: CpuSlots }).cpuSlots;
+  assert.equal(slots.busyWorkers(), 0);
+  assert.equal((await host.call('echo', { id: 'after' })).content, 'after');
+  assert.equal(slots.busyWorkers(), 0);
 });

@@ -36,13 +36,16 @@ class AwakeRule {
     this.waited = false;
   }
 
-  /** The worker ran out of tasks: how long it waits awake for the next (0: it sleeps at once). */
-  ranOut(now: number): number {
+  /**
+   * The worker ran out of tasks: how long it waits awake for the next (0: it sleeps at once).
+   * `spareCpu` false: other workers busy leave no CPU to wait on; it sleeps, and the rule stands.
+   */
+  ranOut(now: number, spareCpu = true): number {
     // Waited awake last time and not woken since: that wait caught the task.
     if (this.waited || !this.waitsAwake) this.vainWaits = 0;
     this.ranOutAt = now;
-    this.waited = this.waitsAwake;
-    return this.waitsAwake ? AWAKE_FOR_NEXT_MS : 0;
+    this.waited = this.waitsAwake && spareCpu;
+    return this.waited ? AWAKE_FOR_NEXT_MS : 0;
   }
 }
 

@@ -72,7 +72,7 @@ async function serveWaiting(): Promise<void> {
   serving = true;
   for (;;) {
     for (let task = waiting.shift(); task !== undefined; task = waiting.shift()) await serve(task);
-    const awakeMs = awake.ranOut(performance.now());
+    const awakeMs = awake.ranOut(performance.now(), server?.spareForWaiting() ?? false);
     const next = awakeMs > 0 ? awaitNext(awakeMs) : undefined;
     if (next === undefined) break;
     if ('config' in next) start(next.config);

@@ -10,6 +10,7 @@ import { MessageChannel, parentPort } from 'node:worker_threads';
 import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskServer, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents, type WorkerTask } from '../shared/protocol.js';
+import { CpuSlots } from '../shared/cpu-slots.js';
 import { TaskTable } from '../shared/task-table.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
@@ -46,7 +47,8 @@ export function startWorker(workerConfig: WorkerConfig): TaskServer {
   // A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
   preparing.catch(() => undefined);
   captureConsole((text) => runtime?.logToCall(text));
-  return { claim: (task) => tasks.claim(task.row, task.ticket), handle: handleTask };
+  const slots = new CpuSlots(config.cpuSlots);
+  return { claim: (task) => tasks.claim(task.row, task.ticket), handle: handleTask, spareForWaiting: () => slots.spareForWaiting() };
 }
 
 /**
