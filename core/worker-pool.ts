@@ -650,9 +650,11 @@ export class WorkerPool implements PoolWorkerEvents {
       },
       title: (callId, text) => this.listeners.get(callId)?.title(text),
       snapshot: (callId, bytes) => this.listeners.get(callId)?.snapshot(bytes),
-      // Kept only for a task still running: one already ended (its deadline came first) never reads it.
+      // Kept only for a call of this worker's not yet ended (the one ahead of it may have ended,
+      // its answer still on the way): one already ended (its deadline came first) never reads it.
       retire: (callId, reply) => {
-        if ((worker.task as Job | undefined)?.isEnded === false) this.retired.set(callId, reply);
+        const running = (worker.tasks as Job[]).some((job) => !job.isEnded && job.task.kind === 'run' && job.task.context.callId === callId);
+        if (running) this.retired.set(callId, reply);
       },
     };
     expose(router, nodeEndpoint(port));
