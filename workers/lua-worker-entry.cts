@@ -50,6 +50,7 @@ async function serve(task: WorkerTask): Promise<void> {
   }
 }
 
+/** A message from the pool: its config, or a task, which joins the line. */
 function receive(message: PoolMessage): void {
   if ('config' in message) return start(message.config);
   if (!serving) awake.woken(performance.now());
