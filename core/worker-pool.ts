@@ -285,31 +285,38 @@ export class WorkerPool implements PoolWorkerEvents {
     if (worker === undefined) {
       const index = this.queue.indexOf(job);
       if (index >= 0) this.queue.splice(index, 1);
-    } else if (worker.task !== job) {
-      if (!this.withdraw(worker, job)) {
-        // Claimed: the task ahead of it has been answered, the answer is on its way; its worker is
-        // terminated once it has come, not to lose it.
-        job.stopWhenFirst ??= why;
-        return;
-      }
       job.end({ stopped: why });
-      return;
+    } else if (worker.task !== job) {
+      this.stopBehind(worker, job, why);
     } else {
-      this.queue.unshift(...this.withdrawWaiting(worker));
-      if (worker.tasks.length > 1) {
-        // Its worker claimed a task behind it: it has finished, its answer is on its way, which a
-        // timeout lets end it; a cancelled one ends now (its answer is dropped when it comes).
-        if (why === 'cancelled') job.end({ stopped: why });
-        this.dispatch();
-        return;
-      }
-      this.dismiss(worker);
+      this.stopFirst(worker, job, why);
     }
-    job.end({ stopped: why });
-    // Its worker left the pool now, not when its thread exits (one stuck in a system call never
-    // may): a job waiting gets a worker started at once.
-    if (worker !== undefined) this.dispatch();
   }
+
+  /** Stops a job waiting in `worker`'s port behind another: withdrawn, or, once claimed, stopped when it becomes first. */
+  private stopBehind(worker: PoolWorker, job: Job, why: 'timeout' | 'cancelled'): void {
+    if (this.withdraw(worker, job)) return job.end({ stopped: why });
+    // Claimed: the task ahead of it has been answered, the answer is on its way; its worker is
+    // terminated once it has come, not to lose it.
+    job.stopWhenFirst ??= why;
+  }
+
+  /** Stops `worker`'s first job: its worker is terminated, unless it has finished already. */
+  private stopFirst(worker: PoolWorker, job: Job, why: 'timeout' | 'cancelled'): void {
+    this.queue.unshift(...this.withdrawWaiting(worker));
+    if (worker.tasks.length > 1) {
+      // Its worker claimed a task behind it: it has finished, its answer is on its way, which a
+      // timeout lets end it; a cancelled one ends now (its answer is dropped when it comes).
+      if (why === 'cancelled') job.end({ stopped: why });
+    } else {
+      this.dismiss(worker);
+      job.end({ stopped: why });
+    }
+    // Tasks withdrawn, or its worker gone from the pool now, not when its thread exits (one stuck
+    // in a system call never may): a job waiting gets a worker at once.
+    this.dispatch();
+  }
+
 
   /**
    * Hands waiting jobs to free workers, then to the ports of quick busy workers, and starts
