@@ -6,6 +6,7 @@
 // are in flight.
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type PoolMessage, type TaskAnswer, type WorkerConfig, type WorkerMessage, type WorkerTask } from '../shared/protocol.js';
+import { DOUBLE_ZERO } from './double-zero.js';
 import { takePrestartedThread } from './prestarted-workers.js';
 import { startWorkerThread } from './worker-thread.js';
 
@@ -32,11 +33,11 @@ export class PoolWorker {
   /** Holds a place at the process's start gate until its start is over. */
   startPlace = false;
   /** When it last became free (performance.now()), for its pool's idle reaping. */
-  idleSince = 0;
+  idleSince = DOUBLE_ZERO;
   /** When its first task began, as far as the main thread knows (performance.now()): handed to it idle, or its previous task answered. */
-  firstTaskSince = 0;
+  firstTaskSince = DOUBLE_ZERO;
   /** What its recent tasks took (ms, a running average, kept by its pool). */
-  taskCostMs = 0;
+  taskCostMs = DOUBLE_ZERO;
   /** Counted among the host's workers holding tasks (CpuSlots.countBusyWorker). */
   countedBusy = false;
   /** It has answered a task: its start (loading the config) is behind it. */

@@ -15,7 +15,8 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { CpuSlots } from '../shared/cpu-slots.js';
-import type { CallEvents, PoolTask, RunReply, TaskAnswer, TaskReplies, WorkerConfig, WorkerEvents, WorkerReply, WorkerTask } from '../shared/protocol.js';
+import type { CallEvents, PoolTask, RunReply, TaskAnswer, TaskReplies, WorkerConfig, WorkerEvents, WorkerReply } from '../shared/protocol.js';
+import { DOUBLE_ZERO } from './double-zero.js';
 import type { CancelSignal } from './call-result.js';
 import { PoolWorker, type PoolWorkerEvents } from './pool-worker.js';
 import { StartGate } from './start-gate.js';
@@ -126,19 +127,19 @@ class Job {
   /** Its stop, asked for while its worker claimed it but had not yet answered the task ahead of it. */
   stopWhenFirst: 'timeout' | 'cancelled' | undefined;
   isEnded = false;
+  /** The ticket it was last handed under, which its worker claims it with (0: not handed yet). */
+  ticket = 0;
   readonly ended: Promise<JobEnd>;
   private settle!: (end: JobEnd) => void;
 
   constructor(
     private readonly pool: WorkerPool,
-    readonly task: WorkerTask,
+    readonly task: PoolTask,
+    /** Its row of the pool's task table. */
+    readonly row: number,
     readonly limits: TaskLimits,
   ) {
     this.ended = new Promise<JobEnd>((resolve) => (this.settle = resolve));
-  }
-
-  get row(): number {
-    return this.task.row;
   }
 
   end(how: JobEnd): void {
@@ -173,9 +174,11 @@ export class WorkerPool implements PoolWorkerEvents {
   /** Looks again at tasks waiting in workers' ports (or held back from starting workers) QUEUED_WORK_MS after. */
   private queuedWatch: NodeJS.Timeout | undefined;
   private lastTicket = 0;
+  /** This queue's length as last added to the host's count of waiting jobs (see countQueued). */
+  private countedQueued = 0;
   /** The work its workers did (ms, as they measured it) with tasks waiting behind, since `behindSince` (performance.now()). */
-  private workBehindMs = 0;
-  private behindSince = 0;
+  private workBehindMs = DOUBLE_ZERO;
+  private behindSince = DOUBLE_ZERO;
   private idleReaper: NodeJS.Timeout | undefined;
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
   private readonly retired = new Map<string, RunReply>();
@@ -230,7 +233,7 @@ export class WorkerPool implements PoolWorkerEvents {
     if (this.closed) return { kind: 'cancelled' };
     const row = this.rows.acquire();
     if (row === undefined) return { kind: 'busy' };
-    const job = new Job(this, { ...task, row, ticket: 0 }, limits);
+    const job = new Job(this, task, row, limits);
     const { signal } = limits;
     this.active.add(job);
     // Referenced, like a timer per call would be: a call in flight keeps the process alive.
@@ -285,6 +288,7 @@ export class WorkerPool implements PoolWorkerEvents {
     if (worker === undefined) {
       const index = this.queue.indexOf(job);
       if (index >= 0) this.queue.splice(index, 1);
+      this.countQueued();
       job.end({ stopped: why });
     } else if (worker.task !== job) {
       this.stopBehind(worker, job, why);
@@ -321,9 +325,15 @@ export class WorkerPool implements PoolWorkerEvents {
   /**
    * Hands waiting jobs to free workers, then to the ports of quick busy workers, and starts
    * workers for the jobs left waiting when no quick worker will take them soon, or when its
-   * workers are kept busy (see keptBusy).
+   * workers are kept busy (see keptBusy); the host's count of waiting jobs follows.
    */
   private dispatch(): void {
+    this.handOut();
+    this.countQueued();
+  }
+
+  /** Hands out and starts workers for dispatch(). */
+  private handOut(): void {
     // A closing pool hands out nothing: a task withdrawn from a port while close() stops every
     // task would otherwise run on a worker still free.
     if (this.closed) return;
@@ -364,10 +374,10 @@ export class WorkerPool implements PoolWorkerEvents {
   /** Hands `job` to `worker`, after the tasks it holds; false (the job ended) when the task cannot be sent. */
   private hand(worker: PoolWorker, job: Job): boolean {
     this.lastTicket = this.lastTicket >= MAX_TICKET ? 1 : this.lastTicket + 1;
-    job.task.ticket = this.lastTicket;
-    this.rows.table.offer(job.row, job.task.ticket);
+    job.ticket = this.lastTicket;
+    this.rows.table.offer(job.row, job.ticket);
     const first = worker.tasks.length === 0;
-    const unsent = worker.run(job.task, job);
+    const unsent = worker.run({ ...job.task, row: job.row, ticket: job.ticket }, job);
     if (unsent !== undefined) {
       job.end({ unsent });
       return false;
@@ -379,6 +389,18 @@ export class WorkerPool implements PoolWorkerEvents {
       this.countBusy(worker, true);
     }
     return true;
+  }
+
+  /**
+   * Brings the host's count of jobs waiting in its pools' queues up to date with this queue (see
+   * CpuSlots.spareForWaiting): after dispatch, and wherever else the queue changes. A change
+   * not told is told with the next.
+   */
+  private countQueued(): void {
+    const change = this.queue.length - this.countedQueued;
+    if (change === 0) return;
+    this.countedQueued = this.queue.length;
+    this.cpuSlots.countQueuedJobs(change);
   }
 
   /** Keeps the host's count of workers holding tasks (see CpuSlots.spareForWaiting). */
@@ -442,7 +464,7 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /** Takes `job` back from `worker`'s port unless the worker claimed it; the job is the pool's again, unhanded. */
   private withdraw(worker: PoolWorker, job: Job): boolean {
-    if (!this.rows.table.withdraw(job.row, job.task.ticket)) return false;
+    if (!this.rows.table.withdraw(job.row, job.ticket)) return false;
     worker.takeBack(job);
     job.worker = undefined;
     job.handedAt = undefined;
@@ -581,7 +603,9 @@ export class WorkerPool implements PoolWorkerEvents {
   /** Workers fail to start again and again: the jobs waiting for one fail with why. */
   private failWaiting(why: string): void {
     this.startFailures = 0;
-    for (const job of this.queue.splice(0)) job.end({ crashed: why });
+    const failed = this.queue.splice(0);
+    this.countQueued();
+    for (const job of failed) job.end({ crashed: why });
   }
 
   private leaveStartGate(worker: PoolWorker): void {

@@ -2,9 +2,10 @@
 // its worker before running — cancelled, its worker timing out or retiring, the task ahead of it
 // turning out slow — must leave it run exactly once elsewhere or not at all, and never stall it
 // behind a slow call while another worker could run it. A worker that stays awake between calls
-// (workers/lua-worker-entry.cts) must sleep once calls stop coming.
+// (workers/lua-worker-entry.cts) must sleep once calls stop coming, and while jobs wait for the
+// host's thread to hand them out.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { CallResult, ToolHost } from '../core/index.js';
@@ -266,6 +267,40 @@ test("the host's count of workers holding tasks, which lets a worker wait awake,
   assert.deepEqual(statuses.slice(0, 3), ['timeout', 'error', 'cancelled']);
   const slots = (host as unknown as { cpuSlots: CpuSlots }).cpuSlots;
   assert.equal(slots.busyWorkers(), 0);
+  assert.equal(slots.queuedJobs(), 0);
   assert.equal((await host.call('echo', { id: 'after' })).content, 'after');
   assert.equal(slots.busyWorkers(), 0);
+  assert.equal(slots.queuedJobs(), 0);
+});
+
+test("jobs waiting in a pool's queue keep every worker from waiting awake, and their count comes back to zero however they leave it", { timeout: 60_000 }, async () => {
+  const { config, gate } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 1 });
+  await warm(host);
+  const slots = (host as unknown as { cpuSlots: CpuSlots }).cpuSlots;
+  const slow = host.call('gate', {});
+  const controller = new AbortController();
+  const cancelled = ids(2, 'cancelled').map((id) => host.call('mark', { id }, { signal: controller.signal }));
+  const waiting = ids(3, 'waiting').map((id) => host.call('mark', { id }));
+  // Taken into the busy worker's port first, they go back to the queue once the call ahead has run 10 ms.
+  const queuedBy = Date.now() + 5000;
+  while (slots.queuedJobs() < 5 && Date.now() < queuedBy) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(slots.queuedJobs(), 5);
+  assert.equal(slots.spareForWaiting(), false);
+  controller.abort();
+  assert.deepEqual((await Promise.all(cancelled)).map((result) => result.status), ['cancelled', 'cancelled']);
+  assert.equal(slots.queuedJobs(), 3);
+  writeFileSync(gate, '');
+  assert.equal((await slow).status, 'ok');
+  assert.deepEqual((await Promise.all(waiting)).map((result) => result.status), ['ok', 'ok', 'ok']);
+  assert.equal(slots.queuedJobs(), 0);
+  assert.equal(slots.spareForWaiting(), true);
+  // Closing with jobs waiting takes them off the count too.
+  rmSync(gate);
+  const left = [host.call('gate', {}), ...ids(3, 'left').map((id) => host.call('mark', { id }))];
+  while (slots.queuedJobs() < 3 && Date.now() < queuedBy + 5000) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(slots.queuedJobs(), 3);
+  await host.close();
+  assert.deepEqual((await Promise.all(left)).map((result) => result.status), ['cancelled', 'cancelled', 'cancelled', 'cancelled']);
+  assert.equal(slots.queuedJobs(), 0);
 });
