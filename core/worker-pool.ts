@@ -398,7 +398,6 @@ export class WorkerPool implements PoolWorkerEvents {
    */
   private countQueued(): void {
     const change = this.queue.length - this.countedQueued;
-    if (change === 0) return;
     this.countedQueued = this.queue.length;
     this.cpuSlots.countQueuedJobs(change);
   }

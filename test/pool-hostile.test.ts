@@ -50,7 +50,8 @@ interface PoolInside {
   active: Set<unknown>;
   queue: unknown[];
   workers: Set<unknown>;
-  rows: { free: number[]; used: number };
+  rows: { free: number[]; table: { rows: number } };
+  countedQueued: number;
 }
 
 function poolOf(host: ToolHost, module: string): PoolInside {
@@ -61,8 +62,8 @@ function poolOf(host: ToolHost, module: string): PoolInside {
 /** Nothing held by a pool whose calls have all ended. */
 function assertDrained(pool: PoolInside): void {
   assert.deepEqual(
-    { listeners: pool.listeners.size, retired: pool.retired.size, active: pool.active.size, queue: pool.queue.length, rowsOut: pool.rows.used - pool.rows.free.length },
-    { listeners: 0, retired: 0, active: 0, queue: 0, rowsOut: 0 },
+    { listeners: pool.listeners.size, retired: pool.retired.size, active: pool.active.size, queue: pool.queue.length, rowsOut: pool.rows.table.rows - pool.rows.free.length, countedQueued: pool.countedQueued },
+    { listeners: 0, retired: 0, active: 0, queue: 0, rowsOut: 0, countedQueued: 0 },
   );
 }
 
