@@ -40,7 +40,12 @@ const STAMP_WORDS: Record<TaskStamp, number> = { picked: ROW_PICKED, started: RO
 
 export class TaskTable {
   private readonly words: Int32Array;
-  private readonly seats: Int32Array[] = [];
+  /**
+   * Each row's seat view, made when first asked for. The array is as long as the table from the
+   * start: reading past its end, as the first call on a new row would, makes V8 throw away the
+   * optimized code of every call's path.
+   */
+  private readonly seats: (Int32Array | undefined)[];
 
   /** `epochMs`: Date.now() when the table was made; stamps count from it. */
   constructor(
@@ -48,6 +53,7 @@ export class TaskTable {
     readonly epochMs: number,
   ) {
     this.words = new Int32Array(buffer);
+    this.seats = new Array<Int32Array | undefined>(this.rows);
   }
 
   /** A table of `rows` zeroed rows, its epoch now. */
@@ -60,8 +66,8 @@ export class TaskTable {
   }
 
   /**
-   * Readies `row` for a new task: every word zeroed, and `tag` (a random positive Int32 the core
-   * draws, so that workers never load node:crypto) as its tag word.
+   * Readies `row` for a new task: every word zeroed, and `tag` (a positive Int32 the core hands
+   * out, a different one for each task the process runs) as its tag word.
    */
   reset(row: number, tag: number): void {
     this.words.fill(0, row * TASK_ROW_WORDS, (row + 1) * TASK_ROW_WORDS);
