@@ -99,6 +99,14 @@ const WORTH_A_START_MS = 50;
 const BUSY_BEHIND_SHARE = 3 / 4;
 /** How much one answer moves a worker's average task time (a task slowed by the scheduler is one of many). */
 const COST_WEIGHT = 1 / 8;
+/**
+ * The most one answer counts for in that average: four times the average, or this (ms) if more.
+ * A task the scheduler kept off the CPU for a few ms, common while a burst keeps more threads
+ * busy than there are CPUs, made a 4 µs tool's average 0.37 ms, and the 250 calls waiting behind
+ * it look like 90 ms of work worth starting a worker for (some 50 ms of CPU, on CPUs already
+ * short). A tool that really turns slow still moves the average by a third or more each answer.
+ */
+const COST_SAMPLE_FLOOR_MS = 0.1;
 /** Tickets count up to here, then start again at 1. */
 const MAX_TICKET = 2 ** 31 - 1;
 
@@ -525,13 +533,15 @@ export class WorkerPool implements PoolWorkerEvents {
   /**
    * `worker` answered its first task, which took it `tookMs`: that joins the worker's average
    * (but for the task that made its Lua state; a slow one counts as QUEUED_WORK_MS, what keeps
-   * tasks out of its port already), and its work behind which tasks waited (see keptBusy); the
-   * next task begins.
+   * tasks out of its port already, and one far above the average only so far: see
+   * COST_SAMPLE_FLOOR_MS), and its work behind which tasks waited (see keptBusy); the next task
+   * begins.
    */
   private answered(worker: PoolWorker, tookMs: number): void {
     const now = performance.now();
     if (worker.hasAnswered) {
-      worker.taskCostMs += (Math.min(tookMs, QUEUED_WORK_MS) - worker.taskCostMs) * COST_WEIGHT;
+      const sample = Math.min(tookMs, QUEUED_WORK_MS, Math.max(4 * worker.taskCostMs, COST_SAMPLE_FLOOR_MS));
+      worker.taskCostMs += (sample - worker.taskCostMs) * COST_WEIGHT;
       // Only work with tasks waiting behind it counts. Counted the same way with none (as zero
       // work), so that code V8 optimized while calls came one at a time holds when they pile up.
       const behindMs = worker.tasks.length > 0 || this.queue.length > 0 ? tookMs : 0;

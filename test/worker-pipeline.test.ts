@@ -251,6 +251,21 @@ test('a worker that waited awake between back-to-back calls sleeps once they sto
   assert.ok(usedMs < 300, `the idle process used ${usedMs.toFixed(0)} ms of CPU in a second`);
 });
 
+test("one slow answer barely moves a quick worker's average task time, which a tool that turns slow still moves", { timeout: 60_000 }, async () => {
+  const { config } = pipelineConfig();
+  const host = await startHost(config);
+  await warm(host);
+  const [module] = Object.keys(host.stats().modules);
+  const generation = (host as unknown as { generation: { modulePool(module: string): { workers: Set<{ taskCostMs: number }> } } }).generation;
+  const averageMs = (): number => [...generation.modulePool(module!).workers][0]!.taskCostMs;
+  // An 8 ms call among quick ones, as a call the scheduler kept off the CPU looks: it once made the
+  // average a millisecond, and 250 quick calls waiting look like a quarter of a second of work.
+  assert.equal((await host.call('busy', { ms: 8 })).status, 'ok');
+  assert.ok(averageMs() < 0.5, `the average is ${averageMs()} ms after one slow call`);
+  for (let i = 0; i < 12; i++) assert.equal((await host.call('busy', { ms: 8 })).status, 'ok');
+  assert.ok(averageMs() > 2, `the average is ${averageMs()} ms after 13 calls of 8 ms`);
+});
+
 test("the host's count of workers holding tasks, which lets a worker wait awake, comes back to zero however calls end", { timeout: 60_000 }, async () => {
   const { config } = pipelineConfig();
   const host = await startHost(config, { maxThreadsPerModule: 2, memoryLimitBytes: 16 * 1024 * 1024 });
