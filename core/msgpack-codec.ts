@@ -152,7 +152,7 @@ class Writer {
       else if (value <= 0xff) this.u8u8(0xcc, value);
       else if (value <= 0xffff) this.u8u16(0xcd, value);
       else if (value <= 0xffffffff) this.u8u32(0xce, value);
-      else this.bigint(BigInt(value));
+      else this.int64(0xcf, value);
     } else if (value >= -32) {
       this.byte(value + 0x100);
     } else if (value >= -0x80000000) {
@@ -161,8 +161,21 @@ class Writer {
       this.buffer.writeInt32BE(value, this.offset + 1);
       this.offset += 5;
     } else {
-      this.bigint(BigInt(value));
+      this.int64(0xd3, value);
     }
+  }
+
+  /**
+   * A safe integer as 64 bits, big-endian, after `code`: the same bytes as through a BigInt,
+   * without making one (every session record's `finishedAt` is past 32 bits).
+   */
+  private int64(code: number, value: number): void {
+    this.ensure(9);
+    const high = Math.floor(value / 2 ** 32);
+    this.buffer[this.offset] = code;
+    this.buffer.writeInt32BE(high | 0, this.offset + 1);
+    this.buffer.writeUInt32BE(value - high * 2 ** 32, this.offset + 5);
+    this.offset += 9;
   }
 
   private bigint(value: bigint): void {

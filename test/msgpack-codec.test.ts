@@ -42,6 +42,12 @@ describe('values round-trip', () => {
     assert.deepEqual(roundTrip({ a: undefined, f: () => 1, s: Symbol('x'), list: [undefined, () => 1], when }), { list: [null, null], when: '2026-01-02T00:00:00.000Z' });
   });
 
+  test('integers past 32 bits are written as the same 64-bit integers their BigInts are', () => {
+    for (const number of [2 ** 32, 2 ** 32 + 1, 1_798_000_000_123, 2 ** 52 + 3, Number.MAX_SAFE_INTEGER, -(2 ** 31) - 1, -(2 ** 32) - 5, -1_798_000_000_123, Number.MIN_SAFE_INTEGER]) {
+      assert.deepEqual([...encodeMsgpack(number)], [...encodeMsgpack(BigInt(number))], String(number));
+    }
+  });
+
   test('BigInts within 64 bits are integers; past 64 bits they are refused', () => {
     assert.deepEqual(roundTrip([2n ** 40n, -(2n ** 40n)]), [2 ** 40, -(2 ** 40)]);
     assert.throws(() => encodeMsgpack({ n: 2n ** 70n }), MsgpackError);
