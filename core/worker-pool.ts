@@ -104,7 +104,7 @@ const COST_WEIGHT = 1 / 8;
  * A task the scheduler kept off the CPU for a few ms, common while a burst keeps more threads
  * busy than there are CPUs, made a 4 µs tool's average 0.37 ms, and the 250 calls waiting behind
  * it look like 90 ms of work worth starting a worker for (some 50 ms of CPU, on CPUs already
- * short). A tool that really turns slow still moves the average by a third or more each answer.
+ * short). A tool that really turns slow still raises the average by three eighths each answer.
  */
 const COST_SAMPLE_FLOOR_MS = 0.1;
 /** Tickets count up to here, then start again at 1. */

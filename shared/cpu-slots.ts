@@ -134,7 +134,7 @@ export class CpuSlots {
    * holding tasks (it among them until the core reads its answer) leave a slot spare, and no job
    * waits in a pool's queue. A worker out of tasks while jobs wait is one the host's thread has
    * not yet handed them to: that thread is behind, and a worker polling beside it takes the CPU
-   * it needs to catch up (in a burst of quick MCP calls, a fifth of the host's CPU).
+   * it needs to catch up (in a burst of quick MCP calls, a quarter of the server's CPU).
    */
   spareForWaiting(): boolean {
     return this.busyWorkers() < this.words[SLOT_COUNT]! && this.queuedJobs() === 0;
