@@ -75,7 +75,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private currentDiagnostics: Diagnostic[] = [];
   private currentLogs: string[] = [];
   private callCounter = 0;
-  private readonly inFlight = new Set<Promise<CallResult>>();
+  /** Calls started and not yet ended; close() waits for the count to reach zero (allCallsEnded). */
+  private callsRunning = 0;
+  private allCallsEnded: (() => void) | undefined;
   /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
   private readonly callIdPrefix = randomBytes(3).toString('hex');
   private closed = false;
@@ -306,42 +308,32 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallResult> {
     const callId = `${this.callIdPrefix}-${(++this.callCounter).toString(36)}`;
     if (this.closed) return { callId, tool: name, status: 'cancelled', isError: true, content: `${name}: not run: moonpool is shutting down`, durationMs: 0 };
-    const call = this.runAndRecord(callId, name, args, options).catch(
-      (error: unknown): CallResult => ({ callId, tool: name, status: 'error', isError: true, content: `${name}: moonpool failed to run the call: ${(error as Error).message}`, durationMs: 0 }),
-    );
-    this.inFlight.add(call);
-    try {
-      return await call;
-    } finally {
-      this.inFlight.delete(call);
-    }
-  }
-
-  private async runAndRecord(callId: string, name: string, args: unknown, options: CallOptions): Promise<CallResult> {
-    const log = this.openSessionFiles();
+    // One async function from here to the pool, not one per step: each step's promise cost the
+    // host's thread about 1 µs a call under a burst of MCP calls (see docs/decisions.md).
+    this.callsRunning++;
     const generation = this.generation;
-    const result: CallResult = generation
-      ? await this.runOn(generation, callId, name, args, options)
-      : {
-          callId,
-          tool: name,
-          status: 'unknown_tool',
-          isError: true,
-          content: `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
-          durationMs: 0,
-        };
-    if (log) this.record(log, result, args);
-    else this.unopenedLogRecords++;
-    return result;
-  }
-
-  /** Runs a call on `generation`, which stays open until the call has ended even if replaced. */
-  private async runOn(generation: Generation, callId: string, name: string, args: unknown, options: CallOptions): Promise<CallResult> {
-    const leave = generation.enter();
+    // The generation stays open until the call has ended, even if a reload replaces it meanwhile.
+    const leave = generation?.enter();
     try {
-      return await runToolCall(generation, name, args, this.callSettings(callId), options);
+      const log = this.openSessionFiles();
+      const result: CallResult = generation
+        ? await runToolCall(generation, name, args, this.callSettings(callId), options)
+        : {
+            callId,
+            tool: name,
+            status: 'unknown_tool',
+            isError: true,
+            content: `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
+            durationMs: 0,
+          };
+      if (log) this.record(log, result, args);
+      else this.unopenedLogRecords++;
+      return result;
+    } catch (error) {
+      return { callId, tool: name, status: 'error', isError: true, content: `${name}: moonpool failed to run the call: ${(error as Error).message}`, durationMs: 0 };
     } finally {
-      leave();
+      leave?.();
+      if (--this.callsRunning === 0) this.allCallsEnded?.();
     }
   }
 
@@ -431,7 +423,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     await this.reloads;
     await Promise.all([this.generation?.close(), ...[...this.retiring].map((generation) => generation.close())]);
     // The cancelled calls still write their records before the log closes.
-    await Promise.allSettled([...this.inFlight]);
+    if (this.callsRunning > 0) await new Promise<void>((resolve) => (this.allCallsEnded = resolve));
     try {
       this.log?.close();
     } catch {

@@ -8,7 +8,7 @@ import { callToolResult } from './call-tool-result.js';
 import type { McpContext } from './mcp-context.js';
 import { ProgressReporter } from './progress-reporter.js';
 
-export async function serveToolCall(
+export function serveToolCall(
   { host, log }: McpContext,
   name: string,
   args: Record<string, unknown>,
@@ -16,16 +16,10 @@ export async function serveToolCall(
   signal: CancelSignal,
   notify: (notification: ServerNotification) => Promise<void>,
 ): Promise<CallToolResult> {
-  const progress =
-    progressToken === undefined ? undefined : new ProgressReporter(host, name, (update) => notify({ method: 'notifications/progress', params: { progressToken, ...update } }));
-  try {
-    const result = await host.call(name, args, {
-      signal,
-      onLog: (text) => log(`${name}: ${text}`),
-      ...(progress ? { onTitle: (title: string) => progress.setTitle(title), onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes) } : {}),
-    });
-    return callToolResult(result);
-  } finally {
-    progress?.end();
-  }
+  const onLog = (text: string): void => log(`${name}: ${text}`);
+  // Without a progress token there is nothing to end afterwards: no async step of its own.
+  if (progressToken === undefined) return host.call(name, args, { signal, onLog }).then(callToolResult);
+  const progress = new ProgressReporter(host, name, (update) => notify({ method: 'notifications/progress', params: { progressToken, ...update } }));
+  const options = { signal, onLog, onTitle: (title: string) => progress.setTitle(title), onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes) };
+  return host.call(name, args, options).then(callToolResult).finally(() => progress.end());
 }
