@@ -29,6 +29,14 @@ let events: Remote<WorkerEvents>;
 let preparing: Promise<LuaRuntime> | undefined;
 let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
+/**
+ * The last call's event channel, kept until the next call's replaces it. V8 holds the shape of a
+ * fully built object of a class only through the objects that have it: with no channel alive when
+ * the worker's first full collection came, it dropped that shape, and with it the optimized code
+ * of the worker's call path, which it then compiled again inside the first burst of calls (about
+ * 25 ms of CPU; see docs/decisions.md, "The first burst of calls keeps the pool's optimized code").
+ */
+let lastChannel: CallChannel | undefined;
 
 /** Starts this worker with its config: its priority, its task table, its event channel and its Lua state; returns what serves its tasks. */
 export function startWorker(workerConfig: WorkerConfig): TaskServer {
@@ -81,7 +89,8 @@ const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> 
   run: async (task) => {
     const ready = runtimeFor(task);
     const lua = ready instanceof LuaRuntime ? ready : await ready;
-    const reply = await lua.run(task.context, task.args, task.row, new CallChannel(events, task.context.callId));
+    lastChannel = new CallChannel(events, task.context.callId);
+    const reply = await lua.run(task.context, task.args, task.row, lastChannel);
     if (reply.failure === 'out_of_memory') {
       await events.retire(task.context.callId, reply);
       process.exit(0);
