@@ -3,7 +3,7 @@
 // Reading skips damage (a torn tail, flipped bytes, a record of the wrong shape) with a warning
 // and finds the next intact record. One process writes `<id>.log` (see session-lock.ts); a second
 // process on the same session writes a file of its own beside it, read together with it.
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, readdirSync, readFileSync, writeSync, writevSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -313,11 +313,18 @@ export class SessionLog {
       this.lose(records, message);
       throw new Error(message);
     }
-    const bytes = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+    let total = 0;
+    for (const frame of frames) total += frame.length;
     try {
-      let written = 0;
-      while (written < bytes.length) written += writeSync(this.fd, bytes, written);
-      this.goodBytes += bytes.length;
+      // One gathering write, no copy into one buffer first; what it leaves (a short write, or
+      // frames past the system's limit of buffers a write takes) goes out copied, a write at a time.
+      const written = writevSync(this.fd, frames);
+      if (written < total) {
+        const rest = Buffer.concat(frames).subarray(written);
+        let at = 0;
+        while (at < rest.length) at += writeSync(this.fd, rest, at);
+      }
+      this.goodBytes += total;
     } catch (error) {
       this.lose(records, `${(error as NodeJS.ErrnoException).code ?? (error as Error).message} writing ${this.path}`);
       this.torn = true;
