@@ -1,16 +1,17 @@
 // What a session is on disk: under `<stateDir>/sessions/`, its log `<id>.log`, its lock
-// `<id>.log.lock` and the logs of writers beside it `<id>.<pid>-<hex>.log` (regular files only);
+// `<id>.log.lock` (or a later generation of it, `<id>.log.lock.<n>`: see session-lock.ts) and the
+// logs of writers beside it `<id>.<pid>-<hex>.log` (regular files only);
 // under `<stateDir>/spill/`, its directory `<id>/`. Nothing else in the state dir belongs to a
 // session, so nothing else is ever listed or removed. Scanning never throws and never creates.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
-import { liveLockHolder, processAlive } from './session-lock.js';
+import { lockFileHolder, processAlive } from './session-lock.js';
 
 /** A session id inside a file name: SESSION_ID_PATTERN without its anchors. */
 const SESSION_ID_TEXT = SESSION_ID_PATTERN.source.slice(1, -1);
 const LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log$`);
-const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock$`);
+const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock(?:\\.[1-9]\\d{0,8})?$`);
 /** A second writer's log: the writer's pid is in its name (see SessionLog.open). */
 const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
 const SPILL_NAME = new RegExp(`^${SESSION_ID_TEXT}$`);
@@ -34,7 +35,7 @@ export function liveWriter(files: string[]): number | undefined {
   for (const path of files) {
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (LOCK_NAME.test(name)) {
-      const holder = liveLockHolder(path);
+      const holder = lockFileHolder(path);
       if (holder !== undefined) return holder;
     }
     const writer = Number(WRITER_LOG_NAME.exec(name)?.[2]);

@@ -59,7 +59,7 @@ function removeSession(stateDir: string, session: SessionFiles): boolean {
   if ('heldBy' in taken) return false;
   try {
     // Listed again under the lock: a writer that started beside it since the scan keeps it.
-    const files = sessionFilePaths(stateDir, session.id).filter((path) => path !== lockPath);
+    const files = sessionFilePaths(stateDir, session.id).filter((path) => path !== taken.lock.path);
     if (liveWriter(files) !== undefined) return false;
     const spillDir = session.spillDir !== undefined && existsSync(session.spillDir) ? session.spillDir : undefined;
     // Another process removed it between the scan and the lock: not this one's removal.

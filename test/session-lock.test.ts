@@ -1,9 +1,11 @@
 // The session lock under races: however many processes find a stale lock at the same moment,
-// exactly one of them takes it.
+// exactly one of them takes it. A stale lock is superseded by the next generation, never removed
+// to make room (see core/session-lock.ts).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { acquireSessionLock, liveLockHolder } from '../core/session-lock.js';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT, tempDir } from './helpers.js';
@@ -32,4 +34,36 @@ test('processes that find a stale lock at the same moment: exactly one takes it'
     const answers = await race(path);
     assert.equal(answers.filter((answer) => answer === 'GOT').length, 1, `round ${round}: ${answers.join(' ')}`);
   }
+});
+
+/** A pid no process has: the lock of a writer that crashed. */
+const GONE = '2147483646\n';
+
+test('a stale lock is superseded by the next generation, the older ones removed; released, the lock starts again at its first', () => {
+  const dir = tempDir();
+  const path = join(dir, 'session.log.lock');
+  writeFileSync(path, GONE);
+  writeFileSync(`${path}.2`, GONE);
+  const taken = acquireSessionLock(path);
+  assert.ok('lock' in taken);
+  assert.equal(taken.lock.path, `${path}.3`);
+  assert.deepEqual(readdirSync(dir), ['session.log.lock.3']);
+  assert.equal(liveLockHolder(path), process.pid);
+  // Held by this process (a second host on the same session): it counts as live.
+  assert.deepEqual(acquireSessionLock(path), { heldBy: process.pid });
+  taken.lock.release();
+  assert.equal(existsSync(`${path}.3`), false);
+  assert.equal(liveLockHolder(path), undefined);
+  const again = acquireSessionLock(path);
+  assert.ok('lock' in again);
+  assert.equal(again.lock.path, path);
+  again.lock.release();
+});
+
+test('a stale lock of the last generation (planted) is not superseded: the lock is held by nobody alive, and no name past it is made', () => {
+  const dir = tempDir();
+  const path = join(dir, 'session.log.lock');
+  writeFileSync(`${path}.999999999`, GONE);
+  assert.deepEqual(acquireSessionLock(path), { heldBy: 2147483646 });
+  assert.deepEqual(readdirSync(dir), ['session.log.lock.999999999']);
 });

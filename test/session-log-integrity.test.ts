@@ -4,13 +4,14 @@
 // taken over, and damage of every shape is skipped on read with the records around it kept.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { encodeMsgpack } from '../core/msgpack-codec.js';
 import { encodeRecord, MAX_RECORD_BYTES, readSession, readSessionLog, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
+import { liveLockHolder } from '../core/session-lock.js';
 import { CLI, FIXTURES, ROOT, startHost, tempDir } from './helpers.js';
 
 const record = (id: string, extra: Partial<SessionRecord> = {}): SessionRecord => ({
@@ -148,7 +149,10 @@ test('a lock left by a process that is gone is taken over and the torn tail its 
   const log = SessionLog.open(stateDir, 'stale');
   assert.equal(log.path, path);
   assert.match(log.warnings[0]!, /a torn record/);
-  assert.equal(readFileSync(`${path}.lock`, 'utf8'), `${process.pid}\n`);
+  // Superseded by the lock's next generation, which this process holds; the stale one is gone.
+  assert.equal(liveLockHolder(`${path}.lock`), process.pid);
+  assert.equal(readFileSync(`${path}.lock.1`, 'utf8'), `${process.pid}\n`);
+  assert.equal(existsSync(`${path}.lock`), false);
   log.append(record('c'));
   log.close();
   const readout = readSessionLog(path);
