@@ -1,5 +1,5 @@
 // What a session is on disk: under `<stateDir>/sessions/`, its log `<id>.log`, its lock
-// `<id>.log.lock` (or a later generation of it, `<id>.log.lock.<n>`: see session-lock.ts) and the
+// `<id>.log.lock` (and its other slots `<id>.log.lock.<1-7>`: see session-lock.ts) and the
 // logs of writers beside it `<id>.<pid>-<hex>.log` (regular files only);
 // under `<stateDir>/spill/`, its directory `<id>/`. Nothing else in the state dir belongs to a
 // session, so nothing else is ever listed or removed. Scanning never throws and never creates.
@@ -11,7 +11,7 @@ import { lockFileHolder, processAlive } from './session-lock.js';
 /** A session id inside a file name: SESSION_ID_PATTERN without its anchors. */
 const SESSION_ID_TEXT = SESSION_ID_PATTERN.source.slice(1, -1);
 const LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log$`);
-const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock(?:\\.[1-9]\\d{0,8})?$`);
+const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock(?:\\.[1-7])?$`);
 /** A second writer's log: the writer's pid is in its name (see SessionLog.open). */
 const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
 const SPILL_NAME = new RegExp(`^${SESSION_ID_TEXT}$`);

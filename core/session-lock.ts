@@ -2,16 +2,19 @@
 // process is gone (or that holds no pid) is stale and taken over; only the lock's holder may cut
 // a torn tail, so no process ever truncates bytes another live process wrote.
 //
-// A stale lock is never removed to make room: it is superseded. The lock's files are generations,
-// `<path>` (0) and `<path>.<n>`; the newest is the lock, and a process that finds it stale
-// creates the next one, which only one process can (a link fails when the name exists). Removing
-// a stale lock by name could not be made safe: between judging the file stale and moving it away,
-// another process may have replaced it with a live lock of its own, and putting that back leaves a
-// moment in which a third takes the lock too (two processes each held it, seen in a test of six
-// processes finding one stale lock at once).
+// The lock has a few slots, `<path>` and `<path>.1` … `<path>.7`, each a file made with a link
+// (which fails when the name exists) and holding its maker's pid; the lock is held by the live
+// process named in any of them. To take it, a process that finds no live one makes a free slot
+// and then looks at the others again: if one names a live process (two took a free slot at
+// once, or one looked before the other's slot existed), it gives its own up and tries again; else
+// it holds the lock, and only then removes the stale slots it saw. A stale lock is never removed
+// to make room for the taker: between judging it stale and moving it away, another process may
+// have put a live lock in its place, and moving that back left a moment in which a third took the
+// lock too (the earlier code; two processes each held it, seen in a test of six finding one stale
+// lock at once). Slots are looked at by name, a few opens, never by listing the sessions
+// directory, which may hold many thousands of files.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, openSync, readdirSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { closeSync, constants, fstatSync, linkSync, openSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 
 export interface SessionLock {
   /** The lock file this process holds. */
@@ -20,22 +23,25 @@ export interface SessionLock {
   release(): void;
 }
 
-/** Attempts to take a lock that keeps changing hands before this process says who holds it. */
-const MAX_ATTEMPTS = 8;
-/**
- * The last generation: a lock file's name has at most nine digits after the dot. A stale lock of
- * this generation (only planted there) is not superseded: its session is written beside it.
- */
-const LAST_GENERATION = 999_999_999;
-
 /** Longest lock file read: a pid and a newline. */
 const MAX_LOCK_BYTES = 32;
+/** The lock's slots: `<path>` and `<path>.1` up to `<path>.<SLOTS - 1>`. */
+const SLOTS = 8;
+/** Attempts to take a lock whose slots keep changing before this process says who holds it. */
+const MAX_ATTEMPTS = 8;
+/** Longest pause between two attempts (ms), drawn at random so that two takers fall out of step. */
+const MAX_BACKOFF_MS = 3;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** What a slot holds: nothing (no such file), or a file naming `pid` (undefined: no pid in it). */
+type Slot = { file: string; exists: false } | { file: string; exists: true; pid: number | undefined };
 
 /**
  * The pid in a lock file, or undefined when it holds none (an empty or garbled file, or something
- * that is not a regular file: a FIFO in its place is never read, since that would wait forever).
+ * that is not a regular file: a FIFO in its place is never read, since that would wait forever);
+ * null when there is no such file.
  */
-function lockOwner(path: string): number | undefined {
+function lockOwner(path: string): number | undefined | null {
   let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
@@ -43,8 +49,8 @@ function lockOwner(path: string): number | undefined {
     const buffer = Buffer.alloc(MAX_LOCK_BYTES);
     const pid = Number(buffer.subarray(0, readSync(fd, buffer, 0, MAX_LOCK_BYTES, 0)).toString('utf8').trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
@@ -60,45 +66,37 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** The pid in the lock file `file` when its process is alive (any generation, see above). */
+/** The file of slot `slot` of the lock at `path`. */
+function slotFile(path: string, slot: number): string {
+  return slot === 0 ? path : `${path}.${slot}`;
+}
+
+/** What each slot of the lock at `path` holds now. */
+function slots(path: string): Slot[] {
+  return Array.from({ length: SLOTS }, (_, slot): Slot => {
+    const file = slotFile(path, slot);
+    const owner = lockOwner(file);
+    return owner === null ? { file, exists: false } : { file, exists: true, pid: owner };
+  });
+}
+
+/** The pid of a live process named in one of `seen` (but `except`), or undefined. */
+function liveIn(seen: Slot[], except?: string): number | undefined {
+  for (const slot of seen) {
+    if (slot.exists && slot.file !== except && slot.pid !== undefined && processAlive(slot.pid)) return slot.pid;
+  }
+  return undefined;
+}
+
+/** The pid in the lock file `file` (one slot) when its process is alive. */
 export function lockFileHolder(file: string): number | undefined {
   const owner = lockOwner(file);
-  return owner !== undefined && processAlive(owner) ? owner : undefined;
+  return typeof owner === 'number' && processAlive(owner) ? owner : undefined;
 }
 
-/** The file of generation `generation` of the lock at `path`. */
-function generationFile(path: string, generation: number): string {
-  return generation === 0 ? path : `${path}.${generation}`;
-}
-
-/** The generations of the lock at `path` that exist, oldest first. */
-function generations(path: string): number[] {
-  const name = basename(path);
-  let names: string[];
-  try {
-    names = readdirSync(dirname(path));
-  } catch {
-    return [];
-  }
-  const found: number[] = [];
-  for (const entry of names) {
-    if (!entry.startsWith(name)) continue;
-    const rest = entry.slice(name.length);
-    if (rest === '') found.push(0);
-    else if (/^\.[1-9]\d{0,8}$/.test(rest)) found.push(Number(rest.slice(1)));
-  }
-  return found.sort((a, b) => a - b);
-}
-
-/** The newest generation of the lock at `path`, or -1 when it has none. */
-function newestGeneration(path: string): number {
-  return generations(path).at(-1) ?? -1;
-}
-
-/** The pid of the live process holding the lock at `path` (its newest generation), or undefined when none does. */
+/** The pid of the live process holding the lock at `path`, or undefined when none does. */
 export function liveLockHolder(path: string): number | undefined {
-  const newest = newestGeneration(path);
-  return newest < 0 ? undefined : lockFileHolder(generationFile(path, newest));
+  return liveIn(slots(path));
 }
 
 /** Creates the lock file with its pid already in it (a link of a written file), so no reader sees it empty; false when it exists. */
@@ -125,34 +123,39 @@ function unlinkQuietly(file: string): void {
 }
 
 /**
- * Takes the lock at `path`, or returns the pid of the live process holding it. A stale lock is
- * superseded by the next generation; this process holding it already (a second host on the same
- * session) counts as live. Throws only for an fs failure other than the lock existing.
+ * Takes the lock at `path`, or returns the pid of the live process holding it; this process
+ * holding it already (a second host on the same session) counts as live. Stale slots are removed
+ * by the process that took the lock. Throws only for an fs failure other than a slot existing.
  */
 export function acquireSessionLock(path: string): { lock: SessionLock } | { heldBy: number } {
+  let last: Slot[] = [];
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const existing = generations(path);
-    const newest = existing.at(-1) ?? -1;
-    if (newest >= 0) {
-      const holder = lockFileHolder(generationFile(path, newest));
-      if (holder !== undefined) return { heldBy: holder };
+    if (attempt > 0) Atomics.wait(pause, 0, 0, Math.random() * MAX_BACKOFF_MS);
+    last = slots(path);
+    const holder = liveIn(last);
+    if (holder !== undefined) return { heldBy: holder };
+    const free = last.find((slot) => !slot.exists);
+    // Every slot holds a stale lock (planted, or crashes with no taker between them): the
+    // session is written beside its log, as when the lock is held.
+    if (free === undefined) break;
+    if (!tryCreate(free.file)) continue;
+    const seen = slots(path);
+    if (liveIn(seen, free.file) !== undefined) {
+      // Another process holds it, or took a slot at the same moment: both give theirs up and try again.
+      unlinkQuietly(free.file);
+      continue;
     }
-    if (newest >= LAST_GENERATION) break;
-    const file = generationFile(path, newest + 1);
-    if (tryCreate(file)) {
-      // The generations before it are stale: a live one is never superseded.
-      for (const generation of existing) unlinkQuietly(generationFile(path, generation));
-      return {
-        lock: {
-          path: file,
-          release() {
-            if (lockOwner(file) === process.pid) unlinkQuietly(file);
-          },
+    for (const slot of seen) if (slot.exists && slot.file !== free.file) unlinkQuietly(slot.file);
+    const file = free.file;
+    return {
+      lock: {
+        path: file,
+        release() {
+          if (lockOwner(file) === process.pid) unlinkQuietly(file);
         },
-      };
-    }
-    // Another process created that generation first: look again at who holds the lock.
+      },
+    };
   }
-  const newest = newestGeneration(path);
-  return { heldBy: (newest < 0 ? undefined : lockOwner(generationFile(path, newest))) ?? 0 };
+  const named = last.find((slot) => slot.exists && slot.pid !== undefined);
+  return { heldBy: named?.exists ? (named.pid ?? 0) : 0 };
 }

@@ -1,6 +1,6 @@
 // The session lock under races: however many processes find a stale lock at the same moment,
-// exactly one of them takes it. A stale lock is superseded by the next generation, never removed
-// to make room (see core/session-lock.ts).
+// exactly one of them takes it. A stale lock is never removed to make room for the taker: the
+// taker makes a free slot of the lock and checks the others (see core/session-lock.ts).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -39,20 +39,20 @@ test('processes that find a stale lock at the same moment: exactly one takes it'
 /** A pid no process has: the lock of a writer that crashed. */
 const GONE = '2147483646\n';
 
-test('a stale lock is superseded by the next generation, the older ones removed; released, the lock starts again at its first', () => {
+test('a stale lock is taken in a free slot and the stale slots removed; released, the lock is free again', () => {
   const dir = tempDir();
   const path = join(dir, 'session.log.lock');
   writeFileSync(path, GONE);
-  writeFileSync(`${path}.2`, GONE);
+  writeFileSync(`${path}.1`, 'not a pid\n');
   const taken = acquireSessionLock(path);
   assert.ok('lock' in taken);
-  assert.equal(taken.lock.path, `${path}.3`);
-  assert.deepEqual(readdirSync(dir), ['session.log.lock.3']);
+  assert.equal(taken.lock.path, `${path}.2`);
+  assert.deepEqual(readdirSync(dir), ['session.log.lock.2']);
   assert.equal(liveLockHolder(path), process.pid);
   // Held by this process (a second host on the same session): it counts as live.
   assert.deepEqual(acquireSessionLock(path), { heldBy: process.pid });
   taken.lock.release();
-  assert.equal(existsSync(`${path}.3`), false);
+  assert.equal(existsSync(`${path}.2`), false);
   assert.equal(liveLockHolder(path), undefined);
   const again = acquireSessionLock(path);
   assert.ok('lock' in again);
@@ -60,10 +60,11 @@ test('a stale lock is superseded by the next generation, the older ones removed;
   again.lock.release();
 });
 
-test('a stale lock of the last generation (planted) is not superseded: the lock is held by nobody alive, and no name past it is made', () => {
+test('every slot holding a stale lock (planted): nothing is taken or removed, and the lock reads as held', () => {
   const dir = tempDir();
   const path = join(dir, 'session.log.lock');
-  writeFileSync(`${path}.999999999`, GONE);
+  const names = ['session.log.lock', ...Array.from({ length: 7 }, (_, slot) => `session.log.lock.${slot + 1}`)];
+  for (const name of names) writeFileSync(join(dir, name), GONE);
   assert.deepEqual(acquireSessionLock(path), { heldBy: 2147483646 });
-  assert.deepEqual(readdirSync(dir), ['session.log.lock.999999999']);
+  assert.deepEqual(readdirSync(dir).sort(), names.sort());
 });
