@@ -156,6 +156,7 @@ export function acquireSessionLock(path: string): { lock: SessionLock } | { held
       },
     };
   }
-  const named = last.find((slot) => slot.exists && slot.pid !== undefined);
-  return { heldBy: named?.exists ? (named.pid ?? 0) : 0 };
+  // Who holds it is not settled: the pid a slot names, live or not, is what a caller can report.
+  for (const slot of last) if (slot.exists && slot.pid !== undefined) return { heldBy: slot.pid };
+  return { heldBy: 0 };
 }

@@ -261,8 +261,9 @@ export class WorkerPool implements PoolWorkerEvents {
   }
 
   /**
-   * How `job` ended, once it has: its row and its signal given back first. Apart from `run`, whose
-   * code the first burst of calls changes (V8 then compiles it again): this part stays as it was.
+   * How `job` ended, once it has: its row and its signal given back first. A function of its own,
+   * not the second half of `run`: the first burst of calls deoptimizes `run`'s hand-out (a branch
+   * calls one at a time never take), and V8 then compiles only that again, not this with it.
    */
   private async outcome<T extends PoolTask>(task: T, job: Job): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     const end = await job.ended;

@@ -20,7 +20,6 @@ local function add(registry, name, run, timeout)
     run = run,
   }
 end
-local marks = ...
 agent.on('discover_tools', function(registry)
   add(registry, 'echo', function(args) return args.id end)
   -- Appends its id to the marks file: how many times a call ran.
