@@ -643,7 +643,7 @@ export class WorkerPool implements PoolWorkerEvents {
    */
   private releaseRow(row: number): void {
     this.rows.table.endTask(row);
-    this.cpuSlots.leave(this.rows.table.seat(row));
+    this.cpuSlots.leave(this.rows.table.words, this.rows.table.seat(row));
     this.rows.release(row);
   }
 

@@ -33,14 +33,18 @@ const ABANDONED = 1;
 export const SEAT_IDLE = 0;
 export const SEAT_WAITING = 1;
 export const SEAT_HOLDING = 2;
-/** A seat is two Int32 words in shared memory: its state and its ticket. */
+/**
+ * A seat is two Int32 words in shared memory, its state and its ticket, named by the index of its
+ * first word in the array that holds it (a task's row of its pool's task table): no view of its
+ * own, which a task table would make for each row it uses, the first of them in a burst.
+ */
 export const SEAT_WORDS = 2;
 const STATE = 0;
 const TICKET = 1;
 
-/** SEAT_IDLE, SEAT_WAITING or SEAT_HOLDING. */
-export function seatState(seat: Int32Array): number {
-  return Atomics.load(seat, STATE);
+/** SEAT_IDLE, SEAT_WAITING or SEAT_HOLDING: the state of the seat at `seat` in `words`. */
+export function seatState(words: Int32Array, seat: number): number {
+  return Atomics.load(words, seat + STATE);
 }
 
 export interface CpuSlotStats {
@@ -64,32 +68,32 @@ export class CpuSlots {
     return new CpuSlots(slotsBuffer);
   }
 
-  /** Puts the seat in the queue (it must be idle). */
-  enqueue(seat: Int32Array): void {
+  /** Puts the seat at `seat` in `words` in the queue (it must be idle). */
+  enqueue(words: Int32Array, seat: number): void {
     // Straight-line code: V8 stops a terminated worker at a JavaScript function's entry or a loop's
     // back edge, never between these built-in calls, so a ticket is never taken without its seat.
     const ticket = Atomics.add(this.words, NEXT_TICKET, 1);
-    Atomics.store(seat, TICKET, ticket);
-    Atomics.store(seat, STATE, SEAT_WAITING);
+    Atomics.store(words, seat + TICKET, ticket);
+    Atomics.store(words, seat + STATE, SEAT_WAITING);
     Atomics.add(this.words, WAITING, 1);
   }
 
   /** Takes the slot if the seat's ticket has been admitted; true when the seat holds one. */
-  tryTake(seat: Int32Array): boolean {
-    const state = Atomics.load(seat, STATE);
+  tryTake(words: Int32Array, seat: number): boolean {
+    const state = Atomics.load(words, seat + STATE);
     if (state !== SEAT_WAITING) return state === SEAT_HOLDING;
-    if (!this.admitted(Atomics.load(seat, TICKET))) return false;
-    if (Atomics.compareExchange(seat, STATE, SEAT_WAITING, SEAT_HOLDING) !== SEAT_WAITING) return false;
+    if (!this.admitted(Atomics.load(words, seat + TICKET))) return false;
+    if (Atomics.compareExchange(words, seat + STATE, SEAT_WAITING, SEAT_HOLDING) !== SEAT_WAITING) return false;
     Atomics.sub(this.words, WAITING, 1);
     Atomics.add(this.words, HELD, 1);
     return true;
   }
 
   /** Sleeps until the waiting seat may have been admitted, or `ms` pass. */
-  waitTurn(seat: Int32Array, ms: number): void {
-    const wake = WAKES + (Atomics.load(seat, TICKET) & (RING - 1));
+  waitTurn(words: Int32Array, seat: number, ms: number): void {
+    const wake = WAKES + (Atomics.load(words, seat + TICKET) & (RING - 1));
     const sequence = Atomics.load(this.words, wake);
-    if (this.tryTake(seat) || Atomics.load(seat, STATE) !== SEAT_WAITING) return;
+    if (this.tryTake(words, seat) || Atomics.load(words, seat + STATE) !== SEAT_WAITING) return;
     Atomics.wait(this.words, wake, sequence, ms);
   }
 
@@ -98,14 +102,14 @@ export class CpuSlots {
    * Safe to call from any thread, any number of times: only the call that changes the seat's
    * state acts, so the core can clean up after a worker it terminated.
    */
-  leave(seat: Int32Array): void {
-    const state = Atomics.load(seat, STATE);
-    if (state === SEAT_HOLDING && Atomics.compareExchange(seat, STATE, SEAT_HOLDING, SEAT_IDLE) === SEAT_HOLDING) {
+  leave(words: Int32Array, seat: number): void {
+    const state = Atomics.load(words, seat + STATE);
+    if (state === SEAT_HOLDING && Atomics.compareExchange(words, seat + STATE, SEAT_HOLDING, SEAT_IDLE) === SEAT_HOLDING) {
       Atomics.sub(this.words, HELD, 1);
       this.passOn();
-    } else if (state === SEAT_WAITING && Atomics.compareExchange(seat, STATE, SEAT_WAITING, SEAT_IDLE) === SEAT_WAITING) {
+    } else if (state === SEAT_WAITING && Atomics.compareExchange(words, seat + STATE, SEAT_WAITING, SEAT_IDLE) === SEAT_WAITING) {
       Atomics.sub(this.words, WAITING, 1);
-      this.abandon(Atomics.load(seat, TICKET));
+      this.abandon(Atomics.load(words, seat + TICKET));
     }
   }
 

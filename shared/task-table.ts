@@ -39,13 +39,8 @@ export type TaskStamp = 'picked' | 'started';
 const STAMP_WORDS: Record<TaskStamp, number> = { picked: ROW_PICKED, started: ROW_STARTED };
 
 export class TaskTable {
-  private readonly words: Int32Array;
-  /**
-   * Each row's seat view, made when first asked for. The array is as long as the table from the
-   * start: reading past its end, as the first call on a new row would, makes V8 throw away the
-   * optimized code of every call's path.
-   */
-  private readonly seats: (Int32Array | undefined)[];
+  /** Every row's words: a task's seat in the CPU slot queue is named by its index here (see seat()). */
+  readonly words: Int32Array;
 
   /** `epochMs`: Date.now() when the table was made; stamps count from it. */
   constructor(
@@ -53,7 +48,6 @@ export class TaskTable {
     readonly epochMs: number,
   ) {
     this.words = new Int32Array(buffer);
-    this.seats = new Array<Int32Array | undefined>(this.rows);
   }
 
   /** A table of `rows` zeroed rows, its epoch now. */
@@ -110,9 +104,9 @@ export class TaskTable {
     return Atomics.exchange(this.words, row * TASK_ROW_WORDS + ROW_THREAD, 0);
   }
 
-  /** The task's seat in the CPU slot queue (one view per row, made once). */
-  seat(row: number): Int32Array {
-    return (this.seats[row] ??= this.words.subarray(row * TASK_ROW_WORDS + ROW_SEAT, row * TASK_ROW_WORDS + ROW_SEAT + SEAT_WORDS));
+  /** The task's seat in the CPU slot queue: the index of its first word in `words`. */
+  seat(row: number): number {
+    return row * TASK_ROW_WORDS + ROW_SEAT;
   }
 
   /** The process tag of the task in `row`, for PROCESS_TAG_VARIABLE. */

@@ -4,24 +4,27 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CpuSlots, SEAT_WAITING, seatState } from '../shared/cpu-slots.js';
 
-const { slots: buffer, seat, probe, rounds, giveUpEvery } = workerData as {
+const { slots: buffer, seats, seat, probe, rounds, giveUpEvery } = workerData as {
   slots: SharedArrayBuffer;
-  seat: Int32Array;
+  /** The words holding every thread's seat, and this thread's seat in them. */
+  seats: SharedArrayBuffer;
+  seat: number;
   probe: Int32Array;
   rounds: number;
   giveUpEvery: number;
 };
 const slots = new CpuSlots(buffer);
+const words = new Int32Array(seats);
 let turns = 0;
 for (let round = 1; round <= rounds; round++) {
-  slots.enqueue(seat);
+  slots.enqueue(words, seat);
   if (round % giveUpEvery === 0) {
-    slots.leave(seat);
+    slots.leave(words, seat);
     continue;
   }
-  while (!slots.tryTake(seat)) {
-    if (seatState(seat) !== SEAT_WAITING) throw new Error('the seat stopped waiting on its own');
-    slots.waitTurn(seat, 1000);
+  while (!slots.tryTake(words, seat)) {
+    if (seatState(words, seat) !== SEAT_WAITING) throw new Error('the seat stopped waiting on its own');
+    slots.waitTurn(words, seat, 1000);
   }
   const now = Atomics.add(probe, 0, 1) + 1;
   let most = Atomics.load(probe, 1);
@@ -31,6 +34,6 @@ for (let round = 1; round <= rounds; round++) {
   while (performance.now() < until);
   Atomics.sub(probe, 0, 1);
   turns++;
-  slots.leave(seat);
+  slots.leave(words, seat);
 }
 parentPort!.postMessage(turns);

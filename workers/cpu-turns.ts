@@ -13,46 +13,52 @@ const STUCK_MS = 200;
 /** Longest single sleep while waiting, so a stuck queue is noticed. */
 const NAP_MS = 25;
 
+/** A seat index meaning the call has none: no call runs. */
+const NO_SEAT = -1;
+
 export class CpuTurns {
-  private seat: Int32Array | null = null;
+  /** The running call's task table words, and its seat in them (see shared/cpu-slots.ts). */
+  private words: Int32Array | null = null;
+  private seat = NO_SEAT;
   /** When the call's current stretch began: its start, the end of a wait, or its turn. */
   private since = 0;
 
   constructor(private readonly slots: CpuSlots) {}
 
-  /** A call starts running, with its seat in the task table. */
-  begin(seat: Int32Array): void {
+  /** A call starts running, with its seat at `seat` in its task table's `words`. */
+  begin(words: Int32Array, seat: number): void {
+    this.words = words;
     this.seat = seat;
     this.since = performance.now();
   }
 
   /** A point where the call may queue, take its turn, or hand it on. */
   checkpoint(): void {
-    const seat = this.seat;
-    if (seat === null) return;
+    const { words, seat } = this;
+    if (words === null) return;
     const now = performance.now();
-    switch (seatState(seat)) {
+    switch (seatState(words, seat)) {
       case SEAT_IDLE:
         if (now - this.since < FREE_RUN_MS) return;
-        this.slots.enqueue(seat);
-        this.waitForTurn(seat);
+        this.slots.enqueue(words, seat);
+        this.waitForTurn(words, seat);
         return;
       case SEAT_HOLDING:
         if (now - this.since < TURN_MS || !this.slots.contended()) return;
-        this.slots.leave(seat);
-        this.slots.enqueue(seat);
-        this.waitForTurn(seat);
+        this.slots.leave(words, seat);
+        this.slots.enqueue(words, seat);
+        this.waitForTurn(words, seat);
         return;
       case SEAT_WAITING:
         // Running ahead of a stuck queue: take the turn once it comes.
-        if (this.slots.tryTake(seat)) this.since = now;
+        if (this.slots.tryTake(words, seat)) this.since = now;
         return;
     }
   }
 
   /** Before the call waits (on a command): its turn goes to the next call. */
   pause(): void {
-    if (this.seat !== null) this.slots.leave(this.seat);
+    if (this.words !== null) this.slots.leave(this.words, this.seat);
   }
 
   /** After a wait: the call runs freely again, and queues at a checkpoint as at its start. */
@@ -62,16 +68,17 @@ export class CpuTurns {
 
   /** The call has ended. */
   end(): void {
-    if (this.seat !== null) this.slots.leave(this.seat);
-    this.seat = null;
+    if (this.words !== null) this.slots.leave(this.words, this.seat);
+    this.words = null;
+    this.seat = NO_SEAT;
   }
 
-  private waitForTurn(seat: Int32Array): void {
+  private waitForTurn(words: Int32Array, seat: number): void {
     let releases = this.slots.releases();
     let quietSince = performance.now();
-    while (!this.slots.tryTake(seat)) {
+    while (!this.slots.tryTake(words, seat)) {
       // The core gave the ticket up: this worker is being terminated.
-      if (seatState(seat) !== SEAT_WAITING) break;
+      if (seatState(words, seat) !== SEAT_WAITING) break;
       const now = performance.now();
       const current = this.slots.releases();
       if (current !== releases) {
@@ -80,7 +87,7 @@ export class CpuTurns {
       } else if (now - quietSince >= STUCK_MS) {
         break;
       }
-      this.slots.waitTurn(seat, NAP_MS);
+      this.slots.waitTurn(words, seat, NAP_MS);
     }
     this.since = performance.now();
   }

@@ -215,7 +215,7 @@ export class LuaRuntime {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
     this.watch?.begin(this.runner.address, channel);
-    this.turns.begin(this.tasks.seat(row));
+    this.turns.begin(this.tasks.words, this.tasks.seat(row));
     let ran: { reply: RunReply; shows: number };
     const refusals = this.heapCap?.refusals ?? 0;
     try {
