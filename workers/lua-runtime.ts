@@ -89,8 +89,6 @@ export class LuaRuntime {
   private readonly chunkNames = new ChunkNames();
   private watch: SnapshotWatch | undefined;
   private readonly entries = new Map<EntryName, number>();
-  /** Each row's TaskRow, made once. */
-  private readonly taskRows: TaskRow[] = [];
   private reply: unknown = undefined;
   private replyProblem: string | undefined;
   private renderSnapshot: Uint8Array | undefined;
@@ -299,8 +297,13 @@ export class LuaRuntime {
     this.raw._lua_error(L);
   }
 
+  /**
+   * A task's scope. Its TaskRow is made afresh, as small as the scope itself: one kept per row
+   * was read past the end of its cache the first time a burst of calls used a new row, which made
+   * V8 throw away the optimized code of the worker's call path inside that burst.
+   */
   private scopeFor(row: number, channel: CallChannel | null): TaskScope {
-    return { taskRow: (this.taskRows[row] ??= new TaskRow(this.tasks, row)), channel, logs: [], logChars: 0, droppedLogLines: 0 };
+    return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0 };
   }
 
   private async loadAndDiscover(row: number): Promise<void> {
