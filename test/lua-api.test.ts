@@ -75,6 +75,15 @@ test('run returning something other than a string or {content} is an error that 
   assert.deepEqual([reported.status, reported.content], ['error', 'the tool says no']);
 });
 
+test('texts cross both ways whole, ASCII or not, short or long, as values and as keys', async () => {
+  const texts = ['', 'plain', 'héllo ✓ 🌍', 'a'.repeat(256), 'a'.repeat(257), 'é'.repeat(128), `${'x'.repeat(255)}é`, 'nul\u0000inside', `${'y'.repeat(300)}✓`];
+  const result = await (await hostReady).call('texts', { texts });
+  assert.equal(result.status, 'ok', result.content);
+  const lines = texts.map((text) => `${Buffer.byteLength(text)}:${text}`);
+  assert.equal(result.content, [...lines, 'not utf-8:\\xff\\xc3('].join('\n'));
+  assert.deepEqual(result.structured, Object.fromEntries(texts.map((text) => [text, Buffer.byteLength(text)])));
+});
+
 test('capture and os.execute report exit codes', async () => {
   const result = await (await hostReady).call('exit_code', {});
   assert.equal(result.content, '7 nil exit 2');

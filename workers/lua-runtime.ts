@@ -2,7 +2,6 @@
 // once, and the entry points (load, discover, run, available, render) run on one reusable Lua
 // thread (entry-runner.ts) so that `capture` can await and no call disturbs the global stack.
 // A `run` also sends its live events (call-channel.ts) and takes CPU turns (cpu-turns.ts).
-import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LuaFactory, LuaReturn, LUA_REGISTRYINDEX } from './wasmoon.js';
@@ -20,7 +19,7 @@ import type {
 import { CpuSlots } from '../shared/cpu-slots.js';
 import { TaskRow, type TaskTable } from '../shared/task-table.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
-import { decodeLuaText, describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
+import { describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
 import { ChunkNames } from './chunk-names.js';
@@ -399,12 +398,12 @@ export class LuaRuntime {
       const content = `run returned a result of ${length.toLocaleString('en-US')} bytes, more than the ${describeBytes(RESULT_LIMIT_BYTES)} a result may hold; write large output to a file in ctx.spill_dir and return a summary`;
       return { reply: { content, isError: true, failure: 'lua_error' }, shows };
     }
-    const bytes = this.stack.bytesAt(L, base + 1) ?? Buffer.alloc(0);
+    const content = this.stack.textWithBytesAt(L, base + 1);
     const failure = this.stack.stringAt(L, base + 3);
     const reply: RunReply = {
-      content: decodeLuaText(bytes),
+      content: content?.text ?? '',
       isError: this.stack.booleanAt(L, base + 2),
-      ...(isUtf8(bytes) ? {} : { rawContent: new Uint8Array(bytes) }),
+      ...(content?.bytes === undefined ? {} : { rawContent: new Uint8Array(content.bytes) }),
       ...(failure === null ? {} : { failure: failure as RunFailure }),
     };
     if (count >= 5 && this.stack.typeNameAt(L, base + 5) === 'table') {

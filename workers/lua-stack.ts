@@ -137,12 +137,21 @@ function validSequenceLength(bytes: Uint8Array, at: number): number {
   return isUtf8(bytes.subarray(at, at + length)) ? length : 0;
 }
 
+/**
+ * Longest string that crosses as ASCII through a loop in JavaScript, without a view of the wasm
+ * heap or a copy of its bytes: every call carries a few (the tool's name, the call's id, short
+ * arguments and results), and the views and copies were a fifth of what a worker allocated a call.
+ */
+const SHORT_TEXT_BYTES = 256;
+
 /** Reads and writes values on the stack of a Lua state `L` (a thread's address). */
 export class LuaStack {
   private readonly lengthSlot: number;
   /** A wasm-heap buffer reused for every string pushed, grown on demand. */
   private scratch = 0;
   private scratchSize = 0;
+  /** The wasm heap as a Buffer, for reading ASCII text out of it; made again when the heap grows. */
+  private heapBytes: Buffer | undefined;
 
   constructor(private readonly module: LuaRawApi) {
     this.lengthSlot = module._malloc(8);
@@ -171,7 +180,43 @@ export class LuaStack {
     const type = this.typeAt(L, index);
     if (type !== LUA_TSTRING && type !== LUA_TNUMBER) return null;
     const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
+    return this.copyOf(pointer, this.module.HEAPU32[this.lengthSlot >> 2]!);
+  }
+
+  /** The string (or number) at `index` as text (see decodeLuaText); the caller has checked its type. */
+  private textAt(L: number, index: number): string {
+    const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
     const length = this.module.HEAPU32[this.lengthSlot >> 2]!;
+    return this.shortAscii(pointer, length) ?? decodeLuaText(this.copyOf(pointer, length));
+  }
+
+  /**
+   * The text of the string at `index`, and its bytes too when they are not UTF-8 (the text then
+   * writes some as `\xNN`); null when it is not a string or number.
+   */
+  textWithBytesAt(L: number, index: number): { text: string; bytes?: Buffer } | null {
+    const type = this.typeAt(L, index);
+    if (type !== LUA_TSTRING && type !== LUA_TNUMBER) return null;
+    const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
+    const length = this.module.HEAPU32[this.lengthSlot >> 2]!;
+    const ascii = this.shortAscii(pointer, length);
+    if (ascii !== undefined) return { text: ascii };
+    const bytes = this.copyOf(pointer, length);
+    return isUtf8(bytes) ? { text: decodeLuaText(bytes) } : { text: decodeLuaText(bytes), bytes };
+  }
+
+  /** The `length` bytes at `pointer` in the heap as text, when they are ASCII and at most SHORT_TEXT_BYTES. */
+  private shortAscii(pointer: number, length: number): string | undefined {
+    if (length > SHORT_TEXT_BYTES) return undefined;
+    const heap = this.module.HEAPU8;
+    let ascii = true;
+    for (let at = pointer, end = pointer + length; at < end; at++) ascii &&= heap[at]! < 0x80;
+    if (!ascii) return undefined;
+    if (this.heapBytes?.buffer !== heap.buffer) this.heapBytes = Buffer.from(heap.buffer, heap.byteOffset, heap.byteLength);
+    return this.heapBytes.toString('latin1', pointer, pointer + length);
+  }
+
+  private copyOf(pointer: number, length: number): Buffer {
     return Buffer.from(this.module.HEAPU8.subarray(pointer, pointer + length));
   }
 
@@ -183,8 +228,8 @@ export class LuaStack {
   }
 
   stringAt(L: number, index: number): string | null {
-    const bytes = this.bytesAt(L, index);
-    return bytes === null ? null : decodeLuaText(bytes);
+    const type = this.typeAt(L, index);
+    return type === LUA_TSTRING || type === LUA_TNUMBER ? this.textAt(L, index) : null;
   }
 
   numberAt(L: number, index: number): number | null {
@@ -203,10 +248,13 @@ export class LuaStack {
   }
 
   pushString(L: number, text: string): void {
-    if (text.length <= 256) {
-      // At most 3 UTF-8 bytes per UTF-16 unit: encode straight into the heap.
+    if (text.length <= SHORT_TEXT_BYTES) {
+      // At most 3 UTF-8 bytes per UTF-16 unit: encode straight into the heap, ASCII unit by unit.
       const pointer = this.scratchOf(text.length * 3);
-      const { written } = UTF8.encodeInto(text, this.module.HEAPU8.subarray(pointer, pointer + text.length * 3));
+      const heap = this.module.HEAPU8;
+      let ascii = 0;
+      for (let code = text.charCodeAt(0); ascii < text.length && code < 0x80; code = text.charCodeAt(++ascii)) heap[pointer + ascii] = code;
+      const written = ascii === text.length ? ascii : UTF8.encodeInto(text, heap.subarray(pointer, pointer + text.length * 3)).written;
       this.module._lua_pushlstring(L, pointer, written);
       return;
     }
@@ -291,7 +339,7 @@ export class LuaStack {
       case LUA_TNUMBER:
         return this.module._lua_isinteger(L, index) ? Number(this.module._lua_tointegerx(L, index, 0)) : this.module._lua_tonumberx(L, index, 0);
       case LUA_TSTRING:
-        return decodeLuaText(this.bytesAt(L, index)!);
+        return this.textAt(L, index);
       case LUA_TTABLE:
         return this.readTable(L, index, path, options, open, depth);
       default:
@@ -325,7 +373,7 @@ export class LuaStack {
 
   private readKey(L: number, path: string): string | number {
     const type = this.typeAt(L, -2);
-    if (type === LUA_TSTRING) return decodeLuaText(this.bytesAt(L, -2)!);
+    if (type === LUA_TSTRING) return this.textAt(L, -2);
     if (type === LUA_TNUMBER && this.module._lua_isinteger(L, -2)) return Number(this.module._lua_tointegerx(L, -2, 0));
     this.module._lua_settop(L, -3);
     throw new LuaConversionError(path, `has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string and integer keys can cross`);
