@@ -172,8 +172,11 @@ export interface TaskReplies {
 /** The task of kind `K`. */
 export type TaskOf<K extends TaskKind> = Extract<WorkerTask, { kind: K }>;
 
-/** The worker's entry point: a task of kind `K` in, that kind's reply out. */
-export type TaskHandler = <K extends TaskKind>(task: TaskOf<K>) => Promise<TaskReplies[K]>;
+/**
+ * The worker's entry point: a task of kind `K` in, that kind's reply out — the reply itself when
+ * the task ended without waiting (a call whose Lua never awaits), else a promise of it.
+ */
+export type TaskHandler = <K extends TaskKind>(task: TaskOf<K>) => TaskReplies[K] | Promise<TaskReplies[K]>;
 
 /** What a started worker serves tasks with: `claim` says whether a task is still its to run (not withdrawn), `handle` runs it. */
 export interface TaskServer {

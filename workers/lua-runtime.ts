@@ -77,6 +77,22 @@ interface TaskScope {
 }
 
 /** Outside a task: output is dropped and no process groups are recorded. */
+/**
+ * A call's reply (its own, made by readRunResults) completed in place with the title and last state
+ * its channel saw, and made an error if its last state could not be kept (`problem`).
+ */
+function completed(reply: RunReply, problem: string | undefined, channel: CallChannel): RunReply {
+  channel.addFinal(reply);
+  if (problem !== undefined && !reply.isError) Object.assign(reply, { content: problem, isError: true, failure: 'lua_error' });
+  return reply;
+}
+
+/** What a call's Lua returned: its reply, and how many times it called ctx:show. */
+interface Ran {
+  reply: RunReply;
+  shows: number;
+}
+
 const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0 };
 
 export class LuaRuntime {
@@ -207,16 +223,17 @@ export class LuaRuntime {
     return this.discovery;
   }
 
-  async run(context: CallContext, args: unknown, row: number, channel: CallChannel): Promise<RunReply> {
+  /** Runs a call: its reply at once when its Lua never awaits (most calls), else a promise of it. */
+  run(context: CallContext, args: unknown, row: number, channel: CallChannel): RunReply | Promise<RunReply> {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
     this.watch?.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
-    let ran: { reply: RunReply; shows: number };
     const refusals = this.heapCap?.refusals ?? 0;
+    let ran: Ran | Promise<Ran>;
     try {
-      ran = await this.invoke(
+      ran = this.invoke(
         'run',
         this.scopeFor(row, channel),
         (L) => {
@@ -228,17 +245,37 @@ export class LuaRuntime {
         (L, count) => this.readRunResults(L, count, context.tool),
       );
     } catch (error) {
+      return this.replyOf(this.endRun(error), refusals, channel);
+    }
+    if (!(ran instanceof Promise)) return this.replyOf(this.endRun(undefined, ran), refusals, channel);
+    return ran.then(
+      (value) => this.replyOf(this.endRun(undefined, value), refusals, channel),
+      (error: unknown) => this.replyOf(this.endRun(error), refusals, channel),
+    );
+  }
+
+  /**
+   * A call's Lua has ended, with what it returned or what it threw: an error raised outside the
+   * prelude's own xpcall (a stray yield, or the heap cap hit there) becomes its reply; any other
+   * is thrown on. Its turn and hook are given back either way.
+   */
+  private endRun(error: unknown, ran?: Ran): Ran {
+    try {
+      if (ran !== undefined) return ran;
       if (!(error instanceof LuaEntryError)) {
         this.watch?.finish(false);
         throw error;
       }
-      // Raised outside the prelude's own xpcall: a stray yield, or the heap cap hit there.
       const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
-      ran = { reply: { content: error.message, isError: true, failure }, shows: 0 };
+      return { reply: { content: error.message, isError: true, failure }, shows: 0 };
     } finally {
       this.hook.release('events');
       this.turns.end();
     }
+  }
+
+  /** The reply of a call whose Lua has ended, once the host has every event it sent. */
+  private replyOf(ran: Ran, refusals: number, channel: CallChannel): RunReply | Promise<RunReply> {
     // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
     // One met while the error was being reported (a huge __tostring) is the cap all the same.
     const capHit = this.heapCap !== undefined && this.heapCap.refusals !== refusals;
@@ -247,12 +284,7 @@ export class LuaRuntime {
     // A call that never showed anything has nothing left in the box.
     const problem = this.watch?.finish(ran.shows > 0);
     const delivery = channel.drain();
-    if (delivery) await delivery;
-    // The reply is this call's own (readRunResults made it): completed in place.
-    const result = ran.reply;
-    channel.addFinal(result);
-    if (problem !== undefined && !ran.reply.isError) Object.assign(result, { content: problem, isError: true, failure: 'lua_error' });
-    return result;
+    return delivery ? delivery.then(() => completed(ran.reply, problem, channel)) : completed(ran.reply, problem, channel);
   }
 
   async available(context: CallContext, row: number): Promise<AvailableReply> {
@@ -327,32 +359,68 @@ export class LuaRuntime {
   }
 
   /** Runs a prelude entry point that answers with `native.reply`; its reply has the entry's shape. */
-  private invokeForReply<E extends keyof EntryReplies>(entry: E, scope: TaskScope, pushArguments: (L: number) => number): Promise<EntryReplies[E]> {
+  private async invokeForReply<E extends keyof EntryReplies>(entry: E, scope: TaskScope, pushArguments: (L: number) => number): Promise<EntryReplies[E]> {
     return this.invoke(entry, scope, pushArguments, () => this.takeReply<E>());
   }
 
   /** Runs a prelude entry point with `scope` in force. The reply is what `readResults` makes of the entry's results. */
-  private async invoke<R>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults: (L: number, count: number) => R): Promise<R> {
+  /**
+   * Runs a prelude entry point in `scope`: what `readResults` made of its results, at once when
+   * the Lua never awaited, else a promise of it.
+   */
+  private invoke<R>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults: (L: number, count: number) => R): R | Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
     this.reply = undefined;
+    let result: R | Promise<R>;
     try {
-      const reply = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults);
-      this.refuseIfBroken();
-      // What leaves the worker names whole paths.
-      return this.chunkNames.expandAll(reply);
+      result = this.runner.call(this.entries.get(entry)!, pushArguments, readResults);
     } catch (error) {
-      this.refuseIfBroken();
-      if (error instanceof LuaEntryError || error instanceof LuaConversionError) throw error;
-      const broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error);
-      this.broken = broken;
-      throw broken;
-    } finally {
-      // The task's last partial line goes to its log before its processes are ended.
-      this.output.endTask();
-      scope.taskRow?.endTask();
-      this.scope = IDLE_SCOPE;
+      throw this.invokeFailed(scope, error);
     }
+    if (!(result instanceof Promise)) return this.invokeEnded(scope, result);
+    return result.then(
+      (value) => this.invokeEnded(scope, value),
+      (error: unknown) => {
+        throw this.invokeFailed(scope, error);
+      },
+    );
+  }
+
+  /** An entry point has returned `value`: what leaves the worker names whole paths. */
+  private invokeEnded<R>(scope: TaskScope, value: R): R {
+    try {
+      this.refuseIfBroken();
+      return this.chunkNames.expandAll(value);
+    } catch (error) {
+      throw this.failure(error);
+    } finally {
+      this.endScope(scope);
+    }
+  }
+
+  /** An entry point has thrown `error`: what to throw for it. */
+  private invokeFailed(scope: TaskScope, error: unknown): unknown {
+    try {
+      return this.failure(error);
+    } finally {
+      this.endScope(scope);
+    }
+  }
+
+  /** The Lua code's own error, or, for any other failure (a trap, a native's fault), the state broken for good. */
+  private failure(error: unknown): unknown {
+    if (this.broken) return this.broken;
+    if (error instanceof LuaEntryError || error instanceof LuaConversionError) return error;
+    this.broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error);
+    return this.broken;
+  }
+
+  private endScope(scope: TaskScope): void {
+    // The task's last partial line goes to its log before its processes are ended.
+    this.output.endTask();
+    scope.taskRow?.endTask();
+    this.scope = IDLE_SCOPE;
   }
 
   /** A broken state runs nothing more (a native may have seen a trap that Lua then caught). */
@@ -390,7 +458,7 @@ export class LuaRuntime {
   }
 
   /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
-  private readRunResults(L: number, count: number, tool: string): { reply: RunReply; shows: number } {
+  private readRunResults(L: number, count: number, tool: string): Ran {
     const base = this.raw._lua_gettop(L) - count;
     const shows = this.stack.numberAt(L, base + 4) ?? 0;
     const length = this.stack.byteLengthAt(L, base + 1);

@@ -7,7 +7,7 @@
 // It stays CommonJS: Node's require() of an ES module aborts the process (a failed CHECK in
 // CreateRequiredModuleFacade) when the worker is terminated while the module loads, and the bundle
 // built from this file loads no ES module at all.
-import type { PoolMessage, TaskServer, WorkerConfig, WorkerMessage, WorkerTask } from '../shared/protocol.js';
+import type { PoolMessage, TaskServer, WorkerConfig, WorkerMessage, WorkerReply, WorkerTask } from '../shared/protocol.js';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- how a CommonJS file imports another (verbatimModuleSyntax); the bundle inlines it
 import AwakeRule = require('./awake-rule.cjs');
 
@@ -37,17 +37,41 @@ function start(config: WorkerConfig): void {
   starting.catch((error: unknown) => post({ loadFailed: error instanceof Error ? error.message : String(error) }));
 }
 
-async function serve(task: WorkerTask): Promise<void> {
-  let began = performance.now();
+/** Serves `task`, at once when its handler answers at once (a warm call whose Lua never awaits), else once it has. */
+function serve(task: WorkerTask): Promise<void> | undefined {
+  if (server === undefined) return serveOnceStarted(task);
+  if (!server.claim(task)) return undefined;
+  const began = performance.now();
+  let reply: WorkerReply | Promise<WorkerReply>;
   try {
-    const tasks = server ?? (await starting!);
-    if (!tasks.claim(task)) return;
-    began = performance.now();
-    const reply = await tasks.handle(task);
-    post({ reply, tookMs: performance.now() - began });
+    reply = server.handle(task);
   } catch (error) {
-    post({ error: error instanceof Error ? error.message : String(error), tookMs: performance.now() - began });
+    return postFailure(error, began);
   }
+  if (reply instanceof Promise) {
+    return reply.then(
+      (value) => post({ reply: value, tookMs: performance.now() - began }),
+      (error: unknown) => postFailure(error, began),
+    );
+  }
+  post({ reply, tookMs: performance.now() - began });
+  return undefined;
+}
+
+/** Serves a task that came before the worker's code and config were ready. */
+async function serveOnceStarted(task: WorkerTask): Promise<void> {
+  const began = performance.now();
+  try {
+    await starting!;
+  } catch (error) {
+    return postFailure(error, began);
+  }
+  return serve(task);
+}
+
+function postFailure(error: unknown, began: number): undefined {
+  post({ error: error instanceof Error ? error.message : String(error), tookMs: performance.now() - began });
+  return undefined;
 }
 
 /** A message from the pool: its config, or a task, which joins the line. */
@@ -80,7 +104,10 @@ function awaitNext(awakeMs: number): PoolMessage | undefined {
 async function serveWaiting(): Promise<void> {
   serving = true;
   for (;;) {
-    for (let task = waiting.shift(); task !== undefined; task = waiting.shift()) await serve(task);
+    for (let task = waiting.shift(); task !== undefined; task = waiting.shift()) {
+      const served = serve(task);
+      if (served !== undefined) await served;
+    }
     const awakeMs = awake.ranOut(performance.now(), server?.spareForWaiting() ?? false);
     const next = awakeMs > 0 ? awaitNext(awakeMs) : undefined;
     if (next === undefined) break;

@@ -9,7 +9,7 @@
 import { MessageChannel, parentPort } from 'node:worker_threads';
 import { wrap, type Remote } from 'comlink/dist/esm/comlink.mjs';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskServer, type TaskOf, type TaskReplies, type WorkerConfig, type WorkerEvents, type WorkerTask } from '../shared/protocol.js';
+import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type TaskHandler, type TaskKind, type TaskServer, type TaskOf, type TaskReplies, type RunReply, type WorkerConfig, type WorkerEvents, type WorkerTask } from '../shared/protocol.js';
 import { CpuSlots } from '../shared/cpu-slots.js';
 import { TaskTable } from '../shared/task-table.js';
 import { captureConsole } from './console-capture.js';
@@ -81,38 +81,63 @@ async function startRuntime(task: WorkerTask): Promise<LuaRuntime> {
   return runtime;
 }
 
-/** One handler per task kind, each answering with its kind's reply. */
-const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> } = {
+/** One handler per task kind, each answering with its kind's reply (at once when a warm call's Lua never awaits). */
+const handlers: { [K in TaskKind]: (task: TaskOf<K>) => TaskReplies[K] | Promise<TaskReplies[K]> } = {
   discover: async (task) => (await runtimeFor(task)).discoveryReport(),
   available: async (task) => (await runtimeFor(task)).available(task.context, task.row),
   render: async (task) => (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row),
-  run: async (task) => {
+  run: (task) => {
     const ready = runtimeFor(task);
-    const lua = ready instanceof LuaRuntime ? ready : await ready;
-    lastChannel = new CallChannel(events, task.context.callId);
-    const reply = await lua.run(task.context, task.args, task.row, lastChannel);
-    if (reply.failure === 'out_of_memory') {
-      await events.retire(task.context.callId, reply);
-      process.exit(0);
-    }
-    return reply;
+    return ready instanceof LuaRuntime ? runOn(ready, task) : ready.then((lua) => runOn(lua, task));
   },
 };
 
-const handleTask: TaskHandler = async (task) => {
+function runOn(lua: LuaRuntime, task: TaskOf<'run'>): RunReply | Promise<RunReply> {
+  lastChannel = new CallChannel(events, task.context.callId);
+  const reply = lua.run(task.context, task.args, task.row, lastChannel);
+  return reply instanceof Promise ? reply.then((ended) => retireIfOutOfMemory(task, ended)) : retireIfOutOfMemory(task, reply);
+}
+
+/** A call that ran out of memory hands its reply over the event channel, and the worker exits (its heap never shrinks). */
+function retireIfOutOfMemory(task: TaskOf<'run'>, reply: RunReply): RunReply | Promise<RunReply> {
+  if (reply.failure !== 'out_of_memory') return reply;
+  return events.retire(task.context.callId, reply).then(() => process.exit(0));
+}
+
+/**
+ * Runs a task; a warm call whose Lua never awaits is answered without a promise (five promises
+ * and their turns of the microtask queue a call, before, and a third of what the worker allocated).
+ */
+const handleTask: TaskHandler = <K extends TaskKind>(task: TaskOf<K>) => {
+  const handler = handlers[task.kind] as (task: TaskOf<K>) => TaskReplies[K] | Promise<TaskReplies[K]>;
+  let answer: TaskReplies[K] | Promise<TaskReplies[K]>;
   try {
-    return await handlers[task.kind](task);
+    answer = handler(task);
   } catch (error) {
-    // The pool reports the failure as a crash; nothing runs on that state again.
-    if (error instanceof LuaStateBroken) {
-      runtime = undefined;
-      starting = undefined;
-      preparing = undefined;
-    }
-    throw error;
-  } finally {
-    // Before the reply: a task that has ended has no thread left to lower.
-    tasks.setThread(task.row, 0);
+    throw taskEnded(task, error);
   }
+  if (!(answer instanceof Promise)) {
+    taskEnded(task);
+    return answer;
+  }
+  return answer.then(
+    (reply) => (taskEnded(task), reply),
+    (error: unknown) => {
+      throw taskEnded(task, error);
+    },
+  );
 };
+
+/** A task has ended, having thrown `error` if given (returned, to be thrown again). */
+function taskEnded(task: WorkerTask, error?: unknown): unknown {
+  // The pool reports the failure as a crash; nothing runs on that state again.
+  if (error instanceof LuaStateBroken) {
+    runtime = undefined;
+    starting = undefined;
+    preparing = undefined;
+  }
+  // Before the reply: a task that has ended has no thread left to lower.
+  tasks.setThread(task.row, 0);
+  return error;
+}
 
