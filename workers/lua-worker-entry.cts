@@ -62,10 +62,12 @@ function serve(task: WorkerTask): Promise<void> | undefined {
 async function serveOnceStarted(task: WorkerTask): Promise<void> {
   const began = performance.now();
   try {
-    await starting!;
+    await starting;
   } catch (error) {
     return postFailure(error, began);
   }
+  // The pool sends a worker its config before any task; one that came without is answered, not waited for.
+  if (server === undefined) return postFailure(new Error('the worker was given a task before its config'), began);
   return serve(task);
 }
 
