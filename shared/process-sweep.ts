@@ -3,11 +3,25 @@
 // or if it descends from either — which finds the ones that left the task's groups or sessions.
 // What escapes: a process that cleared its environment, left the groups and lost its parent
 // before the sweep. Without /proc, the groups alone are killed.
+//
+// A scan of /proc is no snapshot: it lists the pids, then reads each one's files. A process of the
+// task that forks after the listing and is gone (or a zombie) by the time it is read hides its
+// child, which was not listed and has lost its only link to the task; and an orphan caught in the
+// middle of an `execve` shows no environment, so no tag. So a pass that finds nothing new ends the
+// sweep only if its scan saw nothing of the kind (see `unsettled`); otherwise the sweep looks again
+// SETTLE_MS later. (A daemonizing command, `setsid sh -c 'cmd & exit'`, swept while it started,
+// escaped about one sweep in four before.)
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { PROCESS_TAG_VARIABLE } from './process-tag.js';
 
-/** Sweeps until one finds nothing new (a process forking while swept is found by the next). */
-const MAX_PASSES = 8;
+/** Passes at most: a sweep goes on until one finds nothing new and its scan saw nothing changing. */
+const MAX_PASSES = 16;
+/** How long a sweep waits before looking again after a scan that saw processes changing. */
+const SETTLE_MS = 1;
+/** A word nobody wakes: Atomics.wait on it is a plain pause. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+/** The PF_KTHREAD bit of a process's flags (field 9 of /proc/PID/stat): kernel threads are never a task's. */
+const KERNEL_THREAD = 0x00200000;
 /** Linux's USER_HZ on every architecture Node runs on; a larger one only widens the start-time filter. */
 const TICKS_PER_SECOND = 100;
 /** Processes started this long before the task's start are still examined (clock granularity, skew). */
@@ -40,11 +54,14 @@ export function sweepTaskProcesses(target: SweepTarget): number {
   const groups = new Set(target.groups.filter((group) => isTaskGroup(group, first, target.tag)));
   const signalled = new Set<number>();
   let sent = 0;
-  let table: Map<number, ProcessEntry> | undefined = first;
+  let table: ProcessTable | undefined = first;
   for (let pass = 0; pass < MAX_PASSES && table !== undefined; pass++) {
     const fresh = taskProcesses(table, groups, target.tag).filter((pid) => !signalled.has(pid));
     if (pass === 0) for (const group of groups) sent += signal(-group);
-    if (fresh.length === 0) break;
+    if (fresh.length === 0) {
+      if (!unsettled(table, target.groups)) break;
+      Atomics.wait(PAUSE, 0, 0, SETTLE_MS);
+    }
     for (const pid of fresh) {
       signalled.add(pid);
       sent += signal(pid);
@@ -98,8 +115,45 @@ function taskProcesses(table: Map<number, ProcessEntry>, groups: ReadonlySet<num
   return [...table.values()].filter((entry) => entry.pid !== process.pid && verdicts.get(entry.pid)).map((entry) => entry.pid);
 }
 
-/** Live (non-zombie) processes started at or after `sinceMs`, by pid; undefined without /proc. */
-function processesStartedSince(sinceMs: number): Map<number, ProcessEntry> | undefined {
+/** Live processes by pid, and what the scan that listed them saw change while it ran. */
+class ProcessTable extends Map<number, ProcessEntry> {
+  /** A listed pid was gone by the time its stat was read. */
+  sawVanish = false;
+  /** Zombies started since: each may have forked a child after the listing, then ended. */
+  readonly zombies: number[] = [];
+}
+
+/**
+ * Whether a scan that found nothing new may still have missed a process of the task: a pid it
+ * listed was gone when read, a zombie started since (other than a recorded leader, which stays one
+ * until the host reaps it, and forks no more), or an orphan whose environment cannot be read yet
+ * (one in the middle of an `execve`, its tag not yet there to read).
+ */
+function unsettled(table: ProcessTable, leaders: readonly number[]): boolean {
+  if (table.sawVanish || table.zombies.some((pid) => !leaders.includes(pid))) return true;
+  for (const entry of table.values()) {
+    // Only processes whose tag was read and found missing; a parent in the table links the rest.
+    if (entry.tag === null && !table.has(entry.ppid) && environmentPending(entry.pid)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the process's environment reads as empty, or not at all for a reason other than its
+ * belonging to another user (whose processes a task cannot start, and whose environment is never
+ * readable): what one in the middle of an `execve` shows.
+ */
+function environmentPending(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`).length === 0;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'EACCES' && code !== 'EPERM';
+  }
+}
+
+/** Processes started at or after `sinceMs` (live ones by pid, see ProcessTable); undefined without /proc. */
+function processesStartedSince(sinceMs: number): ProcessTable | undefined {
   let names: string[];
   let nowTicks: number;
   try {
@@ -109,28 +163,38 @@ function processesStartedSince(sinceMs: number): Map<number, ProcessEntry> | und
     return undefined;
   }
   const sinceTicks = nowTicks - ((Date.now() - sinceMs) / 1000) * TICKS_PER_SECOND;
-  const table = new Map<number, ProcessEntry>();
+  const table = new ProcessTable();
   for (const name of names) {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid <= 1) continue;
     const fields = statFields(pid);
-    if (fields === undefined || Number(fields[19]) < sinceTicks) continue;
-    table.set(pid, { pid, ppid: Number(fields[1]), pgid: Number(fields[2]) });
+    if (fields === undefined) {
+      table.sawVanish = true;
+      continue;
+    }
+    // Field 22, the start time; field 9, the flags.
+    if (Number(fields[19]) < sinceTicks || (Number(fields[6]) & KERNEL_THREAD) !== 0) continue;
+    if (ended(fields)) table.zombies.push(pid);
+    else table.set(pid, { pid, ppid: Number(fields[1]), pgid: Number(fields[2]) });
   }
   return table;
 }
 
-/** Fields 3 on of /proc/PID/stat (state first) for a live process; undefined for a zombie or a gone one. */
+/** Fields 3 on of /proc/PID/stat (the state first); undefined for a process that is gone. */
 function statFields(pid: number): string[] | undefined {
   const stat = readProcFile(pid, 'stat');
   // The command name (field 2) is in parentheses and may hold spaces or ')': fields follow the last ')'.
-  const fields = stat?.toString('latin1', stat.lastIndexOf(')') + 2).split(' ');
-  if (fields === undefined || fields[0] === 'Z' || fields[0] === 'X') return undefined;
-  return fields;
+  return stat?.toString('latin1', stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** A zombie's or a dead process's state. */
+function ended(fields: readonly string[]): boolean {
+  return fields[0] === 'Z' || fields[0] === 'X';
 }
 
 function isAlive(pid: number): boolean {
-  return statFields(pid) !== undefined;
+  const fields = statFields(pid);
+  return fields !== undefined && !ended(fields);
 }
 
 const TAG_ENTRY = Buffer.from(`${PROCESS_TAG_VARIABLE}=`);

@@ -3,6 +3,7 @@
 // group or session; only what a tool explicitly keeps outlives it.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import { ToolHost } from '../core/index.js';
@@ -123,7 +124,8 @@ describe('a call that is stopped from outside', () => {
         const pending = host.call('linger', { shape, seconds });
         assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
         const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
-        for (const worker of generation.modulePool(`${FIXTURE}/init.lua`).threads) void worker.terminate();
+        // Pools are keyed by the module's real path: the clone may sit below a symbolic link.
+        for (const worker of generation.modulePool(realpathSync(`${FIXTURE}/init.lua`)).threads) void worker.terminate();
         assert.equal((await pending).status, 'crashed');
         await assertNoneLeft(seconds, shape);
       } finally {
@@ -195,6 +197,29 @@ describe('the /proc sweep', () => {
       const pid = Number(spawnSync('pgrep', ['-f', `sleep ${seconds}`], { encoding: 'utf8' }).stdout.trim());
       sweepTaskProcesses({ tag: `test.${process.pid}.reuse`, groups: [pid], startedMs });
       assert.equal(sleeps(seconds).length, 1, 'the process holding the reused pid is alive');
+    } finally {
+      cleanUp(seconds);
+    }
+  });
+
+  test('finds a command that daemonizes while it is swept (a scan of /proc is no snapshot)', async () => {
+    // The daemon shape swept 0–8 ms after it starts: before the sweep waited for /proc to settle,
+    // about one sweep in four missed a shell that forked and ended between the listing and its
+    // read, and with it the sleep it left behind.
+    const seconds = uniqueSeconds();
+    const tag = `test.${process.pid}.settle`;
+    try {
+      for (let round = 0; round < 40; round++) {
+        const startedMs = Date.now();
+        const leader = spawn('/bin/sh', ['-c', `setsid sh -c 'sleep ${seconds} & exit' >/dev/null 2>&1 &`], {
+          detached: true,
+          stdio: 'ignore',
+          env: { ...process.env, [PROCESS_TAG_VARIABLE]: tag },
+        });
+        await new Promise((resolve) => setTimeout(resolve, round % 9));
+        sweepTaskProcesses({ tag, groups: [leader.pid!], startedMs });
+        await assertNoneLeft(seconds, `swept ${round % 9} ms after the start`);
+      }
     } finally {
       cleanUp(seconds);
     }
