@@ -53,13 +53,15 @@ export function sweepTaskProcesses(target: SweepTarget): number {
   // and with them the only link to the ones that cleared their environment.
   const groups = new Set(target.groups.filter((group) => isTaskGroup(group, first, target.tag)));
   const signalled = new Set<number>();
+  /** Zombies and orphans without an environment this sweep has looked again for already. */
+  const lookedAgain = new Set<number>();
   let sent = 0;
   let table: ProcessTable | undefined = first;
   for (let pass = 0; pass < MAX_PASSES && table !== undefined; pass++) {
     const fresh = taskProcesses(table, groups, target.tag).filter((pid) => !signalled.has(pid));
     if (pass === 0) for (const group of groups) sent += signal(-group);
     if (fresh.length === 0) {
-      if (!unsettled(table, target.groups)) break;
+      if (!unsettled(table, target.groups, signalled, lookedAgain)) break;
       Atomics.wait(PAUSE, 0, 0, SETTLE_MS);
     }
     for (const pid of fresh) {
@@ -125,17 +127,28 @@ class ProcessTable extends Map<number, ProcessEntry> {
 
 /**
  * Whether a scan that found nothing new may still have missed a process of the task: a pid it
- * listed was gone when read, a zombie started since (other than a recorded leader, which stays one
- * until the host reaps it, and forks no more), or an orphan whose environment cannot be read yet
- * (one in the middle of an `execve`, its tag not yet there to read).
+ * listed was gone when read, a new zombie (it may have forked after the listing, then ended), or a
+ * new orphan whose environment cannot be read yet (one in the middle of an `execve`, its tag not
+ * yet there to read). Each zombie and orphan is worth one more look (`lookedAgain` keeps them): one
+ * still there at the next scan was so before that scan's listing, and a zombie or a process started
+ * with no environment that stays so — anybody's, on a machine whose init does not reap, or a kept
+ * `env -i` command — must not make every sweep take all its passes. The recorded leaders and what
+ * this sweep killed are zombies the host reaps later, and fork no more.
  */
-function unsettled(table: ProcessTable, leaders: readonly number[]): boolean {
-  if (table.sawVanish || table.zombies.some((pid) => !leaders.includes(pid))) return true;
+function unsettled(table: ProcessTable, leaders: readonly number[], signalled: ReadonlySet<number>, lookedAgain: Set<number>): boolean {
+  let changing = table.sawVanish;
+  for (const pid of table.zombies) {
+    if (leaders.includes(pid) || signalled.has(pid) || lookedAgain.has(pid)) continue;
+    lookedAgain.add(pid);
+    changing = true;
+  }
   for (const entry of table.values()) {
     // Only processes whose tag was read and found missing; a parent in the table links the rest.
-    if (entry.tag === null && !table.has(entry.ppid) && environmentPending(entry.pid)) return true;
+    if (entry.tag !== null || table.has(entry.ppid) || lookedAgain.has(entry.pid) || !environmentPending(entry.pid)) continue;
+    lookedAgain.add(entry.pid);
+    changing = true;
   }
-  return false;
+  return changing;
 }
 
 /**

@@ -50,11 +50,20 @@ function serve(task: WorkerTask): Promise<void> | undefined {
   }
   if (reply instanceof Promise) {
     return reply.then(
-      (value) => post({ reply: value, tookMs: performance.now() - began }),
+      (value) => postReply(value, began),
       (error: unknown) => postFailure(error, began),
     );
   }
-  post({ reply, tookMs: performance.now() - began });
+  return postReply(reply, began);
+}
+
+/** Posts a task's reply; one that cannot be sent (a value structured clone refuses) is answered as the task's failure. */
+function postReply(reply: WorkerReply, began: number): undefined {
+  try {
+    post({ reply, tookMs: performance.now() - began });
+  } catch (error) {
+    postFailure(error, began);
+  }
   return undefined;
 }
 
