@@ -35,13 +35,19 @@ agent.on('discover_tools', function(registry)
     parameters = {
       type = 'object',
       properties = {
-        path = { type = 'string', description = 'Directory to count, relative to the working directory. Default: "."' },
+        path = { type = 'string', description = 'Directory (or file) to count, relative to the working directory. Default: "."' },
       },
     },
     run = function(args, ctx)
       local root = args.path or '.'
       ctx:title(root)
-      local listing, code = capture('find ' .. shquote(root) .. ' ' .. SKIP .. ' | sort')
+      -- A file is counted as itself; a directory, by the files below it.
+      local _, not_file = capture('test -f ' .. shquote(root))
+      local _, not_directory = capture('test -d ' .. shquote(root))
+      if not_file ~= 0 and not_directory ~= 0 then
+        return { content = root .. ': no such file or directory', is_error = true }
+      end
+      local listing, code = capture('find ' .. shquote(root) .. (not_file == 0 and ' -maxdepth 0' or ' ' .. SKIP) .. ' | sort')
       if code ~= 0 then
         return { content = 'cannot list ' .. root .. ': find exited with ' .. code, is_error = true }
       end
@@ -56,9 +62,9 @@ agent.on('discover_tools', function(registry)
         total_lines = total_lines + lines
         ctx:show { done = i, total = #files, current = path, lines = total_lines, top = top_languages(by_language, 8) }
       end
-      local report = { ('%s lines in %s files under %s'):format(progress.count(total_lines), progress.count(#files), root) }
+      local report = { ('%s lines in %s %s under %s'):format(progress.count(total_lines), progress.count(#files), #files == 1 and 'file' or 'files', root) }
       for _, row in ipairs(top_languages(by_language, 20)) do
-        report[#report + 1] = ('%-12s %8s lines %6s files'):format(row.name, progress.count(row.lines), progress.count(row.files))
+        report[#report + 1] = ('%-12s %8s lines %6s %s'):format(row.name, progress.count(row.lines), progress.count(row.files), row.files == 1 and 'file' or 'files')
       end
       return table.concat(report, '\n')
     end,
