@@ -13,13 +13,10 @@ const STUCK_MS = 200;
 /** Longest single sleep while waiting, so a stuck queue is noticed. */
 const NAP_MS = 25;
 
-/** A seat index meaning the call has none: no call runs. */
-const NO_SEAT = -1;
-
 export class CpuTurns {
-  /** The running call's task table words, and its seat in them (see shared/cpu-slots.ts). */
+  /** The running call's task table words (null: no call runs), and its seat in them (see shared/cpu-slots.ts). */
   private words: Int32Array | null = null;
-  private seat = NO_SEAT;
+  private seat = 0;
   /** When the call's current stretch began: its start, the end of a wait, or its turn. */
   private since = 0;
 
@@ -70,7 +67,6 @@ export class CpuTurns {
   end(): void {
     if (this.words !== null) this.slots.leave(this.words, this.seat);
     this.words = null;
-    this.seat = NO_SEAT;
   }
 
   private waitForTurn(words: Int32Array, seat: number): void {

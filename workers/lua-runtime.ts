@@ -76,7 +76,6 @@ interface TaskScope {
   budget?: { deadline: number; ms: number };
 }
 
-/** Outside a task: output is dropped and no process groups are recorded. */
 /**
  * A call's reply (its own, made by readRunResults) completed in place with the title and last state
  * its channel saw, and made an error if its last state could not be kept (`problem`).
@@ -93,6 +92,7 @@ interface Ran {
   shows: number;
 }
 
+/** Outside a task: output is dropped and no process groups are recorded. */
 const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0 };
 
 export class LuaRuntime {
@@ -245,23 +245,30 @@ export class LuaRuntime {
         (L, count) => this.readRunResults(L, count, context.tool),
       );
     } catch (error) {
-      return this.replyOf(this.endRun(error), refusals, channel);
+      return this.replyOf(this.ranIntoError(error), refusals, channel);
     }
-    if (!(ran instanceof Promise)) return this.replyOf(this.endRun(undefined, ran), refusals, channel);
+    if (!(ran instanceof Promise)) {
+      this.endRun();
+      return this.replyOf(ran, refusals, channel);
+    }
     return ran.then(
-      (value) => this.replyOf(this.endRun(undefined, value), refusals, channel),
-      (error: unknown) => this.replyOf(this.endRun(error), refusals, channel),
+      (value) => (this.endRun(), this.replyOf(value, refusals, channel)),
+      (error: unknown) => this.replyOf(this.ranIntoError(error), refusals, channel),
     );
   }
 
+  /** A call's Lua has ended: its turn and its hook are given back. */
+  private endRun(): void {
+    this.hook.release('events');
+    this.turns.end();
+  }
+
   /**
-   * A call's Lua has ended, with what it returned or what it threw: an error raised outside the
-   * prelude's own xpcall (a stray yield, or the heap cap hit there) becomes its reply; any other
-   * is thrown on. Its turn and hook are given back either way.
+   * A call's Lua has thrown: an error raised outside the prelude's own xpcall (a stray yield, or
+   * the heap cap hit there) becomes its reply; any other is thrown on. The run ends either way.
    */
-  private endRun(error: unknown, ran?: Ran): Ran {
+  private ranIntoError(error: unknown): Ran {
     try {
-      if (ran !== undefined) return ran;
       if (!(error instanceof LuaEntryError)) {
         this.watch?.finish(false);
         throw error;
@@ -269,8 +276,7 @@ export class LuaRuntime {
       const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
       return { reply: { content: error.message, isError: true, failure }, shows: 0 };
     } finally {
-      this.hook.release('events');
-      this.turns.end();
+      this.endRun();
     }
   }
 
@@ -363,7 +369,6 @@ export class LuaRuntime {
     return this.invoke(entry, scope, pushArguments, () => this.takeReply<E>());
   }
 
-  /** Runs a prelude entry point with `scope` in force. The reply is what `readResults` makes of the entry's results. */
   /**
    * Runs a prelude entry point in `scope`: what `readResults` made of its results, at once when
    * the Lua never awaited, else a promise of it.

@@ -202,7 +202,8 @@ export class LuaStack {
     const ascii = this.shortAscii(pointer, length);
     if (ascii !== undefined) return { text: ascii };
     const bytes = this.copyOf(pointer, length);
-    return isUtf8(bytes) ? { text: decodeLuaText(bytes) } : { text: decodeLuaText(bytes), bytes };
+    const text = decodeLuaText(bytes);
+    return isUtf8(bytes) ? { text } : { text, bytes };
   }
 
   /** The `length` bytes at `pointer` in the heap as text, when they are ASCII and at most SHORT_TEXT_BYTES. */
