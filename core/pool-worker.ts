@@ -8,6 +8,7 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { EVENTS_PORT_KEY, WORKER_STARTED_KEY, type PoolMessage, type TaskAnswer, type WorkerConfig, type WorkerMessage, type WorkerTask } from '../shared/protocol.js';
 import { DOUBLE_ZERO } from './double-zero.js';
 import { takePrestartedThread } from './prestarted-workers.js';
+import { WorkerStall } from './worker-stall.js';
 import { startWorkerThread } from './worker-thread.js';
 
 /** What a worker tells its pool. */
@@ -42,6 +43,10 @@ export class PoolWorker {
   countedBusy = false;
   /** It has answered a task: its start (loading the config) is behind it. */
   hasAnswered = false;
+  /** Its thread's Linux thread id, once it is up (0 where unknown). */
+  threadId = 0;
+  /** Whether it is held up by its task when its pool has not heard from it for a while. */
+  readonly stall = new WorkerStall();
   /** What failed inside the thread, if it failed (the 'error' before its 'exit'). */
   private failure: string | undefined;
 
@@ -109,6 +114,7 @@ export class PoolWorker {
     if (WORKER_STARTED_KEY in message) return this.events.started(this);
     if (EVENTS_PORT_KEY in message) {
       this.isUp = true;
+      this.threadId = message.threadId;
       return this.events.up(this, message[EVENTS_PORT_KEY]);
     }
     this.failure = message.loadFailed;

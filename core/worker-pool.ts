@@ -21,7 +21,7 @@ import type { CancelSignal } from './call-result.js';
 import { PoolWorker, type PoolWorkerEvents } from './pool-worker.js';
 import { StartGate } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
-import { lowerLongTask } from './thread-priority.js';
+import { lowerLongTask, type LongTaskLook } from './thread-priority.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 
 export { WORKER_ENTRY } from './worker-thread.js';
@@ -118,16 +118,11 @@ function replyTo<T extends PoolTask>(_task: T, reply: WorkerReply): TaskReplies[
   return reply as TaskReplies[T['kind']];
 }
 
-/** A busy worker whose tasks flow: its start is behind it, and its current task has not run QUEUED_WORK_MS. */
-function flows(worker: PoolWorker, now: number): boolean {
-  return worker.hasAnswered && !worker.isStopping && worker.tasks.length > 0 && now - worker.firstTaskSince < QUEUED_WORK_MS;
-}
-
 /** How a job ended, before the pool reads it as a TaskOutcome. */
 type JobEnd = { reply: WorkerReply } | { error: string } | { stopped: 'timeout' | 'cancelled' } | { crashed: string } | { unsent: Error };
 
 /** One task from when it is handed to the pool until it ends. */
-class Job {
+class Job implements LongTaskLook {
   /** The worker running it, once one took it. */
   worker: PoolWorker | undefined;
   /** When it was handed to that worker with nothing ahead of it, or became its first task (Date.now()). */
@@ -137,6 +132,8 @@ class Job {
   isEnded = false;
   /** The ticket it was last handed under, which its worker claims it with (0: not handed yet). */
   ticket = 0;
+  /** Its thread's CPU time when the deadline sweep first saw it past FREE_RUN_MS (see lowerLongTask). */
+  ranNs: number | undefined = undefined;
   readonly ended: Promise<JobEnd>;
   private settle!: (end: JobEnd) => void;
 
@@ -439,16 +436,46 @@ export class WorkerPool implements PoolWorkerEvents {
     let quickest: PoolWorker | undefined;
     for (const worker of this.workers) {
       const held = worker.tasks.length;
-      const quick = flows(worker, now) && held < WORKER_TASK_DEPTH && worker.taskCostMs * held < QUEUED_WORK_MS;
+      const quick = this.flows(worker, now) && held < WORKER_TASK_DEPTH && worker.taskCostMs * held < QUEUED_WORK_MS;
       if (quick && (quickest === undefined || held < quickest.tasks.length)) quickest = worker;
     }
     return quickest;
   }
 
+  /** A busy worker whose tasks flow: its start is behind it, and its current task has not held it up (see heldUp). */
+  private flows(worker: PoolWorker, now: number): boolean {
+    return worker.hasAnswered && !worker.isStopping && worker.tasks.length > 0 && !this.heldUp(worker, now);
+  }
+
+  /**
+   * Whether `worker`'s current task has held it QUEUED_WORK_MS, so that tasks waiting in its port
+   * should go to another worker. Its current task is the last it picked up, or the first it holds
+   * if it picked up none since the pool last heard from it; it began when picked up, or when the
+   * pool last heard from the worker if later. Past QUEUED_WORK_MS, a worker whose thread was only
+   * kept waiting for a CPU is not held up (see worker-stall.ts).
+   */
+  private heldUp(worker: PoolWorker, now: number): boolean {
+    if (now - worker.firstTaskSince < QUEUED_WORK_MS) return false;
+    // The worker may have answered tasks whose answers this thread has yet to read.
+    const wallNow = Date.now();
+    let current = worker.tasks[0] as Job | undefined;
+    let since = worker.firstTaskSince;
+    for (let i = worker.tasks.length - 1; i >= 0; i--) {
+      const job = worker.tasks[i] as Job;
+      const picked = this.rows.table.stampOf(job.row, 'picked');
+      if (picked === undefined) continue;
+      current = job;
+      since = Math.max(since, now - (wallNow - picked));
+      break;
+    }
+    if (current === undefined || now - since < QUEUED_WORK_MS) return false;
+    return worker.stall.isHeldUp(worker.threadId, current.ticket, worker.firstTaskSince, now);
+  }
+
   /** Whether a worker whose tasks flow would get through the waiting ones in less than WORTH_A_START_MS, by what its tasks take. */
   private drainsSoon(now: number): boolean {
     for (const worker of this.workers) {
-      if (flows(worker, now) && worker.taskCostMs * (worker.tasks.length + this.queue.length) < WORTH_A_START_MS) return true;
+      if (this.flows(worker, now) && worker.taskCostMs * (worker.tasks.length + this.queue.length) < WORTH_A_START_MS) return true;
     }
     return false;
   }
@@ -461,13 +488,13 @@ export class WorkerPool implements PoolWorkerEvents {
     return this.workBehindMs >= WORTH_A_START_MS && this.workBehindMs >= BUSY_BEHIND_SHARE * (now - this.behindSince);
   }
 
-  /** Tasks waiting in the port of a worker whose current task has run QUEUED_WORK_MS go back to the queue, for other workers. */
+  /** Tasks waiting in the port of a worker its current task has held up (see heldUp) go back to the queue, for other workers. */
   private watchQueued(): void {
     this.queuedWatch = undefined;
     const now = performance.now();
     const back: Job[] = [];
     for (const worker of this.workers) {
-      if (worker.tasks.length > 1 && now - worker.firstTaskSince >= QUEUED_WORK_MS) back.push(...this.withdrawWaiting(worker));
+      if (worker.tasks.length > 1 && this.heldUp(worker, now)) back.push(...this.withdrawWaiting(worker));
     }
     this.queue.unshift(...back);
     this.dispatch();
@@ -665,7 +692,7 @@ export class WorkerPool implements PoolWorkerEvents {
       const { timeoutMs, coldStartMs = 0 } = job.limits;
       const started = this.rows.table.stampOf(job.row, 'started');
       const picked = this.rows.table.stampOf(job.row, 'picked');
-      lowerLongTask(this.rows.table, job.row, started, now);
+      lowerLongTask(this.rows.table, job.row, started, now, job);
       const loadingSince = picked ?? job.handedAt;
       const deadline = started !== undefined ? started + timeoutMs : loadingSince !== undefined ? loadingSince + coldStartMs + timeoutMs : undefined;
       if (deadline !== undefined && now >= deadline) this.stop(job, 'timeout');

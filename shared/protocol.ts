@@ -103,7 +103,8 @@ export interface CallEvents {
 
 /**
  * Each worker opens one MessageChannel at startup and posts one end to the main thread as
- * `{ [EVENTS_PORT_KEY]: port }` (a WorkerMessage); over it (comlink) the worker
+ * `{ [EVENTS_PORT_KEY]: port, threadId }` (a WorkerMessage, with its thread's Linux thread id, 0
+ * where unknown); over it (comlink) the worker
  * calls these methods, naming the call each event belongs to.
  */
 export interface WorkerEvents {
@@ -129,7 +130,7 @@ export const WORKER_STARTED_KEY = 'moonpoolWorkerStarted';
  * order it ran them (a reply, or the message of the error the task threw); a withdrawn task gets none.
  */
 export type WorkerMessage =
-  | { [EVENTS_PORT_KEY]: MessagePort }
+  | { [EVENTS_PORT_KEY]: MessagePort; threadId: number }
   | { loadFailed: string }
   | { [WORKER_STARTED_KEY]: number }
   | TaskAnswer;

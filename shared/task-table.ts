@@ -99,6 +99,11 @@ export class TaskTable {
     Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_THREAD, threadId);
   }
 
+  /** The thread running the task in `row`, 0 when none is known or it has been taken. */
+  threadOf(row: number): number {
+    return Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_THREAD);
+  }
+
   /** The thread running the task in `row`, once: the word is cleared, and later calls answer 0. */
   takeThread(row: number): number {
     return Atomics.exchange(this.words, row * TASK_ROW_WORDS + ROW_THREAD, 0);

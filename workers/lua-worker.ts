@@ -16,7 +16,7 @@ import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { CallChannel } from './call-channel.js';
 import { LuaStateBroken } from './lua-state-errors.js';
-import { lowerableByCore, lowerThisThread, threadToLower } from './thread-priority.js';
+import { lowerableByCore, lowerThisThread, thisThreadId, threadToLower } from './thread-priority.js';
 
 let config: WorkerConfig;
 let tasks: TaskTable;
@@ -50,7 +50,7 @@ export function startWorker(workerConfig: WorkerConfig): TaskServer {
   events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
   // Unreferenced so that an idle worker can still be reaped.
   channel.port1.unref();
-  parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2 }, [channel.port2]);
+  parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2, threadId: thisThreadId() }, [channel.port2]);
   preparing = LuaRuntime.prepare(config, tasks);
   // A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
   preparing.catch(() => undefined);
