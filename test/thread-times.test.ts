@@ -100,18 +100,22 @@ describe('a quiet worker', () => {
     // Judged only once the look has lasted 5 ms.
     clock.times = { ranNs: 0, waitedNs: 4e6 };
     assert.equal(stall.isHeldUp(7, 1, 0, 14), false);
-    // Waited 4.5 ms of 5: kept off the CPUs.
-    clock.times = { ranNs: 0, waitedNs: 4.5e6 };
+    // Waited 4.8 ms of 5 and ran 0.1: kept off the CPUs.
+    clock.times = { ranNs: 0.1e6, waitedNs: 4.8e6 };
     assert.equal(stall.isHeldUp(7, 1, 0, 15), false);
     // Ran 5 ms of the next 5: held up by its task, and stays so until the next judgement.
-    clock.times = { ranNs: 5e6, waitedNs: 4.5e6 };
+    clock.times = { ranNs: 5.1e6, waitedNs: 4.8e6 };
     assert.equal(stall.isHeldUp(7, 1, 0, 20), true);
     assert.equal(stall.isHeldUp(7, 1, 0, 22), true);
     // Slept through the next: held up (a task blocked in a system call).
     assert.equal(stall.isHeldUp(7, 1, 0, 25), true);
     // Waited through the next: kept off the CPUs again.
-    clock.times = { ranNs: 5e6, waitedNs: 9.5e6 };
+    clock.times = { ranNs: 5.1e6, waitedNs: 9.8e6 };
     assert.equal(stall.isHeldUp(7, 1, 0, 30), false);
+    // Ran a quarter of the next and waited the rest: a slow task sharing its CPU with three
+    // others, held up.
+    clock.times = { ranNs: 6.35e6, waitedNs: 13.55e6 };
+    assert.equal(stall.isHeldUp(7, 1, 0, 35), true);
   });
 
   test('a new task or a new answer begins a new look', () => {
