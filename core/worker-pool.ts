@@ -23,6 +23,7 @@ import { StartGate } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
 import { lowerLongTask, type LongTaskLook } from './thread-priority.js';
 import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
+import { LOOK_MS } from './worker-stall.js';
 
 export { WORKER_ENTRY } from './worker-thread.js';
 /** How long closing waits for its workers to exit; a thread stuck in a system call is left behind. */
@@ -176,7 +177,7 @@ export class WorkerPool implements PoolWorkerEvents {
   /** Starts waiting at the start gate. */
   private gateWaits = 0;
   private deadlineSweep: NodeJS.Timeout | undefined;
-  /** Looks again at tasks waiting in workers' ports (or held back from starting workers) QUEUED_WORK_MS after. */
+  /** Looks again at tasks waiting in workers' ports (or held back from starting workers) LOOK_MS after. */
   private queuedWatch: NodeJS.Timeout | undefined;
   private lastTicket = 0;
   /** This queue's length as last added to the host's count of waiting jobs (see countQueued). */
@@ -372,12 +373,12 @@ export class WorkerPool implements PoolWorkerEvents {
   }
 
   /**
-   * Looks at the waiting tasks again in QUEUED_WORK_MS (see watchQueued): as long as tasks wait in
+   * Looks at the waiting tasks again in LOOK_MS (see watchQueued): as long as tasks wait in
    * a port or are held back from starting a worker, even with none left in the queue, since the
    * task ahead of them may turn out slow only after this look.
    */
   private watchQueuedIn(): void {
-    if (this.queuedWatch === undefined) this.queuedWatch = setTimeout(() => this.watchQueued(), QUEUED_WORK_MS).unref();
+    if (this.queuedWatch === undefined) this.queuedWatch = setTimeout(() => this.watchQueued(), LOOK_MS).unref();
   }
 
   /** Whether tasks wait in a worker's port behind the one it runs. */
@@ -449,27 +450,33 @@ export class WorkerPool implements PoolWorkerEvents {
 
   /**
    * Whether `worker`'s current task has held it QUEUED_WORK_MS, so that tasks waiting in its port
-   * should go to another worker. Its current task is the last it picked up, or the first it holds
-   * if it picked up none since the pool last heard from it; it began when picked up, or when the
-   * pool last heard from the worker if later. Past QUEUED_WORK_MS, a worker whose thread was only
-   * kept waiting for a CPU is not held up (see worker-stall.ts).
+   * should go to another worker. Its current task is the last it picked up, begun when picked up
+   * or when the pool last heard from the worker if later; a worker with none (none picked up since
+   * the pool last heard from it, or the last one ended) is between tasks, not held up by one, and
+   * its tasks stay. Its thread is looked at from LOOK_MS before QUEUED_WORK_MS (see
+   * worker-stall.ts): a worker the machine only kept off the CPUs is not held up, and neither is
+   * one whose look is not judged yet.
    */
   private heldUp(worker: PoolWorker, now: number): boolean {
-    if (now - worker.firstTaskSince < QUEUED_WORK_MS) return false;
-    // The worker may have answered tasks whose answers this thread has yet to read.
-    const wallNow = Date.now();
-    let current = worker.tasks[0] as Job | undefined;
-    let since = worker.firstTaskSince;
-    for (let i = worker.tasks.length - 1; i >= 0; i--) {
+    if (now - worker.firstTaskSince < QUEUED_WORK_MS - LOOK_MS) return false;
+    // Before its first answer, its start: the clock alone says.
+    if (!worker.hasAnswered) return now - worker.firstTaskSince >= QUEUED_WORK_MS;
+    // The worker may have answered tasks whose answers this thread has yet to read. It picks its
+    // tasks up in order, so those picked up are the first few: the scan stops at the first not.
+    let current: Job | undefined;
+    for (let i = 0; i < worker.tasks.length; i++) {
       const job = worker.tasks[i] as Job;
-      const picked = this.rows.table.stampOf(job.row, 'picked');
-      if (picked === undefined) continue;
+      if (!this.rows.table.isStamped(job.row, 'picked')) break;
       current = job;
-      since = Math.max(since, now - (wallNow - picked));
-      break;
     }
-    if (current === undefined || now - since < QUEUED_WORK_MS) return false;
-    return worker.stall.isHeldUp(worker.threadId, current.ticket, worker.firstTaskSince, now);
+    if (current === undefined || this.rows.table.threadEnded(current.row)) return false;
+    // A stamp ahead of the clock (set back since) says nothing of when.
+    const pickedAt = this.rows.table.stampOf(current.row, 'picked')!;
+    const wallNow = Date.now();
+    const since = pickedAt <= wallNow ? Math.max(worker.firstTaskSince, now - (wallNow - pickedAt)) : worker.firstTaskSince;
+    if (now - since < QUEUED_WORK_MS - LOOK_MS) return false;
+    const heldUp = worker.stall.isHeldUp(worker.threadId, current.ticket, worker.firstTaskSince, now);
+    return heldUp && now - since >= QUEUED_WORK_MS;
   }
 
   /** Whether a worker whose tasks flow would get through the waiting ones in less than WORTH_A_START_MS, by what its tasks take. */

@@ -1,62 +1,68 @@
 // Whether a busy worker the host has not heard from for a while is held up by its task — a slow
 // one, or one blocked in a system call — or only kept off the CPUs by a busy machine. The host's
-// clock cannot tell the two apart; the thread's scheduler times can (thread-times.ts): a thread
-// held up by its task runs (even a CPU-bound task sharing a CPU with others gets its share) or
-// sleeps, while a worker kept off the CPUs waits, runnable, and barely runs: given the CPU, it
-// would have got through its quick task and picked up the next. Tasks waiting behind a slow task
-// are better run by another worker; a worker the machine keeps waiting gains nothing from a rival
-// but one more thread to share the CPUs with, and a start that costs about 50 ms of the CPU it is
-// short of.
-import { threadTimes, type ThreadTimes } from './thread-times.js';
+// clock cannot tell the two apart; the thread's schedule can (thread-schedule.ts): a thread kept
+// off the CPUs is runnable and barely runs, for given a CPU it would have got through its quick
+// task and picked up the next; a thread held up by its task runs (a CPU-bound task sharing its CPU
+// with others still gets its share) or is not runnable (asleep in a system call, stopped). Tasks
+// waiting behind a slow task are better run by another worker; a worker the machine keeps waiting
+// gains nothing from a rival but one more thread to share the CPUs with, and a start that costs
+// about 50 ms of the CPU it is short of.
+import { threadIsRunnable, threadRanNs } from './thread-schedule.js';
 
 /** How long one look at a quiet worker's thread lasts before it is judged (ms). */
-const LOOK_MS = 5;
-/** A thread kept off the CPUs waited for one at least this share of a look ... */
-const KEPT_OFF_WAITED_SHARE = 1 / 2;
-/** ... and ran less than this share of it. */
+export const LOOK_MS = 5;
+/** A thread kept off the CPUs ran less than this share of a look. */
 const KEPT_OFF_RAN_SHARE = 1 / 10;
+
+/** How a thread's schedule is read: thread-schedule.ts, or made up by a test. */
+export interface ScheduleReader {
+  ranNs(threadId: number): number | undefined;
+  isRunnable(threadId: number): boolean | undefined;
+}
+
+const SYSTEM_SCHEDULE: ScheduleReader = { ranNs: threadRanNs, isRunnable: threadIsRunnable };
 
 export class WorkerStall {
   /** The quiet stretch being looked at: the ticket of the task the worker was on, and when the host last heard from it. */
   private ticket = 0;
   private heardAt = Number.NaN;
-  /** When the current look began (performance.now()), and the thread's times then. */
+  /** When the current look began (performance.now()), and the CPU time its thread had used then. */
   private lookedAt = 0;
-  private lookedTimes: ThreadTimes = { ranNs: 0, waitedNs: 0 };
+  private lookedRanNs = 0;
+  /** What the last judged look of this stretch found; false until one is judged. */
   private heldUp = false;
 
-  /** `readTimes`: how a thread's scheduler times are read. */
-  constructor(private readonly readTimes: (threadId: number) => ThreadTimes | undefined = threadTimes) {}
+  constructor(private readonly schedule: ScheduleReader = SYSTEM_SCHEDULE) {}
 
   /**
-   * Whether the worker with thread `threadId`, on the task handed under `ticket` and not heard from since `heardAt`
-   * (performance.now(), as `now`), is held up by that task: true wherever the thread's times
-   * cannot be read, as the clock alone says. A quiet stretch's first look counts as not held up;
-   * it is judged LOOK_MS later, and again every LOOK_MS while the stretch lasts.
+   * Whether the worker with thread `threadId`, on the task handed under `ticket` and not heard
+   * from since `heardAt` (performance.now(), as `now`), is held up by that task, by the last look
+   * judged: a quiet stretch's first call begins a look and answers false, and each call LOOK_MS
+   * or more after a look began judges it and begins the next. True wherever the thread's
+   * schedule cannot be read (the clock alone decides) or the thread is gone.
    */
   isHeldUp(threadId: number, ticket: number, heardAt: number, now: number): boolean {
     if (ticket !== this.ticket || heardAt !== this.heardAt) {
-      const times = this.readTimes(threadId);
-      if (times === undefined) return true;
+      const ranNs = this.schedule.ranNs(threadId);
+      if (ranNs === undefined) return true;
       this.ticket = ticket;
       this.heardAt = heardAt;
-      this.startLook(now, times);
+      this.startLook(now, ranNs);
       this.heldUp = false;
       return false;
     }
     if (now - this.lookedAt < LOOK_MS) return this.heldUp;
-    const times = this.readTimes(threadId);
-    if (times === undefined) return true;
-    const lookMs = now - this.lookedAt;
-    const waitedMs = (times.waitedNs - this.lookedTimes.waitedNs) / 1e6;
-    const ranMs = (times.ranNs - this.lookedTimes.ranNs) / 1e6;
-    this.heldUp = waitedMs < KEPT_OFF_WAITED_SHARE * lookMs || ranMs >= KEPT_OFF_RAN_SHARE * lookMs;
-    this.startLook(now, times);
+    const runnable = this.schedule.isRunnable(threadId);
+    const ranNs = this.schedule.ranNs(threadId);
+    if (runnable === undefined || ranNs === undefined) return true;
+    const keptOff = runnable && (ranNs - this.lookedRanNs) / 1e6 < KEPT_OFF_RAN_SHARE * (now - this.lookedAt);
+    this.heldUp = !keptOff;
+    this.startLook(now, ranNs);
     return this.heldUp;
   }
 
-  private startLook(now: number, times: ThreadTimes): void {
+  private startLook(now: number, ranNs: number): void {
     this.lookedAt = now;
-    this.lookedTimes = times;
+    this.lookedRanNs = ranNs;
   }
 }

@@ -17,8 +17,10 @@ export const TASK_ROW_WORDS = 67;
 const ROW_PICKED = 0;
 /** When the task's own work began (after a cold worker loaded the config), stamped alike. */
 const ROW_STARTED = 1;
-/** The Linux thread id of the worker running the task, 0 when none is known or it has been taken. */
+/** The Linux thread id of the worker running the task, 0 when none is known or it has been taken, THREAD_ENDED once the task has ended. */
 const ROW_THREAD = 2;
+/** The thread word of a task that has ended, named before its worker replies. */
+const THREAD_ENDED = -1;
 /** The task's seat in the CPU slot queue (SEAT_WORDS words). */
 const ROW_SEAT = 3;
 /** A random word drawn for each task: with the row, it makes the task's process tag. */
@@ -88,25 +90,42 @@ export class TaskTable {
     Atomics.store(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which], Date.now() - this.epochMs + 1);
   }
 
+  /** Whether the task in `row` has that stamp (no number made: the pool asks this of many rows at once). */
+  isStamped(row: number, which: TaskStamp): boolean {
+    return Atomics.load(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which]) !== 0;
+  }
+
   /** A stamp of the task in `row` (Date.now() ms), or undefined until it is set. */
   stampOf(row: number, which: TaskStamp): number | undefined {
     const value = Atomics.load(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which]);
     return value === 0 ? undefined : this.epochMs + value - 1;
   }
 
-  /** The worker names `threadId` as the thread running the task in `row` (0: it runs no more). */
+  /** The worker names `threadId` as the thread running the task in `row` (0: one the core cannot lower). */
   setThread(row: number, threadId: number): void {
     Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_THREAD, threadId);
   }
 
-  /** The thread running the task in `row`, 0 when none is known or it has been taken. */
-  threadOf(row: number): number {
-    return Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_THREAD);
+  /** The worker says the task in `row` has ended, before it replies: its thread runs it no more. */
+  endThread(row: number): void {
+    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_THREAD, THREAD_ENDED);
   }
 
-  /** The thread running the task in `row`, once: the word is cleared, and later calls answer 0. */
+  /** Whether the worker has said the task in `row` ended. */
+  threadEnded(row: number): boolean {
+    return Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_THREAD) === THREAD_ENDED;
+  }
+
+  /** The thread running the task in `row`, 0 when none is known, it has been taken, or the task has ended. */
+  threadOf(row: number): number {
+    return Math.max(0, Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_THREAD));
+  }
+
+  /** The thread running the task in `row`, once: the word is cleared, and later calls answer 0 (as they do once the task has ended). */
   takeThread(row: number): number {
-    return Atomics.exchange(this.words, row * TASK_ROW_WORDS + ROW_THREAD, 0);
+    const threadId = this.threadOf(row);
+    if (threadId === 0) return 0;
+    return Atomics.compareExchange(this.words, row * TASK_ROW_WORDS + ROW_THREAD, threadId, 0) === threadId ? threadId : 0;
   }
 
   /** The task's seat in the CPU slot queue: the index of its first word in `words`. */

@@ -33,6 +33,18 @@ test('the thread a worker names for its task is taken by the core once', () => {
   assert.equal(core.takeThread(1), 0, 'taken already');
 });
 
+test('a task its worker says has ended names no thread, and is not taken for one still running', () => {
+  const core = TaskTable.create(2);
+  workerSide(core).setThread(1, 4242);
+  assert.equal(core.threadEnded(1), false);
+  workerSide(core).endThread(1);
+  assert.equal(core.threadEnded(1), true);
+  assert.equal(core.threadOf(1), 0);
+  assert.equal(core.takeThread(1), 0, 'an ended task has no thread to lower');
+  assert.equal(core.threadEnded(1), true, 'taking nothing leaves the mark');
+  assert.equal(core.threadEnded(0), false);
+});
+
 test('a row handed out again is reset: no stamps, no thread, no groups, a new process tag', () => {
   const rows = new TaskRows(1);
   const row = rows.acquire()!;
@@ -45,8 +57,13 @@ test('a row handed out again is reset: no stamps, no thread, no groups, a new pr
   assert.equal(rows.acquire(), row);
   assert.equal(table.stampOf(row, 'started'), undefined);
   assert.equal(table.takeThread(row), 0);
+  assert.equal(table.threadEnded(row), false);
   assert.notEqual(table.tag(row), firstTag);
   assert.equal(table.endTask(row), 0, 'a reset row has no groups to end');
+  table.endThread(row);
+  rows.release(row);
+  assert.equal(rows.acquire(), row);
+  assert.equal(table.threadEnded(row), false, 'a reset row holds no ended task');
 });
 
 test('a task handed under a ticket is claimed by the worker or withdrawn by the core, never both', () => {

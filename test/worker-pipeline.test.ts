@@ -100,6 +100,29 @@ test('calls waiting behind a slow call run on another worker, long before the sl
   assert.deepEqual(markCounts(marks), Object.fromEntries(ids(8, 'behind').map((id) => [id, 1])));
 });
 
+test('a call waiting behind a slow one still moves to another worker after the clock is set back', { timeout: 60_000 }, async () => {
+  const { config, marks } = pipelineConfig();
+  const host = await startHost(config, { maxThreadsPerModule: 2 });
+  await warm(host);
+  const realNow = Date.now;
+  let slowEnded = 0;
+  const slow = host.call('nap', { ms: 3000 }).then((result) => ((slowEnded = realNow()), result));
+  const behind = host.call('mark', { id: 'behind' }).then((result) => ({ result, at: realNow() }));
+  // A step back of a minute, once the slow call is picked up: its stamp is then ahead of the
+  // host's clock, and must not make its worker look as if it had just begun it.
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  Date.now = () => realNow() - 60_000;
+  try {
+    const { result, at } = await behind;
+    assert.equal(result.status, 'ok', result.content);
+    assert.equal((await slow).status, 'ok');
+    assert.ok(at < slowEnded - 1000, `the call behind answered only ${slowEnded - at} ms before the slow one ended`);
+  } finally {
+    Date.now = realNow;
+  }
+  assert.deepEqual(markCounts(marks), { behind: 1 });
+});
+
 test('a call waiting behind a slow one that became first only after the first look at the ports still moves to another worker', { timeout: 60_000 }, async () => {
   const { config, marks, gate } = pipelineConfig();
   const host = await startHost(config, { maxThreadsPerModule: 2 });

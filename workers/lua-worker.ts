@@ -136,8 +136,8 @@ function taskEnded(task: WorkerTask, error?: unknown): unknown {
     starting = undefined;
     preparing = undefined;
   }
-  // Before the reply: a task that has ended has no thread left to lower.
-  tasks.setThread(task.row, 0);
+  // Before the reply: a task that has ended has no thread left to lower, and its worker is not held up by it.
+  tasks.endThread(task.row);
   return error;
 }
 
