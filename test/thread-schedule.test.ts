@@ -53,14 +53,17 @@ function niceOf(threadId: number): number {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** How many of `looks` looks (one each LOOK_MS) at `threadId` judged it held up. */
+/**
+ * How many of `looks` looks at `threadId`, each LOOK_MS long and each a stretch of its own (as for
+ * a worker that moves on to its next quick task once it gets a CPU), judged it held up.
+ */
 async function heldUpLooks(threadId: number, looks: number): Promise<number> {
   const stall = new WorkerStall();
-  assert.equal(stall.isHeldUp(threadId, 1, 0, performance.now()), false, 'a first look is not judged');
   let heldUp = 0;
-  for (let i = 0; i < looks; i++) {
+  for (let look = 1; look <= looks; look++) {
+    assert.equal(stall.isHeldUp(threadId, look, 0, performance.now()), false, 'a first look is not judged');
     await sleep(LOOK_MS);
-    if (stall.isHeldUp(threadId, 1, 0, performance.now())) heldUp++;
+    if (stall.isHeldUp(threadId, look, 0, performance.now())) heldUp++;
   }
   return heldUp;
 }
@@ -108,7 +111,8 @@ describe('a thread as the scheduler treats it', { skip: process.platform !== 'li
   });
 
   test('a worker kept off its CPU is not held up; one that spins or sleeps is', async () => {
-    // On CPU 0 beside a spinning thread at nice 0, a thread at nice 19 gets about 1.5% of it.
+    // On CPU 0 beside a spinning thread at nice 0, a thread at nice 19 gets about 1.5% of it, a
+    // slice now and then: few looks of 5 ms find it running.
     await withThreads([startThread('spin', { nice: 19, pinned: true }), startThread('spin', { pinned: true }), startThread('sleep')], async ([keptOff, hog, sleeping]) => {
       await sleep(50);
       const looks = 40;
@@ -127,25 +131,50 @@ describe('a quiet worker, on a schedule made up', () => {
     return schedule;
   }
 
-  test('runnable and barely running is kept off the CPUs; running, or not runnable, is held up', () => {
+  test('runnable and barely running is kept off the CPUs; once found running, held up for the rest of the stretch', () => {
     const schedule = madeUp();
     const stall = new WorkerStall(schedule);
     assert.equal(stall.isHeldUp(7, 1, 0, 10), false, 'a first look is not judged');
     schedule.ran = 4e6;
-    assert.equal(stall.isHeldUp(7, 1, 0, 14), false, 'judged before the look has lasted LOOK_MS');
-    // Ran 0.4 ms of 5, runnable: kept off.
-    schedule.ran = 0.4e6;
+    assert.equal(stall.isHeldUp(7, 1, 0, 13.5), false, 'judged before the look has lasted 4 ms');
+    // Runnable, and ran 0.05 ms in the look: kept off.
+    schedule.ran = 0.05e6;
     assert.equal(stall.isHeldUp(7, 1, 0, 15), false);
-    // Ran 1.25 ms of the next 5 (a slow task sharing its CPU with three others): held up, until the next judgement.
-    schedule.ran = 1.65e6;
-    assert.equal(stall.isHeldUp(7, 1, 0, 20), true);
-    assert.equal(stall.isHeldUp(7, 1, 0, 22), true);
-    // Not runnable through the next (asleep in a system call): held up.
-    schedule.runnable = false;
+    schedule.ran = 0.1e6;
+    assert.equal(stall.isHeldUp(7, 1, 0, 20), false);
+    // Ran 0.5 ms of the next 5 (a slow call at nice 10 sharing its CPU with one at nice 0): held up.
+    schedule.ran = 0.6e6;
     assert.equal(stall.isHeldUp(7, 1, 0, 25), true);
-    // Runnable and did not run: kept off again.
-    schedule.runnable = true;
-    assert.equal(stall.isHeldUp(7, 1, 0, 30), false);
+    // And stays so while the stretch lasts, though the next looks find it barely running.
+    assert.equal(stall.isHeldUp(7, 1, 0, 31), true);
+    assert.equal(stall.isHeldUp(7, 1, 0, 40), true);
+  });
+
+  test('not runnable (asleep in a system call) is held up', () => {
+    const schedule = madeUp();
+    const stall = new WorkerStall(schedule);
+    stall.isHeldUp(7, 1, 0, 10);
+    schedule.runnable = false;
+    assert.equal(stall.isHeldUp(7, 1, 0, 15), true);
+  });
+
+  test('a slow call at nice 10 running its even share beside one at nice 0 is held up at its first judged look', () => {
+    // CFS weights: nice 0 = 1024, nice 10 = 110; the thread runs 110/1134 (9.7%) of every look.
+    const share = 110 / 1134;
+    let now = 10;
+    const stall = new WorkerStall({ ranNs: () => now * share * 1e6, isRunnable: () => true });
+    assert.equal(stall.isHeldUp(7, 1, 0, now), false);
+    now += LOOK_MS;
+    assert.equal(stall.isHeldUp(7, 1, 0, now), true);
+  });
+
+  test('a look that lasted long judges all of it', () => {
+    // No call for 500 ms (no task waited in a port): the thread, lowered and crowded, ran 2.5 ms of them.
+    const schedule = madeUp();
+    const stall = new WorkerStall(schedule);
+    stall.isHeldUp(7, 1, 0, 10);
+    schedule.ran = 2.5e6;
+    assert.equal(stall.isHeldUp(7, 1, 0, 510), true);
   });
 
   test('a new task or a new answer begins a new look', () => {
