@@ -25,25 +25,19 @@ export function threadIsRunnable(threadId: number): boolean | undefined {
 
 let readable: boolean | undefined;
 
-/** Whether this system shows its threads' schedules at all: where it does, a thread that cannot be read is gone. */
+/** Whether this system shows its threads' schedules at all (this thread's, to begin with): where it does, a thread that cannot be read is gone. */
 export function schedulesReadable(): boolean {
-  readable ??= readTaskFile(ownThreadId(), 'schedstat') !== undefined;
+  readable ??= readQuietly('/proc/thread-self/schedstat') !== undefined;
   return readable;
 }
 
-function ownThreadId(): number {
-  try {
-    const stat = readFileSync('/proc/thread-self/stat', 'latin1');
-    return Number(stat.slice(0, stat.indexOf(' ')));
-  } catch {
-    return 0;
-  }
+function readTaskFile(threadId: number, file: 'schedstat' | 'stat'): string | undefined {
+  return threadId === 0 ? undefined : readQuietly(`/proc/self/task/${threadId}/${file}`);
 }
 
-function readTaskFile(threadId: number, file: 'schedstat' | 'stat'): string | undefined {
-  if (threadId === 0) return undefined;
+function readQuietly(path: string): string | undefined {
   try {
-    return readFileSync(`/proc/self/task/${threadId}/${file}`, 'latin1');
+    return readFileSync(path, 'latin1');
   } catch {
     return undefined;
   }

@@ -4,10 +4,9 @@
 // off the CPUs is runnable and barely runs, for given a CPU it would have got through its quick
 // task and picked up the next; a thread held up by its task runs (a CPU-bound task sharing its CPU
 // with others, even lowered, still gets its share) or is not runnable (asleep in a system call,
-// stopped). Tasks
-// waiting behind a slow task are better run by another worker; a worker the machine keeps waiting
-// gains nothing from a rival but one more thread to share the CPUs with, and a start that costs
-// about 50 ms of the CPU it is short of.
+// stopped). Tasks waiting behind a slow task are better run by another worker; a worker the
+// machine keeps waiting gains nothing from a rival but one more thread to share the CPUs with,
+// and a start that costs about 50 ms of the CPU it is short of.
 import { threadIsRunnable, threadRanNs } from './thread-schedule.js';
 
 /** How long one look at a quiet worker's thread lasts before it is judged (ms): the pool's port watch comes this often. */

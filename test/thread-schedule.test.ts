@@ -131,10 +131,16 @@ describe('a quiet worker, on a schedule made up', () => {
     return schedule;
   }
 
-  test('runnable and barely running is kept off the CPUs; once found running, held up for the rest of the stretch', () => {
+  /** A made-up schedule and a look at it begun at 10 ms (task 1, heard from at 0). */
+  function lookBegun(): { schedule: ReturnType<typeof madeUp>; stall: WorkerStall } {
     const schedule = madeUp();
     const stall = new WorkerStall(schedule);
     assert.equal(stall.isHeldUp(7, 1, 0, 10), false, 'a first look is not judged');
+    return { schedule, stall };
+  }
+
+  test('runnable and barely running is kept off the CPUs; once found running, held up for the rest of the stretch', () => {
+    const { schedule, stall } = lookBegun();
     schedule.ran = 4e6;
     assert.equal(stall.isHeldUp(7, 1, 0, 13.5), false, 'judged before the look has lasted 4 ms');
     // Runnable, and ran 0.05 ms in the look: kept off.
@@ -151,9 +157,7 @@ describe('a quiet worker, on a schedule made up', () => {
   });
 
   test('not runnable (asleep in a system call) is held up', () => {
-    const schedule = madeUp();
-    const stall = new WorkerStall(schedule);
-    stall.isHeldUp(7, 1, 0, 10);
+    const { schedule, stall } = lookBegun();
     schedule.runnable = false;
     assert.equal(stall.isHeldUp(7, 1, 0, 15), true);
   });
@@ -170,17 +174,13 @@ describe('a quiet worker, on a schedule made up', () => {
 
   test('a look that lasted long judges all of it', () => {
     // No call for 500 ms (no task waited in a port): the thread, lowered and crowded, ran 2.5 ms of them.
-    const schedule = madeUp();
-    const stall = new WorkerStall(schedule);
-    stall.isHeldUp(7, 1, 0, 10);
+    const { schedule, stall } = lookBegun();
     schedule.ran = 2.5e6;
     assert.equal(stall.isHeldUp(7, 1, 0, 510), true);
   });
 
   test('a new task or a new answer begins a new look', () => {
-    const schedule = madeUp();
-    const stall = new WorkerStall(schedule);
-    stall.isHeldUp(7, 1, 0, 10);
+    const { schedule, stall } = lookBegun();
     schedule.ran = 5e6;
     assert.equal(stall.isHeldUp(7, 1, 0, 15), true);
     assert.equal(stall.isHeldUp(7, 2, 0, 16), false, 'another task');
@@ -193,10 +193,8 @@ describe('a quiet worker, on a schedule made up', () => {
     const schedule = madeUp();
     schedule.ran = undefined;
     assert.equal(new WorkerStall(schedule).isHeldUp(0, 1, 0, 10), true);
-    const gone = madeUp();
-    const stall = new WorkerStall(gone);
-    stall.isHeldUp(7, 1, 0, 10);
-    gone.runnable = undefined;
-    assert.equal(stall.isHeldUp(7, 1, 0, 15), true);
+    const gone = lookBegun();
+    gone.schedule.runnable = undefined;
+    assert.equal(gone.stall.isHeldUp(7, 1, 0, 15), true);
   });
 });
