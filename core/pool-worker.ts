@@ -47,6 +47,8 @@ export class PoolWorker {
   threadId = 0;
   /** Whether it is held up by its task when its pool has not heard from it for a while. */
   readonly stall = new WorkerStall();
+  /** The word its thread sets to 1 while it waits awake for its next task, once it is up. */
+  private awakeWord: Int32Array | undefined;
   /** What failed inside the thread, if it failed (the 'error' before its 'exit'). */
   private failure: string | undefined;
 
@@ -65,6 +67,11 @@ export class PoolWorker {
 
   get id(): number {
     return this.thread.threadId;
+  }
+
+  /** Its thread waits awake for its next task: running, so a task handed to it now is taken at once. */
+  get isWaitingAwake(): boolean {
+    return this.awakeWord !== undefined && Atomics.load(this.awakeWord, 0) === 1;
   }
 
   /** The task it runs now or next, if any. */
@@ -115,6 +122,7 @@ export class PoolWorker {
     if (EVENTS_PORT_KEY in message) {
       this.isUp = true;
       this.threadId = message.threadId;
+      this.awakeWord = message.waitingAwake;
       return this.events.up(this, message[EVENTS_PORT_KEY]);
     }
     this.failure = message.loadFailed;

@@ -17,6 +17,7 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import type { CallEvents, PoolTask, RunReply, TaskAnswer, TaskReplies, WorkerConfig, WorkerEvents, WorkerReply } from '../shared/protocol.js';
 import { DOUBLE_ZERO } from './double-zero.js';
+import { ANSWER_WAIT_MS, HotLoop } from './hot-loop.js';
 import type { CancelSignal } from './call-result.js';
 import { PoolWorker, type PoolWorkerEvents } from './pool-worker.js';
 import { StartGate } from './start-gate.js';
@@ -37,6 +38,10 @@ const START_FAILURE_LIMIT = 3;
  */
 export const WORKER_START_SLOTS = availableParallelism() + 2;
 const WORKER_STARTS = new StartGate(WORKER_START_SLOTS);
+/** The thread's event loop, kept turning for quick answers (see hot-loop.ts): one per thread, as the loop is. */
+const HOT_LOOP = new HotLoop();
+/** A worker whose tasks take under this on average (ms) answers within ANSWER_WAIT_MS, round trip included. */
+const QUICK_ANSWER_MS = ANSWER_WAIT_MS / 2;
 
 export interface WorkerPoolOptions {
   config: Omit<WorkerConfig, 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;
@@ -163,6 +168,7 @@ class Job implements LongTaskLook {
 export class WorkerPool implements PoolWorkerEvents {
   private readonly rows: TaskRows;
   private readonly cpuSlots: CpuSlots;
+  private readonly hotLoop = HOT_LOOP;
   private readonly workerConfig: WorkerConfig;
   private readonly options: WorkerPoolOptions;
   private readonly listeners = new Map<string, CallEvents>();
@@ -396,6 +402,8 @@ export class WorkerPool implements PoolWorkerEvents {
     job.ticket = this.lastTicket;
     this.rows.table.offer(job.row, job.ticket);
     const first = worker.tasks.length === 0;
+    // Read before the task goes: a worker waiting awake takes it at once and stops waiting.
+    const awake = first && worker.isWaitingAwake;
     const unsent = worker.run({ ...job.task, row: job.row, ticket: job.ticket }, job);
     if (unsent !== undefined) {
       job.end({ unsent });
@@ -406,6 +414,10 @@ export class WorkerPool implements PoolWorkerEvents {
       job.handedAt = Date.now();
       worker.firstTaskSince = performance.now();
       this.countBusy(worker, true);
+      // Its answer is awaited awake, on a CPU the busy workers leave spare, if the worker is awake
+      // (running, so on another CPU than this thread): a worker woken now may be put on this
+      // thread's CPU, where it would wait for the thread to stop turning before it could answer.
+      if (awake && worker.taskCostMs < QUICK_ANSWER_MS && this.cpuSlots.spareForWaiting()) this.hotLoop.keep(() => worker.task === job);
     }
     return true;
   }

@@ -103,9 +103,9 @@ export interface CallEvents {
 
 /**
  * Each worker opens one MessageChannel at startup and posts one end to the main thread as
- * `{ [EVENTS_PORT_KEY]: port, threadId }` (a WorkerMessage, with its thread's Linux thread id, 0
- * where unknown); over it (comlink) the worker
- * calls these methods, naming the call each event belongs to.
+ * `{ [EVENTS_PORT_KEY]: port, threadId, waitingAwake }` (a WorkerMessage, with its thread's Linux
+ * thread id, 0 where unknown, and the word it sets while it waits awake for its next task); over it
+ * (comlink) the worker calls these methods, naming the call each event belongs to.
  */
 export interface WorkerEvents {
   /** Log lines in order, batched (the host hears of each one). */
@@ -130,7 +130,7 @@ export const WORKER_STARTED_KEY = 'moonpoolWorkerStarted';
  * order it ran them (a reply, or the message of the error the task threw); a withdrawn task gets none.
  */
 export type WorkerMessage =
-  | { [EVENTS_PORT_KEY]: MessagePort; threadId: number }
+  | { [EVENTS_PORT_KEY]: MessagePort; threadId: number; waitingAwake: Int32Array }
   | { loadFailed: string }
   | { [WORKER_STARTED_KEY]: number }
   | TaskAnswer;
@@ -185,6 +185,8 @@ export interface TaskServer {
   handle: TaskHandler;
   /** Whether a CPU is spare for this worker to wait awake for its next task (see shared/cpu-slots.ts). */
   spareForWaiting(): boolean;
+  /** The worker begins (true) or stops (false) waiting awake: the host reads it (core/worker-pool.ts). */
+  waitingAwake(awake: boolean): void;
 }
 
 /** The space a block has: `view` in `render(state, view)`. */

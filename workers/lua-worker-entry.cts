@@ -111,6 +111,14 @@ function awaitNext(awakeMs: number): PoolMessage | undefined {
   }
 }
 
+/** awaitNext, told to the host while it lasts (it then waits awake for this worker's answers). */
+function awaitNextAwake(awakeMs: number): PoolMessage | undefined {
+  server?.waitingAwake(true);
+  const next = awaitNext(awakeMs);
+  server?.waitingAwake(false);
+  return next;
+}
+
 /** Serves the waiting tasks one after another; a task that arrives meanwhile joins the line. */
 async function serveWaiting(): Promise<void> {
   serving = true;
@@ -120,7 +128,7 @@ async function serveWaiting(): Promise<void> {
       if (served !== undefined) await served;
     }
     const awakeMs = awake.ranOut(performance.now(), server?.spareForWaiting() ?? false);
-    const next = awakeMs > 0 ? awaitNext(awakeMs) : undefined;
+    const next = awakeMs > 0 ? awaitNextAwake(awakeMs) : undefined;
     if (next === undefined) break;
     if ('config' in next) start(next.config);
     else waiting.push(next);

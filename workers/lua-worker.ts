@@ -50,13 +50,20 @@ export function startWorker(workerConfig: WorkerConfig): TaskServer {
   events = wrap<WorkerEvents>(nodeEndpoint(channel.port1));
   // Unreferenced so that an idle worker can still be reaped.
   channel.port1.unref();
-  parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2, threadId: thisThreadId() }, [channel.port2]);
+  // 1 while the worker waits awake for its next task: the host then waits awake for its answers.
+  const waitingAwake = new Int32Array(new SharedArrayBuffer(4));
+  parentPort!.postMessage({ [EVENTS_PORT_KEY]: channel.port2, threadId: thisThreadId(), waitingAwake }, [channel.port2]);
   preparing = LuaRuntime.prepare(config, tasks);
   // A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
   preparing.catch(() => undefined);
   captureConsole((text) => runtime?.logToCall(text));
   const slots = new CpuSlots(config.cpuSlots);
-  return { claim: (task) => tasks.claim(task.row, task.ticket), handle: handleTask, spareForWaiting: () => slots.spareForWaiting() };
+  return {
+    claim: (task) => tasks.claim(task.row, task.ticket),
+    handle: handleTask,
+    spareForWaiting: () => slots.spareForWaiting(),
+    waitingAwake: (awake) => void Atomics.store(waitingAwake, 0, awake ? 1 : 0),
+  };
 }
 
 /**
