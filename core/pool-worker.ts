@@ -39,6 +39,12 @@ export class PoolWorker {
   firstTaskSince = DOUBLE_ZERO;
   /** What its recent tasks took (ms, a running average, kept by its pool). */
   taskCostMs = DOUBLE_ZERO;
+  /**
+   * How many of its recent answers came over ANSWER_WAIT_MS after it was handed the task or gave
+   * the answer before (a running share, 0 to 1, kept by its pool): whether waiting awake for its
+   * next answer would wait in vain.
+   */
+  lateAnswers = DOUBLE_ZERO;
   /** Counted among the host's workers holding tasks (CpuSlots.countBusyWorker). */
   countedBusy = false;
   /** It has answered a task: its start (loading the config) is behind it. */

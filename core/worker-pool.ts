@@ -40,8 +40,14 @@ export const WORKER_START_SLOTS = availableParallelism() + 2;
 const WORKER_STARTS = new StartGate(WORKER_START_SLOTS);
 /** The thread's event loop, kept turning for quick answers (see hot-loop.ts): one per thread, as the loop is. */
 const HOT_LOOP = new HotLoop();
-/** A worker whose tasks take under this on average (ms) answers within ANSWER_WAIT_MS, round trip included. */
-const QUICK_ANSWER_MS = ANSWER_WAIT_MS / 2;
+/**
+ * A worker whose share of late answers (over ANSWER_WAIT_MS) is under this is waited for awake: a
+ * tool quick two calls in three and 0.3 ms the third, waited for at every call, cost the host's
+ * thread a fifth more CPU a call for no gain (found by a hostile review).
+ */
+const MOST_LATE_ANSWERS = 1 / 4;
+/** The weight of one answer in a worker's share of late answers. */
+const LATE_ANSWER_WEIGHT = 1 / 8;
 
 export interface WorkerPoolOptions {
   config: Omit<WorkerConfig, 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;
@@ -419,9 +425,10 @@ export class WorkerPool implements PoolWorkerEvents {
       worker.firstTaskSince = performance.now();
       this.countBusy(worker, true);
       // Its answer is awaited awake, on a CPU the busy workers leave spare, if the worker is awake
-      // (running, so on another CPU than this thread): a worker woken now may be put on this
-      // thread's CPU, where it would wait for the thread to stop turning before it could answer.
-      if (awake && worker.taskCostMs < QUICK_ANSWER_MS && this.cpuSlots.spareForWaiting()) this.hotLoop.keep(() => worker.task === job);
+      // (running, so on another CPU than this thread: a worker woken now may be put on this
+      // thread's CPU, where it would wait for the thread to stop turning before it could answer)
+      // and its answers seldom come later than the wait.
+      if (awake && worker.lateAnswers < MOST_LATE_ANSWERS && this.cpuSlots.spareForWaiting()) this.hotLoop.keep(() => worker.task === job);
     }
     return true;
   }
@@ -594,8 +601,9 @@ export class WorkerPool implements PoolWorkerEvents {
    * `worker` answered its first task, which took it `tookMs`: that joins the worker's average
    * (but for the task that made its Lua state; a slow one counts as QUEUED_WORK_MS, what keeps
    * tasks out of its port already, and one far above the average only so far: see
-   * COST_SAMPLE_FLOOR_MS), and its work behind which tasks waited (see keptBusy); the next task
-   * begins.
+   * COST_SAMPLE_FLOOR_MS), and its work behind which tasks waited (see keptBusy); whether the
+   * answer came later than a wait awake for it would last joins its share of late answers; the
+   * next task begins.
    */
   private answered(worker: PoolWorker, tookMs: number): void {
     const now = performance.now();
@@ -608,6 +616,7 @@ export class WorkerPool implements PoolWorkerEvents {
       if (this.workBehindMs === 0) this.behindSince = now - behindMs;
       this.workBehindMs += behindMs;
     }
+    worker.lateAnswers += ((now - worker.firstTaskSince > ANSWER_WAIT_MS ? 1 : 0) - worker.lateAnswers) * LATE_ANSWER_WEIGHT;
     worker.hasAnswered = true;
     worker.firstTaskSince = now;
   }
