@@ -5,11 +5,12 @@
 // is polling at the moment of a hand-out depends on the machine's load, so most tests set its word
 // to "waiting awake" and its share of late answers themselves: the pool's own conditions decide.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ToolHost } from '../core/index.js';
 import { HotLoop } from '../core/hot-loop.js';
+import { threadRanNs } from '../core/thread-schedule.js';
 import { startHost, tempDir } from './helpers.js';
 
 const TOOLS = `
@@ -64,9 +65,9 @@ async function turnsFor(host: ToolHost, loop: HotLoop): Promise<number> {
   return loop.turns - before;
 }
 
-/** CPU time this thread has run, in ms (Linux's schedstat). */
+/** CPU time the host's thread (this process's main thread, whose id is the pid) has run, in ms. */
 function threadCpuMs(): number {
-  return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  return threadRanNs(process.pid)! / 1e6;
 }
 
 test('a task handed to a worker waiting awake turns the loop, unless the busy workers hold every CPU slot or its answers are often late', { timeout: 60_000 }, async () => {
