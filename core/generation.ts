@@ -3,6 +3,7 @@
 // workers crash CRASH_LIMIT times within CRASH_WINDOW_MS is disabled for the rest of the
 // generation. A replaced generation closes once the last call it runs has ended.
 import { createHash } from 'node:crypto';
+import type { Worker } from 'node:worker_threads';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { readRegularFile, snapshotConfig, type ConfigSnapshot } from './config-snapshot.js';
@@ -107,11 +108,10 @@ export class Generation {
       cpuSlots: options.cpuSlots,
       threads: options.threads,
       maxThreads: MAX_INSPECT_THREADS,
-      idleTimeoutMs: options.idleTimeoutMs,
+      idleTimeout: options.idleTimeoutMs,
       maxQueue: 1000,
     });
-    const spare = options.warmModuleWorker ? newModulePool(options, workerConfig) : undefined;
-    spare?.warm();
+    const spare = options.warmModuleWorker ? newModulePool(options, workerConfig, 1) : undefined;
     const abandon = (): Promise<unknown> => Promise.all([inspect.close(), spare?.close()]);
     const discovering = inspect.run({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
     const checker = Promise.all([schemaModules, inspect.cameUp.then(afterPendingMessages)]).then(([[schemas, definitions]]) => {
@@ -244,6 +244,11 @@ export class Generation {
     return pool;
   }
 
+  /** The live threads of `module`'s pool, if it has one. */
+  poolThreads(module: string): Worker[] {
+    return this.modules.get(module)?.threads ?? [];
+  }
+
   recordCrash(module: string, now = Date.now()): void {
     const recent = (this.crashes.get(module) ?? []).filter((at) => now - at < CRASH_WINDOW_MS);
     recent.push(now);
@@ -344,13 +349,15 @@ function afterPendingMessages(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-function newModulePool(options: GenerationOptions, workerConfig: GenerationWorkerConfig): WorkerPool {
+/** A module's pool; `minThreads` 1 starts its worker at once and keeps it (the warmed spare). */
+function newModulePool(options: GenerationOptions, workerConfig: GenerationWorkerConfig, minThreads = 0): WorkerPool {
   return new WorkerPool({
+    minThreads,
     config: { ...workerConfig, role: 'module' },
     cpuSlots: options.cpuSlots,
     threads: options.threads,
     maxThreads: options.maxThreadsPerModule,
-    idleTimeoutMs: options.idleTimeoutMs,
+    idleTimeout: options.idleTimeoutMs,
     maxQueue: options.maxQueuePerModule,
   });
 }

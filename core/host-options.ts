@@ -56,8 +56,8 @@ export interface ToolHostOptions {
   watch?: boolean;
   /**
    * Start one module worker while the config loads, for the first module called: its call then
-   * does not wait for a worker thread to start (the CLI's `call` sets it). An unused one is
-   * reaped like any idle worker. Default false.
+   * does not wait for a worker thread to start (the CLI's `call` sets it). That module's pool then
+   * keeps one worker until the host closes or reloads. Default false.
    */
   warmModuleWorker?: boolean;
 }

@@ -6,8 +6,6 @@
 export interface GateEntry {
   /** Resolves true once the place is taken (leave() gives it back), false if withdrawn first. */
   readonly admitted: Promise<boolean>;
-  /** A place was free: the start did not wait. */
-  readonly immediate: boolean;
   /** Gives up waiting; does nothing once admitted. */
   readonly withdraw: () => void;
 }
@@ -25,7 +23,7 @@ export class StartGate {
   enter(): GateEntry {
     if (this.starting < this.slots) {
       this.starting++;
-      return { admitted: Promise.resolve(true), immediate: true, withdraw: () => undefined };
+      return { admitted: Promise.resolve(true), withdraw: () => undefined };
     }
     let settle: (admitted: boolean) => void = () => undefined;
     const admitted = new Promise<boolean>((resolve) => (settle = resolve));
@@ -37,12 +35,17 @@ export class StartGate {
       this.waiting.splice(index, 1);
       settle(false);
     };
-    return { admitted, immediate: false, withdraw };
+    return { admitted, withdraw };
   }
 
-  /** Starts are waiting for a place: the process is starting more workers than the gate lets run. */
-  get crowded(): boolean {
-    return this.waiting.length > 0;
+  /** Places taken now. */
+  get taken(): number {
+    return this.starting;
+  }
+
+  /** Starts waiting for a place. */
+  get queued(): number {
+    return this.waiting.length;
   }
 
   /** Gives a place back: the start that has waited longest takes it. */

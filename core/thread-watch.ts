@@ -34,6 +34,11 @@ export class ThreadWatch {
     this.stopping.set(worker, now);
   }
 
+  /** Threads alive (started and not exited). */
+  alive(): number {
+    return this.live.size;
+  }
+
   /** Threads told to stop at least STUCK_AFTER_MS ago that are still running. */
   stuck(now = Date.now()): number {
     let count = 0;

@@ -19,6 +19,7 @@ import { pruneSessions } from './session-retention.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import { readSession, SessionLog, sessionLogPath, type SessionReadout, type SessionRecord } from './session-log.js';
 import { ThreadWatch } from './thread-watch.js';
+import type { Worker } from 'node:worker_threads';
 import type { ParametersSchema } from './tool-definitions.js';
 import type { ToolAnnotations } from './tool-annotations.js';
 import type { PoolStats } from './worker-pool.js';
@@ -59,6 +60,8 @@ export interface HostStats {
    * the call returns, and the process cannot exit normally while one runs (see README).
    */
   stuckThreads: number;
+  /** Worker threads alive, of every pool and generation (stuck ones included). */
+  workerThreads: number;
 }
 
 export interface ToolHostEvents {
@@ -409,7 +412,17 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       sessionLogFailures: (this.log?.lost ?? 0) + this.unopenedLogRecords,
       spillFailures: this.spillFailures,
       stuckThreads: this.threads.stuck(),
+      workerThreads: this.threads.alive(),
     };
+  }
+
+  /**
+   * The live worker threads of the current config's pool for `module` (a module's real path, as
+   * `stats().modules` names it): for resource monitoring (Node's Worker API) — terminating one
+   * is a crash of the call it runs.
+   */
+  moduleThreads(module: string): Worker[] {
+    return this.generation?.poolThreads(module) ?? [];
   }
 
   /**

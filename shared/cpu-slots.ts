@@ -8,10 +8,6 @@
 // t < slots + releases. Every release admits exactly one more ticket; a ticket whose seat gave
 // up (its worker was terminated, or it stopped waiting) is passed over by whoever sees it last,
 // decided by one compare-and-swap. Counters are Int32 and wrap; tickets compare by difference.
-//
-// The same memory counts the host's workers that hold tasks, and the jobs waiting in its pools'
-// queues (the core keeps both counts): a worker out of tasks waits awake for its next one only
-// while a CPU is spare beside those workers and no job waits (workers/lua-worker-entry.cts).
 // This file has no imports: the core and the workers both use it (see docs/architecture.md).
 
 const NEXT_TICKET = 0;
@@ -19,8 +15,6 @@ const RELEASES = 1;
 const SLOT_COUNT = 2;
 const HELD = 3;
 const WAITING = 4;
-const BUSY_WORKERS = 5;
-const QUEUED_JOBS = 6;
 const RING = 4096;
 const TICKETS = 8;
 const WAKES = TICKETS + RING;
@@ -111,37 +105,6 @@ export class CpuSlots {
       Atomics.sub(this.words, WAITING, 1);
       this.abandon(Atomics.load(words, seat + TICKET));
     }
-  }
-
-  /** The core counts a worker that now holds tasks (1) or no longer does (-1). */
-  countBusyWorker(change: 1 | -1): void {
-    Atomics.add(this.words, BUSY_WORKERS, change);
-  }
-
-  /** The core counts jobs that began (positive) or stopped (negative) waiting in a pool's queue. */
-  countQueuedJobs(change: number): void {
-    Atomics.add(this.words, QUEUED_JOBS, change);
-  }
-
-  /** How many jobs wait in the host's pools' queues, as the core counted them. */
-  queuedJobs(): number {
-    return Atomics.load(this.words, QUEUED_JOBS);
-  }
-
-  /** How many of the host's workers hold tasks, as the core counted them. */
-  busyWorkers(): number {
-    return Atomics.load(this.words, BUSY_WORKERS);
-  }
-
-  /**
-   * Whether a worker that has just run out of tasks may wait awake for its next: the workers
-   * holding tasks (it among them until the core reads its answer) leave a slot spare, and no job
-   * waits in a pool's queue. A worker out of tasks while jobs wait is one the host's thread has
-   * not yet handed them to: that thread is behind, and a worker polling beside it takes the CPU
-   * it needs to catch up (in a burst of quick MCP calls, a quarter of the server's CPU).
-   */
-  spareForWaiting(): boolean {
-    return this.busyWorkers() < this.words[SLOT_COUNT]! && this.queuedJobs() === 0;
   }
 
   /** True when some seat waits for a slot. */

@@ -39,12 +39,6 @@ export interface WorkerConfig {
   taskTable: SharedArrayBuffer;
   /** Date.now() at the task table's creation: its stamps count from here. */
   taskTableEpochMs: number;
-  /**
-   * The worker is one of a burst of starts (see core/start-gate.ts): it runs lowered
-   * (LONG_CALL_NICE) from its start, so that many workers starting at once leave the host's
-   * thread its CPU. Otherwise it runs at nice 0 until a task of its runs long.
-   */
-  startLowered?: true;
   /** The host's CPU slots (shared/cpu-slots.ts): calls take turns executing Lua. */
   cpuSlots: SharedArrayBuffer;
 }
@@ -102,9 +96,8 @@ export interface CallEvents {
 }
 
 /**
- * Each worker opens one MessageChannel at startup and posts one end to the main thread as
- * `{ [EVENTS_PORT_KEY]: port, threadId, waitingAwake }` (a WorkerMessage, with its thread's Linux
- * thread id, 0 where unknown, and the word it sets while it waits awake for its next task); over it
+ * Each worker opens one MessageChannel as its code loads and posts one end to the main thread as
+ * `{ [EVENTS_PORT_KEY]: port, threadId }` (WorkerEventsPort, with its Node thread id); over it
  * (comlink) the worker calls these methods, naming the call each event belongs to.
  */
 export interface WorkerEvents {
@@ -114,56 +107,32 @@ export interface WorkerEvents {
   snapshot(callId: string, bytes: Uint8Array): void;
   /** The worker is about to exit mid-task (to give back its memory); this is the task's reply. */
   retire(callId: string, reply: RunReply): void;
+  /** The worker has made its Lua state for the task in `row`: its start is over. */
+  started(row: number): void;
 }
 
 export const EVENTS_PORT_KEY = 'moonpoolEventsPort';
 
-/**
- * A worker that has just made its Lua state (loaded the config) for a task posts
- * `{ [WORKER_STARTED_KEY]: row }`: its start is over.
- */
-export const WORKER_STARTED_KEY = 'moonpoolWorkerStarted';
-
-/**
- * What a worker posts to the main thread: its event port once its code has loaded (or why its
- * code could not load), its start being over, and the outcome of each task it claimed, in the
- * order it ran them (a reply, or the message of the error the task threw); a withdrawn task gets none.
- */
-export type WorkerMessage =
-  | { [EVENTS_PORT_KEY]: MessagePort; threadId: number; waitingAwake: Int32Array }
-  | { loadFailed: string }
-  | { [WORKER_STARTED_KEY]: number }
-  | TaskAnswer;
-
-/** A task's outcome, with how long the worker took over it (ms, from claiming it to answering). */
-export type TaskAnswer = ({ reply: WorkerReply } | { error: string }) & { tookMs: number };
-
-/** Where a task stands in the pool's task table (`WorkerConfig.taskTable`): its row, and the ticket it was handed under. */
-interface TaskPlace {
-  row: number;
-  ticket: number;
+/** What a worker posts to the main thread once its code has loaded. */
+export interface WorkerEventsPort {
+  [EVENTS_PORT_KEY]: MessagePort;
+  threadId: number;
 }
 
-/** Every task names its row of the pool's task table and the ticket the worker claims it with. */
-export type WorkerTask = TaskPlace &
-  (
-    | { kind: 'discover' }
-    | { kind: 'available'; context: CallContext }
-    | { kind: 'run'; context: CallContext; args: unknown }
-    | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number }
-  );
+/** Every task names its row of the pool's task table. */
+export type WorkerTask = { row: number } & (
+  | { kind: 'warm' }
+  | { kind: 'discover' }
+  | { kind: 'available'; context: CallContext }
+  | { kind: 'run'; context: CallContext; args: unknown }
+  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number }
+);
 
 export type TaskKind = WorkerTask['kind'];
 
-/**
- * What the main thread posts to a worker: its tasks (several may wait in its port; it runs them
- * one at a time, in order, each once claimed), and, first of all for a
- * thread started before its pool had a config (core/prestarted-workers.ts), that config.
- */
-export type PoolMessage = WorkerTask | { config: WorkerConfig };
-
 /** What the worker answers to each kind of task: the pool's `run` is typed by it, the worker's handler checked against it. */
 export interface TaskReplies {
+  warm: null;
   discover: DiscoveryReport;
   available: AvailableReply;
   run: RunReply;
@@ -173,21 +142,8 @@ export interface TaskReplies {
 /** The task of kind `K`. */
 export type TaskOf<K extends TaskKind> = Extract<WorkerTask, { kind: K }>;
 
-/**
- * The worker's entry point: a task of kind `K` in, that kind's reply out — the reply itself when
- * the task ended without waiting (a call whose Lua never awaits), else a promise of it.
- */
-export type TaskHandler = <K extends TaskKind>(task: TaskOf<K>) => TaskReplies[K] | Promise<TaskReplies[K]>;
-
-/** What a started worker serves tasks with: `claim` says whether a task is still its to run (not withdrawn), `handle` runs it. */
-export interface TaskServer {
-  claim(task: WorkerTask): boolean;
-  handle: TaskHandler;
-  /** Whether a CPU is spare for this worker to wait awake for its next task (see shared/cpu-slots.ts). */
-  spareForWaiting(): boolean;
-  /** The worker begins (true) or stops (false) waiting awake: the host reads it (core/worker-pool.ts). */
-  waitingAwake(awake: boolean): void;
-}
+/** The worker's entry point: a task of kind `K` in, that kind's reply out. */
+export type TaskHandler = <K extends TaskKind>(task: TaskOf<K>) => Promise<TaskReplies[K]>;
 
 /** The space a block has: `view` in `render(state, view)`. */
 export interface RenderView {
@@ -200,8 +156,8 @@ export interface RenderView {
 /** What `render` produced, or why the default block is shown instead. */
 export type RenderReply = { ok: true; lines: string[] } | { ok: false; reason: string };
 
-/** A task as the core hands it to a pool, before the pool assigns its row and ticket. */
-export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit<T, keyof TaskPlace> : never) : never;
+/** A task as the core hands it to a pool, before the pool assigns its row. */
+export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit<T, 'row'> : never) : never;
 
 /** Why a run ended without a normal result. */
 export type RunFailure = 'lua_error' | 'bad_return' | 'out_of_memory' | 'not_loaded' | 'unknown_tool';

@@ -1,11 +1,9 @@
 // A pool's task table, the one both threads use: a SharedArrayBuffer the core makes per pool and
 // gives its workers once (WorkerConfig.taskTable), with a row of TASK_ROW_WORDS Int32 words per
-// task. A task handed to a worker carries a ticket, also written in its row: the worker claims the
-// task before running it, and the core may withdraw a task not yet claimed (one waiting in a busy
-// worker's port) to cancel it or hand it to another worker; exactly one of the two wins. The worker stamps when it picked the task up and when the task's own work began (the core
-// reads the stamps for deadlines), names the thread running it (the core lowers a long task's
-// priority through it), keeps the task's CPU seat there, and records each process group
-// the task starts the moment `spawn` returns. Whichever side sees the task end — the worker before
+// task. The worker stamps when it picked the task up and when the task's own work began (the core
+// reads the stamps for deadlines), names the worker and the OS thread running it (the core stops
+// that worker, and lowers a long task's priority through the thread), keeps the task's CPU seat
+// there, and records each process group the task starts the moment `spawn` returns. Whichever side sees the task end — the worker before
 // it replies, the core after terminating the worker — ends the task's processes from its row.
 import { SEAT_WORDS } from './cpu-slots.js';
 import { sweepTaskProcesses } from './process-sweep.js';
@@ -21,16 +19,14 @@ const ROW_STARTED = 1;
 const ROW_THREAD = 2;
 /** The thread word of a task that has ended, named before its worker replies. */
 const THREAD_ENDED = -1;
+/** The Node thread id of the worker that picked the task up, plus one (0 until then). */
+const ROW_WORKER = 3;
 /** The task's seat in the CPU slot queue (SEAT_WORDS words). */
-const ROW_SEAT = 3;
+const ROW_SEAT = 4;
 /** A random word drawn for each task: with the row, it makes the task's process tag. */
 const ROW_TAG = ROW_SEAT + SEAT_WORDS;
-/** The ticket of the task's latest handing to a worker; CLAIMED once a worker took it, 0 when withdrawn. */
-const ROW_TICKET = ROW_TAG + 1;
 /** The first of the pid words, up to the end of the row. */
-const ROW_FIRST_PID = ROW_TICKET + 1;
-/** A claimed task's ticket word (tickets are positive). */
-const CLAIMED = -1;
+const ROW_FIRST_PID = ROW_TAG + 1;
 
 /** Most process groups one task may have alive at once (the pid words of its row). */
 export const MAX_LIVE_GROUPS = TASK_ROW_WORDS - ROW_FIRST_PID;
@@ -70,29 +66,9 @@ export class TaskTable {
     Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TAG, tag);
   }
 
-  /** The core hands the task in `row` to a worker under `ticket` (a positive Int32 not used for the row's last handing). */
-  offer(row: number, ticket: number): void {
-    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TICKET, ticket);
-  }
-
-  /** The worker takes the task handed under `ticket`: false when it was withdrawn (or handed again since), and must not run. */
-  claim(row: number, ticket: number): boolean {
-    return Atomics.compareExchange(this.words, row * TASK_ROW_WORDS + ROW_TICKET, ticket, CLAIMED) === ticket;
-  }
-
-  /** The core takes back the task handed under `ticket`: false when a worker has already claimed it. */
-  withdraw(row: number, ticket: number): boolean {
-    return Atomics.compareExchange(this.words, row * TASK_ROW_WORDS + ROW_TICKET, ticket, 0) === ticket;
-  }
-
   /** Stamps `row` with the time now. */
   stamp(row: number, which: TaskStamp): void {
     Atomics.store(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which], Date.now() - this.epochMs + 1);
-  }
-
-  /** Whether the task in `row` has that stamp (no number made: the pool asks this of many rows at once). */
-  isStamped(row: number, which: TaskStamp): boolean {
-    return Atomics.load(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which]) !== 0;
   }
 
   /** A stamp of the task in `row` (Date.now() ms), or undefined until it is set. */
@@ -111,9 +87,15 @@ export class TaskTable {
     Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_THREAD, THREAD_ENDED);
   }
 
-  /** Whether the worker has said the task in `row` ended. */
-  threadEnded(row: number): boolean {
-    return Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_THREAD) === THREAD_ENDED;
+  /** The worker that picked the task in `row` up names itself by its Node thread id. */
+  setWorker(row: number, workerThreadId: number): void {
+    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_WORKER, workerThreadId + 1);
+  }
+
+  /** The Node thread id of the worker that picked the task in `row` up, or undefined until one has. */
+  workerOf(row: number): number | undefined {
+    const word = Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_WORKER);
+    return word === 0 ? undefined : word - 1;
   }
 
   /** The thread running the task in `row`, 0 when none is known, it has been taken, or the task has ended. */

@@ -193,6 +193,7 @@ describe('status line', () => {
     sessionLogFailures: 0,
     spillFailures: 0,
     stuckThreads: 0,
+    workerThreads: 0,
   });
 
   test('says how many calls wait for a CPU turn, only when some do', () => {

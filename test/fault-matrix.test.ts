@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { Worker } from 'node:worker_threads';
 import type { CallResult, ToolHost } from '../core/index.js';
 import { eventually, FIXTURES, liveProcesses, startHost, uniqueSeconds } from './helpers.js';
 
@@ -128,8 +127,7 @@ describe('fault matrix', async () => {
 describe('workers that die', () => {
   /** Terminates the module's running workers from outside, as a fault in the runtime would. */
   function killWorkers(host: ToolHost, module: string): void {
-    const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
-    for (const worker of generation.modulePool(module).threads) void worker.terminate();
+    for (const worker of host.moduleThreads(module)) void worker.terminate();
   }
 
   test('a worker that dies is a crashed call; after 3 crashes in 5 minutes the module is disabled until reload', async () => {
@@ -138,13 +136,13 @@ describe('workers that die', () => {
     const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
     for (let i = 1; i <= 3; i++) {
       const seconds = uniqueSeconds();
-      const pending = host.call('sleepy', { seconds });
+      const pending = host.call('nap', { seconds });
       // Only once the call is running (its sleep exists) is its worker's death a crash of the call.
       assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length > 0, 10_000));
       killWorkers(host, module);
       const result = await pending;
       assert.equal(result.status, 'crashed', result.content);
-      assert.match(result.content, /sleepy: the worker running it crashed/);
+      assert.match(result.content, /nap: the worker running it crashed/);
       assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0));
     }
     const disabled = await host.call('boom', {});
@@ -160,10 +158,9 @@ describe('workers lost while starting', () => {
   test('a worker killed before it is ready does not strand the call waiting for it (a pool must start another)', async () => {
     const host = await startHost('matrix');
     const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
-    const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
     const pending = host.call('boom', {});
-    await eventually(() => generation.modulePool(module).threads.length > 0, 5000);
-    for (const worker of generation.modulePool(module).threads) void worker.terminate();
+    await eventually(() => host.moduleThreads(module).length > 0, 5000);
+    for (const worker of host.moduleThreads(module)) void worker.terminate();
     const result = await pending;
     assert.ok(['error', 'crashed'].includes(result.status), `${result.status}: ${result.content}`);
     assert.equal((await host.call('boom', {})).status, 'error');
@@ -172,11 +169,10 @@ describe('workers lost while starting', () => {
   test('killing every worker of a pool again and again, some still starting, leaves no queued call behind', { timeout: 60_000 }, async () => {
     const host = await startHost('matrix', { maxThreadsPerModule: 2 });
     const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
-    const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
-    const pending = Array.from({ length: 8 }, () => host.call('sleepy', { seconds: '0.2' }));
+    const pending = Array.from({ length: 8 }, () => host.call('nap', { seconds: '0.2' }));
     for (let round = 0; round < 4; round++) {
-      await eventually(() => generation.modulePool(module).threads.length > 0, 5000);
-      for (const worker of generation.modulePool(module).threads) void worker.terminate();
+      await eventually(() => host.moduleThreads(module).length > 0, 5000);
+      for (const worker of host.moduleThreads(module)) void worker.terminate();
       await new Promise((resolve) => setTimeout(resolve, 30));
     }
     const results = await Promise.all(pending);

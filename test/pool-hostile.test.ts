@@ -1,6 +1,6 @@
-// A hostile review of the worker pool (core/worker-pool.ts, core/pool-worker.ts): every way a task
-// or a worker can end early, raced against the others, must leave no call stranded, no row,
-// listener or start-gate place behind, and no process or thread running.
+// A hostile review of the worker pool (core/worker-pool.ts): every way a task or a worker can end
+// early, raced against the others, must leave no call stranded, no task or start-gate place
+// behind, and no process or thread running.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, cpSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -34,37 +34,17 @@ function gatePlaces(): { taken: number; waiting: number } {
   let taken = 0;
   let waiting = 0;
   for (const gate of gates) {
-    const inside = gate as unknown as { starting: number; waiting: unknown[] };
-    taken += inside.starting;
-    waiting += inside.waiting.length;
+    taken += gate.taken;
+    waiting += gate.queued;
   }
   return { taken, waiting };
 }
 
-/** The parts of a module's pool these tests look into. */
-interface PoolInside {
-  threads: unknown[];
-  stats(): { alive: number; busy: number; queued: number };
-  listeners: Map<string, unknown>;
-  retired: Map<string, unknown>;
-  active: Set<unknown>;
-  queue: unknown[];
-  workers: Set<unknown>;
-  rows: { free: number[]; table: { rows: number } };
-  countedQueued: number;
-}
-
-function poolOf(host: ToolHost, module: string): PoolInside {
-  const generation = (host as unknown as { generation: { modulePool(module: string): PoolInside } }).generation;
-  return generation.modulePool(module);
-}
-
-/** Nothing held by a pool whose calls have all ended. */
-function assertDrained(pool: PoolInside): void {
-  assert.deepEqual(
-    { listeners: pool.listeners.size, retired: pool.retired.size, active: pool.active.size, queue: pool.queue.length, rowsOut: pool.rows.table.rows - pool.rows.free.length, countedQueued: pool.countedQueued },
-    { listeners: 0, retired: 0, active: 0, queue: 0, rowsOut: 0, countedQueued: 0 },
-  );
+/** Nothing held by a module's pool whose calls have all ended: no task running or waiting, and a call still runs. */
+async function assertDrained(host: ToolHost, module: string, tool = 'echo'): Promise<void> {
+  const { busy, queued } = host.stats().modules[module] ?? { busy: 0, queued: 0 };
+  assert.deepEqual({ busy, queued }, { busy: 0, queued: 0 });
+  if (tool === 'echo') assert.match((await host.call('echo', { text: 'drained' })).content, /drained$/);
 }
 
 const TOOLS = `
@@ -250,9 +230,7 @@ test('at maxThreads 1, calls cancelled while they wait leave every other call a 
     assert.equal(result.content, i % 4 === 0 ? 'woke' : `e${i}`);
   });
   for (let i = 1; i < 40; i += 3) assert.equal(results[i]!.status, 'cancelled');
-  const pool = poolOf(host, moduleOf(config));
-  assertDrained(pool);
-  assert.deepEqual({ ...pool.stats(), alive: 0 }, { alive: 0, busy: 0, queued: 0 });
+  await assertDrained(host, moduleOf(config));
 });
 
 test('thousands of calls cancelled or timed out leave no row, listener, retired reply or queued job behind', { timeout: 120_000 }, async () => {
@@ -262,16 +240,14 @@ test('thousands of calls cancelled or timed out leave no row, listener, retired 
   const ahead = host.call('nap', { seconds: '0.5' });
   const stops = Array.from({ length: 3000 }, () => new AbortController());
   const queued = stops.map((stop, i) => host.call('echo', { text: `q${i}` }, { signal: stop.signal, onLog: () => undefined }));
-  const pool = poolOf(host, moduleOf(config));
-  assert.equal(pool.stats().queued, 3000);
+  assert.equal(host.stats().modules[moduleOf(config)]!.queued, 3000);
   for (const stop of stops) stop.abort();
   assert.deepEqual(statuses(await Promise.all(queued)), { cancelled: 3000 });
   assert.equal((await ahead).status, 'ok');
   const spins = [];
   for (let i = 0; i < 10; i++) spins.push(await host.call('spin', {}, { onLog: () => undefined }));
   assert.deepEqual(statuses(spins), { timeout: 10 });
-  assertDrained(pool);
-  assert.equal((await host.call('echo', { text: 'still' })).content, 'still');
+  await assertDrained(host, moduleOf(config));
 });
 
 test('a call that times out while its cold worker loads the config ends as a timeout; the next call, once loading is quick, runs', { timeout: 60_000 }, async () => {
@@ -286,7 +262,7 @@ test('a call that times out while its cold worker loads the config ends as a tim
   rmSync(slowFile);
   const result = await host.call('echo', { text: 'quick' });
   assert.deepEqual([result.status, result.content], ['ok', 'quick']);
-  assertDrained(poolOf(host, moduleOf(config)));
+  await assertDrained(host, moduleOf(config));
 });
 
 test('a worker that retires after running out of memory hands over its reply, and the call queued behind it gets a new worker', { timeout: 60_000 }, async () => {
@@ -296,7 +272,7 @@ test('a worker that retires after running out of memory hands over its reply, an
   assert.equal(hoard.status, 'error');
   assert.match(hoard.content, /memory/);
   assert.deepEqual([echo.status, echo.content], ['ok', 'after']);
-  assertDrained(poolOf(host, moduleOf(config)));
+  await assertDrained(host, moduleOf(config));
 });
 
 test('idle reaping racing new calls: every call runs, on a worker kept or a new one', { timeout: 60_000 }, async () => {
@@ -308,21 +284,21 @@ test('idle reaping racing new calls: every call runs, on a worker kept or a new 
     results.push(...(await Promise.all([host.call('echo', { text: `${i}a` }), host.call('echo', { text: `${i}b` })])));
   }
   results.forEach((result, i) => assert.equal(result.content, `${Math.floor(i / 2)}${i % 2 === 0 ? 'a' : 'b'}`));
-  assertDrained(poolOf(host, moduleOf(config)));
+  await assertDrained(host, moduleOf(config));
 });
 
 test('a reload while calls are queued: they finish on the generation they were queued on, which then closes', { timeout: 60_000 }, async () => {
   const config = toolsConfig();
   const host = await startHost(config, { maxThreadsPerModule: 1 });
-  const old = poolOf(host, moduleOf(config));
   const pending = [host.call('nap', { seconds: '0.3' }), ...Array.from({ length: 5 }, (_, i) => host.call('echo', { text: `old ${i}` }))];
   writeFileSync(config, TOOLS.replace('return args.text', "return 'new ' .. args.text"));
   assert.equal((await host.reload()).ok, true);
   const fresh = host.call('echo', { text: 'call' });
   assert.deepEqual((await Promise.all(pending)).map((result) => result.content), ['woke', 'old 0', 'old 1', 'old 2', 'old 3', 'old 4']);
   assert.equal((await fresh).content, 'new call');
-  assert.ok(await eventually(() => old.workers.size === 0 && old.threads.length === 0), 'the old generation closed its workers');
-  assertDrained(old);
+  // The new generation's inspect worker and module worker are all that is left.
+  assert.ok(await eventually(() => host.stats().workerThreads === 2), `${host.stats().workerThreads} worker threads`);
+  await assertDrained(host, moduleOf(config));
 });
 
 test('close() while workers are still starting cancels every call and leaves no start-gate place taken', { timeout: 60_000 }, async () => {
@@ -377,7 +353,7 @@ test('cancels racing replies: each call is its answer or cancelled, never anothe
     }),
   );
   results.forEach((result, i) => assert.ok(result.status === 'cancelled' || (result.status === 'ok' && result.content === `r${i}`), `${i}: ${result.status} ${result.content}`));
-  assertDrained(poolOf(host, moduleOf(config)));
+  await assertDrained(host, moduleOf(config));
   assert.equal((await host.call('echo', { text: 'whole' })).content, 'whole');
 });
 
@@ -399,7 +375,6 @@ test(`${200} workers started and ended every way leave every start-gate place fr
   const config = toolsConfig(slowFile);
   const options = { maxThreadsPerModule: 2, loadTimeoutMs: 300, timeoutMs: 300, idleTimeoutMs: 20, memoryLimitBytes: 16 * 1024 * 1024 };
   const host = await startHost(config, options);
-  const pool = poolOf(host, moduleOf(config));
   const many = await startHost(manyModulesConfig(40), { maxThreadsPerModule: 1 });
   const first = gateEntries;
   let kills = 0;
@@ -424,9 +399,9 @@ test(`${200} workers started and ended every way leave every start-gate place fr
     async () => {
       const module = (kills++ % 40) + 1;
       const pending = many.call(`t${module}`, { text: 'x' });
-      const target = poolOf(many, Object.keys(many.stats().modules).find((name) => name.endsWith(`m${module}.lua`)) ?? '');
-      await eventually(() => target.threads.length > 0, 5000);
-      for (const thread of target.threads as { terminate(): Promise<number> }[]) void thread.terminate();
+      const threads = (): { terminate(): Promise<number> }[] => many.moduleThreads(Object.keys(many.stats().modules).find((name) => name.endsWith(`m${module}.lua`)) ?? '');
+      await eventually(() => threads().length > 0, 5000);
+      for (const thread of threads()) void thread.terminate();
       await pending;
     },
     // Cancelled while waiting at the gate behind other starts.
@@ -447,7 +422,7 @@ test(`${200} workers started and ended every way leave every start-gate place fr
   ];
   for (let i = 0; gateEntries - first < 200; i++) await ways[i % ways.length]!();
   assert.ok(await eventually(() => gatePlaces().taken === 0 && gatePlaces().waiting === 0), JSON.stringify(gatePlaces()));
-  assertDrained(pool);
+  await assertDrained(host, moduleOf(config), 'none');
   const burst = await startHost(manyModulesConfig(3 * WORKER_START_SLOTS), { maxThreadsPerModule: 1 });
   const results = await Promise.all(Array.from({ length: 3 * WORKER_START_SLOTS }, (_, i) => burst.call(`t${i + 1}`, { text: 'burst' })));
   results.forEach((result, i) => assert.deepEqual([result.status, result.content], ['ok', `t${i + 1} burst`]));
@@ -467,7 +442,6 @@ test('maxQueue counts the calls waiting for a busy worker, not those whose worke
 test('a reply handed over by a retiring worker after its call timed out is not kept', { timeout: 60_000 }, async () => {
   const config = toolsConfig();
   const host = await startHost(config, { maxThreadsPerModule: 1, memoryLimitBytes: 16 * 1024 * 1024, timeoutMs: 300 });
-  const pool = poolOf(host, moduleOf(config));
   for (let round = 0; round < 3; round++) {
     await host.call('echo', { text: 'a warm worker' });
     const pending = host.call('hoard', {});
@@ -480,7 +454,7 @@ test('a reply handed over by a retiring worker after its call timed out is not k
     });
     assert.ok(['timeout', 'error'].includes((await pending).status));
   }
-  assertDrained(pool);
+  await assertDrained(host, moduleOf(config));
 });
 
 test('a render view a worker cannot be sent fails that render alone: more of them than inspect workers leave render working', { timeout: 60_000 }, async () => {
@@ -509,7 +483,7 @@ for (const pool of ['cold', 'warm'] as const) {
     assert.deepEqual([queued.status, unsendable.status], ['ok', 'error']);
     const result = await host.call('echo', { text: 'next' });
     assert.deepEqual([result.status, result.content], ['ok', 'next']);
-    assertDrained(poolOf(host, moduleOf(config)));
+    await assertDrained(host, moduleOf(config));
     assert.equal(host.stats().modules[moduleOf(config)]!.crashes, 0);
   });
 }
@@ -554,13 +528,12 @@ test('an idle timeout longer than a timer can wait (about 25 days) keeps its idl
   assert.equal((await host.call('echo', { text: 'x' })).content, 'x');
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(overflows, 0);
-  assert.equal(poolOf(host, moduleOf(config)).stats().alive, 1);
+  assert.equal(host.stats().modules[moduleOf(config)]!.alive, 1);
 });
 
 test("a caller's signal that throws when read, listened to or let go of fails or finishes its own call alone, and leaves the pool whole", { timeout: 60_000 }, async () => {
   const config = toolsConfig();
   const host = await startHost(config, { maxThreadsPerModule: 1, maxQueuePerModule: 8 });
-  const pool = poolOf(host, moduleOf(config));
   const refuses = (method: 'aborted' | 'addEventListener' | 'removeEventListener'): AbortSignal => {
     const signal = {
       aborted: false,
@@ -584,6 +557,5 @@ test("a caller's signal that throws when read, listened to or let go of fails or
     const kept = await host.call('echo', { text: `c${i}` }, { signal: refuses('removeEventListener') });
     assert.equal(kept.content, `c${i}`);
   }
-  assertDrained(pool);
-  assert.equal((await host.call('echo', { text: 'still' })).content, 'still');
+  await assertDrained(host, moduleOf(config));
 });

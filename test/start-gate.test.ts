@@ -36,15 +36,14 @@ test('the start gate admits its slots at once and the rest in the order they ask
   for (const { id, entry } of entries) void entry.admitted.then((admitted) => admitted && order.push(id));
   await Promise.resolve();
   assert.deepEqual(order, [1, 2]);
-  assert.deepEqual(entries.map(({ entry }) => entry.immediate), [true, true, false, false]);
-  assert.equal(gate.crowded, true);
+  assert.deepEqual([gate.taken, gate.queued], [2, 2]);
   gate.leave();
   await entries[2]!.entry.admitted;
   assert.deepEqual(order, [1, 2, 3]);
   gate.leave();
   await entries[3]!.entry.admitted;
   assert.deepEqual(order, [1, 2, 3, 4]);
-  assert.equal(gate.crowded, false);
+  assert.deepEqual([gate.taken, gate.queued], [2, 0]);
 });
 
 test('a start withdrawn while it waits is answered false and its turn goes to the next', async () => {

@@ -33,16 +33,21 @@ test('the thread a worker names for its task is taken by the core once', () => {
   assert.equal(core.takeThread(1), 0, 'taken already');
 });
 
-test('a task its worker says has ended names no thread, and is not taken for one still running', () => {
+test('a task its worker says has ended names no thread to lower', () => {
   const core = TaskTable.create(2);
   workerSide(core).setThread(1, 4242);
-  assert.equal(core.threadEnded(1), false);
   workerSide(core).endThread(1);
-  assert.equal(core.threadEnded(1), true);
   assert.equal(core.threadOf(1), 0);
   assert.equal(core.takeThread(1), 0, 'an ended task has no thread to lower');
-  assert.equal(core.threadEnded(1), true, 'taking nothing leaves the mark');
-  assert.equal(core.threadEnded(0), false);
+});
+
+test('the worker that picked a task up is named by its Node thread id, thread 0 included', () => {
+  const core = TaskTable.create(2);
+  assert.equal(core.workerOf(1), undefined);
+  workerSide(core).setWorker(1, 0);
+  assert.equal(core.workerOf(1), 0);
+  workerSide(core).setWorker(0, 17);
+  assert.equal(core.workerOf(0), 17);
 });
 
 test('a row handed out again is reset: no stamps, no thread, no groups, a new process tag', () => {
@@ -52,50 +57,15 @@ test('a row handed out again is reset: no stamps, no thread, no groups, a new pr
   const firstTag = table.tag(row);
   table.stamp(row, 'started');
   table.setThread(row, 4242);
+  table.setWorker(row, 3);
   assert.ok(table.record(row, goneProcess()));
   rows.release(row);
   assert.equal(rows.acquire(), row);
   assert.equal(table.stampOf(row, 'started'), undefined);
   assert.equal(table.takeThread(row), 0);
-  assert.equal(table.threadEnded(row), false);
+  assert.equal(table.workerOf(row), undefined);
   assert.notEqual(table.tag(row), firstTag);
   assert.equal(table.endTask(row), 0, 'a reset row has no groups to end');
-  table.endThread(row);
-  rows.release(row);
-  assert.equal(rows.acquire(), row);
-  assert.equal(table.threadEnded(row), false, 'a reset row holds no ended task');
-});
-
-test('a task handed under a ticket is claimed by the worker or withdrawn by the core, never both', () => {
-  const core = TaskTable.create(2);
-  const worker = workerSide(core);
-  core.offer(1, 7);
-  assert.equal(core.withdraw(0, 7), false, 'another row was never offered');
-  assert.equal(worker.claim(1, 7), true);
-  assert.equal(core.withdraw(1, 7), false, 'claimed: it runs');
-  assert.equal(worker.claim(1, 7), false, 'claimed once');
-  core.offer(0, 8);
-  assert.equal(core.withdraw(0, 8), true);
-  assert.equal(worker.claim(0, 8), false, 'withdrawn: it never runs');
-});
-
-test("a task withdrawn and handed again under a new ticket is not claimed through the old one's message", () => {
-  const core = TaskTable.create(1);
-  const worker = workerSide(core);
-  core.offer(0, 1);
-  assert.ok(core.withdraw(0, 1));
-  core.offer(0, 2);
-  assert.equal(worker.claim(0, 1), false, 'the stale message, still in the first worker’s port');
-  assert.equal(worker.claim(0, 2), true);
-});
-
-test('a row handed out again forgets the ticket of its last task', () => {
-  const rows = new TaskRows(1);
-  const row = rows.acquire()!;
-  rows.table.offer(row, 5);
-  rows.release(row);
-  rows.acquire();
-  assert.equal(workerSide(rows.table).claim(row, 5), false);
 });
 
 test('every row is handed out once until it is released; past that, none', () => {

@@ -24,7 +24,7 @@ function requireInChild(file: string): { type: string; esModules: string[]; trac
 
 test("the file a worker starts from is CommonJS: Node's require(esm) path is never taken", () => {
   const entry = requireInChild(WORKER_ENTRY);
-  assert.deepEqual([entry.type, entry.esModules], ['object', []]);
+  assert.deepEqual([entry.type, entry.esModules], ['function', []]);
   assert.doesNotMatch(entry.trace, /using require\(\)/);
   // The control: require() of one of moonpool's ES modules takes that path, and it shows.
   const control = requireInChild(join(ROOT, 'dist', 'core', 'thread-watch.js'));

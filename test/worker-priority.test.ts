@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { WORKER_START_SLOTS } from '../core/worker-pool.js';
 import { eventually, startHost } from './helpers.js';
 
 /** Field 19 (nice) of a thread of this process, from /proc/self/task/<id>/stat. */
@@ -34,16 +33,6 @@ describe('worker priority', { skip: process.platform !== 'linux' && 'nice values
     assert.ok(await eventually(() => threadId !== undefined && niceOf(threadId) === 10, 60_000), `thread ${threadId} not lowered`);
     stop.abort();
     assert.equal((await result).status, 'cancelled');
-  });
-
-  test('workers started in a burst (more at once than the start gate lets run) run lowered from their start', async () => {
-    const burst = WORKER_START_SLOTS + 2;
-    const host = await startHost('priority', { maxThreadsPerModule: burst });
-    const results = await Promise.all(Array.from({ length: burst }, () => host.call('reports', {})));
-    for (const result of results) {
-      assert.equal(result.status, 'ok', result.content);
-      assert.equal(result.content.split(' ')[1], '10', result.content);
-    }
   });
 
   test('a command started by capture runs at nice 10', async () => {

@@ -223,17 +223,17 @@ export class LuaRuntime {
     return this.discovery;
   }
 
-  /** Runs a call: its reply at once when its Lua never awaits (most calls), else a promise of it. */
-  run(context: CallContext, args: unknown, row: number, channel: CallChannel): RunReply | Promise<RunReply> {
+  /** Runs a call. */
+  async run(context: CallContext, args: unknown, row: number, channel: CallChannel): Promise<RunReply> {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
     this.watch?.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
     const refusals = this.heapCap?.refusals ?? 0;
-    let ran: Ran | Promise<Ran>;
+    let ran: Ran;
     try {
-      ran = this.invoke(
+      ran = await this.invoke(
         'run',
         this.scopeFor(row, channel),
         (L) => {
@@ -244,17 +244,11 @@ export class LuaRuntime {
         },
         (L, count) => this.readRunResults(L, count, context.tool),
       );
-    } catch (error) {
-      return this.replyOf(this.ranIntoError(error), refusals, channel);
-    }
-    if (!(ran instanceof Promise)) {
       this.endRun();
-      return this.replyOf(ran, refusals, channel);
+    } catch (error) {
+      ran = this.ranIntoError(error);
     }
-    return ran.then(
-      (value) => (this.endRun(), this.replyOf(value, refusals, channel)),
-      (error: unknown) => this.replyOf(this.ranIntoError(error), refusals, channel),
-    );
+    return this.replyOf(ran, refusals, channel);
   }
 
   /** A call's Lua has ended: its turn and its hook are given back. */
@@ -281,7 +275,7 @@ export class LuaRuntime {
   }
 
   /** The reply of a call whose Lua has ended, once the host has every event it sent. */
-  private replyOf(ran: Ran, refusals: number, channel: CallChannel): RunReply | Promise<RunReply> {
+  private async replyOf(ran: Ran, refusals: number, channel: CallChannel): Promise<RunReply> {
     // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
     // One met while the error was being reported (a huge __tostring) is the cap all the same.
     const capHit = this.heapCap !== undefined && this.heapCap.refusals !== refusals;
@@ -289,8 +283,8 @@ export class LuaRuntime {
     else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory') ran.reply.failure = 'out_of_memory';
     // A call that never showed anything has nothing left in the box.
     const problem = this.watch?.finish(ran.shows > 0);
-    const delivery = channel.drain();
-    return delivery ? delivery.then(() => completed(ran.reply, problem, channel)) : completed(ran.reply, problem, channel);
+    await channel.drain();
+    return completed(ran.reply, problem, channel);
   }
 
   async available(context: CallContext, row: number): Promise<AvailableReply> {
@@ -334,11 +328,7 @@ export class LuaRuntime {
     this.raw._lua_error(L);
   }
 
-  /**
-   * A task's scope. Its TaskRow is made afresh, as small as the scope itself: one kept per row
-   * was read past the end of its cache the first time a burst of calls used a new row, which made
-   * V8 throw away the optimized code of the worker's call path inside that burst.
-   */
+  /** A task's scope: its row of the task table, its event channel, and the logs it gathers. */
   private scopeFor(row: number, channel: CallChannel | null): TaskScope {
     return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0 };
   }
@@ -369,45 +359,18 @@ export class LuaRuntime {
     return this.invoke(entry, scope, pushArguments, () => this.takeReply<E>());
   }
 
-  /**
-   * Runs a prelude entry point in `scope`: what `readResults` made of its results, at once when
-   * the Lua never awaited, else a promise of it.
-   */
-  private invoke<R>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults: (L: number, count: number) => R): R | Promise<R> {
+  /** Runs a prelude entry point in `scope`: what `readResults` made of its results. */
+  private async invoke<R>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults: (L: number, count: number) => R): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
     this.reply = undefined;
-    let result: R | Promise<R>;
     try {
-      result = this.runner.call(this.entries.get(entry)!, pushArguments, readResults);
-    } catch (error) {
-      throw this.invokeFailed(scope, error);
-    }
-    if (!(result instanceof Promise)) return this.invokeEnded(scope, result);
-    return result.then(
-      (value) => this.invokeEnded(scope, value),
-      (error: unknown) => {
-        throw this.invokeFailed(scope, error);
-      },
-    );
-  }
-
-  /** An entry point has returned `value`: what leaves the worker names whole paths. */
-  private invokeEnded<R>(scope: TaskScope, value: R): R {
-    try {
+      const value = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults);
       this.refuseIfBroken();
+      // What leaves the worker names whole paths.
       return this.chunkNames.expandAll(value);
     } catch (error) {
       throw this.failure(error);
-    } finally {
-      this.endScope(scope);
-    }
-  }
-
-  /** An entry point has thrown `error`: what to throw for it. */
-  private invokeFailed(scope: TaskScope, error: unknown): unknown {
-    try {
-      return this.failure(error);
     } finally {
       this.endScope(scope);
     }

@@ -40,8 +40,6 @@ export interface LuaRawApi {
   _lua_error(L: number): number;
 }
 
-const UTF8 = new TextEncoder();
-
 const LUA_TNIL = 0;
 const LUA_TBOOLEAN = 1;
 const LUA_TNUMBER = 3;
@@ -137,21 +135,12 @@ function validSequenceLength(bytes: Uint8Array, at: number): number {
   return isUtf8(bytes.subarray(at, at + length)) ? length : 0;
 }
 
-/**
- * Longest string that crosses as ASCII through a loop in JavaScript, without a view of the wasm
- * heap or a copy of its bytes: every call carries a few (the tool's name, the call's id, short
- * arguments and results), and the views and copies were a fifth of what a worker allocated a call.
- */
-const SHORT_TEXT_BYTES = 256;
-
 /** Reads and writes values on the stack of a Lua state `L` (a thread's address). */
 export class LuaStack {
   private readonly lengthSlot: number;
   /** A wasm-heap buffer reused for every string pushed, grown on demand. */
   private scratch = 0;
   private scratchSize = 0;
-  /** The wasm heap as a Buffer, for reading ASCII text out of it; made again when the heap grows. */
-  private heapBytes: Buffer | undefined;
 
   constructor(private readonly module: LuaRawApi) {
     this.lengthSlot = module._malloc(8);
@@ -187,7 +176,7 @@ export class LuaStack {
   private textAt(L: number, index: number): string {
     const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
     const length = this.module.HEAPU32[this.lengthSlot >> 2]!;
-    return this.shortAscii(pointer, length) ?? decodeLuaText(this.copyOf(pointer, length));
+    return decodeLuaText(this.copyOf(pointer, length));
   }
 
   /**
@@ -199,22 +188,9 @@ export class LuaStack {
     if (type !== LUA_TSTRING && type !== LUA_TNUMBER) return null;
     const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
     const length = this.module.HEAPU32[this.lengthSlot >> 2]!;
-    const ascii = this.shortAscii(pointer, length);
-    if (ascii !== undefined) return { text: ascii };
     const bytes = this.copyOf(pointer, length);
     const text = decodeLuaText(bytes);
     return isUtf8(bytes) ? { text } : { text, bytes };
-  }
-
-  /** The `length` bytes at `pointer` in the heap as text, when they are ASCII and at most SHORT_TEXT_BYTES. */
-  private shortAscii(pointer: number, length: number): string | undefined {
-    if (length > SHORT_TEXT_BYTES) return undefined;
-    const heap = this.module.HEAPU8;
-    let ascii = true;
-    for (let at = pointer, end = pointer + length; at < end; at++) ascii &&= heap[at]! < 0x80;
-    if (!ascii) return undefined;
-    if (this.heapBytes?.buffer !== heap.buffer) this.heapBytes = Buffer.from(heap.buffer, heap.byteOffset, heap.byteLength);
-    return this.heapBytes.toString('latin1', pointer, pointer + length);
   }
 
   private copyOf(pointer: number, length: number): Buffer {
@@ -249,18 +225,9 @@ export class LuaStack {
   }
 
   pushString(L: number, text: string): void {
-    if (text.length <= SHORT_TEXT_BYTES) {
-      // At most 3 UTF-8 bytes per UTF-16 unit: encode straight into the heap, ASCII unit by unit.
-      const pointer = this.scratchOf(text.length * 3);
-      const heap = this.module.HEAPU8;
-      let ascii = 0;
-      for (let code = text.charCodeAt(0); ascii < text.length && code < 0x80; code = text.charCodeAt(++ascii)) heap[pointer + ascii] = code;
-      const written = ascii === text.length ? ascii : UTF8.encodeInto(text, heap.subarray(pointer, pointer + text.length * 3)).written;
-      this.module._lua_pushlstring(L, pointer, written);
-      return;
-    }
     this.pushBytes(L, Buffer.from(text, 'utf8'));
   }
+
 
   pushNil(L: number): void {
     this.module._lua_pushnil(L);
