@@ -98,8 +98,8 @@ interface Job {
   unpickedMs: number;
   /** Its place at the start gate, while it waits for a worker to start for it. */
   gate?: GateEntry | undefined;
-  /** It holds a place at the start gate, given back once its worker has made its Lua state. */
-  holdsStart: boolean;
+  /** The thread piscina started for it after its place at the start gate, which holds that place. */
+  startedThread?: number;
 }
 
 export class WorkerPool {
@@ -109,8 +109,8 @@ export class WorkerPool {
   private readonly listeners = new Map<string, CallEvents>();
   /** Tasks handed to the pool and not yet ended, by row. */
   private readonly jobs = new Map<number, Job>();
-  /** Tasks waiting at the start gate. */
-  private gateWaits = 0;
+  /** Threads started after a place at the start gate, holding it until they have made their Lua state. */
+  private readonly startPlaces = new Set<number>();
   /** Node thread ids of the workers whose code has loaded (they posted their event port). */
   private readonly upThreads = new Set<number>();
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
@@ -183,7 +183,7 @@ export class WorkerPool {
     const row = this.rows.acquire();
     if (row === undefined) return { kind: 'busy' };
     const callId = task.kind === 'run' ? task.context.callId : undefined;
-    const job: Job = { row, callId, kind: task.kind, limits, abort: new AbortController(), unpickedMs: 0, holdsStart: false };
+    const job: Job = { row, callId, kind: task.kind, limits, abort: new AbortController(), unpickedMs: 0 };
     this.jobs.set(row, job);
     const cancel = (): void => this.stop(job, { kind: 'cancelled' });
     try {
@@ -198,11 +198,22 @@ export class WorkerPool {
       throw error;
     }
     try {
-      if (this.startsWorker()) await this.enterStartGate(job);
-      if (job.stopped) return job.stopped;
+      const admitted = this.startsWorker() && (await this.enterStartGate(job));
+      if (job.stopped || this.closed) {
+        if (admitted) WORKER_STARTS.leave();
+        return job.stopped ?? { kind: 'cancelled' };
+      }
       this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
       const running = this.piscina.run({ ...task, row }, { signal: job.abort.signal });
-      this.watchThreads();
+      const started = this.watchThreads();
+      // The place goes with the thread piscina started for the task, if it started one.
+      if (admitted) {
+        if (started === undefined) WORKER_STARTS.leave();
+        else {
+          this.startPlaces.add(started);
+          job.startedThread = started;
+        }
+      }
       const reply = (await running) as TaskReplies[T['kind']];
       return { kind: 'done', value: reply };
     } catch (error) {
@@ -236,7 +247,7 @@ export class WorkerPool {
   /** A task has ended: its processes, CPU turn, row and start place are given back. */
   private end(job: Job): void {
     job.gate?.withdraw();
-    this.leaveStartGate(job);
+    if (job.startedThread !== undefined) this.leaveStartGate(job.startedThread);
     this.jobs.delete(job.row);
     if (job.callId !== undefined) this.retired.delete(job.callId);
     this.rows.table.endTask(job.row);
@@ -250,10 +261,12 @@ export class WorkerPool {
    * piscina a `warm` task, unless workers failed to come up START_FAILURE_LIMIT times in a row,
    * when the tasks waiting for one fail with why.
    */
-  private watchThreads(): void {
+  private watchThreads(): number | undefined {
+    let started: number | undefined;
     for (const thread of this.piscina.threads) {
       if (this.watched.has(thread)) continue;
       this.watched.add(thread);
+      started ??= thread.threadId;
       this.options.threads.started(thread);
       // Read now: an exited thread's id is -1.
       const { threadId } = thread;
@@ -261,11 +274,13 @@ export class WorkerPool {
       thread.on('error', (error: unknown) => (failure ??= error instanceof Error ? error.message : String(error)));
       thread.once('exit', () => this.threadExited(threadId, failure));
     }
+    return started;
   }
 
   /** A thread has exited; `failure`: what failed in it (a thread terminated by the pool or piscina has none). */
   private threadExited(threadId: number, failure: string | undefined): void {
     const cameUp = this.upThreads.delete(threadId);
+    this.leaveStartGate(threadId);
     if (this.closed) return;
     if (!cameUp && failure !== undefined && ++this.startFailures >= START_FAILURE_LIMIT) {
       this.startFailures = 0;
@@ -277,15 +292,22 @@ export class WorkerPool {
     this.startForWaiting();
   }
 
-  /** Hands piscina a `warm` task, which starts a worker, when tasks wait unpicked and a worker fewer than maxThreads runs. */
+  /**
+   * Hands piscina a `warm` task, which starts a worker, when more tasks wait unpicked than the
+   * pool's threads not running a task (idle or starting) will take, and a worker fewer than
+   * maxThreads runs.
+   */
   private startForWaiting(): void {
-    if (this.closed || this.piscina.threads.length >= this.options.maxThreads) return;
+    const threads = this.piscina.threads.length;
+    if (this.closed || threads >= this.options.maxThreads) return;
+    let picked = 0;
+    let unpicked = 0;
     for (const job of this.jobs.values()) {
-      if (!job.gate && !job.stopped && this.rows.table.workerOf(job.row) === undefined) {
-        void this.run({ kind: 'warm' }, { timeoutMs: MAX_TIMER_MS });
-        return;
-      }
+      if (job.gate || job.stopped) continue;
+      if (this.rows.table.workerOf(job.row) === undefined) unpicked++;
+      else picked++;
     }
+    if (unpicked > threads - picked) void this.run({ kind: 'warm' }, { timeoutMs: MAX_TIMER_MS });
   }
 
   /** Whether a task handed to piscina now would start a worker: every thread has a task, and there is room for another. */
@@ -294,23 +316,21 @@ export class WorkerPool {
     return this.jobs.size > threads && threads < this.options.maxThreads;
   }
 
-  /** Waits, untimed and cancellable, for a place at the process's start gate. */
-  private async enterStartGate(job: Job): Promise<void> {
+  /** Waits, untimed and cancellable, for a place at the process's start gate; true once it has one. */
+  private async enterStartGate(job: Job): Promise<boolean> {
     const gate = WORKER_STARTS.enter();
     job.gate = gate;
-    this.gateWaits++;
     const admitted = await gate.admitted;
-    this.gateWaits--;
     job.gate = undefined;
-    if (!admitted) return;
-    job.holdsStart = true;
-    if (job.stopped || this.closed) this.leaveStartGate(job);
+    return admitted;
   }
 
-  private leaveStartGate(job: Job): void {
-    if (!job.holdsStart) return;
-    job.holdsStart = false;
-    WORKER_STARTS.leave();
+  /**
+   * The thread `threadId` has made its Lua state, exited, or the task it was started for has
+   * ended: its place at the start gate, if it has one, goes back.
+   */
+  private leaveStartGate(threadId: number): void {
+    if (this.startPlaces.delete(threadId)) WORKER_STARTS.leave();
   }
 
   /**
@@ -401,6 +421,7 @@ export class WorkerPool {
       this.options.threads.started(thread);
       this.options.threads.stopped(thread.threadId);
     }
+    for (const threadId of [...this.startPlaces]) this.leaveStartGate(threadId);
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
     await Promise.race([this.piscina.destroy().catch(() => undefined), waited]);
@@ -427,10 +448,7 @@ export class WorkerPool {
         const running = [...this.jobs.values()].some((job) => job.callId === callId && job.stopped === undefined);
         if (running) this.retired.set(callId, reply);
       },
-      started: (row) => {
-        const job = this.jobs.get(row);
-        if (job) this.leaveStartGate(job);
-      },
+      started: () => this.leaveStartGate(threadId),
     };
     expose(router, port);
     // The port must not keep the host alive once its worker is gone.

@@ -107,8 +107,8 @@ export interface WorkerEvents {
   snapshot(callId: string, bytes: Uint8Array): void;
   /** The worker is about to exit mid-task (to give back its memory); this is the task's reply. */
   retire(callId: string, reply: RunReply): void;
-  /** The worker has made its Lua state for the task in `row`: its start is over. */
-  started(row: number): void;
+  /** The worker has made its Lua state: its start is over. */
+  started(): void;
 }
 
 export const EVENTS_PORT_KEY = 'moonpoolEventsPort';

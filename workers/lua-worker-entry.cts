@@ -21,16 +21,19 @@ const handler: Promise<TaskHandler> = import('./lua-worker.js').then((module: Wo
 handler.catch(() => undefined);
 
 /**
- * Runs one task. A worker whose code or Lua state could not be made answers the task with why
- * and exits, so that the next task gets a new worker.
+ * Runs one task. A worker whose code could not load answers the task with why and then fails
+ * (the error, uncaught, ends the thread with that message), so that the next task gets a new worker.
  */
 async function handle(task: WorkerTask): Promise<unknown> {
   let serve: TaskHandler;
   try {
     serve = await handler;
   } catch (error) {
-    setImmediate(() => process.exit(1));
-    throw error;
+    const failure = new Error(`a worker could not start: ${error instanceof Error ? error.message : String(error)}`);
+    setImmediate(() => {
+      throw failure;
+    });
+    throw failure;
   }
   return serve(task);
 }

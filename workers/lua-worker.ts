@@ -58,14 +58,18 @@ async function startRuntime(task: WorkerTask): Promise<LuaRuntime> {
   runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => lua.load(task.row)));
   tasks.stamp(task.row, 'started');
   // The pool lets the next worker waiting at its start gate begin.
-  void events.started(task.row);
+  void events.started();
   return runtime;
 }
 
 /** One handler per task kind, each answering with its kind's reply. */
 const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> } = {
   // The worker has loaded its code and is making its Lua state: nothing more until a real task.
-  warm: () => Promise.resolve(null),
+  warm: (task) => {
+    tasks.setWorker(task.row, workerThreadId);
+    tasks.stamp(task.row, 'picked');
+    return Promise.resolve(null);
+  },
   discover: async (task) => (await runtimeFor(task)).discoveryReport(),
   available: async (task) => (await runtimeFor(task)).available(task.context, task.row),
   render: async (task) => (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row),
