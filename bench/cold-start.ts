@@ -45,5 +45,5 @@ export function coldStartList(): Promise<ScenarioResult> {
 }
 
 export function coldStartCall(): Promise<ScenarioResult> {
-  return Promise.resolve(coldStart('cold-start-call', ['call', 'noop', '{}'], 4));
+  return Promise.resolve(coldStart('cold-start-call', ['call', 'noop', '{}'], 4.5));
 }

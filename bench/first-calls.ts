@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolHost } from '../core/index.js';
 import { generateModules } from './generated-modules.js';
-import { type ScenarioResult } from './scenario.js';
+import { within, type ScenarioResult } from './scenario.js';
 import { median } from './stats.js';
 
 const MODULES = 50;
@@ -39,14 +39,5 @@ export async function firstCalls50(): Promise<ScenarioResult> {
   const value = median(rounds.map((round) => round.ms));
   // The CPU the starts took: on a machine busy with other work, wall time says little on its own.
   const cpuSeconds = (median(rounds.map((round) => round.cpuMs)) / 1000).toFixed(1);
-  return {
-    name: 'first-calls-50',
-    value,
-    unit: 'ms p50',
-    baseline: null,
-    ratio: null,
-    goal: `<= ${GOAL_MS} ms`,
-    met: value <= GOAL_MS,
-    note: `${MODULES} modules, all first calls at once; ${cpuSeconds} s of CPU`,
-  };
+  return within('first-calls-50', 'ms p50', value, { max: GOAL_MS }, `${MODULES} modules, all first calls at once; ${cpuSeconds} s of CPU`);
 }

@@ -3,15 +3,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ToolHost } from '../core/index.js';
+import { ToolHost, type ToolHostOptions } from '../core/index.js';
 
 export const BENCH_FIXTURES = fileURLToPath(new URL('../../bench/fixtures/', import.meta.url));
 /** The tests' fixtures, for a bench that measures what a test attacks (the same config for both). */
 export const TEST_FIXTURES = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
 
-export async function withHost<T>(fixture: string, use: (host: ToolHost) => Promise<T>, fixtures = BENCH_FIXTURES): Promise<T> {
+export async function withHost<T>(
+  fixture: string,
+  use: (host: ToolHost) => Promise<T>,
+  fixtures = BENCH_FIXTURES,
+  options: Omit<ToolHostOptions, 'config' | 'stateDir' | 'cwd'> = {},
+): Promise<T> {
   const stateDir = mkdtempSync(join(tmpdir(), 'moonpool-bench-'));
-  const host = await ToolHost.start({ config: join(fixtures, fixture, 'init.lua'), stateDir, cwd: stateDir });
+  const host = await ToolHost.start({ ...options, config: join(fixtures, fixture, 'init.lua'), stateDir, cwd: stateDir });
   try {
     return await use(host);
   } finally {

