@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Worker } from 'node:worker_threads';
 import type { ToolHost } from '../core/index.js';
 import { eventually, FIXTURES, startHost } from './helpers.js';
 
@@ -23,8 +22,7 @@ test('a worker idle past idleTimeoutMs ends, and the next call starts another', 
 
 /** The thread ids of a module's live workers. */
 function threadIds(host: ToolHost, module: string): number[] {
-  const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
-  return generation.modulePool(module).threads.map((thread) => thread.threadId);
+  return host.moduleThreads(module).map((thread) => thread.threadId);
 }
 
 test('a worker free again and again for less than idleTimeoutMs, or busy past it, is never reaped', async () => {

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import type { Worker } from 'node:worker_threads';
 import { ToolHost } from '../core/index.js';
 import { sweepTaskProcesses } from '../shared/process-sweep.js';
 import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
@@ -123,9 +122,8 @@ describe('a call that is stopped from outside', () => {
       try {
         const pending = host.call('linger', { shape, seconds });
         assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
-        const generation = (host as unknown as { generation: { modulePool(module: string): { threads: Worker[] } } }).generation;
         // Pools are keyed by the module's real path: the clone may sit below a symbolic link.
-        for (const worker of generation.modulePool(realpathSync(`${FIXTURE}/init.lua`)).threads) void worker.terminate();
+        for (const worker of host.moduleThreads(realpathSync(`${FIXTURE}/init.lua`))) void worker.terminate();
         assert.equal((await pending).status, 'crashed');
         await assertNoneLeft(seconds, shape);
       } finally {
