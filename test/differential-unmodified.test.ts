@@ -158,6 +158,13 @@ print(pcall(function() os.getenv() end)); print(pcall(function() os.remove({}) e
 print(pcall(os.execute, {}))
 print(pcall(os.exit, 'x')); print(pcall(os.exit, 1.5)); print(pcall(os.exit, {}))
 print(os.getenv(42), os.remove(42))
+local f = assert(io.open('closed-lines.txt', 'w')); f:write('a\\nb\\n'); f:close()
+local g = assert(io.open('closed-lines.txt'))
+print(pcall(function() for _ in g:lines() do g:close() end end))
+local h = assert(io.open('closed-lines.txt'))
+local lines = h:lines(); h:close()
+print(pcall(lines))
+print(pcall(function() local line = lines(); return line end))
 `));
 });
 
@@ -173,4 +180,17 @@ print(require('init'))
 print(package.searchpath('init', package.path) ~= nil)
 `);
   });
+});
+
+describe('FIFOs', () => {
+  test('a read waits for the writer, as natively', () =>
+    same(`
+os.remove('waited.fifo')
+assert(os.execute('mkfifo waited.fifo'))
+assert(os.execute("(sleep 0.5; printf 'late data\\n' > waited.fifo) >/dev/null 2>&1 &"))
+local f = assert(io.open('waited.fifo'))
+print(f:read('a'))
+f:close()
+os.remove('waited.fifo')
+`));
 });

@@ -38,8 +38,31 @@ local FILE = { __name = 'FILE*', __index = methods }
 -- source: writes move `roff`, append goes to the end), `seek` (the answer to every seek, for a
 -- source that cannot), `close` (its results, when they replace `true`), and `collect` (what the
 -- collector does instead of closing, for a source whose closing waits, which a finalizer cannot).
+-- A FIFO or device with nothing to read yet (EAGAIN: files open non-blocking), or a FIFO no
+-- writer has opened yet (it reads as ended), is read again every POLL_MS, as a blocking read
+-- would wait: the worker stays free, so the call's timeout and cancelling still hold. Inside a
+-- coroutine of the tool's own nothing can wait, and the read answers at once.
+local POLL_MS = 10
+local EAGAIN = 11
+
+local function may_wait()
+  local _, main = native.running()
+  return main
+end
+
+local function read_descriptor(file, offset, size)
+  while true do
+    local chunk, message, code = native.fs_read(file.fd, offset, size)
+    if chunk or code == EAGAIN then file.writer_seen = true end
+    if chunk then return chunk end
+    local nothing_yet = code == EAGAIN or (message == nil and not file.writer_seen and native.fs_is_fifo(file.fd))
+    if not nothing_yet or not may_wait() then return chunk, message, code end
+    native.fs_pause(POLL_MS):await()
+  end
+end
+
 local DESCRIPTOR = {
-  read = function(file, offset, size) return native.fs_read(file.fd, offset, size) end,
+  read = read_descriptor,
   write = function(file, data) return native.fs_write(file.fd, file.append and -1 or file.roff, data) end,
   size = function(file) return native.fs_size(file.fd) end,
   close = function(file) native.fs_close(file.fd) end,
