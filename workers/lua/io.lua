@@ -11,7 +11,7 @@ local math_type, select, type, tostring, error = math.type, select, type, tostri
 local tonumber, rawget, getmetatable, setmetatable, load, next = tonumber, rawget, getmetatable, setmetatable, load, next
 local str_find, str_format, str_gmatch, str_gsub, str_sub = string.find, string.format, string.gmatch, string.gsub, string.sub
 local tbl_concat, tbl_pack, tbl_unpack = table.concat, table.pack, table.unpack
-local math_floor, math_max, math_tointeger = math.floor, math.max, math.tointeger
+local math_floor, math_max, math_tointeger, package = math.floor, math.max, math.tointeger, package
 
 local CHUNK_SIZE = 65536
 local WHOLE_READ_SIZE = 1048576
