@@ -148,15 +148,15 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     },
     code_of: (call) => {
       const path = pathArg(call, 1);
-      if (path.length === 0 || !configLoading()) {
-        chunkNames.remember(path.toString('utf8'));
-        return attempt(path, () => [readCodeFile(resolve(path))]);
+      if (configLoading() && path.length > 0) {
+        const key = sourceKey(path);
+        chunkNames.remember(key);
+        const snapshot = sources[key];
+        if (snapshot) return [snapshot, key];
+        return attempt(path, () => [readCodeFile(resolve(path)), key]);
       }
-      const key = sourceKey(path);
-      chunkNames.remember(key);
-      const snapshot = sources[key];
-      if (snapshot) return [snapshot, key];
-      return attempt(path, () => [readCodeFile(resolve(path)), key]);
+      chunkNames.remember(path.toString('utf8'));
+      return attempt(path, () => [readCodeFile(resolve(path))]);
     },
     fs_open: (call) => {
       const path = pathArg(call, 1);
