@@ -165,6 +165,8 @@ local h = assert(io.open('closed-lines.txt'))
 local lines = h:lines(); h:close()
 print(pcall(lines))
 print(pcall(function() local line = lines(); return line end))
+local ended = io.lines('closed-lines.txt'); for _ in ended do end
+print(pcall(function() local line = ended(); return line end))
 `));
 });
 
