@@ -81,6 +81,8 @@ describe('as a stock Lua 5.4 build (LUA_COMPAT_5_3)', () => {
 local function show(...) local t = table.pack(...) for i = 1, t.n do t[i] = type(t[i]) == 'number' and string.format('%.14g', t[i]) or tostring(t[i]) end print(table.concat(t, ' ')) end
 show(math.pow(2, 10), math.pow(2, 0.5), math.pow('3', 2), math.pow(-8, 1/3))
 show(math.log10(1000), math.log10(2), math.log10(0))
+print(math.pow(2, 10), math.log10(100), math.cosh(0), math.ldexp(3, 2), math.frexp(8))
+print(math.sinh(-0.0), math.tanh(-0.0), math.sinh(0), math.cosh(-0.0), math.sinh(50), math.tanh(1/0), math.cosh(-1/0))
 for _, x in ipairs { 0, -0.0, 1, -1, 0.5, 3, 1e300, -1e-310, 4.9e-324, 1/0, -1/0 } do
   local m, e = math.frexp(x)
   print(string.format('%a %d %s', m, e, math.type(e)), 1 / m, math.ldexp(m, e) == x)

@@ -73,9 +73,13 @@ define('frexp', function(...)
   return m, math_tointeger(e + shift)
 end)
 
+-- A native's whole-numbered result arrives as an integer: made a float again, and a zero passed
+-- through as it came (sinh and tanh keep -0.0).
 for _, name in ipairs({ 'cosh', 'sinh', 'tanh' }) do
-  local global_name, hyperbolic = 'math.' .. name, native[name]
+  local global_name, hyperbolic, odd = 'math.' .. name, native[name], name ~= 'cosh'
   define(name, function(...)
-    return hyperbolic(checked_number(1, global_name, select('#', ...) > 0, (...)))
+    local x = checked_number(1, global_name, select('#', ...) > 0, (...))
+    if odd and x == 0 then return x end
+    return hyperbolic(x) * 1.0
   end)
 end
