@@ -9,7 +9,7 @@ local set_metatable, get_info = debug.setmetatable, debug.getinfo
 -- library's functions (`string.gmatch = nil`, a patched `string.find`) without breaking `io`.
 local math_type, select, type, tostring, error = math.type, select, type, tostring, error
 local tonumber, rawget, getmetatable, setmetatable, load, next = tonumber, rawget, getmetatable, setmetatable, load, next
-local str_find, str_format, str_gmatch, str_gsub, str_sub = string.find, string.format, string.gmatch, string.gsub, string.sub
+local str_find, str_format, str_gmatch, str_gsub, str_match, str_sub = string.find, string.format, string.gmatch, string.gsub, string.match, string.sub
 local tbl_concat, tbl_pack, tbl_unpack = table.concat, table.pack, table.unpack
 local math_floor, math_max, math_tointeger, package = math.floor, math.max, math.tointeger, package
 
@@ -584,6 +584,18 @@ function os.rename(...)
   return results(native.fs_rename(from, checked_string(2, 'os.rename', select('#', ...) > 1, to)))
 end
 
+-- Calls a C function of Lua's library that the prelude wraps, so that its errors are raised as
+-- if the wrapper were that function: an argument error names it as its call site does (else by
+-- `global_name`), and every error points at the wrapper's caller, never into the prelude.
+local function call_wrapped(global_name, fn, ...)
+  local outcome = tbl_pack(pcall(fn, ...))
+  if outcome[1] then return tbl_unpack(outcome, 2, outcome.n) end
+  local message = outcome[2]
+  local position, detail = str_match(message, "^bad argument #(%d+) to '[^']*' %((.*)%)$")
+  if position then bad_argument(2, tonumber(position), global_name, detail) end
+  error(message, 3)
+end
+
 -- `os.exit(code)` ends the call, as it would end a script: api.lua's `run` recognises the value
 -- raised here. Codes as loslib takes them: true or none is success, false failure, else an integer.
 local EXIT = { __name = 'os.exit' }
@@ -608,7 +620,7 @@ end
 
 -- The WebAssembly build's os.date takes its dates from JavaScript's Date, which has none past
 -- 8.64e15 ms either side of 1970; natively the C library refuses what it cannot represent, and so
--- does this. `date` is named so that C's argument errors name it as natively.
+-- does this.
 local date = os.date
 local LAST_DATE_SECONDS = 8640000000000
 function os.date(...)
@@ -622,7 +634,7 @@ function os.date(...)
       error('date result cannot be represented in this installation', 2)
     end
   end
-  return results(date(...))
+  return results(call_wrapped('os.date', date, ...))
 end
 
 os.tmpname = native.fs_tmpname
@@ -631,12 +643,13 @@ os.tmpname = native.fs_tmpname
 -- effect; answer as a system without that locale does (nil), so code that checks still works.
 local set_locale = os.setlocale
 local C_LOCALES = { [''] = true, C = true, POSIX = true }
-function os.setlocale(locale, category)
+function os.setlocale(...)
+  local locale, category = ...
   if locale ~= nil and type(locale) == 'string' and not C_LOCALES[locale] then
-    set_locale(nil, category)
+    call_wrapped('os.setlocale', set_locale, nil, category)
     return nil
   end
-  return set_locale(locale, category)
+  return results(call_wrapped('os.setlocale', set_locale, ...))
 end
 
 -- luaL_loadfilex skips a UTF-8 byte order mark and a first line starting with '#', keeping its
@@ -656,6 +669,8 @@ end
 -- while the config loads, by the file's real path, so the config's errors name the file to edit.
 local function load_file(path, mode, ...)
   if path == nil then return nil, 'loadfile: reading from standard input is not supported' end
+  path = checked_string(1, 'loadfile', true, path)
+  if mode ~= nil then checked_string(2, 'loadfile', true, mode) end
   local source, real = native.code_of(path)
   if not source then return nil, str_format('cannot open %s', real) end
   local name = '@' .. (real or tostring(path))
@@ -665,6 +680,7 @@ end
 loadfile = load_file
 
 function dofile(path)
+  if path ~= nil then path = checked_string(1, 'dofile', true, path) end
   local chunk, message = load_file(path)
   if not chunk then error(message, 2) end
   return chunk()
