@@ -380,16 +380,23 @@ function methods.flush(handle)
   return flush(open_record(handle))
 end
 
+-- luaL_checkinteger for the method one frame up from its caller.
+local function checked_integer(position, value)
+  if math_type(value) == 'integer' then return value end
+  local number = math_type(value) and value or type(value) == 'string' and tonumber(value)
+  if not number then type_error(2, position, nil, 'number', value) end
+  local integer = math_tointeger(number)
+  if not integer then bad_argument(2, position, nil, 'number has no integer representation') end
+  return integer
+end
+
 local SEEK_BASES = { set = true, cur = true, ['end'] = true }
 
 function methods.seek(handle, whence, offset)
   local file = open_record(handle)
   whence, offset = whence or 'cur', offset or 0
   if not SEEK_BASES[whence] then bad_argument(1, 2, nil, str_format("invalid option '%s'", tostring(whence))) end
-  if math_type(offset) ~= 'integer' then
-    offset = math_tointeger(offset)
-    if not offset then bad_argument(1, 3, nil, 'number has no integer representation') end
-  end
+  offset = checked_integer(3, offset)
   local ok, message, code = flush(file)
   if not ok then return nil, message, code end
   if file.source.seek then return file.source.seek(file) end
@@ -411,6 +418,7 @@ local BUFFER_MODES = { no = true, full = true, line = true }
 function methods.setvbuf(handle, mode, size)
   local file = open_record(handle)
   if not BUFFER_MODES[mode] then bad_argument(1, 2, nil, str_format("invalid option '%s'", tostring(mode))) end
+  if size ~= nil then size = checked_integer(3, size) end
   -- The standard streams stay unbuffered here: their lines are assembled on the way to the log,
   -- and nothing would flush them at the end of a call.
   if file.standard then return true end
