@@ -32,13 +32,24 @@ test('os.getenv reads the host process environment', async () => {
   assert.equal(result.content, process.env['HOME']);
 });
 
-test("os.exit is an error result and leaves the host's exit code alone", async () => {
+test("os.exit(code) ends the call: an error result for a failure, with what the tool printed", async () => {
   const exitCodeBefore = process.exitCode;
   const result = await (await hostReady).call('exit', {});
   assert.equal(result.status, 'error');
-  assert.match(result.content, /os\.exit is not available to tools/);
-  assert.match(result.content, /lua-api\/init\.lua:\d+/);
+  assert.equal(result.content, '3 tests failed\nexit: os.exit(3)');
   assert.equal(process.exitCode, exitCodeBefore);
+});
+
+test('os.exit(true) or os.exit() ends the call with success, its result what the tool printed', async () => {
+  const host = await hostReady;
+  for (const args of [{ code: true }, {}]) {
+    const result = await host.call('exit_ok', args);
+    assert.equal(result.status, 'ok');
+    assert.equal(result.content, 'all tests passed\nno newline');
+  }
+  const failed = await host.call('exit_ok', { code: false });
+  assert.equal(failed.status, 'error');
+  assert.equal(failed.content, 'all tests passed\nno newline\nexit_ok: os.exit(1)');
 });
 
 test('a runtime error deep in a required module names its real file and line, with a traceback', async () => {

@@ -98,12 +98,20 @@ export interface CodeSources {
 /**
  * Natives for the real file system. `sources` is the generation's snapshot of its Lua files
  * (real path → bytes): while the config loads, code is loaded from there first (`code_of`,
- * `code_exists`), so every worker evaluates the generation's config; afterwards code comes from
- * the disk, as in native Lua, so a tool that rewrites a file loads what it wrote.
+ * `code_exists`), so every worker evaluates the generation's config, and `code_of` also gives the
+ * file's real path to name its chunk by. Afterwards code comes from the disk, as in native Lua, so
+ * a tool that rewrites a file loads what it wrote, and a chunk keeps the name it was given.
  */
 export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>, code: CodeSources): Record<string, NativeFunction> {
   const { configLoading, chunkNames } = code;
-  const resolve = (path: Buffer): Buffer => (path[0] === 0x2f ? path : Buffer.concat([Buffer.from(`${cwd}/`), path]));
+  /**
+   * `path` against the working directory. An empty path names no file, as for open(2): it must
+   * never become the working directory itself (`os.remove('')` would remove it).
+   */
+  const resolve = (path: Buffer): Buffer => {
+    if (path.length === 0) throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
+    return path[0] === 0x2f ? path : Buffer.concat([Buffer.from(`${cwd}/`), path]);
+  };
   const pathArg = (call: NativeCall, index: number): Buffer => {
     const path = call.bytes(index);
     if (path === null) throw new NativeError(`bad argument #${index} (string expected, got ${call.typeName(index)})`);
@@ -135,15 +143,20 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     code_exists: (call) => {
       const path = pathArg(call, 1);
       // A path that is a key is in the snapshot; any other real file exists too.
+      if (path.length === 0) return [false];
       return [(configLoading() && sources[absoluteOf(path)] !== undefined) || isReadableFile(resolve(path))];
     },
     code_of: (call) => {
       const path = pathArg(call, 1);
-      const key = sourceKey(path);
-      chunkNames.remember(key);
-      const snapshot = configLoading() ? sources[key] : undefined;
-      if (snapshot) return [snapshot, key];
-      return attempt(path, () => [readCodeFile(resolve(path)), key]);
+      if (configLoading() && path.length > 0) {
+        const key = sourceKey(path);
+        chunkNames.remember(key);
+        const snapshot = sources[key];
+        if (snapshot) return [snapshot, key];
+        return attempt(path, () => [readCodeFile(resolve(path)), key]);
+      }
+      chunkNames.remember(path.toString('utf8'));
+      return attempt(path, () => [readCodeFile(resolve(path))]);
     },
     fs_open: (call) => {
       const path = pathArg(call, 1);
@@ -169,6 +182,9 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
         }
         return [true];
       }),
+    fs_is_fifo: (call) => attempt(null, () => [fs.fstatSync(call.number(1)!).isFIFO()]),
+    /** A promise the prelude awaits between two reads of a FIFO or device with nothing to read yet. */
+    fs_pause: (call) => new Promise((resolve) => setTimeout(() => resolve(true), call.number(1) ?? 0)),
     fs_size: (call) => attempt(null, () => [fs.fstatSync(call.number(1)!).size]),
     fs_close: (call) => attempt(null, () => (fs.closeSync(call.number(1)!), [true])),
     fs_remove: (call) => {

@@ -22,6 +22,7 @@ import { installNatives, type NativeFunction } from './lua-natives.js';
 import { describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
+import { createMathNatives } from './math-natives.js';
 import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
@@ -45,7 +46,7 @@ const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url)
 const PRELUDE_CHUNK_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 /** The prelude's chunk name, in its error messages and tracebacks. */
 const PRELUDE_CHUNK_NAME = '=[moonpool]';
-const PRELUDE_FILES = ['shell.lua', 'io.lua', 'process.lua', 'api.lua'] as const;
+const PRELUDE_FILES = ['shell.lua', 'io.lua', 'compat.lua', 'process.lua', 'api.lua'] as const;
 const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
 
 /** The largest result (`content`) a `run` may return. */
@@ -473,6 +474,7 @@ export class LuaRuntime {
     const global = this.engine.global;
     installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()));
     global.set('__moonpool_config_dir', this.config.configDir);
+    global.set('__moonpool_config_file', this.config.configFile);
     global.set('__moonpool_cwd', this.config.cwd);
     global.set('__moonpool_spill_dir', this.config.spillDir);
     for (const file of PRELUDE_FILES) {
@@ -485,7 +487,7 @@ export class LuaRuntime {
       this.entries.set(name, global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
     }
     global.pop(1);
-    for (const name of ['__moonpool_entry', '__moonpool_native', '__moonpool_config_dir', '__moonpool_cwd', '__moonpool_spill_dir']) {
+    for (const name of ['__moonpool_entry', '__moonpool_native', '__moonpool_config_dir', '__moonpool_config_file', '__moonpool_cwd', '__moonpool_spill_dir']) {
       global.set(name, undefined);
     }
   }
@@ -494,6 +496,7 @@ export class LuaRuntime {
     return {
       ...createFsNatives(this.config.cwd, this.config.sources, { configLoading: () => !this.discovery.loaded, chunkNames: this.chunkNames }),
       ...createProcessNatives(this.config.cwd, () => this.scope),
+      ...createMathNatives(),
       reply: (call) => {
         try {
           this.reply = call.value(1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });

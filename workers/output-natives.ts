@@ -1,7 +1,9 @@
 // `print`, `warn`, the standard output streams and file handles as natives, so Lua sees them as
 // C functions the way native Lua does. Values convert with luaL_tolstring (honouring `__tostring`
 // and `__name`, never the global `tostring`), and output reaches the call's log a line at a time,
-// split at newlines: a partial line waits for its end, or for the end of the task.
+// split at newlines: a partial line waits for its end, or for the end of the task. The task's
+// output so far is also kept whole (up to what a log may hold) for `printed`: a tool ended by
+// `os.exit` answers with what it printed.
 import { LOG_LIMIT_CHARS } from './call-channel.js';
 import type { LuaStack } from './lua-stack.js';
 import { NativeError, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
@@ -22,8 +24,10 @@ export interface OutputNatives {
 /** Output natives writing whole lines to `log`. */
 export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (text: string) => void): OutputNatives {
   let partial = '';
+  let printed = '';
   let warnings = false;
   const write = (text: string): void => {
+    if (printed.length < LOG_LIMIT_CHARS) printed += text.slice(0, LOG_LIMIT_CHARS - printed.length);
     if (!text.includes('\n')) {
       // Without a newline nothing is split: many small writes stay linear.
       partial += text;
@@ -72,6 +76,7 @@ export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (te
       write(call.string(1) ?? '');
       return [];
     },
+    printed: () => [printed],
     new_handle: (call) => {
       raw._lua_newuserdatauv(call.L, 0, 0);
       return new Pushed(1);
@@ -80,6 +85,7 @@ export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (te
   return {
     natives,
     endTask: () => {
+      printed = '';
       if (partial === '') return;
       const line = partial;
       partial = '';

@@ -2,7 +2,12 @@
 -- calls (load, discover, run, available). Errors name the user's file and line, never this file.
 local native = __moonpool_native
 local CWD, SPILL_DIR = __moonpool_cwd, __moonpool_spill_dir
-local type, getmetatable, setmetatable, error = type, getmetatable, setmetatable, error
+local type, getmetatable, setmetatable, error, dofile = type, getmetatable, setmetatable, error, dofile
+-- The prelude's own references, taken before user code runs: a tool may replace or remove the
+-- library's functions (`string.gmatch = nil`) without breaking moonpool's.
+local str_find, str_format, str_gmatch, str_sub = string.find, string.format, string.gmatch, string.sub
+local tbl_concat, tbl_sort, traceback, getinfo = table.concat, table.sort, debug.traceback, debug.getinfo
+local tostring, pairs, ipairs, xpcall, pcall, collectgarbage = tostring, pairs, ipairs, xpcall, pcall, collectgarbage
 
 -- A definition's keys go to the host, which knows the fields (core/tool-definitions.ts); a long
 -- key is cut here, so a 1 MB key costs its tool a diagnostic, not the host a megabyte.
@@ -28,7 +33,7 @@ local functions, definitions, problems = {}, {}, {}
 
 local function source_path(info)
   local source = info.source
-  if source:sub(1, 1) == '@' then return source:sub(2) end
+  if str_sub(source, 1, 1) == '@' then return str_sub(source, 2) end
   return source
 end
 
@@ -36,7 +41,7 @@ end
 local function error_text(err)
   local message = type(err) == 'string' and err or tostring(err)
   if #message <= ERROR_LIMIT_BYTES then return message end
-  return message:sub(1, ERROR_LIMIT_BYTES) .. ('\n[moonpool: error message cut at %d of its %d bytes]'):format(ERROR_LIMIT_BYTES, #message)
+  return str_sub(message, 1, ERROR_LIMIT_BYTES) .. str_format('\n[moonpool: error message cut at %d of its %d bytes]', ERROR_LIMIT_BYTES, #message)
 end
 
 -- Set by the message handlers: Lua calls no handler for a memory error, so a failed call whose
@@ -46,17 +51,18 @@ local handled = false
 -- Message handler: the error's text plus a traceback of the user's frames only.
 local function with_traceback(err)
   handled = true
+  if getmetatable(err) == native.EXIT then return err end
   local message = error_text(err)
   local kept = {}
-  for line in debug.traceback('', 2):gmatch('[^\n]+') do
-    if not line:find('[moonpool]', 1, true) and not line:find('^%s*%[C%]: in %?') and not line:find('tail calls', 1, true) then
+  for line in str_gmatch(traceback('', 2), '[^\n]+') do
+    if not str_find(line, '[moonpool]', 1, true) and not str_find(line, '^%s*%[C%]: in %?') and not str_find(line, 'tail calls', 1, true) then
       kept[#kept + 1] = line
     end
   end
   -- The last frame is the prelude's own xpcall around the user's function.
-  if kept[#kept] and kept[#kept]:find("%[C%]: in function 'xpcall'") then kept[#kept] = nil end
+  if kept[#kept] and str_find(kept[#kept], "%[C%]: in function 'xpcall'") then kept[#kept] = nil end
   if #kept <= 1 then return message end
-  return message .. '\n' .. table.concat(kept, '\n')
+  return message .. '\n' .. tbl_concat(kept, '\n')
 end
 
 local function message_only(err)
@@ -67,9 +73,9 @@ end
 local function describe(value)
   local kind = type(value)
   if kind == 'nil' then return 'nil' end
-  if kind == 'number' or kind == 'boolean' then return ('a %s (%s)'):format(kind, tostring(value)) end
+  if kind == 'number' or kind == 'boolean' then return str_format('a %s (%s)', kind, tostring(value)) end
   if kind == 'table' then
-    if value.content ~= nil then return ('a table whose `content` is a %s'):format(type(value.content)) end
+    if value.content ~= nil then return str_format('a table whose `content` is a %s', type(value.content)) end
     return 'a table without a `content` field'
   end
   return 'a ' .. kind
@@ -80,10 +86,10 @@ agent = {}
 function agent.on(event, handler, ...)
   if event == agent then event, handler = handler, ... end
   if event ~= 'discover_tools' then
-    error(("agent.on: unknown event %s (the event is 'discover_tools')"):format(tostring(event)), 2)
+    error(str_format("agent.on: unknown event %s (the event is 'discover_tools')", tostring(event)), 2)
   end
   if type(handler) ~= 'function' then
-    error(("agent.on: the handler must be a function, got %s"):format(type(handler)), 2)
+    error(str_format("agent.on: the handler must be a function, got %s", type(handler)), 2)
   end
   handlers[#handlers + 1] = handler
 end
@@ -93,14 +99,14 @@ ToolRegistry.__index = ToolRegistry
 ToolRegistry.__name = 'ToolRegistry'
 
 function ToolRegistry:add(definition)
-  local caller = debug.getinfo(2, 'Sl')
+  local caller = getinfo(2, 'Sl')
   if getmetatable(self) ~= ToolRegistry then
     error('registry:add must be called with a colon: registry:add { ... }', 2)
   end
   if type(definition) ~= 'table' then
     problems[#problems + 1] = {
       file = source_path(caller), line = caller.currentline,
-      message = ('registry:add expects a table, got %s'):format(type(definition)),
+      message = str_format('registry:add expects a table, got %s', type(definition)),
     }
     return
   end
@@ -109,15 +115,15 @@ function ToolRegistry:add(definition)
   for key in pairs(definition) do
     local kind = type(key)
     if kind == 'string' and #key > FIELD_NAME_LIMIT_BYTES then
-      key = ('%s… (%d bytes)'):format(key:sub(1, FIELD_NAME_LIMIT_BYTES), #key)
+      key = str_format('%s… (%d bytes)', str_sub(key, 1, FIELD_NAME_LIMIT_BYTES), #key)
     elseif kind == 'number' or kind == 'boolean' then
-      key = ('[%s]'):format(tostring(key))
+      key = str_format('[%s]', tostring(key))
     elseif kind ~= 'string' then
-      key = ('[a %s]'):format(kind)
+      key = str_format('[a %s]', kind)
     end
     field_names[#field_names + 1] = key
   end
-  table.sort(field_names)
+  tbl_sort(field_names)
   definitions[#definitions + 1] = {
     name = definition.name,
     description = definition.description,
@@ -128,7 +134,7 @@ function ToolRegistry:add(definition)
     run_type = type(run),
     render_type = type(definition.render),
     available_type = type(definition.available),
-    module = type(run) == 'function' and source_path(debug.getinfo(run, 'S')) or nil,
+    module = type(run) == 'function' and source_path(getinfo(run, 'S')) or nil,
     file = source_path(caller),
     line = caller.currentline,
     field_names = field_names,
@@ -153,7 +159,7 @@ local shows, look_at = 0, 1
 function RunCtx:show(state)
   if type(state) ~= 'table' then
     if getmetatable(self) ~= RunCtx then error('ctx:show must be called with a colon: ctx:show(state)', 2) end
-    error(('ctx:show expects a table, got %s'):format(type(state)), 2)
+    error(str_format('ctx:show expects a table, got %s', type(state)), 2)
   end
   snapshot_box[1] = state
   shows = shows + 1
@@ -167,11 +173,11 @@ end
 function RunCtx:title(text)
   if getmetatable(self) ~= RunCtx then error('ctx:title must be called with a colon: ctx:title(text)', 2) end
   if type(text) ~= 'string' and type(text) ~= 'number' then
-    error(('ctx:title expects a string, got %s'):format(type(text)), 2)
+    error(str_format('ctx:title expects a string, got %s', type(text)), 2)
   end
   text = tostring(text)
   if #text > TITLE_LIMIT_BYTES then
-    error(('ctx:title: title too long (more than %d bytes)'):format(TITLE_LIMIT_BYTES), 2)
+    error(str_format('ctx:title: title too long (more than %d bytes)', TITLE_LIMIT_BYTES), 2)
   end
   native.title(text)
 end
@@ -195,7 +201,7 @@ function entry.discover()
   for _, handler in ipairs(handlers) do
     local ok, err = xpcall(handler, message_only, setmetatable({}, ToolRegistry))
     if not ok then
-      local info = debug.getinfo(handler, 'S')
+      local info = getinfo(handler, 'S')
       problems[#problems + 1] = {
         file = source_path(info), line = info.linedefined, error = err, prefix = 'discover_tools handler failed: ',
       }
@@ -214,10 +220,17 @@ function entry.run(name, args, call_id)
   snapshot_box[1], snapshot_box.error = nil, nil
   local tool = functions[name]
   if not tool or type(tool.run) ~= 'function' then
-    return reply_run(('%s: this worker has no tool of that name'):format(name), true, 'unknown_tool', shows)
+    return reply_run(str_format('%s: this worker has no tool of that name', name), true, 'unknown_tool', shows)
   end
   handled = false
   local ok, result = xpcall(tool.run, with_traceback, args, new_ctx(name, call_id))
+  if not ok and getmetatable(result) == native.EXIT then
+    -- os.exit ended the call, as it would end a script: the model gets what the tool printed.
+    local printed, code = native.printed(), result.code
+    if code == 0 then return reply_run(printed, false, nil, shows) end
+    local separator = (printed == '' or str_sub(printed, -1) == '\n') and '' or '\n'
+    return reply_run(str_format('%s%s%s: os.exit(%d)', printed, separator, name, code), true, nil, shows)
+  end
   if not ok then
     if not handled then
       collectgarbage('collect')
@@ -229,12 +242,12 @@ function entry.run(name, args, call_id)
   if type(result) == 'table' and type(result.content) == 'string' then
     local structured = result.structured
     if structured ~= nil and type(structured) ~= 'table' then
-      return reply_run(('%s: run returned a `structured` that is a %s; it must be a table'):format(name, type(structured)), true, 'bad_return', shows)
+      return reply_run(str_format('%s: run returned a `structured` that is a %s; it must be a table', name, type(structured)), true, 'bad_return', shows)
     end
     return reply_run(result.content, result.is_error and true or false, nil, shows, structured)
   end
   return reply_run(
-    ('%s: run returned %s; return a string, or { content = "...", is_error = true }, or { content = "...", structured = {...} }'):format(name, describe(result)),
+    str_format('%s: run returned %s; return a string, or { content = "...", is_error = true }, or { content = "...", structured = {...} }', name, describe(result)),
     true,
     'bad_return',
     shows
@@ -251,7 +264,7 @@ function entry.available(name, call_id)
   if type(result) ~= 'boolean' then
     return native.reply {
       available = false,
-      reason = ('available() returned %s; it must return true or false'):format(describe(result)),
+      reason = str_format('available() returned %s; it must return true or false', describe(result)),
     }
   end
   native.reply { available = result, reason = not result and 'available() returned false' or nil }
@@ -263,15 +276,15 @@ local function render_lines(result)
   for i = 1, #result do
     local line = result[i]
     if type(line) ~= 'string' and type(line) ~= 'number' then
-      return nil, ('render returned a table whose line %d is %s'):format(i, describe(line))
+      return nil, str_format('render returned a table whose line %d is %s', i, describe(line))
     end
     line = tostring(line)
     -- Measured before the lines are split: past the limit, nothing more is done with them.
     bytes = bytes + #line + 1
     if bytes > REPLY_LIMIT_BYTES then
-      return nil, ('render returned more than %d MiB of lines'):format(REPLY_LIMIT_BYTES // (1024 * 1024))
+      return nil, str_format('render returned more than %d MiB of lines', REPLY_LIMIT_BYTES // (1024 * 1024))
     end
-    for piece in (line .. '\n'):gmatch('(.-)\n') do lines[#lines + 1] = piece end
+    for piece in str_gmatch(line .. '\n', '(.-)\n') do lines[#lines + 1] = piece end
   end
   return lines
 end
@@ -287,7 +300,7 @@ function entry.render(name, view)
   local ok, result = xpcall(tool.render, message_only, holder[1], view)
   if not ok then return native.reply { ok = false, reason = 'render failed: ' .. result } end
   if type(result) ~= 'string' and type(result) ~= 'table' then
-    return native.reply { ok = false, reason = ('render returned %s; return a string or an array of lines'):format(describe(result)) }
+    return native.reply { ok = false, reason = str_format('render returned %s; return a string or an array of lines', describe(result)) }
   end
   local lines, problem = render_lines(result)
   if not lines then return native.reply { ok = false, reason = problem } end

@@ -3,13 +3,20 @@
 -- file handles are `FILE*` userdata, messages and results match liolib/loslib/loadlib.
 -- Relative paths resolve against ctx.cwd.
 local native = __moonpool_native
-local config_dir = __moonpool_config_dir
+local config_dir, config_file = __moonpool_config_dir, __moonpool_config_file
 local set_metatable, get_info = debug.setmetatable, debug.getinfo
+-- The prelude's own references, taken before user code runs: a tool may replace or remove the
+-- library's functions (`string.gmatch = nil`, a patched `string.find`) without breaking `io`.
 local math_type, select, type, tostring, error = math.type, select, type, tostring, error
+local tonumber, rawget, getmetatable, setmetatable, load, next = tonumber, rawget, getmetatable, setmetatable, load, next
+local str_find, str_format, str_gmatch, str_gsub, str_match, str_sub = string.find, string.format, string.gmatch, string.gsub, string.match, string.sub
+local tbl_concat, tbl_pack, tbl_unpack = table.concat, table.pack, table.unpack
+local math_floor, math_max, math_tointeger, package = math.floor, math.max, math.tointeger, package
 
 local CHUNK_SIZE = 65536
 local WHOLE_READ_SIZE = 1048576
-local DEFAULT_BUFFER_SIZE = 65536
+-- C stdio's BUFSIZ: a fully buffered file's data reaches it every 8 KiB, as natively.
+local DEFAULT_BUFFER_SIZE = 8192
 -- liolib's limits: the longest numeral `read('n')` accepts, and the most formats `lines` takes.
 local MAX_NUMERAL_LENGTH = 200
 local MAX_LINES_FORMATS = 250
@@ -31,8 +38,31 @@ local FILE = { __name = 'FILE*', __index = methods }
 -- source: writes move `roff`, append goes to the end), `seek` (the answer to every seek, for a
 -- source that cannot), `close` (its results, when they replace `true`), and `collect` (what the
 -- collector does instead of closing, for a source whose closing waits, which a finalizer cannot).
+-- A FIFO or device with nothing to read yet (EAGAIN: files open non-blocking), or a FIFO no
+-- writer has opened yet (it reads as ended), is read again every POLL_MS, as a blocking read
+-- would wait: the worker stays free, so the call's timeout and cancelling still hold. Inside a
+-- coroutine of the tool's own nothing can wait, and the read answers at once.
+local POLL_MS = 10
+local EAGAIN = 11
+
+local function may_wait()
+  local _, main = native.running()
+  return main
+end
+
+local function read_descriptor(file, offset, size)
+  while true do
+    local chunk, message, code = native.fs_read(file.fd, offset, size)
+    if chunk or code == EAGAIN then file.writer_seen = true end
+    if chunk then return chunk end
+    local nothing_yet = code == EAGAIN or (message == nil and not file.writer_seen and native.fs_is_fifo(file.fd))
+    if not nothing_yet or not may_wait() then return chunk, message, code end
+    native.fs_pause(POLL_MS):await()
+  end
+end
+
 local DESCRIPTOR = {
-  read = function(file, offset, size) return native.fs_read(file.fd, offset, size) end,
+  read = read_descriptor,
   write = function(file, data) return native.fs_write(file.fd, file.append and -1 or file.roff, data) end,
   size = function(file) return native.fs_size(file.fd) end,
   close = function(file) native.fs_close(file.fd) end,
@@ -69,15 +99,15 @@ local function bad_argument(level, position, global_name, message)
   local name = info and info.name
   if info and info.namewhat == 'method' then
     position = position - 1
-    if position == 0 then error(("calling '%s' on bad self (%s)"):format(name, message), level + 2) end
+    if position == 0 then error(str_format("calling '%s' on bad self (%s)", name, message), level + 2) end
   end
-  error(("bad argument #%d to '%s' (%s)"):format(position, name or global_name or '?', message), level + 2)
+  error(str_format("bad argument #%d to '%s' (%s)", position, name or global_name or '?', message), level + 2)
 end
 
 -- luaL_typeerror: `present` false says "no value" where there was no argument at all.
 local function type_error(level, position, global_name, expected, value, present)
   local got = present == false and 'no value' or type_name(value)
-  bad_argument(level + 1, position, global_name, ('%s expected, got %s'):format(expected, got))
+  bad_argument(level + 1, position, global_name, str_format('%s expected, got %s', expected, got))
 end
 
 -- The record of an open handle, raising as liolib's `tofile` does, for the library function
@@ -96,7 +126,7 @@ end
 
 local function flush(file)
   if file.wlen == 0 then return true end
-  local data = table.concat(file.wbuf)
+  local data = tbl_concat(file.wbuf)
   file.wbuf, file.wlen = {}, 0
   local source = file.source
   local ok, message, code = source.write(file, data)
@@ -108,8 +138,8 @@ end
 -- `write` formats numbers as liolib does: integers with %d, floats with %.14g.
 local function written_text(value, position, global_name)
   if type(value) == 'string' then return value end
-  if math_type(value) == 'integer' then return ('%d'):format(value) end
-  if math_type(value) == 'float' then return ('%.14g'):format(value) end
+  if math_type(value) == 'integer' then return str_format('%d', value) end
+  if math_type(value) == 'float' then return str_format('%.14g', value) end
   type_error(3, position, global_name, 'string', value)
 end
 
@@ -125,7 +155,7 @@ local function write(file, handle, first, global_name, ...)
     local text = written_text((select(i, ...)), first + i - 1, global_name)
     file.wbuf[#file.wbuf + 1] = text
     file.wlen = file.wlen + #text
-    line_done = line_done or text:find('\n', 1, true) ~= nil
+    line_done = line_done or str_find(text, '\n', 1, true) ~= nil
   end
   local mode = file.buffer_mode
   if mode == 'no' or file.wlen >= file.buffer_size or (mode == 'line' and line_done) then
@@ -145,7 +175,7 @@ local function fill(file, want)
       if message then file.failure = { message, code } end
       return false
     end
-    file.rbuf = file.rbuf:sub(file.rpos) .. chunk
+    file.rbuf = str_sub(file.rbuf, file.rpos) .. chunk
     file.roff = offset - (#file.rbuf - #chunk)
     file.rpos = 1
   end
@@ -153,7 +183,7 @@ local function fill(file, want)
 end
 
 local function take(file, count)
-  local piece = file.rbuf:sub(file.rpos, file.rpos + count - 1)
+  local piece = str_sub(file.rbuf, file.rpos, file.rpos + count - 1)
   file.rpos = file.rpos + #piece
   return piece
 end
@@ -163,17 +193,17 @@ end
 local function read_line(file, keep_newline)
   local parts = {}
   while true do
-    local newline = file.rbuf:find('\n', file.rpos, true)
+    local newline = str_find(file.rbuf, '\n', file.rpos, true)
     if newline then
-      parts[#parts + 1] = file.rbuf:sub(file.rpos, keep_newline and newline or newline - 1)
+      parts[#parts + 1] = str_sub(file.rbuf, file.rpos, keep_newline and newline or newline - 1)
       file.rpos = newline + 1
-      return table.concat(parts)
+      return tbl_concat(parts)
     end
     local unread = #file.rbuf - file.rpos + 1
     if unread > 0 then parts[#parts + 1] = take(file, unread) end
     if not fill(file, 1) then
       if #parts == 0 then return nil end
-      return table.concat(parts)
+      return tbl_concat(parts)
     end
   end
 end
@@ -187,7 +217,7 @@ local function read_count(file, count)
     needed = needed - #piece
   end
   if #parts == 0 then return nil end
-  return table.concat(parts)
+  return tbl_concat(parts)
 end
 
 -- liolib's `read_number` (`l_getn`): consumes the longest prefix that can start a numeral (one
@@ -197,7 +227,7 @@ end
 local function scan_number(peek, skip)
   local numeral, too_long = {}, false
   local current = peek()
-  while current and current:find('^%s') do
+  while current and str_find(current, '^%s') do
     skip()
     current = peek()
   end
@@ -212,11 +242,11 @@ local function scan_number(peek, skip)
     return true
   end
   local function test2(set)
-    return current ~= nil and set:find(current, 1, true) ~= nil and accept()
+    return current ~= nil and str_find(set, current, 1, true) ~= nil and accept()
   end
   local function read_digits(hex)
     local digits = 0
-    while current and current:find(hex and '^%x' or '^%d') and accept() do digits = digits + 1 end
+    while current and str_find(current, hex and '^%x' or '^%d') and accept() do digits = digits + 1 end
     return digits
   end
   local count, hex = 0, false
@@ -231,19 +261,19 @@ local function scan_number(peek, skip)
     read_digits(false)
   end
   if too_long then return nil end
-  return tonumber(table.concat(numeral))
+  return tonumber(tbl_concat(numeral))
 end
 
 local function read_number(file)
   local function peek()
     if not fill(file, 1) then return nil end
-    return file.rbuf:sub(file.rpos, file.rpos)
+    return str_sub(file.rbuf, file.rpos, file.rpos)
   end
   return scan_number(peek, function() file.rpos = file.rpos + 1 end)
 end
 
 local function read_all(file)
-  local parts = { file.rbuf:sub(file.rpos) }
+  local parts = { str_sub(file.rbuf, file.rpos) }
   local offset = file.roff + #file.rbuf
   while true do
     local chunk, message, code = file.source.read(file, offset, WHOLE_READ_SIZE)
@@ -255,14 +285,14 @@ local function read_all(file)
     offset = offset + #chunk
   end
   file.rbuf, file.rpos, file.roff = '', 1, offset
-  return table.concat(parts)
+  return tbl_concat(parts)
 end
 
 local function read_one(file, format, position, global_name)
-  if math_type(format) == 'integer' or (type(format) == 'number' and format == math.floor(format)) then
+  if math_type(format) == 'integer' or (type(format) == 'number' and format == math_floor(format)) then
     return read_count(file, format)
   end
-  local kind = type(format) == 'string' and format:gsub('^%*', ''):sub(1, 1)
+  local kind = type(format) == 'string' and str_sub((str_gsub(format, '^%*', '')), 1, 1)
   if kind == 'l' then return read_line(file, false) end
   if kind == 'L' then return read_line(file, true) end
   if kind == 'n' then return read_number(file) end
@@ -285,27 +315,34 @@ local function read(file, first, global_name, ...)
       return nil, failure[1], failure[2]
     end
     results[i] = value
-    if value == nil then return table.unpack(results, 1, i) end
+    if value == nil then return tbl_unpack(results, 1, i) end
   end
-  return table.unpack(results, 1, count)
+  return tbl_unpack(results, 1, count)
 end
 
 local function close(file)
   if file.standard then return nil, 'cannot close standard file' end
   local ok, message, code = flush(file)
-  local closed = table.pack()
-  if file.source.close then closed = table.pack(file.source.close(file)) end
+  local closed = tbl_pack()
+  if file.source.close then closed = tbl_pack(file.source.close(file)) end
   file.closed = true
-  if closed.n > 0 then return table.unpack(closed, 1, closed.n) end
+  if closed.n > 0 then return tbl_unpack(closed, 1, closed.n) end
   if file.on_close then return file.on_close() end
   if not ok then return nil, message, code end
   return true
 end
 
+-- `fflush(NULL)`: every open file's buffered writes, as `io.popen` does before it starts a command.
+function native.flush_all()
+  for _, file in next, records do
+    if not file.closed and file.wlen > 0 then flush(file) end
+  end
+end
+
 -- liolib's `aux_lines`/`io_readline`: the iterator reads with the saved formats, raises a read
 -- error, and (for io.lines) closes the file at its end.
 local function lines_iterator(handle, close_at_end, global_name, ...)
-  local formats = table.pack(...)
+  local formats = tbl_pack(...)
   if formats.n > MAX_LINES_FORMATS then
     bad_argument(2, MAX_LINES_FORMATS + 2, global_name, 'too many arguments')
   end
@@ -313,8 +350,8 @@ local function lines_iterator(handle, close_at_end, global_name, ...)
     local file = records[handle]
     if file.closed then error('file is already closed', 2) end
     -- As io_readline's g_read(L, f, 2): the formats count from argument 2.
-    local results = table.pack(read(file, 2, nil, table.unpack(formats, 1, formats.n)))
-    if results[1] ~= nil then return table.unpack(results, 1, results.n) end
+    local results = tbl_pack(read(file, 2, nil, tbl_unpack(formats, 1, formats.n)))
+    if results[1] ~= nil then return tbl_unpack(results, 1, results.n) end
     if results.n > 1 and type(results[2]) == 'string' then error(results[2], 0) end
     if close_at_end then close(file) end
   end
@@ -343,16 +380,23 @@ function methods.flush(handle)
   return flush(open_record(handle))
 end
 
+-- luaL_checkinteger for the method one frame up from its caller.
+local function checked_integer(position, value)
+  if math_type(value) == 'integer' then return value end
+  local number = math_type(value) and value or type(value) == 'string' and tonumber(value)
+  if not number then type_error(2, position, nil, 'number', value) end
+  local integer = math_tointeger(number)
+  if not integer then bad_argument(2, position, nil, 'number has no integer representation') end
+  return integer
+end
+
 local SEEK_BASES = { set = true, cur = true, ['end'] = true }
 
 function methods.seek(handle, whence, offset)
   local file = open_record(handle)
   whence, offset = whence or 'cur', offset or 0
-  if not SEEK_BASES[whence] then bad_argument(1, 2, nil, ("invalid option '%s'"):format(tostring(whence))) end
-  if math_type(offset) ~= 'integer' then
-    offset = math.tointeger(offset)
-    if not offset then bad_argument(1, 3, nil, 'number has no integer representation') end
-  end
+  if not SEEK_BASES[whence] then bad_argument(1, 2, nil, str_format("invalid option '%s'", tostring(whence))) end
+  offset = checked_integer(3, offset)
   local ok, message, code = flush(file)
   if not ok then return nil, message, code end
   if file.source.seek then return file.source.seek(file) end
@@ -373,11 +417,12 @@ local BUFFER_MODES = { no = true, full = true, line = true }
 
 function methods.setvbuf(handle, mode, size)
   local file = open_record(handle)
-  if not BUFFER_MODES[mode] then bad_argument(1, 2, nil, ("invalid option '%s'"):format(tostring(mode))) end
+  if not BUFFER_MODES[mode] then bad_argument(1, 2, nil, str_format("invalid option '%s'", tostring(mode))) end
+  if size ~= nil then size = checked_integer(3, size) end
   -- The standard streams stay unbuffered here: their lines are assembled on the way to the log,
   -- and nothing would flush them at the end of a call.
   if file.standard then return true end
-  file.buffer_mode, file.buffer_size = mode, math.max(1, size or DEFAULT_BUFFER_SIZE)
+  file.buffer_mode, file.buffer_size = mode, math_max(1, size or DEFAULT_BUFFER_SIZE)
   return true
 end
 
@@ -389,7 +434,7 @@ end
 function FILE.__tostring(handle)
   local file = records[handle]
   if file.closed then return 'file (closed)' end
-  return ('file (%s)'):format(file.path or file.kind)
+  return str_format('file (%s)', file.path or file.kind)
 end
 
 -- Closing by scope or by the collector, as liolib's `f_gc`: a handle already closed is left alone.
@@ -419,7 +464,7 @@ end
 
 -- l_checkmode: one of r, w, a; an optional '+'; then only 'b's.
 local function valid_mode(mode)
-  return type(mode) == 'string' and mode:find('^[rwa]%+?b*$') ~= nil
+  return type(mode) == 'string' and str_find(mode, '^[rwa]%+?b*$') ~= nil
 end
 
 local function open(path, mode)
@@ -428,17 +473,18 @@ local function open(path, mode)
   if type(mode) ~= 'string' and math_type(mode) == nil then type_error(1, 2, 'io.open', 'string', mode) end
   if not valid_mode(tostring(mode)) then bad_argument(1, 2, 'io.open', 'invalid mode') end
   path = tostring(path)
-  local base = mode:gsub('b+$', '')
+  local base = str_gsub(mode, 'b+$', '')
   local fd, message, code = native.fs_open(path, base)
   if not fd then return nil, message, code end
-  local first = base:sub(1, 1)
+  local first = str_sub(base, 1, 1)
   local handle, file = new_file {
     source = DESCRIPTOR, fd = fd, path = path, kind = 'file',
     append = first == 'a',
     readonly = base == 'r',
-    writeonly = (first == 'w' or first == 'a') and not base:find('+', 1, true),
+    writeonly = (first == 'w' or first == 'a') and not str_find(base, '+', 1, true),
   }
-  if file.append then file.roff = native.fs_size(fd) end
+  -- As fopen: 'a' starts at the end, 'a+' reads from the beginning (every write goes to the end).
+  if file.append and file.writeonly then file.roff = native.fs_size(fd) end
   return handle
 end
 
@@ -464,7 +510,7 @@ end
 local function open_checked(path, mode, level)
   path = tostring(path)
   local opened, message = open(path, mode)
-  if not opened then error(("cannot open file '%s' (%s)"):format(path, message:sub(#path + 3)), level + 2) end
+  if not opened then error(str_format("cannot open file '%s' (%s)", path, str_sub(message, #path + 3)), level + 2) end
   return opened
 end
 
@@ -490,7 +536,7 @@ end
 
 local function default_record(handle, which)
   local file = records[handle]
-  if file.closed then error(('default %s file is closed'):format(which), 3) end
+  if file.closed then error(str_format('default %s file is closed', which), 3) end
   return file
 end
 
@@ -523,101 +569,199 @@ function io.tmpfile()
   return handle
 end
 
-function os.exit()
-  error('os.exit is not available to tools: return a result (or { content = ..., is_error = true }) instead', 2)
+-- luaL_checkstring for a library function one frame up from its caller: a string, or a number as a string.
+local function checked_string(position, global_name, present, value)
+  if type(value) == 'string' then return value end
+  if math_type(value) then return tostring(value) end
+  type_error(2, position, global_name, 'string', value, present)
+end
+native.checked_string = checked_string
+native.type_error, native.bad_argument = type_error, bad_argument
+
+function os.getenv(...)
+  return results(native.getenv(checked_string(1, 'os.getenv', select('#', ...) > 0, (...))))
 end
 
-os.getenv = native.getenv
-os.remove = native.fs_remove
-os.rename = native.fs_rename
+function os.remove(...)
+  return results(native.fs_remove(checked_string(1, 'os.remove', select('#', ...) > 0, (...))))
+end
+
+function os.rename(...)
+  local from, to = ...
+  from = checked_string(1, 'os.rename', select('#', ...) > 0, from)
+  return results(native.fs_rename(from, checked_string(2, 'os.rename', select('#', ...) > 1, to)))
+end
+
+-- Calls a C function of Lua's library that the prelude wraps, so that its errors are raised as
+-- if the wrapper were that function: an argument error names it as its call site does (else by
+-- `global_name`), and every error points at the wrapper's caller, never into the prelude.
+local function call_wrapped(global_name, fn, ...)
+  local outcome = tbl_pack(pcall(fn, ...))
+  if outcome[1] then return tbl_unpack(outcome, 2, outcome.n) end
+  local message = outcome[2]
+  local position, detail = str_match(message, "^bad argument #(%d+) to '[^']*' %((.*)%)$")
+  if position then bad_argument(2, tonumber(position), global_name, detail) end
+  error(message, 3)
+end
+
+-- `os.exit(code)` ends the call, as it would end a script: api.lua's `run` recognises the value
+-- raised here. Codes as loslib takes them: true or none is success, false failure, else an integer.
+local EXIT = { __name = 'os.exit' }
+function EXIT.__tostring(request) return str_format('os.exit(%d)', request.code) end
+native.EXIT = EXIT
+
+function os.exit(...)
+  local code = ...
+  if code == nil or code == true then
+    code = 0
+  elseif code == false then
+    code = 1
+  elseif math_type(code) ~= 'integer' then
+    if math_type(code) == nil and (type(code) ~= 'string' or tonumber(code) == nil) then
+      type_error(1, 1, 'os.exit', 'number', code)
+    end
+    code = math_tointeger(tonumber(code))
+    if code == nil then bad_argument(1, 1, 'os.exit', 'number has no integer representation') end
+  end
+  error(setmetatable({ code = code }, EXIT), 0)
+end
+
+-- The WebAssembly build's os.date takes its dates from JavaScript's Date, which has none past
+-- 8.64e15 ms either side of 1970; natively the C library refuses what it cannot represent, and so
+-- does this.
+local date = os.date
+local LAST_DATE_SECONDS = 8640000000000
+function os.date(...)
+  local format, time = ...
+  if format ~= nil and type(format) ~= 'string' and not math_type(format) then type_error(1, 1, 'os.date', 'string', format) end
+  if time ~= nil then
+    if math_type(time) == nil and (type(time) ~= 'string' or tonumber(time) == nil) then type_error(1, 2, 'os.date', 'number', time) end
+    local seconds = math_tointeger(tonumber(time))
+    if seconds == nil then bad_argument(1, 2, 'os.date', 'number has no integer representation') end
+    if seconds > LAST_DATE_SECONDS or seconds < -LAST_DATE_SECONDS then
+      error('date result cannot be represented in this installation', 2)
+    end
+  end
+  return results(call_wrapped('os.date', date, ...))
+end
+
 os.tmpname = native.fs_tmpname
 
 -- The WebAssembly build has only the C locale, yet its setlocale accepts any name without
 -- effect; answer as a system without that locale does (nil), so code that checks still works.
 local set_locale = os.setlocale
 local C_LOCALES = { [''] = true, C = true, POSIX = true }
-function os.setlocale(locale, category)
+function os.setlocale(...)
+  local locale, category = ...
   if locale ~= nil and type(locale) == 'string' and not C_LOCALES[locale] then
-    set_locale(nil, category)
+    call_wrapped('os.setlocale', set_locale, nil, category)
     return nil
   end
-  return set_locale(locale, category)
+  return results(call_wrapped('os.setlocale', set_locale, ...))
 end
 
 -- luaL_loadfilex skips a UTF-8 byte order mark and a first line starting with '#', keeping its
 -- newline so line numbers stay right (but not before a binary chunk).
 local function without_header(source)
-  if source:sub(1, 3) == '\239\187\191' then source = source:sub(4) end
-  if source:sub(1, 1) == '#' then
-    local newline = source:find('\n', 1, true)
-    source = newline and source:sub(newline) or ''
-    if source:sub(2, 2) == '\27' then source = source:sub(2) end
+  if str_sub(source, 1, 3) == '\239\187\191' then source = str_sub(source, 4) end
+  if str_sub(source, 1, 1) == '#' then
+    local newline = str_find(source, '\n', 1, true)
+    source = newline and str_sub(source, newline) or ''
+    if str_sub(source, 2, 2) == '\27' then source = str_sub(source, 2) end
   end
   return source
 end
 
--- Code comes from the generation's snapshot of the config directory first, then the disk.
-function loadfile(path, mode, ...)
+-- Code comes from the generation's snapshot of the config directory first, then the disk. A chunk
+-- is named by the path it was given, as natively (`loadfile('x.lua')` is `x.lua` in messages);
+-- while the config loads, by the file's real path, so the config's errors name the file to edit.
+local function load_file(path, mode, ...)
   if path == nil then return nil, 'loadfile: reading from standard input is not supported' end
+  path = checked_string(1, 'loadfile', true, path)
+  if mode ~= nil then checked_string(2, 'loadfile', true, mode) end
   local source, real = native.code_of(path)
-  if not source then return nil, ('cannot open %s'):format(real) end
-  if select('#', ...) > 0 then return load(without_header(source), '@' .. real, mode, (...)) end
-  return load(without_header(source), '@' .. real, mode)
+  if not source then return nil, str_format('cannot open %s', real) end
+  local name = '@' .. (real or tostring(path))
+  if select('#', ...) > 0 then return load(without_header(source), name, mode, (...)) end
+  return load(without_header(source), name, mode)
 end
+loadfile = load_file
 
 function dofile(path)
-  local chunk, message = loadfile(path)
+  if path ~= nil then path = checked_string(1, 'dofile', true, path) end
+  local chunk, message = load_file(path)
   if not chunk then error(message, 2) end
   return chunk()
 end
 
-package.path = table.concat({
+-- loadlib's `setpath`: the environment's LUA_PATH_5_4 (else LUA_PATH) replaces the default, its
+-- first ';;' standing for the default; the config's directory stays first either way.
+local function search_path(versioned, unversioned, default)
+  local value = native.getenv(versioned) or native.getenv(unversioned)
+  if value == nil then return default end
+  local mark = str_find(value, ';;', 1, true)
+  if not mark then return value end
+  local prefix, suffix = str_sub(value, 1, mark - 1), str_sub(value, mark + 2)
+  local parts = {}
+  if prefix ~= '' then parts[#parts + 1] = prefix end
+  if default ~= '' then parts[#parts + 1] = default end
+  if suffix ~= '' then parts[#parts + 1] = suffix end
+  return tbl_concat(parts, ';')
+end
+
+local CONFIG_PATH = tbl_concat({
   config_dir .. '/lua/?.lua', config_dir .. '/lua/?/init.lua', config_dir .. '/?.lua', config_dir .. '/?/init.lua',
-  './?.lua', './?/init.lua',
 }, ';')
-package.cpath = ''
+package.path = CONFIG_PATH .. ';' .. search_path('LUA_PATH_5_4', 'LUA_PATH', './?.lua;./?/init.lua')
+package.cpath = search_path('LUA_CPATH_5_4', 'LUA_CPATH', '')
 package.loaded.io = io
 
 -- Replaces every occurrence of `from` in `text` with `to`, as plain strings (luaL_gsub).
 local function plain_gsub(text, from, to)
   local parts, start = {}, 1
   while true do
-    local first, last = text:find(from, start, true)
+    local first, last = str_find(text, from, start, true)
     if not first then break end
-    parts[#parts + 1] = text:sub(start, first - 1) .. to
+    parts[#parts + 1] = str_sub(text, start, first - 1) .. to
     start = last + 1
   end
-  parts[#parts + 1] = text:sub(start)
-  return table.concat(parts)
+  parts[#parts + 1] = str_sub(text, start)
+  return tbl_concat(parts)
 end
 
 -- loadlib's searchpath: every ';'-separated template (empty ones too), and on failure one
--- "no file '...'" line per template, built from the whole path.
-function package.searchpath(name, path, separator, replacement)
-  if type(name) ~= 'string' then type_error(1, 1, 'package.searchpath', 'string', name) end
-  if type(path) ~= 'string' then type_error(1, 2, 'package.searchpath', 'string', path) end
+-- "no file '...'" line per template, built from the whole path. `skipped` (the config's entry
+-- file, for `require`) is passed over as if it did not exist.
+local function search(name, path, separator, replacement, skipped)
   separator, replacement = separator or '.', replacement or '/'
-  if separator ~= '' and name:find(separator, 1, true) then name = plain_gsub(name, separator, replacement) end
+  if separator ~= '' and str_find(name, separator, 1, true) then name = plain_gsub(name, separator, replacement) end
   local candidates = plain_gsub(path, '?', name)
   if candidates ~= '' then
-    for candidate in (candidates .. ';'):gmatch('([^;]*);') do
-      if native.code_exists(candidate) then return candidate end
+    for candidate in str_gmatch(candidates .. ';', '([^;]*);') do
+      if candidate ~= skipped and native.code_exists(candidate) then return candidate end
     end
   end
   return nil, "no file '" .. plain_gsub(candidates, ';', "'\n\tno file '") .. "'"
 end
 
+function package.searchpath(name, path, separator, replacement)
+  if type(name) ~= 'string' then type_error(1, 1, 'package.searchpath', 'string', name) end
+  if type(path) ~= 'string' then type_error(1, 2, 'package.searchpath', 'string', path) end
+  return search(name, path, separator, replacement)
+end
+
 -- loadlib's Lua searcher. Its errors carry no position: natively they are raised from C, called by
--- `require` (also C).
+-- `require` (also C). The config's entry file is no module: `require('init')` from a library's
+-- folder finds the library's `init.lua`, not the config.
 local function search_lua(name)
   local path = package.path
   if math_type(path) then path = tostring(path) end
   if type(path) ~= 'string' then error("'package.path' must be a string", 2) end
-  local found, tried = package.searchpath(name, path)
+  local found, tried = search(name, path, '.', '/', config_file)
   if not found then return tried end
-  local chunk, message = loadfile(found)
+  local chunk, message = load_file(found)
   if not chunk then
-    error(("error loading module '%s' from file '%s':\n\t%s"):format(name, found, message), 2)
+    error(str_format("error loading module '%s' from file '%s':\n\t%s", name, found, message), 2)
   end
   return chunk, found
 end

@@ -3,6 +3,8 @@
 -- methods) whose source is the command's pipe: reads wait for its output as it comes (without
 -- blocking the worker), writes reach it as they are flushed, and seeking fails as on a pipe.
 local native = __moonpool_native
+-- The prelude's own references, taken before user code runs (see io.lua).
+local str_find, str_format, error, select = string.find, string.format, error, select
 
 -- A native that waits gives a promise of a ticket for its values.
 local function await(promise)
@@ -18,12 +20,7 @@ end
 
 -- Starts `command` for `caller` ('io.popen', 'os.execute'), raising at the tool's line if it cannot.
 local function start(caller, command, mode)
-  if type(command) == 'number' then command = tostring(command) end
-  if type(command) ~= 'string' then
-    local name = caller:match('%.(.*)')
-    error(("bad argument #1 to '%s' (string expected, got %s)"):format(name, type(command)), 3)
-  end
-  if command:find('\0', 1, true) then error(caller .. ': the command contains a NUL byte', 3) end
+  if str_find(command, '\0', 1, true) then error(caller .. ': the command contains a NUL byte', 3) end
   native.check_can_wait(caller)
   local id, problem = await(native.process_start(command, mode))
   if not id then error(caller .. ': ' .. problem, 3) end
@@ -59,15 +56,21 @@ local PIPE = {
   end,
 }
 
-function io.popen(command, mode)
-  mode = mode or 'r'
-  if mode ~= 'r' and mode ~= 'w' then error("bad argument #2 to 'popen' (invalid mode)", 2) end
+-- As liolib's `io_popen`: the arguments checked, then every open file flushed (`fflush(NULL)`),
+-- so the command sees what was written before it.
+function io.popen(...)
+  local command, mode = ...
+  command = native.checked_string(1, 'io.popen', select('#', ...) > 0, command)
+  if mode == nil then mode = 'r' else mode = native.checked_string(2, 'io.popen', true, mode) end
+  if mode ~= 'r' and mode ~= 'w' then native.bad_argument(1, 2, 'io.popen', 'invalid mode') end
+  native.flush_all()
   local id = start('io.popen', command, mode == 'r' and 'read' or 'write')
-  return (native.new_file { source = PIPE, id = id, kind = ('popen %d'):format(id), readonly = mode == 'r', writeonly = mode == 'w' })
+  return (native.new_file { source = PIPE, id = id, kind = str_format('popen %d', id), readonly = mode == 'r', writeonly = mode == 'w' })
 end
 
 function os.execute(command)
   if command == nil then return true end
+  command = native.checked_string(1, 'os.execute', true, command)
   local id = start('os.execute', command, 'execute')
   local _, code, signal = await(native.process_finish(id))
   return exit_status(code, signal)

@@ -1,18 +1,21 @@
 -- moonpool prelude, part 1: the shell helpers of the tool author's API.
 -- `capture` awaits its command without blocking the worker (process-natives.ts).
 local native = __moonpool_native
+-- The prelude's own references, taken before user code runs (see io.lua).
+local str_byte, str_find, str_format, str_gsub, str_sub = string.byte, string.find, string.format, string.gsub, string.sub
+local type, tostring, error, pairs = type, tostring, error, pairs
 
 function shquote(value)
   local kind = type(value)
   if kind == 'number' then
     value = tostring(value)
   elseif kind ~= 'string' then
-    error(("shquote: expected a string, got %s"):format(kind), 2)
+    error(str_format("shquote: expected a string, got %s", kind), 2)
   end
-  if value:find('\0', 1, true) then
+  if str_find(value, '\0', 1, true) then
     error('shquote: the string contains a NUL byte, which no shell word can hold', 2)
   end
-  return "'" .. value:gsub("'", "'\\''") .. "'"
+  return "'" .. str_gsub(value, "'", "'\\''") .. "'"
 end
 
 local getinfo = debug.getinfo
@@ -38,18 +41,18 @@ local CAPTURE_OPTIONS = { keep = 'boolean' }
 
 function capture(command, options)
   if type(command) ~= 'string' then
-    error(("capture: expected a command string, got %s"):format(type(command)), 2)
+    error(str_format("capture: expected a command string, got %s", type(command)), 2)
   end
-  if command:find('\0', 1, true) then
+  if str_find(command, '\0', 1, true) then
     error('capture: the command contains a NUL byte', 2)
   end
   if options ~= nil and type(options) ~= 'table' then
-    error(("capture: options must be a table, got %s"):format(type(options)), 2)
+    error(str_format("capture: options must be a table, got %s", type(options)), 2)
   end
   for key, value in pairs(options or {}) do
-    if CAPTURE_OPTIONS[key] == nil then error(("capture: unknown option '%s'"):format(tostring(key)), 2) end
+    if CAPTURE_OPTIONS[key] == nil then error(str_format("capture: unknown option '%s'", tostring(key)), 2) end
     if type(value) ~= CAPTURE_OPTIONS[key] then
-      error(("capture: option '%s' must be a %s, got %s"):format(key, CAPTURE_OPTIONS[key], type(value)), 2)
+      error(str_format("capture: option '%s' must be a %s, got %s", key, CAPTURE_OPTIONS[key], type(value)), 2)
     end
   end
   native.check_can_wait('capture')
@@ -60,6 +63,6 @@ function capture(command, options)
   if not done then error('capture: ' .. code, 2) end
   -- Trailing newlines go, as in `$(…)`; found from the end (a pattern would scan all 64 MiB).
   local last = #output
-  while output:byte(last) == 10 do last = last - 1 end
-  return output:sub(1, last), code or 128 + signal
+  while str_byte(output, last) == 10 do last = last - 1 end
+  return str_sub(output, 1, last), code or 128 + signal
 end
