@@ -88,7 +88,7 @@ test('twelve reads of a 2 MiB file of control bytes in one write, then a ping: a
   await reader.until(() => reader.answers.has('ping') && reads.every((read) => reader.answers.has(read.id)));
   assert.equal(server.exitCode, null, 'the server died');
   for (const read of reads) assert.equal(reader.answers.get(read.id)?.result?.contents?.[0]?.text?.length, FILE_BYTES, read.id);
-  server.stdin!.end();
+  server.stdin.end();
   await once(server, 'exit');
 });
 
@@ -99,7 +99,7 @@ test('a client that sends reads, never reads their answers and closes stdin: the
   reader.stopReading();
   send(...Array.from({ length: 4 }, (_, index) => ({ jsonrpc: '2.0', id: `unread-${index}`, method: 'resources/read', params: { uri } })));
   send({ jsonrpc: '2.0', id: 'ping', method: 'ping' });
-  server.stdin!.end();
+  server.stdin.end();
   if (server.exitCode === null) await once(server, 'exit');
   assert.equal(server.exitCode, 0);
 });
