@@ -2,7 +2,7 @@
 // (u32 LE) | CRC-32 of the payload (u32 LE) | payload. A reader holds one frame's payload at a
 // time, never the file, so memory is bounded by the largest record whatever the file's size.
 // Damage is skipped by looking for the next MAGIC whose frame checks out; the checksums of frames
-// that fail count against a budget of the file's size, so no arrangement of bad frames (each
+// that fail count against a budget of twice the file's size, so no arrangement of bad frames (each
 // claiming the rest of the file) makes a read cost more than a few passes over it.
 import { readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
@@ -11,6 +11,8 @@ export const MAGIC = Buffer.from('MPR1', 'latin1');
 export const HEADER_BYTES = 12;
 /** Largest record length believed when reading (older logs were written without a bound). */
 export const MAX_READ_RECORD_BYTES = 256 * 1024 * 1024;
+/** Checksum bytes frames that fail may cost beyond twice the file's size. */
+const BUDGET_SLACK_BYTES = 1024 * 1024;
 /** Bytes read at a time while looking for the next frame. */
 const SCAN_CHUNK_BYTES = 1024 * 1024;
 
@@ -50,7 +52,7 @@ class FrameReader {
     private readonly fd: number,
     private readonly size: number,
   ) {
-    this.budget = size;
+    this.budget = 2 * size + BUDGET_SLACK_BYTES;
   }
 
   frameAt(offset: number): Attempt {
