@@ -4,11 +4,17 @@
 // (vim, `sed -i`, "safe write") replaces the file's inode, and a watch on that inode would go quiet
 // for good, while the directory's watch sees every later edit. New directories are watched as
 // they appear, directories that go away are let go, and a directory replaced by another at the
-// same path (deleted and made again, or renamed over) is watched anew.
+// same path (deleted and made again, or renamed over) is watched anew. The config directory itself
+// is watched from its parent too, so one deleted and made again (`rm -rf cfg && cp -r … cfg`, a
+// branch switch) is watched anew even when it gets its old inode number back. Writes to files
+// that cannot hold Lua do not count, and a burst that never pauses still settles MAX_WAIT_FACTOR
+// debounce periods after it began.
 import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 
 export const DEFAULT_WATCH_DEBOUNCE_MS = 200;
+/** A burst that never pauses settles at most this many debounce periods after its first change. */
+const MAX_WAIT_FACTOR = 5;
 
 /** Directories under the config dir whose changes never matter: version control and dependencies. */
 const IGNORED = /(^|\/)(\.git|node_modules)(\/|$)/;
@@ -40,17 +46,53 @@ function directoriesUnder(root: string): string[] {
 export function watchConfig(root: string, onSettled: () => void, debounceMs = DEFAULT_WATCH_DEBOUNCE_MS): ConfigWatcher {
   const watchers = new Map<string, { watcher: FSWatcher; inode: number }>();
   let timer: NodeJS.Timeout | undefined;
+  let burstStartedAt: number | undefined;
   let closed = false;
+
+  const settle = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    burstStartedAt = undefined;
+    // A rename may have added or removed a directory: bring the watched set up to date first.
+    rescan();
+    onSettled();
+  };
 
   const changed = (): void => {
     if (closed) return;
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      // A rename may have added or removed a directory: bring the watched set up to date first.
-      rescan();
-      onSettled();
-    }, debounceMs);
+    burstStartedAt ??= Date.now();
+    const waited = Date.now() - burstStartedAt;
+    timer = setTimeout(settle, Math.max(0, Math.min(debounceMs, debounceMs * MAX_WAIT_FACTOR - waited)));
   };
+
+  /** A change in `dir` to `name`; a write to a regular file that cannot hold Lua is no change. */
+  const changedIn =
+    (dir: string) =>
+    (_event: string, name: string | Buffer | null): void => {
+      if (typeof name === 'string' && !name.endsWith('.lua')) {
+        try {
+          if (statSync(join(dir, name)).isFile()) return;
+        } catch {
+          // Gone: it may have been a directory, or a module's old name.
+        }
+      }
+      changed();
+    };
+
+  // The config directory seen from its parent: made again, everything under it is watched anew.
+  let rootWatcher: FSWatcher | undefined;
+  try {
+    rootWatcher = watch(dirname(root), (_event, name) => {
+      if (name !== basename(root)) return;
+      for (const { watcher } of watchers.values()) watcher.close();
+      watchers.clear();
+      changed();
+    });
+    rootWatcher.on('error', () => rootWatcher?.close());
+  } catch {
+    // A parent that cannot be watched: a root made again is then seen only by its own watch.
+  }
 
   const inodeOf = (dir: string): number | undefined => {
     try {
@@ -71,7 +113,7 @@ export function watchConfig(root: string, onSettled: () => void, debounceMs = DE
     for (const [dir, inode] of wanted) {
       if (watchers.has(dir) || inode === undefined) continue;
       try {
-        const watcher = watch(dir, changed);
+        const watcher = watch(dir, changedIn(dir));
         // A directory that disappears mid-edit is not a reason to take the host down.
         watcher.on('error', () => {
           watcher.close();
@@ -90,6 +132,7 @@ export function watchConfig(root: string, onSettled: () => void, debounceMs = DE
     close() {
       closed = true;
       clearTimeout(timer);
+      rootWatcher?.close();
       for (const { watcher } of watchers.values()) watcher.close();
       watchers.clear();
     },

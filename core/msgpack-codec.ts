@@ -235,17 +235,150 @@ const isWritten = (value: unknown): boolean => value !== undefined && typeof val
  * Throws MsgpackError for anything else: other extensions, a byte msgpack does not define, a value
  * cut short, bytes after the value, or nesting past MAX_MSGPACK_DEPTH.
  */
-export function decodeMsgpack(bytes: Uint8Array): unknown {
-  const reader = new Reader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+export function decodeMsgpack(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS): unknown {
+  const reader = new Reader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits);
   const value = reader.value(0);
   reader.end();
   return value;
 }
 
+/** Most values, and most maps and arrays among them, one decoding makes (bounding its memory). */
+export interface DecodeLimits {
+  values: number;
+  containers: number;
+}
+
+const NO_LIMITS: DecodeLimits = { values: Infinity, containers: Infinity };
+
+/** What a value is, read from its first byte without decoding it. */
+export type MsgpackKind = 'nil' | 'boolean' | 'number' | 'string' | 'binary' | 'array' | 'map' | 'undefined';
+
+/**
+ * The entries of the map `bytes` encode, each value's kind by key, and the values of the keys in
+ * `decode` (those should hold small values); every other value is skipped without being decoded,
+ * in time linear in its bytes and without memory. Undefined when the value is not a map. Throws
+ * MsgpackError as decodeMsgpack does.
+ */
+export function scanMsgpackMap(bytes: Uint8Array, decode: ReadonlySet<string>, limits: DecodeLimits = NO_LIMITS): Map<string, { kind: MsgpackKind; value?: unknown }> | undefined {
+  const reader = new Reader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits);
+  const entries = reader.mapEntries();
+  if (entries === undefined) return undefined;
+  const fields = new Map<string, { kind: MsgpackKind; value?: unknown }>();
+  for (let i = 0; i < entries; i++) {
+    const keyKind = reader.kind();
+    if (keyKind === 'map' || keyKind === 'array' || keyKind === 'nil' || keyKind === 'undefined') throw new MsgpackError(`a map key of type ${keyKind}`);
+    const key = keyText(reader.value(1));
+    const kind = reader.kind();
+    if (decode.has(key)) fields.set(key, { kind, value: reader.value(1) });
+    else {
+      fields.set(key, { kind });
+      reader.skipValue();
+    }
+  }
+  reader.end();
+  return fields;
+}
+
 class Reader {
   private offset = 0;
+  private values = 0;
+  private containers = 0;
 
-  constructor(private readonly bytes: Buffer) {}
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly limits: DecodeLimits,
+  ) {}
+
+  /** The entry count of the map that starts here (moving past its header), or undefined when no map does. */
+  mapEntries(): number | undefined {
+    const code = this.bytes[this.offset];
+    if (code === undefined) throw new MsgpackError('the bytes end in the middle of a value (offset 0)');
+    if (code >= 0x80 && code <= 0x8f) return this.u8() & 0x0f;
+    if (code !== 0xde && code !== 0xdf) return undefined;
+    this.skip(1);
+    return code === 0xde ? this.u16() : this.u32();
+  }
+
+  /** The kind of the value that starts here, without moving. */
+  kind(): MsgpackKind {
+    const code = this.bytes[this.offset];
+    if (code === undefined) throw new MsgpackError(`the bytes end in the middle of a value (offset ${this.offset})`);
+    if (code <= 0x7f || code >= 0xe0 || (code >= 0xca && code <= 0xd3)) return 'number';
+    if (code <= 0x8f || code === 0xde || code === 0xdf) return 'map';
+    if (code <= 0x9f || code === 0xdc || code === 0xdd) return 'array';
+    if (code <= 0xbf || (code >= 0xd9 && code <= 0xdb)) return 'string';
+    if (code === 0xc0) return 'nil';
+    if (code === 0xc2 || code === 0xc3) return 'boolean';
+    if (code >= 0xc4 && code <= 0xc6) return 'binary';
+    if (code === 0xd4) return 'undefined';
+    throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset} is not msgpack this reader takes`);
+  }
+
+  /** Moves past the value that starts here, nested values included, decoding nothing. */
+  skipValue(): void {
+    for (let pending = 1; pending > 0; pending--) {
+      const code = this.u8();
+      if (code <= 0x7f || code >= 0xe0 || code === 0xc0 || code === 0xc2 || code === 0xc3) continue;
+      if (code <= 0x8f) pending += 2 * (code & 0x0f);
+      else if (code <= 0x9f) pending += code & 0x0f;
+      else if (code <= 0xbf) this.skip(code & 0x1f);
+      else {
+        switch (code) {
+          case 0xc4:
+          case 0xd9:
+            this.skip(this.u8());
+            break;
+          case 0xc5:
+          case 0xda:
+            this.skip(this.u16());
+            break;
+          case 0xc6:
+          case 0xdb:
+            this.skip(this.u32());
+            break;
+          case 0xca:
+          case 0xd2:
+            this.skip(4);
+            break;
+          case 0xcb:
+          case 0xcf:
+          case 0xd3:
+            this.skip(8);
+            break;
+          case 0xcc:
+          case 0xd0:
+            this.skip(1);
+            break;
+          case 0xcd:
+          case 0xd1:
+            this.skip(2);
+            break;
+          case 0xce:
+            this.skip(4);
+            break;
+          case 0xdc:
+            pending += this.u16();
+            break;
+          case 0xdd:
+            pending += this.u32();
+            break;
+          case 0xde:
+            pending += 2 * this.u16();
+            break;
+          case 0xdf:
+            pending += 2 * this.u32();
+            break;
+          case 0xd4:
+            if (this.u16() !== 0) throw new MsgpackError(`an extension value at offset ${this.offset - 3} (extensions are not read)`);
+            break;
+          default:
+            throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset - 1} is not msgpack this reader takes`);
+        }
+      }
+      // Each value pending takes a byte at least: a count past the bytes left is damage.
+      if (pending - 1 > this.bytes.length - this.offset) throw new MsgpackError(`a table of ${pending - 1} entries does not fit in the ${this.bytes.length} bytes`);
+    }
+  }
 
   end(): void {
     if (this.offset !== this.bytes.length) throw new MsgpackError(`${this.bytes.length - this.offset} bytes follow the value`);
@@ -253,6 +386,7 @@ class Reader {
 
   value(depth: number): unknown {
     if (depth > MAX_MSGPACK_DEPTH) throw new MsgpackError(`the value is nested deeper than ${MAX_MSGPACK_DEPTH} levels`);
+    if (++this.values > this.limits.values) throw new MsgpackError(`more than ${this.limits.values} values`);
     const code = this.u8();
     if (code <= 0x7f) return code;
     if (code >= 0xe0) return code - 0x100;
@@ -316,6 +450,7 @@ class Reader {
 
   private array(count: number, depth: number): unknown[] {
     this.fits(count);
+    this.countContainer();
     const items: unknown[] = new Array<unknown>(count);
     for (let i = 0; i < count; i++) items[i] = this.value(depth + 1);
     return items;
@@ -323,6 +458,7 @@ class Reader {
 
   private map(count: number, depth: number): Record<string, unknown> {
     this.fits(count * 2);
+    this.countContainer();
     const object: Record<string, unknown> = {};
     for (let i = 0; i < count; i++) {
       const key = keyText(this.value(depth + 1));
@@ -332,6 +468,10 @@ class Reader {
       else object[key] = value;
     }
     return object;
+  }
+
+  private countContainer(): void {
+    if (++this.containers > this.limits.containers) throw new MsgpackError(`more than ${this.limits.containers} maps and arrays`);
   }
 
   /** Refuses a count of entries that cannot fit in the bytes left (one byte each at least). */

@@ -76,12 +76,18 @@ function treeBytes(dir: string): number {
   return bytes;
 }
 
-/** The files of one session under `sessions/` now (regular files named for it). */
-export function sessionFilePaths(stateDir: string, id: string): string[] {
+/** The files of every session under `sessions/` now (regular files named for one), by session id: one listing. */
+export function sessionFilesById(stateDir: string): Map<string, string[]> {
   const dir = join(stateDir, 'sessions');
-  return listQuietly(dir)
-    .filter((name) => sessionIdOf(name) === id && statQuietly(join(dir, name))?.isFile() === true)
-    .map((name) => join(dir, name));
+  const byId = new Map<string, string[]>();
+  for (const name of listQuietly(dir)) {
+    const id = sessionIdOf(name);
+    if (id === undefined || statQuietly(join(dir, name))?.isFile() !== true) continue;
+    const files = byId.get(id);
+    if (files) files.push(join(dir, name));
+    else byId.set(id, [join(dir, name)]);
+  }
+  return byId;
 }
 
 /** Every session in the state dir, in no particular order. */

@@ -3,21 +3,21 @@
 // Reading skips damage (a torn tail, flipped bytes, a record of the wrong shape) with a warning
 // and finds the next intact record. One process writes `<id>.log` (see session-lock.ts); a second
 // process on the same session writes a file of its own beside it, read together with it.
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, openSync, readdirSync, readFileSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readdirSync, writeSync, writevSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { encodeMsgpack } from './msgpack-codec.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
-import { decodeRecord, encodeBounded, type SessionRecord } from './session-record.js';
+import { HEADER_BYTES, MAGIC, readFrames, type FrameEvent } from './session-frames.js';
+import { decodeRecord, encodeBounded, MAX_RECORD_BYTES, outlineRecord, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 
-const MAGIC = Buffer.from('MPR1', 'latin1');
-const HEADER_BYTES = 12;
-/** Largest record length believed when reading (older logs were written without a bound). */
-const MAX_READ_RECORD_BYTES = 256 * 1024 * 1024;
+/** The most a write cut short leaves after the last intact record: one record, framed. */
+const MAX_TORN_TAIL_BYTES = HEADER_BYTES + MAX_RECORD_BYTES;
+
 
 export interface SessionReadout {
   records: SessionRecord[];
@@ -61,61 +61,76 @@ export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionR
   return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes, ...(readouts[0]!.unreadable ? { unreadable: true as const } : {}) };
 }
 
-/** Reads one log file; never throws: what cannot be read is a warning. */
-export function readSessionLog(path: string): SessionReadout {
-  let data: Buffer;
+/** What one pass over a log file gives each intact frame, with the file's warnings to add to in order. */
+type FrameVisitor = (frame: Extract<FrameEvent, { kind: 'frame' }>, warnings: string[]) => void;
+
+/** Opens and walks one log file a frame at a time; never throws: what cannot be read is a warning. */
+function walkSessionLog(path: string, visit: FrameVisitor): Omit<SessionReadout, 'records'> {
+  let fd: number;
   try {
-    // Only a regular file is read: reading a FIFO named like a log would wait forever.
-    if (!lstatSync(path).isFile()) return { records: [], warnings: [`${path}: not a regular file; skipped`], validBytes: 0, unreadable: true };
-    data = readFileSync(path);
+    // Only a regular file is read (a FIFO named like a log would wait forever), never through a symlink.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { records: [], warnings: [], validBytes: 0 };
-    return { records: [], warnings: [`${path}: cannot be read (${code ?? (error as Error).message})`], validBytes: 0, unreadable: true };
+    if (code === 'ENOENT') return { warnings: [], validBytes: 0 };
+    if (code === 'ELOOP') return { warnings: [`${path}: not a regular file; skipped`], validBytes: 0, unreadable: true };
+    return { warnings: [`${path}: cannot be read (${code ?? (error as Error).message})`], validBytes: 0, unreadable: true };
   }
-  const records: SessionRecord[] = [];
-  const warnings: string[] = [];
-  let offset = 0;
-  let validBytes = 0;
-  while (offset < data.length) {
-    const problem = frameProblem(data, offset);
-    if (problem) {
-      const next = nextFrame(data, offset + 1);
-      warnings.push(`${path}: skipped ${next - offset} bytes at offset ${offset}: ${problem}`);
-      offset = next;
-      continue;
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { warnings: [`${path}: not a regular file; skipped`], validBytes: 0, unreadable: true };
+    const warnings: string[] = [];
+    let validBytes = 0;
+    for (const event of readFrames(fd, stats.size)) {
+      if (event.kind === 'skipped') {
+        warnings.push(`${path}: skipped ${event.bytes} bytes at offset ${event.offset}: ${event.problem}`);
+        continue;
+      }
+      visit(event, warnings);
+      validBytes = event.offset + HEADER_BYTES + event.payload.length;
     }
-    const length = data.readUInt32LE(offset + 4);
-    const decoded = decodeRecord(data.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length));
+    return { warnings, validBytes };
+  } catch (error) {
+    return { warnings: [`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`], validBytes: 0, unreadable: true };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads one log file, every record decoded (within bounds: see session-record.ts); never throws. */
+export function readSessionLog(path: string): SessionReadout {
+  const records: SessionRecord[] = [];
+  const walked = walkSessionLog(path, (frame, warnings) => {
+    const decoded = decodeRecord(frame.payload);
     if ('record' in decoded) {
       records.push(decoded.record);
       for (const line of decoded.record.dropped ?? []) warnings.push(`${path}: call ${decoded.record.callId} (${decoded.record.tool}): ${line}`);
     } else {
-      warnings.push(`${path}: skipped the record at offset ${offset}: ${decoded.problem}`);
+      warnings.push(`${path}: skipped the record at offset ${frame.offset}: ${decoded.problem}`);
     }
-    offset += HEADER_BYTES + length;
-    validBytes = offset;
-  }
-  return { records, warnings, validBytes };
+  });
+  return { records, ...walked };
 }
 
-function frameProblem(data: Buffer, offset: number): string | undefined {
-  if (data.length - offset < HEADER_BYTES) return 'a torn record header';
-  if (!data.subarray(offset, offset + 4).equals(MAGIC)) return 'no record starts here';
-  const length = data.readUInt32LE(offset + 4);
-  if (length > MAX_READ_RECORD_BYTES) return `a record length of ${length} bytes`;
-  if (data.length - offset - HEADER_BYTES < length) return 'a torn record (the file ends inside it)';
-  const payload = data.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length);
-  if (crc32(payload) !== data.readUInt32LE(offset + 8)) return 'a record whose checksum does not match';
-  return undefined;
+/** What listing a log needs of it: its records' start times, and its damage; no body is decoded. */
+export interface SessionLogOutline {
+  /** When each readable record's call started (ms since the epoch), one per record. */
+  starts: number[];
+  /** What was skipped or could not be read; a record that left something out is not damage. */
+  damage: string[];
+  validBytes: number;
+  unreadable?: true;
 }
 
-/** The offset of the next intact frame at or after `from`, or the end of the data. */
-function nextFrame(data: Buffer, from: number): number {
-  for (let at = data.indexOf(MAGIC, from); at !== -1; at = data.indexOf(MAGIC, at + 1)) {
-    if (frameProblem(data, at) === undefined) return at;
-  }
-  return data.length;
+/** Reads one log file's outline: each record's shape and times, its bodies skipped. Never throws. */
+export function outlineSessionLog(path: string): SessionLogOutline {
+  const starts: number[] = [];
+  const walked = walkSessionLog(path, (frame, warnings) => {
+    const outline = outlineRecord(frame.payload);
+    if ('problem' in outline) warnings.push(`${path}: skipped the record at offset ${frame.offset}: ${outline.problem}`);
+    else starts.push(outline.finishedAt - outline.durationMs);
+  });
+  return { starts, damage: walked.warnings, validBytes: walked.validBytes, ...(walked.unreadable ? { unreadable: true as const } : {}) };
 }
 
 // The encoder leaves room for the header in front of the payload: no copy to frame it.
@@ -191,12 +206,13 @@ export class SessionLog {
     };
     if ('heldBy' in taken) return besideMain(`${main} is being written by process ${taken.heldBy}`);
     try {
-      const existing = readSessionLog(main);
+      // Its outline is enough to find where the last intact record ends: no record is decoded.
+      const existing = outlineSessionLog(main);
       // A log that exists but cannot be read (too large, a symlink, unreadable) is never cut:
       // what it holds may be all there is of the session.
       if (existing.unreadable) {
         taken.lock.release();
-        return besideMain(existing.warnings[0] ?? `${main} cannot be read`);
+        return besideMain(existing.damage[0] ?? `${main} cannot be read`);
       }
       // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader;
       // never through a symlink planted in its place.
@@ -205,8 +221,16 @@ export class SessionLog {
         closeSync(fd);
         throw new Error(`${main} is not a regular file`);
       }
-      if (fstatSync(fd).size > existing.validBytes) ftruncateSync(fd, existing.validBytes);
-      return new SessionLog(main, fd, taken.lock, existing.warnings);
+      const tail = fstatSync(fd).size - existing.validBytes;
+      // Only what a write cut short can leave is cut: more after the last intact record is not a
+      // torn tail, and may be all there is of calls this reader cannot make out.
+      if (tail > MAX_TORN_TAIL_BYTES) {
+        closeSync(fd);
+        taken.lock.release();
+        return besideMain(`${main}: ${tail} bytes after its last intact record are more than a torn write leaves; it is not cut`);
+      }
+      if (tail > 0) ftruncateSync(fd, existing.validBytes);
+      return new SessionLog(main, fd, taken.lock, existing.damage);
     } catch (error) {
       taken.lock.release();
       throw error;

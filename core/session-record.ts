@@ -1,7 +1,7 @@
 // One logged call: its shape, the check every record read back must pass, and the bound every
 // record written must fit. A record over MAX_RECORD_BYTES is never skipped or cut silently: its
 // snapshot goes first, then its arguments, then the tail of its content, each named in `dropped`.
-import { decodeMsgpack, encodeMsgpack } from './msgpack-codec.js';
+import { decodeMsgpack, encodeMsgpack, scanMsgpackMap, type DecodeLimits, type MsgpackKind } from './msgpack-codec.js';
 import type { CallStatus } from './call-result.js';
 
 /** Largest payload the log writes; whatever the host can produce fits once its snapshot is dropped. */
@@ -28,6 +28,15 @@ export interface SessionRecord {
 
 const OPTIONAL_STRINGS = ['spillPath', 'title'] as const;
 
+/** Every status a record may hold (a record holding anything else is damage). */
+export const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>(['ok', 'error', 'timeout', 'cancelled', 'crashed', 'invalid_args', 'unavailable', 'unknown_tool', 'busy']);
+
+/**
+ * What decoding one record may build: an empty map is one byte of msgpack and some fifty of
+ * memory, so a record is decoded only within these (a record past them is skipped with a warning).
+ */
+export const RECORD_DECODE_LIMITS: DecodeLimits = { values: 4_000_000, containers: 500_000 };
+
 /** Why `value` (a decoded payload) is not a SessionRecord, or undefined when it is one. */
 export function recordShapeProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'the record is not a map';
@@ -35,6 +44,7 @@ export function recordShapeProblem(value: unknown): string | undefined {
   for (const key of ['callId', 'tool', 'status', 'content'] as const) {
     if (typeof record[key] !== 'string') return `its ${key} is not a string`;
   }
+  if (!CALL_STATUSES.has(record['status'] as string)) return `its status ${JSON.stringify(String(record['status']).slice(0, 40))} is not a status`;
   for (const key of ['durationMs', 'finishedAt'] as const) {
     if (typeof record[key] !== 'number') return `its ${key} is not a number`;
   }
@@ -51,12 +61,38 @@ export function recordShapeProblem(value: unknown): string | undefined {
 export function decodeRecord(payload: Uint8Array): { record: SessionRecord } | { problem: string } {
   let value: unknown;
   try {
-    value = decodeMsgpack(payload);
+    value = decodeMsgpack(payload, RECORD_DECODE_LIMITS);
   } catch (error) {
     return { problem: `its payload does not decode (${(error as Error).message})` };
   }
   const problem = recordShapeProblem(value);
   return problem === undefined ? { record: value as SessionRecord } : { problem };
+}
+
+/** The fields whose values a record's outline decodes; the others are only checked for their kind. */
+const OUTLINE_FIELDS: ReadonlySet<string> = new Set(['status', 'durationMs', 'finishedAt']);
+
+/** What listing needs of a record: its times, once its shape is checked without decoding its bodies. */
+export function outlineRecord(payload: Uint8Array): { durationMs: number; finishedAt: number } | { problem: string } {
+  let fields: Map<string, { kind: MsgpackKind; value?: unknown }> | undefined;
+  try {
+    fields = scanMsgpackMap(payload, OUTLINE_FIELDS, RECORD_DECODE_LIMITS);
+  } catch (error) {
+    return { problem: `its payload does not decode (${(error as Error).message})` };
+  }
+  if (fields === undefined) return { problem: 'the record is not a map' };
+  const kind = (key: string): MsgpackKind | undefined => fields.get(key)?.kind;
+  for (const key of ['callId', 'tool', 'status', 'content'] as const) if (kind(key) !== 'string') return { problem: `its ${key} is not a string` };
+  const status = fields.get('status')?.value as string;
+  if (!CALL_STATUSES.has(status)) return { problem: `its status ${JSON.stringify(status.slice(0, 40))} is not a status` };
+  const durationMs = fields.get('durationMs')?.value;
+  const finishedAt = fields.get('finishedAt')?.value;
+  if (typeof durationMs !== 'number') return { problem: 'its durationMs is not a number' };
+  if (typeof finishedAt !== 'number') return { problem: 'its finishedAt is not a number' };
+  for (const key of OPTIONAL_STRINGS) if (kind(key) !== undefined && kind(key) !== 'string') return { problem: `its ${key} is not a string` };
+  if (kind('snapshot') !== undefined && kind('snapshot') !== 'binary') return { problem: 'its snapshot is not bytes' };
+  if (kind('dropped') !== undefined && kind('dropped') !== 'array') return { problem: 'its dropped list is not strings' };
+  return { durationMs, finishedAt };
 }
 
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;

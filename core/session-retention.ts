@@ -4,8 +4,8 @@
 // it removes, so a writer and another remover both see it taken. Never throws.
 import { existsSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireSessionLock } from './session-lock.js';
-import { liveWriter, scanSessions, sessionFilePaths, type SessionFiles } from './session-files.js';
+import { acquireSessionLock, type SessionLock } from './session-lock.js';
+import { liveWriter, scanSessions, sessionFilesById, type SessionFiles } from './session-files.js';
 
 export interface SessionRetention {
   /** Sessions not written for this many days are removed; Infinity keeps them. */
@@ -29,37 +29,60 @@ const DAY_MS = 86_400_000;
  * `keep` (the caller's own session) and sessions in use stay, and still count toward the total.
  */
 export function pruneSessions(stateDir: string, retention: SessionRetention, keep: string | undefined, now = Date.now()): PruneResult {
-  const result: PruneResult = { removed: [], freedBytes: 0 };
   const sessions = scanSessions(stateDir).sort((a, b) => b.lastWriteMs - a.lastWriteMs);
+  const expired: SessionFiles[] = [];
   let keptBytes = 0;
   let full = false;
   for (const session of sessions) {
     full ||= keptBytes + session.bytes > retention.maxTotalBytes;
-    const expired = full || now - session.lastWriteMs > retention.maxAgeDays * DAY_MS;
-    if (expired && session.id !== keep && session.inUseBy === undefined && removeSession(stateDir, session)) {
-      result.removed.push(session.id);
-      result.freedBytes += session.bytes;
-    } else {
-      keptBytes += session.bytes;
-    }
+    const isExpired = full || now - session.lastWriteMs > retention.maxAgeDays * DAY_MS;
+    if (isExpired && session.id !== keep && session.inUseBy === undefined) expired.push(session);
+    else keptBytes += session.bytes;
   }
-  return result;
+  return removeSessions(stateDir, expired);
 }
 
-/** Removes a session's files and spill directory under its lock; false when it is in use or cannot be locked. */
-function removeSession(stateDir: string, session: SessionFiles): boolean {
-  const lockPath = join(stateDir, 'sessions', `${session.id}.log.lock`);
-  let taken: ReturnType<typeof acquireSessionLock>;
+/**
+ * Removes sessions with their spill directories, each under its lock; one in use, or that cannot
+ * be locked, stays. The locks are all taken first and the sessions directory is then listed once,
+ * so removing N sessions costs one listing, not N.
+ */
+function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult {
+  const result: PruneResult = { removed: [], freedBytes: 0 };
+  const locked: { session: SessionFiles; lock: SessionLock }[] = [];
   try {
-    taken = acquireSessionLock(lockPath);
-  } catch {
-    // The sessions directory is gone or not writable: nothing of it is removed.
-    return false;
+    for (const session of sessions) {
+      const lock = lockSession(stateDir, session.id);
+      if (lock !== undefined) locked.push({ session, lock });
+    }
+    if (locked.length === 0) return result;
+    // Listed again under the locks: a writer that started beside one since the scan keeps it.
+    const filesNow = sessionFilesById(stateDir);
+    for (const { session, lock } of locked) {
+      if (removeLockedSession(session, (filesNow.get(session.id) ?? []).filter((path) => path !== lock.path))) {
+        result.removed.push(session.id);
+        result.freedBytes += session.bytes;
+      }
+    }
+    return result;
+  } finally {
+    for (const { lock } of locked) lock.release();
   }
-  if ('heldBy' in taken) return false;
+}
+
+/** The session's lock, or undefined when it is in use or cannot be locked (the sessions directory is gone or not writable). */
+function lockSession(stateDir: string, id: string): SessionLock | undefined {
   try {
-    // Listed again under the lock: a writer that started beside it since the scan keeps it.
-    const files = sessionFilePaths(stateDir, session.id).filter((path) => path !== taken.lock.path);
+    const taken = acquireSessionLock(join(stateDir, 'sessions', `${id}.log.lock`));
+    return 'heldBy' in taken ? undefined : taken.lock;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes a locked session's files and spill directory; false when a writer is alive or nothing was left to remove. */
+function removeLockedSession(session: SessionFiles, files: string[]): boolean {
+  try {
     if (liveWriter(files) !== undefined) return false;
     const spillDir = session.spillDir !== undefined && existsSync(session.spillDir) ? session.spillDir : undefined;
     // Another process removed it between the scan and the lock: not this one's removal.
@@ -70,8 +93,6 @@ function removeSession(stateDir: string, session: SessionFiles): boolean {
   } catch {
     // What could not be removed stays; the next start tries again.
     return false;
-  } finally {
-    taken.lock.release();
   }
 }
 

@@ -1,7 +1,7 @@
 // One line's worth about each session in a state dir — when it started, how many calls it
 // recorded, its size, who is writing it, what was wrong reading it — oldest first, the newest
 // last (the order `replay` shows calls in). Damage is a note on its session, never a failure.
-import { readSessionLogs, sessionLogPath } from './session-log.js';
+import { outlineSessionLog, sessionLogPath } from './session-log.js';
 import { scanSessions } from './session-files.js';
 
 export interface SessionSummary {
@@ -32,18 +32,21 @@ export function summarizeSessions(stateDir: string): SessionSummary[] {
     // The files the scan found: one directory listing for all sessions, not one per session.
     const mainLog = sessionLogPath(stateDir, session.id);
     const writerLogs = session.files.filter((path) => path.endsWith('.log') && path !== mainLog);
-    const { records, warnings } = readSessionLogs(mainLog, writerLogs);
-    // Times a damaged but checksum-valid record made impossible (NaN, 1e300) are no start time.
-    const starts = records.map((record) => record.finishedAt - record.durationMs).filter((start) => Number.isFinite(start) && !Number.isNaN(new Date(start).getTime()));
-    const firstStart = starts.length === 0 ? undefined : starts.reduce((first, start) => Math.min(first, start));
-    // A record that left something out (its `dropped` lines) is intact: only damage is a problem.
-    const leftOut = records.flatMap((record) => (record.dropped ?? []).map((line) => `: call ${record.callId} (${record.tool}): ${line}`));
+    // Each log's outline: record times and damage, read a frame at a time, no body decoded.
+    const outlines = [mainLog, ...[...writerLogs].sort()].map(outlineSessionLog);
+    // Times a damaged but checksum-valid record made impossible (1e300) are no start time.
+    let firstStart: number | undefined;
+    let calls = 0;
+    for (const outline of outlines) {
+      calls += outline.starts.length;
+      for (const start of outline.starts) if (!Number.isNaN(new Date(start).getTime()) && (firstStart === undefined || start < firstStart)) firstStart = start;
+    }
     const summary: SessionSummary = {
       id: session.id,
       startedAt: firstStart ?? idTime(session.id) ?? session.lastWriteMs,
-      calls: records.length,
+      calls,
       bytes: session.bytes,
-      problems: warnings.filter((warning) => !leftOut.some((suffix) => warning.endsWith(suffix))),
+      problems: outlines.flatMap((outline) => outline.damage),
     };
     if (session.inUseBy !== undefined) summary.inUseBy = session.inUseBy;
     return summary;

@@ -33,7 +33,58 @@ function saveByRename(file: string, text: string): void {
   renameSync(`${file}.tmp`, file);
 }
 
+/** A watcher on `cfg` inside a fresh directory, which a test may delete and make again. */
+function watchedSubdir(): { dir: string; nextSettle: (change: () => void) => Promise<boolean> } {
+  const dir = join(tempDir(), 'cfg');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'init.lua'), '-- v0\n');
+  let count = 0;
+  const watcher = watchConfig(dir, () => count++, DEBOUNCE_MS);
+  after(() => watcher.close());
+  return {
+    dir,
+    nextSettle: async (change) => {
+      const before = count;
+      change();
+      return eventually(() => count > before, 5000);
+    },
+  };
+}
+
+function makeAgain(dir: string, text: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'init.lua'), text);
+}
+
 describe('config watcher', () => {
+  test('a config directory deleted and made again at once is watched anew: later edits are seen', async () => {
+    const { dir, nextSettle } = watchedSubdir();
+    assert.ok(await nextSettle(() => makeAgain(dir, '-- v1\n')), 'the directory made again was not seen');
+    await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 3));
+    assert.ok(await nextSettle(() => appendFileSync(join(dir, 'init.lua'), '-- v2\n')), 'an edit after it was not seen');
+  });
+
+  test('a config directory deleted, and made again a while later, is watched anew: later edits are seen', async () => {
+    const { dir, nextSettle } = watchedSubdir();
+    assert.ok(await nextSettle(() => rmSync(dir, { recursive: true, force: true })));
+    await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 6));
+    assert.ok(await nextSettle(() => makeAgain(dir, '-- v1\n')), 'the directory made again was not seen');
+    await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 3));
+    assert.ok(await nextSettle(() => appendFileSync(join(dir, 'init.lua'), '-- v2\n')), 'an edit after it was not seen');
+  });
+
+  test('a file that cannot hold Lua written again and again keeps no edit of init.lua from settling', async () => {
+    const { dir, nextSettle } = watchedSubdir();
+    const noise = setInterval(() => writeFileSync(join(dir, 'build.log'), String(Date.now())), DEBOUNCE_MS / 3);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 2));
+      assert.ok(await nextSettle(() => appendFileSync(join(dir, 'init.lua'), '-- v1\n')), 'the edit never settled');
+    } finally {
+      clearInterval(noise);
+    }
+  });
+
   test('a save by rename is seen, and so is every edit after it', async () => {
     const { dir, nextSettle } = watched();
     const file = join(dir, 'init.lua');

@@ -7,7 +7,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { test } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolHost } from '../core/index.js';
-import { LineTransport, MAX_UNWRITTEN_OUTPUT_CHARS } from '../ui/mcp/line-transport.js';
+import { LineTransport, MAX_HELD_INPUT_BYTES, MAX_UNWRITTEN_OUTPUT_CHARS, MAX_WRITE_CHARS } from '../ui/mcp/line-transport.js';
 import { ProgressReporter, type ProgressUpdate } from '../ui/mcp/progress-reporter.js';
 import { eventually } from './helpers.js';
 
@@ -99,4 +99,67 @@ test("a call's progress waiting on a full pipe holds one notification; later sta
   await eventually(() => sent.length === 2);
   assert.equal(sent[1]?.message, 'title 1000');
   reporter.end();
+});
+
+test('an answer that cannot be serialised is answered with an error, and what comes after still goes out', async () => {
+  const output = new HeldPipe();
+  const transport = new LineTransport(new PassThrough(), output, () => undefined);
+  transport.start();
+  const unserialisable = { jsonrpc: '2.0', id: 7, result: { count: 1n } } as unknown as JSONRPCMessage;
+  const sent = [transport.send(unserialisable), transport.send(ping(8))];
+  await eventually(() => output.chunks.length === 1);
+  output.takeOne();
+  await Promise.all(sent);
+  const lines = output.chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string } });
+  assert.deepEqual(lines.map((line) => line.id), [7, 8]);
+  assert.equal(lines[0]!.error?.code, -32603);
+  assert.match(lines[0]!.error?.message ?? '', /the answer could not be sent/);
+});
+
+test('lines waiting together go out in writes of at most MAX_WRITE_CHARS, a longer line alone, all in order', async () => {
+  const output = new HeldPipe();
+  const transport = new LineTransport(new PassThrough(), output, () => undefined);
+  transport.start();
+  const text = (id: number, length: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { id, data: 'z'.repeat(length) } });
+  const messages = [text(1, MAX_WRITE_CHARS * 0.6), text(2, MAX_WRITE_CHARS * 0.3), text(3, MAX_WRITE_CHARS * 0.6), text(4, MAX_WRITE_CHARS * 2), text(5, 10)];
+  let written = false;
+  const sent = Promise.all(messages.map((message) => transport.send(message))).then(() => (written = true));
+  for (let taken = 0; !written; taken++) {
+    await eventually(() => written || output.chunks.length > taken);
+    output.takeOne();
+  }
+  await sent;
+  const longLine = JSON.stringify(messages[3]).length + 1;
+  for (const chunk of output.chunks) assert.ok(chunk.length <= MAX_WRITE_CHARS || chunk.length === longLine, `a write of ${chunk.length} characters`);
+  assert.equal(output.chunks.join(''), messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
+});
+
+test('a client that closes its input while output waits past the limit is seen: the connection closes', async () => {
+  const input = new PassThrough();
+  const output = new HeldPipe();
+  let closed = 0;
+  const transport = new LineTransport(input, output, () => undefined, () => void closed++);
+  transport.start();
+  void transport.send(ping(1));
+  await eventually(() => output.chunks.length === 1);
+  void transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(MAX_UNWRITTEN_OUTPUT_CHARS) } });
+  input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+  input.end();
+  assert.ok(await eventually(() => closed === 1), 'the end of the input was never seen');
+});
+
+test('past MAX_HELD_INPUT_BYTES of requests held while output waits, the input is paused', async () => {
+  const input = new PassThrough();
+  const output = new HeldPipe();
+  const transport = new LineTransport(input, output, () => undefined);
+  transport.start();
+  void transport.send(ping(1));
+  await eventually(() => output.chunks.length === 1);
+  void transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(MAX_UNWRITTEN_OUTPUT_CHARS) } });
+  const line = `${JSON.stringify(ping(2))}\n`;
+  const chunk = line.repeat(Math.ceil(65_536 / line.length));
+  for (let written = 0; written < MAX_HELD_INPUT_BYTES * 2; written += chunk.length) input.write(chunk);
+  await eventually(() => input.isPaused());
+  assert.ok(input.isPaused());
+  assert.ok(input.readableLength > 0, 'every request was read while the output waited');
 });

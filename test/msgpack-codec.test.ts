@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { decodeMsgpack, encodeMsgpack, MAX_MSGPACK_DEPTH, MsgpackError } from '../core/msgpack-codec.js';
+import { decodeMsgpack, encodeMsgpack, MAX_MSGPACK_DEPTH, MsgpackError, scanMsgpackMap } from '../core/msgpack-codec.js';
 import { readSessionLog } from '../core/session-log.js';
 import { FIXTURES } from './helpers.js';
 
@@ -130,4 +130,52 @@ describe('hostile bytes', () => {
     for (let i = 0; i < 100_000; i++) deep = [deep];
     assert.throws(() => encodeMsgpack(deep), /nested deeper than 1000 levels/);
   });
+});
+
+test('scanning a map gives every field its kind, decodes only the fields asked for, and skips the rest whole', () => {
+  const value = {
+    small: 5,
+    negative: -3,
+    wide: 2 ** 40,
+    float: 1.5,
+    text: 'x'.repeat(300),
+    long: 'y'.repeat(70_000),
+    bytes: new Uint8Array(300),
+    list: [1, [2, { deep: [null, true, false] }], 'z'.repeat(40)],
+    nested: { a: { b: { c: 'd' } } },
+    nothing: null,
+    yes: true,
+    last: 'end',
+  };
+  const fields = scanMsgpackMap(encodeMsgpack(value), new Set(['small', 'last', 'nested']));
+  assert.ok(fields);
+  assert.deepEqual(Object.fromEntries([...fields].map(([key, field]) => [key, field.kind])), {
+    small: 'number',
+    negative: 'number',
+    wide: 'number',
+    float: 'number',
+    text: 'string',
+    long: 'string',
+    bytes: 'binary',
+    list: 'array',
+    nested: 'map',
+    nothing: 'nil',
+    yes: 'boolean',
+    last: 'string',
+  });
+  assert.equal(fields.get('small')?.value, 5);
+  assert.equal(fields.get('last')?.value, 'end');
+  assert.deepEqual(fields.get('nested')?.value, { a: { b: { c: 'd' } } });
+  assert.equal(fields.get('long')?.value, undefined);
+  assert.equal(scanMsgpackMap(encodeMsgpack([1, 2]), new Set()), undefined);
+  const cut = encodeMsgpack(value);
+  assert.throws(() => scanMsgpackMap(cut.subarray(0, cut.length - 2), new Set()), MsgpackError);
+  assert.throws(() => scanMsgpackMap(Buffer.from([0x81, 0xa1, 0x61, 0xdd, 0xff, 0xff, 0xff, 0xff]), new Set()), /does not fit/);
+});
+
+test('decoding within limits refuses a value of more maps and arrays than allowed', () => {
+  const many = encodeMsgpack(Array.from({ length: 100 }, () => ({})));
+  assert.equal((decodeMsgpack(many, { values: 1000, containers: 101 }) as unknown[]).length, 100);
+  assert.throws(() => decodeMsgpack(many, { values: 1000, containers: 50 }), /more than 50 maps and arrays/);
+  assert.throws(() => decodeMsgpack(encodeMsgpack(Array.from({ length: 100 }, () => 1)), { values: 50, containers: 10 }), /more than 50 values/);
 });

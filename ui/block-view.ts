@@ -78,6 +78,8 @@ export interface BlockLayout {
 }
 
 export function formatElapsed(ms: number): string {
+  // A duration read back from a damaged log may be anything a number can be.
+  if (!Number.isFinite(ms) || ms < 0) return '? s';
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
@@ -98,7 +100,7 @@ function bodyWidth(blockWidth: number): number {
 /** The header's parts for a line of `width` columns (the title is what gets cut). */
 export function blockHeader(facts: BlockFacts, width: number): BlockHeader {
   const mark = facts.state === 'running' ? spinnerFrame(facts.elapsedMs) : STATUS_MARKS[facts.state];
-  const status = facts.state === 'running' || facts.state === 'ok' || facts.kind === 'note' ? '' : `  ${facts.state}`;
+  const status = facts.state === 'running' || facts.state === 'ok' || facts.kind === 'note' ? '' : `  ${sanitizeLine(facts.state)}`;
   const elapsed = facts.kind === 'call' ? formatElapsed(facts.elapsedMs) : '';
   // Five columns of separators and one spare: a row of the terminal's exact width wraps in some.
   const room = width - columns(mark) - columns(facts.tool) - columns(status) - columns(elapsed) - 6;

@@ -38,7 +38,8 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
   try {
     const result = await host.call(name, args, {
       signal: controller.signal,
-      onLog: (text) => (live ? live.log(text) : output.stderr.write(`${text}\n`)),
+      // Printed lines reach a person (stderr) whatever stdout is: never an escape sequence.
+      onLog: (text) => (live ? live.log(text) : output.stderr.write(`${sanitizeLines(text).join('\n')}\n`)),
       onSnapshot: (snapshot) => live?.setSnapshot(snapshot),
       onTitle: (title) => live?.setTitle(title),
     });

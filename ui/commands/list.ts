@@ -3,6 +3,7 @@ import type { ToolHost } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import { displayPath } from '../diagnostic-format.js';
 import type { Output } from '../open-host.js';
+import { sanitizeLine } from '../terminal-text.js';
 import { formatTool, isToolFormat, TOOL_FORMATS } from '../tool-formats.js';
 
 export function listTools(host: ToolHost, input: CliInput, output: Output): number {
@@ -19,10 +20,10 @@ export function listTools(host: ToolHost, input: CliInput, output: Output): numb
   const all = host.allTools();
   const width = Math.max(4, ...all.map((tool) => tool.name.length));
   for (const tool of all.filter((entry) => entry.available)) {
-    output.stdout.write(`${tool.name.padEnd(width)}  ${tool.description.split('\n')[0]}\n`);
+    output.stdout.write(`${tool.name.padEnd(width)}  ${sanitizeLine(tool.description.split('\n')[0] ?? '')}\n`);
   }
   for (const tool of all) {
-    if (!tool.available) output.stdout.write(`${tool.name.padEnd(width)}  (unavailable: ${tool.unavailableReason})\n`);
+    if (!tool.available) output.stdout.write(`${tool.name.padEnd(width)}  (unavailable: ${sanitizeLine(tool.unavailableReason ?? '')})\n`);
   }
   if (all.length === 0) output.stdout.write(`no tools in ${displayPath(host.configFile)}\n`);
   const errors = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').length;

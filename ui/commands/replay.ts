@@ -8,6 +8,7 @@ import { defaultStateDir, SESSION_ID_PATTERN, summarizeSessions, type ToolHost }
 import { plainBlockLines, renderView, type BlockFacts } from '../block-view.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import type { Output } from '../open-host.js';
+import { sanitizeLine } from '../terminal-text.js';
 
 const DEFAULT_WIDTH = 80;
 
@@ -36,7 +37,8 @@ export async function replaySession(host: ToolHost, input: CliInput, output: Out
   // withReplayTarget has resolved the id (and `last`) before the host started.
   const [sessionId = ''] = input.positionals;
   const { records, warnings } = host.resume(sessionId);
-  for (const warning of warnings) output.stderr.write(`moonpool: ${warning}\n`);
+  // A warning may quote what the log holds (a call's id, tool, a line it left out).
+  for (const warning of warnings) output.stderr.write(`moonpool: ${sanitizeLine(warning)}\n`);
   if (records.length === 0) {
     output.stderr.write(`moonpool: session ${sessionId} has no ${warnings.length === 0 ? '' : 'readable '}recorded calls\n`);
     return 2;

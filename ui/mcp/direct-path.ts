@@ -11,7 +11,7 @@ import { SERVER_CAPABILITIES, type McpContext } from './mcp-context.js';
 import type { PlainMessage, RequestId } from './plain-requests.js';
 import { negotiatedVersion } from './protocol-version.js';
 import { serveToolCall } from './serve-tool-call.js';
-import { listSpillResources, readSpillResource } from './spill-resources.js';
+import { listSpillResources } from './spill-resources.js';
 
 type Send = (message: JSONRPCMessage) => Promise<void>;
 type PlainCall = Extract<PlainMessage, { kind: 'tools/call' }>;
@@ -48,7 +48,7 @@ export class DirectPath {
         this.answerWhenDone(message.id, listSpillResources(this.context.host.spillDir).then((resources) => ({ resources })));
         return;
       case 'resources/read':
-        this.answerWhenDone(message.id, readSpillResource(this.context.host.spillDir, message.uri));
+        this.answerWhenDone(message.id, this.context.readResource(message.uri));
         return;
     }
   }

@@ -9,7 +9,9 @@ import { DirectPath } from './direct-path.js';
 import { LineTransport } from './line-transport.js';
 import type { McpContext } from './mcp-context.js';
 import { asPlainMessage } from './plain-requests.js';
+import { ResourceReads } from './resource-reads.js';
 import type { SdkPath } from './sdk-path.js';
+import { readSpillResource } from './spill-resources.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -47,7 +49,13 @@ class LazySdkPath {
 export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): Promise<void> {
   const log = (line: string): void => void stderr.write(`moonpool: ${line}\n`);
   for (const diagnostic of host.diagnostics()) log(formatDiagnostic(diagnostic));
-  const context: McpContext = { host, log, serverInfo: { name: 'moonpool', version: version() } };
+  const resourceReads = new ResourceReads(() => transport.whenRoom());
+  const context: McpContext = {
+    host,
+    log,
+    serverInfo: { name: 'moonpool', version: version() },
+    readResource: (uri) => resourceReads.run(() => readSpillResource(host.spillDir, uri)),
+  };
   const send = (message: Parameters<LineTransport['send']>[0]): Promise<void> => transport.send(message);
   const direct = new DirectPath(context, send);
   const sdk = new LazySdkPath(async () => (await import('./sdk-path.js')).SdkPath.open(context, send, (requestId) => direct.cancel(requestId)));

@@ -18,7 +18,7 @@ import { checkMessage } from './json-rpc-check.js';
 import { SERVER_CAPABILITIES, type McpContext } from './mcp-context.js';
 import type { RequestId } from './plain-requests.js';
 import { serveToolCall } from './serve-tool-call.js';
-import { listSpillResources, readSpillResource } from './spill-resources.js';
+import { listSpillResources } from './spill-resources.js';
 
 export class SdkPath {
   private readonly server: Server;
@@ -45,7 +45,7 @@ export class SdkPath {
       return serveToolCall(context, name, args, meta?.progressToken, extra.signal, (notification) => extra.sendNotification(notification));
     });
     this.server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listSpillResources(host.spillDir) }));
-    this.server.setRequestHandler(ReadResourceRequestSchema, (request) => readSpillResource(host.spillDir, request.params.uri));
+    this.server.setRequestHandler(ReadResourceRequestSchema, (request) => context.readResource(request.params.uri));
   }
 
   static async open(context: McpContext, send: (message: JSONRPCMessage) => Promise<void>, cancelDirect: (requestId: RequestId) => void): Promise<SdkPath> {
