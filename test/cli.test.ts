@@ -144,6 +144,14 @@ describe('config lookup', () => {
     assert.match(run.stdout, /^count_lines /m);
   });
 
+  test('mcp with no config anywhere refuses the bundled demo in one line naming where it looked: exit 2', () => {
+    const home = tempDir();
+    const run = moonpool(['mcp'], { XDG_CONFIG_HOME: home });
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr, `moonpool: no config found (--config, $MOONPOOL_CONFIG, ${join(home, 'moonpool', 'init.lua')}); mcp does not serve the bundled demo: pass --config FILE\n`);
+    assert.equal(run.stdout, '');
+  });
+
   test('a --config that does not exist is a config error: exit 2', () => {
     const run = moonpool(['list', '--config', '/nonexistent/init.lua']);
     assert.equal(run.code, 2);
