@@ -32,9 +32,29 @@ local function source_path(info)
   return source
 end
 
+-- A table raised as an error, by its fields when it has no __tostring: `{ code = 42 }`, not its
+-- address. At most ten fields are shown (raw, in no set order), strings cut at 60 bytes.
+local function error_table_text(err)
+  local meta = getmetatable(err)
+  if type(meta) == 'table' and rawget(meta, '__tostring') ~= nil then return tostring(err) end
+  local shown, count = {}, 0
+  for key, value in next, err do
+    count = count + 1
+    if count <= 10 then
+      local name = type(key) == 'string' and key:match('^[%a_][%w_]*$') and key or ('[%s]'):format(type(key) == 'string' and ('%q'):format(key:sub(1, 60)) or tostring(key))
+      local text = type(value) == 'string' and ('%q'):format(value:sub(1, 60)) or (type(value) == 'table' and '{…}' or tostring(value))
+      shown[#shown + 1] = name .. ' = ' .. text
+    elseif count > 1000 then
+      break
+    end
+  end
+  local rest = count > 10 and (', … %s more'):format(count > 1000 and 'many' or tostring(count - 10)) or ''
+  return ('(error object is a table: { %s%s })'):format(table.concat(shown, ', '), rest)
+end
+
 -- An error's text, cut at ERROR_LIMIT_BYTES with a note (an error value may be any size).
 local function error_text(err)
-  local message = type(err) == 'string' and err or tostring(err)
+  local message = type(err) == 'string' and err or (type(err) == 'table' and error_table_text(err) or tostring(err))
   if #message <= ERROR_LIMIT_BYTES then return message end
   return message:sub(1, ERROR_LIMIT_BYTES) .. ('\n[moonpool: error message cut at %d of its %d bytes]'):format(ERROR_LIMIT_BYTES, #message)
 end
@@ -233,8 +253,9 @@ function entry.run(name, args, call_id)
     end
     return reply_run(result.content, result.is_error and true or false, nil, shows, structured)
   end
+  local defined = debug.getinfo(tool.run, 'S')
   return reply_run(
-    ('%s: run returned %s; return a string, or { content = "...", is_error = true }, or { content = "...", structured = {...} }'):format(name, describe(result)),
+    ('%s:%d: %s: run returned %s; return a string, or { content = "...", is_error = true }, or { content = "...", structured = {...} }'):format(source_path(defined), defined.linedefined, name, describe(result)),
     true,
     'bad_return',
     shows
