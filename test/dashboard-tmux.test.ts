@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { displayPath } from '../ui/diagnostic-format.js';
 import { CLI, eventually, tempDir } from './helpers.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -93,7 +94,9 @@ describe('reading the dashboard at 80×24', { skip: HAS_TMUX ? false : 'tmux is 
 
       keys('/quit', 'Enter');
       assert.ok(await eventually(() => screen().includes('EXITED 0'), 10_000), screen());
-      assert.ok(screen().includes(`resume with: moonpool --session ${sessionId}`), screen());
+      // The command as it was run: `moonpool` is not on PATH in a clone.
+      const joined = tmux('capture-pane', '-t', session, '-p', '-J');
+      assert.ok(joined.includes(`resume with: node ${displayPath(CLI)} --session ${sessionId} --state-dir ${join(dir, 'state')}`), joined);
     } finally {
       spawnSync('tmux', ['kill-session', '-t', session]);
     }

@@ -3,8 +3,7 @@
 // when Lua's message names none (a missing comma).
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import type { Diagnostic } from '../core/index.js';
-import { missingCommaHint } from '../core/syntax-hint.js';
+import { missingCommaHint, type Diagnostic } from '../core/index.js';
 
 /** Source files larger than this are not read for a hint. */
 const MAX_HINT_SOURCE_BYTES = 1024 * 1024;

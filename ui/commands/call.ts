@@ -3,6 +3,7 @@
 // the tool's live block is drawn on stderr while it runs, and the text is made safe to show.
 import { decodeSnapshot, type CallResult, type ToolHost } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
+import { commandAsRun } from '../invocation.js';
 import type { Output } from '../open-host.js';
 import { sanitizeLines } from '../terminal-text.js';
 
@@ -25,7 +26,7 @@ function resultAsJson(result: CallResult): string {
 
 export async function callTool(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   const [name, json, ...extra] = input.positionals;
-  if (name === undefined) throw new UsageError('call needs a tool name: moonpool call TOOL [JSON]');
+  if (name === undefined) throw new UsageError(`call needs a tool name: ${commandAsRun()} call TOOL [JSON]`);
   if (extra.length > 0) throw new UsageError(`call takes one JSON argument (got ${extra.length + 1}); quote the JSON`);
   const args = parseArguments(json);
   const controller = new AbortController();

@@ -3,7 +3,7 @@
 // running call, Ctrl-O expands every block, PgUp/PgDn scroll, Ctrl-C cancels what runs and quits.
 import blessed from 'blessed';
 import type { ReloadResult, ToolHost } from '../../core/index.js';
-import { formatDiagnostic } from '../diagnostic-format.js';
+import { displayPath, formatDiagnostic } from '../diagnostic-format.js';
 import { columns, fitColumns } from '../text-width.js';
 import { argumentTemplate, parameterLines } from '../tool-help.js';
 import { Block } from './block.js';
@@ -90,7 +90,7 @@ export class Dashboard {
     host.on('reload', (result) => this.showReload(result));
 
     if (options.resumeSession) this.resume(options.resumeSession);
-    this.note('moonpool', this.welcome(), 'ok');
+    this.note('moonpool', this.welcome(), host.loaded ? 'ok' : 'error');
   }
 
   /** How many frames have been painted. */
@@ -102,7 +102,9 @@ export class Dashboard {
     const { host } = this.options;
     const problems = host.diagnostics().map(formatDiagnostic);
     const tools = host.tools().map((tool) => tool.name);
+    const config = `config ${displayPath(host.configFile)}${host.loaded ? '' : ' (it did not load: fix it, then /reload)'}`;
     return [
+      config,
       `${tools.length} tools: ${tools.join(', ') || '(none)'}`,
       ...(this.options.notices ?? []),
       ...problems,
