@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CLI, EXAMPLES, FIXTURE_BIN, FIXTURES, tempDir } from './helpers.js';
+import { CLI, eventually, EXAMPLES, FIXTURE_BIN, FIXTURES, liveProcesses, tempDir, uniqueSeconds } from './helpers.js';
 
 const stateDir = tempDir();
 
@@ -195,6 +195,20 @@ describe('config lookup', () => {
     assert.equal(run.code, 2);
     assert.match(run.stderr, /config not found: \/nonexistent\/init\.lua \(from --config\)/);
   });
+});
+
+test('Ctrl-C (SIGINT) cancels a call and exits 130, leaving no process behind', { timeout: 60_000 }, async () => {
+  const seconds = uniqueSeconds();
+  const child = spawn(process.execPath, [CLI, 'call', 'sh', JSON.stringify({ command: `sleep ${seconds}` }), '--config', join(EXAMPLES, 'demo'), '--state-dir', stateDir], {
+    env: { ...process.env, MOONPOOL_CONFIG: '' },
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // The sleep itself, not the moonpool command whose arguments name it.
+  const sleeping = (): string[] => liveProcesses(`sleep ${seconds}`).filter((line) => !line.includes('"command"'));
+  assert.ok(await eventually(() => sleeping().length > 0, 30_000), 'the command never started');
+  child.kill('SIGINT');
+  assert.equal(await exited, 130);
+  assert.ok(await eventually(() => sleeping().length === 0), sleeping().join('\n'));
 });
 
 test('a reader that goes away (replay | head -1) ends the command quietly, with its own exit code', { timeout: 60_000 }, async () => {

@@ -142,7 +142,7 @@ describe('command parser', () => {
 });
 
 describe('block drawing', () => {
-  const context = { width: 40, expand: false, now: 0 };
+  const context = { width: 40, expand: false, now: 0, color: true };
 
   test('escape sequences and control characters from a tool never reach the terminal; braces are escaped', () => {
     const block = new Block(1, 'call', 'sh', 0);
@@ -235,6 +235,30 @@ describe('dashboard on a virtual terminal', () => {
     assert.ok(frames <= Math.ceil(seconds * MAX_FRAMES_PER_SECOND) + 1, `${frames} frames in ${seconds.toFixed(2)} s`);
     assert.ok(await eventually(() => shown.some((line) => line.includes('counted to 1000000')), 60_000), shown.join('\n'));
     await dashboard.quit();
+  });
+
+  test('NO_COLOR: blocks are drawn without colour tags; without it, with them', async () => {
+    const host = await startHost('snapshots');
+    const painted = async (noColor: string | undefined): Promise<string[]> => {
+      const saved = process.env['NO_COLOR'];
+      if (noColor === undefined) delete process.env['NO_COLOR'];
+      else process.env['NO_COLOR'] = noColor;
+      let shown: string[] = [];
+      try {
+        const dashboard = new Dashboard({ host, input: new VirtualTerminal(80, 20).input, output: new VirtualTerminal(80, 20).output, onPaint: (frame) => (shown = frame.lines) });
+        assert.ok(await eventually(() => shown.some((line) => line.includes('moonpool')), 5000), shown.join('\n'));
+        await dashboard.quit();
+      } finally {
+        if (saved === undefined) delete process.env['NO_COLOR'];
+        else process.env['NO_COLOR'] = saved;
+      }
+      return shown;
+    };
+    assert.ok((await painted(undefined)).some((line) => /\{\w+-fg\}/.test(line)));
+    assert.ok((await painted('')).some((line) => /\{\w+-fg\}/.test(line)), 'an empty NO_COLOR is as if unset');
+    const plain = await painted('1');
+    assert.ok(plain.some((line) => line.includes('moonpool')));
+    assert.ok(!plain.some((line) => /-fg\}/.test(line)), plain.join('\n'));
   });
 
   test('a resize redraws at the new width', async () => {

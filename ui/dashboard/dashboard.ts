@@ -3,6 +3,7 @@
 // running call, Ctrl-O expands every block, PgUp/PgDn scroll, Ctrl-C cancels what runs and quits.
 import blessed from 'blessed';
 import type { ReloadResult, ToolHost } from '../../core/index.js';
+import { colorWanted } from '../color-choice.js';
 import { displayPath, formatDiagnostic } from '../diagnostic-format.js';
 import { columns, fitColumns } from '../text-width.js';
 import { argumentTemplate, parameterLines } from '../tool-help.js';
@@ -52,6 +53,8 @@ export class Dashboard {
   private readonly editor: LineEditor;
   private readonly scheduler: FrameScheduler;
   private expand = false;
+  /** Colours on, unless NO_COLOR says otherwise. */
+  private readonly color: boolean;
   /** Lines scrolled up from the bottom (0: follow the newest output). */
   private scrollBack = 0;
   private quitting: Promise<void> | undefined;
@@ -60,6 +63,7 @@ export class Dashboard {
 
   constructor(private readonly options: DashboardOptions) {
     const { host } = options;
+    this.color = colorWanted();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.screen = blessed.screen({
       input: options.input ?? process.stdin,
@@ -73,7 +77,7 @@ export class Dashboard {
       title: 'moonpool',
     } as blessed.Widgets.IScreenOptions);
     this.transcriptBox = blessed.box({ parent: this.screen, top: 0, left: 0, width: '100%', height: '100%-2', tags: true });
-    this.statusBox = blessed.box({ parent: this.screen, bottom: 1, left: 0, width: '100%', height: 1, tags: false, style: { fg: 'black', bg: 'white' } });
+    this.statusBox = blessed.box({ parent: this.screen, bottom: 1, left: 0, width: '100%', height: 1, tags: false, style: this.color ? { fg: 'black', bg: 'white' } : { inverse: true } });
     this.inputBox = blessed.box({ parent: this.screen, bottom: 0, left: 0, width: '100%', height: 1, tags: true });
     this.transcript = new Transcript(host, () => this.scheduler.request());
     this.editor = new LineEditor({
@@ -293,7 +297,7 @@ export class Dashboard {
   private paint(): void {
     const width = Math.max(20, this.screen.width as number);
     const height = this.transcriptHeight();
-    const { lines, starts } = this.transcript.draw({ width, expand: this.expand, now: Date.now() });
+    const { lines, starts } = this.transcript.draw({ width, expand: this.expand, now: Date.now(), color: this.color });
     this.scrollBack = Math.min(this.scrollBack, Math.max(0, lines.length - height));
     const bottom = lines.length - this.scrollBack;
     const top = Math.max(0, bottom - height);
