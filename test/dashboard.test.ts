@@ -11,7 +11,7 @@ import { LineEditor } from '../ui/dashboard/line-editor.js';
 import { statusLine } from '../ui/dashboard/status-line.js';
 import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
 import { MAX_FRAMES_PER_SECOND } from '../ui/dashboard/frame-scheduler.js';
-import { columns, wrapColumns } from '../ui/text-width.js';
+import { columns, fitColumns, wrapColumns } from '../ui/text-width.js';
 import { argumentTemplate, parameterLines } from '../ui/tool-help.js';
 import { eventually, startHost } from './helpers.js';
 
@@ -121,6 +121,23 @@ describe('tool help', () => {
     assert.deepEqual(parameterLines({ type: 'object', properties: {} }), ['(no arguments)']);
   });
 
+  test("each parameter's limits are listed, and a long description wraps under its own column", () => {
+    const limited = {
+      type: 'object',
+      properties: {
+        n: { type: 'integer', minimum: 2, maximum: 100, description: 'How many primes to count, starting at two and going up.' },
+        id: { type: 'string', pattern: '^[a-z]+$', maxLength: 8 },
+        list: { type: 'array', minItems: 1 },
+      },
+    };
+    assert.deepEqual(parameterLines(limited, 90), [
+      'n     integer, at least 2, at most 100                 How many primes to count, starting',
+      '                                                       at two and going up.',
+      'id    string, at most 8 characters, matching ^[a-z]+$',
+      'list  array, at least 1 items',
+    ]);
+  });
+
   test('the template holds the required arguments with placeholders of their kind', () => {
     assert.equal(argumentTemplate(parameters), '{"path": "", "mode": "fast", "limit": 10}');
     assert.equal(argumentTemplate({ type: 'object', properties: { x: { type: 'string' } } }), '{}');
@@ -198,11 +215,18 @@ describe('status line', () => {
 
   test('says how many calls wait for a CPU turn, only when some do', () => {
     const view = { sessionId: '20261201-040000-abcdef', toolCount: 3, running: 2, expand: false, scrolledBack: 0 };
-    assert.equal(statusLine(stats(0), view), 'gen 2 | 3 tools | 2 running | queue 1 | collapsed | session 20261201-040000-abcdef | workers primes 2/2');
+    assert.equal(statusLine(stats(0), view), 'gen 2 | 3 tools | 2 running | queue 1 | workers primes 2/2 | session 20261201-040000-abcdef');
     assert.equal(
       statusLine(stats(5), { ...view, running: 7, expand: true }),
-      'gen 2 | 3 tools | 7 running, 5 waiting for a CPU turn | queue 1 | expanded | session 20261201-040000-abcdef | workers primes 2/2',
+      'gen 2 | 3 tools | 7 running, 5 waiting for a CPU turn | queue 1 | workers primes 2/2 | expanded | session 20261201-040000-abcdef',
     );
+  });
+
+  test('at 80 columns the worker counts stay; only the session is cut', () => {
+    const view = { sessionId: '20261201-040000-abcdef', toolCount: 3, running: 2, expand: false, scrolledBack: 0 };
+    const busy = { ...stats(0), modules: { ...stats(0).modules, '/cfg/lua/count_lines.lua': { alive: 1, busy: 1, queued: 0, crashes: 0, disabled: false } } };
+    const shown = fitColumns(statusLine(busy, view), 80);
+    assert.match(shown, /workers primes 2\/2, count_lines 1\/1 \| /);
   });
 
   test('says first when the transcript is scrolled back', () => {

@@ -16,7 +16,7 @@ const HELP: Record<Command, CommandHelp> = {
   call: { usage: 'moonpool call TOOL [JSON] [--json]', about: 'Runs a tool once and prints its result (stdout; stderr when it failed). Ctrl-C cancels it (exit 130).', options: [...SHARED, '--session', '--timeout', '--cpu-slots'] },
   check: { usage: 'moonpool check [--strict]', about: 'Loads the config and prints every problem as file:line: message.', options: ['--config', '--cwd', '--strict'] },
   replay: { usage: 'moonpool replay SESSION|last [--width N] [--expand]', about: "A session's blocks, re-rendered with the current config; nothing runs.", options: ['--config', '--state-dir'] },
-  sessions: { usage: 'moonpool sessions [--json]', about: 'The recorded sessions, oldest first.', options: ['--state-dir', '--keep-sessions'] },
+  sessions: { usage: 'moonpool sessions [--json] [--all]', about: 'The recorded sessions, oldest first (the newest 20 without --all).', options: ['--state-dir', '--keep-sessions', '--all'] },
   mcp: { usage: 'moonpool mcp [--watch]', about: "Serves the config's tools over MCP on stdio (never the bundled demo).", options: [...SHARED, '--session', '--timeout', '--cpu-slots', '--watch'] },
   new: { usage: 'moonpool new NAME [--dir DIR]', about: 'Writes a new tool module to start from (never overwrites a file).', options: ['--config', '--dir'] },
 };

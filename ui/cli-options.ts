@@ -14,7 +14,7 @@ Usage:
   moonpool call TOOL [JSON] [--json]                        run a tool once, print its result
   moonpool check [--strict]                                 load the config, print every problem
   moonpool replay SESSION|last [--width N] [--expand]       a session's blocks, re-rendered
-  moonpool sessions [--json]                                the recorded sessions, newest last
+  moonpool sessions [--json] [--all]                        the recorded sessions (the newest 20), newest last
   moonpool mcp [--watch]                                    serve the tools over MCP on stdio
   moonpool new NAME [--dir DIR]                             write a new tool module to start from
   moonpool help [COMMAND]                                   this text, or one command's
@@ -30,6 +30,7 @@ Options:
                      (default: the number of CPUs)
   --dir DIR          where 'new' writes (default: the config's directory)
   --strict           check: warnings fail too (exit 1)
+  --all              sessions: list every one, not only the newest 20
   --keep-sessions SPEC  sessions kept at start: an age, a total size or both (14d,200MiB),
                      or forever; default 30d,1GiB or $MOONPOOL_KEEP_SESSIONS
   --watch            reload when a file of the config's directory changes (long-running commands)
@@ -51,6 +52,8 @@ export interface CliInput {
   timeoutSeconds?: number;
   cpuSlots?: number;
   json: boolean;
+  /** `sessions`: every one, not only the newest. */
+  all: boolean;
   format?: string;
   width?: number;
   expand: boolean;
@@ -84,6 +87,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   'cpu-slots': { type: 'string' },
   json: { type: 'boolean', default: false },
+  all: { type: 'boolean', default: false },
   format: { type: 'string' },
   width: { type: 'string' },
   expand: { type: 'boolean', default: false },
@@ -134,19 +138,19 @@ export function parseCli(argv: string[]): CliInput {
   if (first === 'help') {
     const topic = rest[0];
     if (topic !== undefined && !(COMMANDS as readonly string[]).includes(topic)) throw new UsageError(unknownCommand(topic));
-    return { command: 'help', ...(topic === undefined ? {} : { helpTopic: topic as Command }), positionals: [], json: false, expand: false, watch: false, strict: false };
+    return { command: 'help', ...(topic === undefined ? {} : { helpTopic: topic as Command }), positionals: [], json: false, all: false, expand: false, watch: false, strict: false };
   }
   if (values.version) command = 'version';
   else if (first === undefined) command = values.help ? 'help' : 'dash';
   else if ((COMMANDS as readonly string[]).includes(first)) command = first as Command;
   else throw new UsageError(unknownCommand(first));
   if (values.help) {
-    return { command: 'help', ...(first === undefined ? {} : { helpTopic: command as Command }), positionals: [], json: false, expand: false, watch: false, strict: false };
+    return { command: 'help', ...(first === undefined ? {} : { helpTopic: command as Command }), positionals: [], json: false, all: false, expand: false, watch: false, strict: false };
   }
   const topic = command === 'version' || command === 'help' ? undefined : command;
   const usage = (message: string): UsageError => new UsageError(message, topic);
 
-  const input: CliInput = { command, positionals: rest, json: values.json, expand: values.expand, watch: values.watch, strict: values.strict };
+  const input: CliInput = { command, positionals: rest, json: values.json, all: values.all, expand: values.expand, watch: values.watch, strict: values.strict };
   if (values.config !== undefined) input.config = values.config;
   if (values.cwd !== undefined) input.cwd = values.cwd;
   if (values['state-dir'] !== undefined) input.stateDir = values['state-dir'];

@@ -241,10 +241,12 @@ export class Dashboard {
   private toolList(): string {
     const tools = this.options.host.allTools();
     if (tools.length === 0) return 'no tools are loaded';
+    // The note's body indent and the arguments' own, so that a wrapped description keeps its column.
+    const width = Math.max(20, this.screen.width as number) - 2 - 4;
     return tools
       .flatMap((tool) => [
         `${tool.name}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason})`}`,
-        ...parameterLines(tool.parameters).map((line) => `    ${line}`),
+        ...parameterLines(tool.parameters, width).map((line) => `    ${line}`),
       ])
       .join('\n');
   }
