@@ -32,3 +32,6 @@ export { STUCK_AFTER_MS } from './thread-watch.js';
 export { DEFAULT_MAX_INLINE_CHARS, DEFAULT_MAX_INLINE_LINES } from './output-limit.js';
 export { resolveConfig, BUNDLED_CONFIG, type ResolvedConfig } from './config-path.js';
 export { makeDirectory } from './make-directory.js';
+// For front ends that say what was meant: the closest known name, a syntax error's likely cause.
+export { closestName } from './name-suggestion.js';
+export { missingCommaHint } from './syntax-hint.js';

@@ -164,8 +164,13 @@ function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string)
   const found = findSchemaProblems(ajv, schema);
   const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, []);
   if (found.total + patterns.length > 0) {
-    const problems = [...found.problems, ...patterns].slice(0, MAX_REPORTED_SCHEMA_PROBLEMS);
-    return { problems, total: found.total + patterns.length };
+    // A keyword of one type without `type` is strict mode's to find: said beside the rest, when a compile can tell.
+    const untyped = strictModeProblems(parts?.patterns ?? createLinearPatterns(), withStepCounting(schema) as object)
+      .map((message) => strictProblem(schema, message))
+      .filter((problem) => problem.path.length > 0);
+    const problems = [...found.problems, ...patterns, ...untyped].sort((a, b) => schemaPathText(a.path).localeCompare(schemaPathText(b.path)));
+    const total = found.total + patterns.length + untyped.length;
+    return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total };
   }
   try {
     const counted = withStepCounting(schema) as object;
@@ -176,9 +181,30 @@ function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string)
   } catch (error) {
     const strict = strictModeProblems(parts?.patterns ?? createLinearPatterns(), withStepCounting(schema) as object);
     if (strict.length === 0) return whole(field, (error as Error).message.replace(/^strict mode: /, ''));
-    const problems = strict.map((message) => ({ path: [], message: `parameters: ${message}` }));
+    const problems = strict.map((message) => strictProblem(schema, message));
     return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total: problems.length };
   }
+}
+
+/** The keys of a JSON pointer into `schema` (`#/properties/m`), numbers where it holds a list. */
+function pointerKeys(schema: unknown, pointer: string): SchemaPathKey[] {
+  const keys: SchemaPathKey[] = [];
+  let value = schema;
+  for (const segment of pointer.replace(/^#/, '').split('/').slice(1)) {
+    const key = decodeURIComponent(segment).replaceAll('~1', '/').replaceAll('~0', '~');
+    keys.push(Array.isArray(value) ? Number(key) : key);
+    value = isSchemaObject(value) ? value[key] : Array.isArray(value) ? value[Number(key)] : undefined;
+  }
+  return keys;
+}
+
+/** A strict-mode message as a problem at its place: a keyword of one type in a schema without `type` says which type to add. */
+function strictProblem(schema: Record<string, unknown>, message: string): SchemaProblem {
+  const missing = /^missing type "(\w+)" for keyword "(\w+)" at "(#[^"]*)" \(strictTypes\)$/.exec(message);
+  if (!missing) return { path: [], message: `parameters: ${message}` };
+  const [, type, keyword, pointer] = missing;
+  const path = pointerKeys(schema, pointer!);
+  return { path: [...path, keyword!], message: `${schemaPathText(path)}: \`${keyword}\` applies only to a ${type}, and the schema has no \`type\`: add type = '${type}'` };
 }
 
 function depthOf(value: unknown): number {

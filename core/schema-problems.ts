@@ -1,9 +1,11 @@
 // Every mistake in a tool's `parameters` at once, each at its own path with the value written and
-// what is allowed: unknown keywords (with the known one meant), bad `type` names, and whatever
-// the meta-schema rejects. ajv's strict compile stops at the first; this runs before it. Bounded:
+// what is allowed: unknown keywords (with the known one meant), bad `type` names (with the type
+// meant, by spelling or by another language's name for it), whatever the meta-schema rejects, and
+// what it allows but cannot be meant (schema-meaning.ts). ajv's strict compile stops at the first; this runs before it. Bounded:
 // at most MAX_REPORTED_SCHEMA_PROBLEMS are kept, the rest counted.
 import type { Ajv, ErrorObject } from 'ajv';
 import { closestName } from './name-suggestion.js';
+import { meaningProblems } from './schema-meaning.js';
 import { isSchemaObject, subschemasOf, type SchemaPathKey } from './schema-shape.js';
 import { cutKey, describeValue, printable, shownKey } from './value-description.js';
 
@@ -22,6 +24,21 @@ export interface SchemaProblems {
 export const JSON_SCHEMA_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
 /** Problems one tool's schema reports; the rest are counted in one line. */
 export const MAX_REPORTED_SCHEMA_PROBLEMS = 20;
+/** Other languages' names for the JSON Schema types, which no spelling distance finds. */
+const TYPE_NAMES_ELSEWHERE: Readonly<Record<string, string>> = {
+  str: 'string',
+  text: 'string',
+  int: 'integer',
+  float: 'number',
+  double: 'number',
+  bool: 'boolean',
+  list: 'array',
+  table: 'object',
+  dict: 'object',
+  map: 'object',
+  nil: 'null',
+  none: 'null',
+};
 // ajv's own keyword for step counting is no keyword an author means.
 const INTERNAL_KEYWORDS = new Set(['moonpoolStep']);
 
@@ -51,7 +68,7 @@ class ProblemList {
 function typeProblems(list: ProblemList, path: SchemaPathKey[], value: unknown): void {
   const check = (name: unknown, where: SchemaPathKey[]): void => {
     if (typeof name !== 'string' || (JSON_SCHEMA_TYPES as readonly string[]).includes(name)) return;
-    const meant = closestName(name, JSON_SCHEMA_TYPES);
+    const meant = Object.hasOwn(TYPE_NAMES_ELSEWHERE, name.toLowerCase()) ? TYPE_NAMES_ELSEWHERE[name.toLowerCase()] : closestName(name, JSON_SCHEMA_TYPES);
     list.add(where, `${schemaPathText(where)}: ${describeValue(name)} is not a JSON Schema type${meant ? ` (did you mean "${meant}"?)` : ''}; the types are ${JSON_SCHEMA_TYPES.join(', ')}`);
   };
   if (Array.isArray(value)) value.forEach((name, index) => check(name, [...path, index]));
@@ -110,6 +127,7 @@ export function findSchemaProblems(ajv: Ajv, schema: Record<string, unknown>): S
   const list = new ProblemList();
   const known = new Set(Object.keys(ajv.RULES.keywords).filter((keyword) => !INTERNAL_KEYWORDS.has(keyword)));
   keywordProblems(list, known, schema, []);
+  meaningProblems(schema, (path, message) => list.add(path, `${schemaPathText(path)}: ${message}`));
   if (!ajv.validateSchema(schema)) {
     const byPath = new Map<string, ErrorObject[]>();
     for (const error of ajv.errors ?? []) {

@@ -22,12 +22,27 @@ export function createMoonpoolExtension(options: ToolHostOptions = {}): Moonpool
   return async function moonpool(pi: PiExtensionApi): Promise<void> {
     const { host, problems } = await startHost(options);
     const tools = new Set<string>();
+    // pi converts arguments to the schema's types before a tool sees them (7 becomes "7"); moonpool
+    // checks the arguments the model wrote, so the model gets the answer `moonpool call` gives.
+    const modelArgs = new Map<string, unknown>();
+    const takeModelArgs = (toolCallId: string): unknown => {
+      const args = modelArgs.get(toolCallId);
+      modelArgs.delete(toolCallId);
+      return args;
+    };
     if (host) {
       for (const tool of host.tools()) {
-        pi.registerTool(piTool(host, tool));
+        pi.registerTool(piTool(host, tool, takeModelArgs));
         tools.add(tool.name);
       }
     }
+    pi.on('tool_execution_start', (event) => {
+      if (tools.has(event.toolName)) modelArgs.set(event.toolCallId, event.args);
+    });
+    pi.on('tool_execution_end', (event) => void modelArgs.delete(event.toolCallId));
+    // With a tool_call handler, pi delivers the events before it (tool_execution_start among them)
+    // to the extensions before it runs the tool.
+    pi.on('tool_call', () => undefined);
     pi.on('session_start', (_event, context) => report(problems, context));
     // pi marks a result as an error only when execute throws, which would drop `details` (the last
     // state, so the row could not draw the failed call's render). The result is returned whole and

@@ -7,18 +7,20 @@ import type { PiTextContent, PiToolDefinition } from './pi-api.js';
 import { withoutPatterns } from './pi-schema.js';
 import { encodeSnapshot, finishedDetails, keepRecentLogs, readDetails, runningDetails, type MoonpoolDetails } from './tool-details.js';
 
-export function piTool(host: ToolHost, tool: ToolInfo): PiToolDefinition<MoonpoolDetails> {
+/** `modelArgs(toolCallId)`: the arguments as the model wrote them, when pi said (before converting them). */
+export function piTool(host: ToolHost, tool: ToolInfo, modelArgs: (toolCallId: string) => unknown = () => undefined): PiToolDefinition<MoonpoolDetails> {
   return {
     name: tool.name,
     label: tool.name,
     description: tool.description,
     parameters: withoutPatterns(tool.parameters) as object,
-    async execute(_toolCallId, params, signal, onUpdate) {
+    async execute(toolCallId, params, signal, onUpdate) {
+      const args = modelArgs(toolCallId) ?? params;
       let title: string | undefined;
       let snapshot: string | undefined;
       let recentLogs: string[] = [];
       const update = (): void => onUpdate?.({ content: text(title ?? ''), details: runningDetails(title, snapshot, recentLogs) });
-      const result = await host.call(tool.name, params, {
+      const result = await host.call(tool.name, args, {
         ...(signal === undefined ? {} : { signal }),
         onTitle: (next) => {
           title = next;

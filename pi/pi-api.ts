@@ -64,9 +64,18 @@ export interface PiToolResultEvent {
   isError: boolean;
 }
 
+/** pi's tool_execution_start (`args` as the model wrote them, before pi converts them) and tool_execution_end. */
+export interface PiToolExecutionEvent {
+  toolCallId: string;
+  toolName: string;
+  args?: unknown;
+}
+
 export interface PiExtensionApi {
   registerTool(tool: PiToolDefinition<unknown>): void;
   on(event: 'session_start', handler: (event: unknown, context: PiContext) => Promise<void> | void): void;
   on(event: 'session_shutdown', handler: (event: unknown, context: PiContext) => Promise<void> | void): void;
   on(event: 'tool_result', handler: (event: PiToolResultEvent, context: PiContext) => { isError: true } | undefined): void;
+  on(event: 'tool_execution_start' | 'tool_execution_end', handler: (event: PiToolExecutionEvent) => void): void;
+  on(event: 'tool_call', handler: () => undefined): void;
 }

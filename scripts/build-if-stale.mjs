@@ -4,6 +4,7 @@
 // source is gone are removed, so a deleted test or module never runs from a stale dist/; a source
 // edited while tsc ran leaves no stamp, so the next run builds again. A project with a bundle step
 // (scripts/bundle-dist.mjs) is bundled after tsc; the step and the lockfile count as sources.
+// A build says on stderr that it is building, and why; an up-to-date tree prints nothing.
 // Usage: node scripts/build-if-stale.mjs [ROOT]
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -86,6 +87,9 @@ const stampFile = join(outDir, STAMP);
 const wanted = sourcesHash();
 const upToDate = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === wanted && sources().every((source) => existsSync(outputOf(source)));
 if (upToDate) process.exit(0);
+// tsc says nothing while it works: a first build would be half a minute of silence.
+const first = !existsSync(outDir);
+process.stderr.write(`build-if-stale: building ${relative(process.cwd(), outDir) || outDir} (${first ? 'the first build takes about half a minute' : 'the sources changed since the last build'})\n`);
 rmSync(stampFile, { force: true });
 const tsc = spawnSync(process.execPath, [join(typescript, 'bin', 'tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { decodeSnapshot } from '../core/index.js';
 import { DEFINITION_FIELDS } from '../core/tool-definitions.js';
 import { Dashboard } from '../ui/dashboard/dashboard.js';
 import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
@@ -43,7 +44,23 @@ describe('moonpool new', () => {
     const client = new Client({ name: 'authoring-test', version: '1.0.0' });
     await client.connect(transport);
     assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['greet']);
+    // Its state's `progress = { done, total }` reaches an MCP client as the call's progress.
+    const progress: { progress: number; total?: number | undefined }[] = [];
+    const greeted = await client.callTool({ name: 'greet', arguments: { who: 'Ada', steps: 5 } }, undefined, { onprogress: (update) => progress.push(update) });
+    assert.deepEqual(greeted.content, [{ type: 'text', text: 'Hello, Ada!' }]);
     await client.close();
+    // (A title shown before the first state is a count alone.)
+    assert.ok(progress.some((update) => update.total === 5) && progress.every((update) => update.total === undefined || update.total === 5), JSON.stringify(progress));
+  });
+
+  test("the demo's counting tools show progress = { done, total }", async () => {
+    const host = await startHost(join(ROOT, 'examples', 'demo'), { cwd: join(ROOT, 'examples') });
+    for (const [tool, args] of [['count_lines', { path: 'seed' }], ['primes', { limit: 100_000 }]] as const) {
+      const result = await host.call(tool, args);
+      assert.equal(result.status, 'ok', result.content);
+      const state = decodeSnapshot(result.snapshot!) as { progress?: { done: number; total: number } };
+      assert.ok(state.progress && state.progress.done === state.progress.total && state.progress.total > 0, `${tool}: ${JSON.stringify(state.progress)}`);
+    }
   });
 
   test('never overwrites a file, and adds the require line to an existing init.lua', () => {

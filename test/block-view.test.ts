@@ -28,7 +28,7 @@ test('the dashboard and the plain views draw a block with the same rows', () => 
   block.finish({ status: 'error', content: `${thirtyLines}\n${'中'.repeat(50)}`, durationMs: 1234 });
   const facts: BlockFacts = { ...finished(block.content), state: 'error' };
   for (const expand of [false, true]) {
-    const dashboard = blockLines(block, { width: 40, expand, now: 0 }).map(untagged);
+    const dashboard = blockLines(block, { width: 40, expand, now: 0, color: true }).map(untagged);
     const plain = plainBlockLines(facts, { width: 40, expand, expandHint: 'Ctrl-O shows all' });
     assert.deepEqual(dashboard, plain);
   }

@@ -51,6 +51,22 @@ describe('schema problems', () => {
     ]);
   });
 
+  test('a required name no property has, and a default of the wrong type, are problems', () => {
+    assert.deepEqual(problemsOf({ type: 'object', properties: { path: { type: 'string' }, n: { type: 'integer', default: 'three' }, e: { type: 'array', default: [] } }, required: ['path', 'pth'] }).sort(), [
+      'parameters.properties.n.default: "three" is not of the schema\'s type (integer)',
+      'parameters.required[2]: "pth" is required but is not in properties (did you mean "path"?); every call would fail',
+    ]);
+    // Names other properties may match are not in `properties`, rightly.
+    assert.ok('validate' in compileParameters(createSchemaCompiler(), { type: 'object', patternProperties: { '^x': {} }, required: ['xy'] }));
+    assert.ok('validate' in compileParameters(createSchemaCompiler(), { type: 'object', properties: { n: { type: 'number', default: 2 } } }));
+  });
+
+  test('a keyword of one type in a schema without type says which type to add', () => {
+    assert.deepEqual(problemsOf({ type: 'object', properties: { m: { minimum: 1 } } }), [
+      "parameters.properties.m: `minimum` applies only to a number, and the schema has no `type`: add type = 'number'",
+    ]);
+  });
+
   test('a bad name inside a list of types is reported once, at its place in the list', () => {
     assert.deepEqual(problemsOf({ type: 'object', properties: { n: { type: ['nul', 'string'] } } }), [
       'parameters.properties.n.type[1]: "nul" is not a JSON Schema type (did you mean "null"?); the types are string, number, integer, boolean, object, array, null',
@@ -264,5 +280,29 @@ describe('directories moonpool cannot make', () => {
     const run = spawnSync(process.execPath, [CLI, 'call', 'fine', '--config', MISTAKES, '--state-dir', '/proc/moonpool-state'], { encoding: 'utf8', timeout: 20_000 });
     assert.equal(run.status, 2, run.stderr);
     assert.match(run.stderr, /the state directory \/proc\/moonpool-state cannot be used \(ENOENT\)/);
+  });
+});
+
+describe('check finds what would fail every call', () => {
+  test('each at its line: the required name meant, the default, the type to add and the types meant', () => {
+    const run = moonpool(['check', '--strict', '--config', join(FIXTURES, 'schema-meaning')]);
+    assert.equal(run.code, 1, run.stderr);
+    const source = readFileSync(join(FIXTURES, 'schema-meaning', 'init.lua'), 'utf8').split('\n');
+    const at = (text: string): string => `schema-meaning/init.lua:${source.findIndex((line) => line.includes(text)) + 1}`;
+    assert.deepEqual(run.stdout.trimEnd().split('\n'), [
+      `${at("default = 'three'")}: tool 'read_file': parameters.properties.lines.default: "three" is not of the schema's type (integer)`,
+      `${at('minimum = 1')}: tool 'read_file': parameters.properties.limit: \`minimum\` applies only to a number, and the schema has no \`type\`: add type = 'number'`,
+      `${at("required = { 'pth' }")}: tool 'read_file': parameters.required[1]: "pth" is required but is not in properties (did you mean "path"?); every call would fail`,
+      ...['"str" is not a JSON Schema type (did you mean "string"?)', '"int" is not a JSON Schema type (did you mean "integer"?)', '"list" is not a JSON Schema type (did you mean "array"?)', '"dict" is not a JSON Schema type (did you mean "object"?)'].map(
+        (said, i) => `${at("a = { type = 'str' }")}: tool 'other_names': parameters.properties.${'abcd'[i]}.type: ${said}; the types are string, number, integer, boolean, object, array, null`,
+      ),
+      'the config did not load; 7 errors, 0 warnings',
+    ]);
+  });
+
+  test("a missing comma: Lua's message and its likely cause", () => {
+    const run = moonpool(['check', '--config', join(FIXTURES, 'missing-comma')]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stdout.split('\n')[0], "missing-comma/init.lua:6: '}' expected (to close '{' at line 3) near 'run' (a comma missing after the value on line 5?)");
   });
 });

@@ -2,10 +2,10 @@
 // lookup, and the exit codes 0 / 1 / 2.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CLI, EXAMPLES, FIXTURE_BIN, FIXTURES, tempDir } from './helpers.js';
+import { CLI, eventually, EXAMPLES, FIXTURE_BIN, FIXTURES, liveProcesses, tempDir, uniqueSeconds } from './helpers.js';
 
 const stateDir = tempDir();
 
@@ -51,6 +51,44 @@ describe('moonpool call', () => {
   test('an unknown command or option is a usage error: exit 2', () => {
     assert.equal(moonpool(['frobnicate']).code, 2);
     assert.equal(moonpool(['list', '--bogus']).code, 2);
+  });
+
+  test('a usage error is one line naming what was typed, the name meant and the help to read', () => {
+    const asRun = `node ${CLI}`;
+    const said = (args: string[]): string => {
+      const run = moonpool(args);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stdout, '');
+      return run.stderr;
+    };
+    assert.equal(said(['-V']), `moonpool: unknown option '-V' (did you mean '-v'?); see '${asRun} help'\n`);
+    assert.equal(said(['lst']), `moonpool: unknown command 'lst' (did you mean 'list'?); see '${asRun} help'\n`);
+    assert.equal(said(['list', '--timeout', 'abc']), `moonpool: --timeout takes a positive number of seconds (got 'abc'); see '${asRun} help list'\n`);
+    assert.equal(said(['call', 'x', '--session', 'a b']), `moonpool: --session takes a session id: 1-64 letters, digits, _ and - (got 'a b'); see '${asRun} help call'\n`);
+    assert.equal(said(['call', '--sesion', 'x']), `moonpool: unknown option '--sesion' (did you mean '--session'?); see '${asRun} help call'\n`);
+    assert.equal(said(['check', '--config']), `moonpool: --config needs a value; see '${asRun} help check'\n`);
+    assert.equal(said(['replay', 'nosuch']), `moonpool: no session 'nosuch' in ${stateDir}; '${asRun} sessions' lists them\n`);
+  });
+
+  test("hints name moonpool when that name on PATH is this program", () => {
+    const bin = tempDir();
+    symlinkSync(CLI, join(bin, 'moonpool'));
+    const run = moonpool(['lst'], { PATH: `${bin}:${process.env['PATH'] ?? ''}` });
+    assert.equal(run.stderr, "moonpool: unknown command 'lst' (did you mean 'list'?); see 'moonpool help'\n");
+  });
+
+  test('help: the whole usage, or one command\'s, as `help COMMAND` or `COMMAND --help`', () => {
+    const whole = moonpool(['help']);
+    assert.equal(whole.code, 0);
+    assert.match(whole.stdout, /^ {2}moonpool help \[COMMAND\]/m);
+    assert.equal(moonpool(['--help']).stdout, whole.stdout);
+    const call = moonpool(['help', 'call']);
+    assert.equal(call.code, 0);
+    assert.match(call.stdout, /^Usage: moonpool call TOOL \[JSON\] \[--json\]\n/);
+    assert.match(call.stdout, /^ {2}--timeout S /m);
+    assert.doesNotMatch(call.stdout, /--strict/);
+    assert.equal(moonpool(['call', '--help']).stdout, call.stdout);
+    assert.match(moonpool(['check', '-h']).stdout, /^ {2}--strict /m);
   });
 
   test('--cpu-slots takes a whole number of at least 1', () => {
@@ -144,11 +182,33 @@ describe('config lookup', () => {
     assert.match(run.stdout, /^count_lines /m);
   });
 
+  test('mcp with no config anywhere refuses the bundled demo in one line naming where it looked: exit 2', () => {
+    const home = tempDir();
+    const run = moonpool(['mcp'], { XDG_CONFIG_HOME: home });
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr, `moonpool: no config found (--config, $MOONPOOL_CONFIG, ${join(home, 'moonpool', 'init.lua')}); mcp does not serve the bundled demo: pass --config FILE\n`);
+    assert.equal(run.stdout, '');
+  });
+
   test('a --config that does not exist is a config error: exit 2', () => {
     const run = moonpool(['list', '--config', '/nonexistent/init.lua']);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /config not found: \/nonexistent\/init\.lua \(from --config\)/);
   });
+});
+
+test('Ctrl-C (SIGINT) cancels a call and exits 130, leaving no process behind', { timeout: 60_000 }, async () => {
+  const seconds = uniqueSeconds();
+  const child = spawn(process.execPath, [CLI, 'call', 'sh', JSON.stringify({ command: `sleep ${seconds}` }), '--config', join(EXAMPLES, 'demo'), '--state-dir', stateDir], {
+    env: { ...process.env, MOONPOOL_CONFIG: '' },
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // The sleep itself, not the moonpool command whose arguments name it.
+  const sleeping = (): string[] => liveProcesses(`sleep ${seconds}`).filter((line) => !line.includes('"command"'));
+  assert.ok(await eventually(() => sleeping().length > 0, 30_000), 'the command never started');
+  child.kill('SIGINT');
+  assert.equal(await exited, 130);
+  assert.ok(await eventually(() => sleeping().length === 0), sleeping().join('\n'));
 });
 
 test('a reader that goes away (replay | head -1) ends the command quietly, with its own exit code', { timeout: 60_000 }, async () => {

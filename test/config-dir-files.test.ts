@@ -8,7 +8,7 @@ import { chmodSync, cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:f
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { CLI, FIXTURES, startHost, tempDir } from './helpers.js';
+import { CLI, FIXTURES, permissionsEnforced, startHost, tempDir } from './helpers.js';
 
 /** A copy of the spill-faults config with every kind of odd entry beside its files. */
 async function oddConfig(): Promise<string> {
@@ -61,19 +61,22 @@ test('list, check and call through the CLI skip the odd entries and exit normall
   for (const output of [list.stderr, check.stderr, call.stderr]) assert.doesNotMatch(output, /\n\s+at /);
 });
 
-test('a subdirectory that cannot be listed is skipped with a warning', { timeout: 60_000 }, () => {
-  // root reads any directory: the CLI runs as `nobody` to meet a real EACCES.
+test('a subdirectory that cannot be listed is skipped with a warning', { timeout: 60_000 }, (t) => {
   const dir = tempDir();
-  chmodSync(dir, 0o755);
   cpSync(join(FIXTURES, 'spill-faults', 'init.lua'), join(dir, 'init.lua'));
-  mkdirSync(join(dir, 'private'), { mode: 0o700 });
+  mkdirSync(join(dir, 'private'));
   writeFileSync(join(dir, 'private', 'secret.lua'), 'return 1');
-  const stateDir = tempDir();
-  chmodSync(stateDir, 0o777);
-  const check = spawnSync(process.execPath, [CLI, 'check', '--config', dir, '--state-dir', stateDir], { encoding: 'utf8', uid: 65534, gid: 65534, timeout: 30_000 });
-  assert.equal(check.status, 0, `${check.status} ${check.signal} ${check.stderr}`);
-  assert.match(check.stdout, /private: warning: skipped: the directory cannot be listed \(EACCES\)/);
-  assert.match(check.stdout, /2 tools loaded; 0 errors, 1 warning/);
+  const run = permissionsEnforced(process.execPath, [CLI, 'check', '--config', dir, '--state-dir', tempDir()]);
+  if ('skip' in run) return t.skip(run.skip);
+  chmodSync(join(dir, 'private'), 0o000);
+  try {
+    const check = spawnSync(run.command, run.args, { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(check.status, 0, `${check.status} ${check.signal} ${check.stderr}`);
+    assert.match(check.stdout, /private: warning: skipped: the directory cannot be listed \(EACCES\)/);
+    assert.match(check.stdout, /2 tools loaded; 0 errors, 1 warning/);
+  } finally {
+    chmodSync(join(dir, 'private'), 0o700);
+  }
 });
 
 test('a config file that is a FIFO fails the load at once instead of waiting for a writer', { timeout: 60_000 }, async () => {

@@ -25,6 +25,15 @@ function lines(text: string): string[] {
   return text === '' ? [] : text.replace(/\n$/, '').split('\n');
 }
 
+/**
+ * The snippet's file name as native Lua writes it in messages: a chunk name past 59 characters
+ * keeps its last 56 after `...` (LUA_IDSIZE), where moonpool keeps it whole. Applied to
+ * moonpool's side, so the comparison holds whatever the temporary directory's length.
+ */
+function nativeChunkName(path: string): string {
+  return path.length <= 59 ? path : `...${path.slice(-56)}`;
+}
+
 /** Runs snippets both ways; created once per test file (one host, one working directory). */
 export class Differential {
   private count = 0;
@@ -55,6 +64,7 @@ export class Differential {
     const log: string[] = [];
     const result = await this.host.call('snippet', { path }, { onLog: (text) => log.push(text) });
     if (result.status !== 'ok') throw new Error(`the snippet failed in moonpool (${result.status}):\n${result.content}`);
-    return { native: lines(native.stdout), nativeErrors: lines(native.stderr), moonpool: log };
+    const shortened = nativeChunkName(path);
+    return { native: lines(native.stdout), nativeErrors: lines(native.stderr), moonpool: log.map((text) => text.split(path).join(shortened)) };
   }
 }

@@ -1,6 +1,6 @@
 // Shared test plumbing: fixture paths, temporary state dirs, hosts that are always closed, and
 // checks that nothing (worker, child process) outlives a test.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +39,19 @@ export function liveProcesses(needle: string): string[] {
   return table
     .split('\n')
     .filter((line) => line.includes(needle) && !line.trimStart().startsWith('Z') && !line.includes('ps -eo'));
+}
+
+/**
+ * A command line for which file permissions hold, to meet a real EACCES: as root, the same command
+ * under `setpriv` without the capabilities that bypass permissions (root stays root, so a checkout
+ * in a private directory stays reachable); as anyone else, the command as it is. `skip` says why
+ * it cannot be done here (root without `setpriv`).
+ */
+export function permissionsEnforced(command: string, args: string[]): { command: string; args: string[] } | { skip: string } {
+  if (process.getuid?.() !== 0) return { command, args };
+  const probe = spawnSync('setpriv', ['--version'], { encoding: 'utf8' });
+  if (probe.error) return { skip: `as root, file permissions are met only without CAP_DAC_OVERRIDE, and setpriv (util-linux) is not installed: ${probe.error.message}` };
+  return { command: 'setpriv', args: ['--bounding-set=-dac_override,-dac_read_search', '--', command, ...args] };
 }
 
 /** A number unique to this test run, to tell this test's `sleep` processes from any other. */

@@ -8,7 +8,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { CLI, FIXTURES, startHost, tempDir } from './helpers.js';
+import { CLI, FIXTURES, permissionsEnforced, startHost, tempDir } from './helpers.js';
 
 const CONFIG = join(FIXTURES, 'spill-faults');
 const LIMITS = { maxInlineChars: 2_000, maxInlineLines: 50 };
@@ -129,14 +129,19 @@ test('the CLI refuses a state dir that is a file in one line, with exit code 2',
   }
 });
 
-test('the CLI refuses a state dir it may not write in one line, with exit code 2', () => {
-  // root writes anywhere: the CLI runs as `nobody` under a directory only root may write.
+test('the CLI refuses a state dir it may not write in one line, with exit code 2', (t) => {
   const parent = tempDir();
-  chmodSync(parent, 0o755);
   const stateDir = join(parent, 'state');
-  const run = spawnSync(process.execPath, [CLI, 'call', 'echo', '{"text":"hi"}', '--config', CONFIG, '--state-dir', stateDir], { encoding: 'utf8', uid: 65534, gid: 65534 });
-  assert.equal(run.status, 2, run.stderr);
-  assert.equal(run.stderr, `moonpool: the state directory ${stateDir} cannot be used (EACCES); pass --state-dir or set $XDG_STATE_HOME\n`);
+  const run = permissionsEnforced(process.execPath, [CLI, 'call', 'echo', '{"text":"hi"}', '--config', CONFIG, '--state-dir', stateDir]);
+  if ('skip' in run) return t.skip(run.skip);
+  chmodSync(parent, 0o555);
+  try {
+    const refused = spawnSync(run.command, run.args, { encoding: 'utf8' });
+    assert.equal(refused.status, 2, refused.stderr);
+    assert.equal(refused.stderr, `moonpool: the state directory ${stateDir} cannot be used (EACCES); pass --state-dir or set $XDG_STATE_HOME\n`);
+  } finally {
+    chmodSync(parent, 0o755);
+  }
 });
 
 test('reload, render and resume answer with data when the config is gone, the snapshot is garbage, or the host is closed', async () => {

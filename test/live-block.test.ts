@@ -3,6 +3,7 @@
 // and erased when the call ends so that only the result stays.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { RenderResult, ToolHost } from '../core/index.js';
 import { LiveBlock, type BlockTerminal } from '../ui/live-block.js';
 import { SPINNER_FRAMES } from '../ui/block-view.js';
 import { eventually, startHost } from './helpers.js';
@@ -46,4 +47,25 @@ test('a log line is written above the block, and finishing erases the block', as
   assert.ok(before !== undefined && after !== undefined, JSON.stringify(terminal.written));
   assert.match(after, /^[^\n]*waits[^\n]*\n/);
   assert.ok(after.endsWith(erase), JSON.stringify(after));
+});
+
+test('a render still in flight when the call ends never draws the block again', async () => {
+  // A stand-in host whose render answers only when told, so the call ends while it is in flight.
+  const terminal = recordingTerminal();
+  let answer: (result: RenderResult) => void = () => undefined;
+  let asked = false;
+  const slowHost = {
+    render: () => {
+      asked = true;
+      return new Promise<RenderResult>((resolve) => (answer = resolve));
+    },
+  } as unknown as ToolHost;
+  const live = new LiveBlock(terminal, slowHost, 'slow');
+  live.setSnapshot(new Uint8Array([0x80]));
+  assert.ok(await eventually(() => asked, 5000), 'render was never asked for');
+  live.finish();
+  const erasedAt = terminal.written.length;
+  answer({ ok: true, lines: ['late'] });
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  assert.equal(terminal.written.slice(erasedAt), '', 'the block was drawn after the call ended');
 });

@@ -71,19 +71,36 @@ test('print, io.write and a command’s stderr go to the call log, not the resul
 
 test('run returning something other than a string or {content} is an error that says what came back', async () => {
   const host = await hostReady;
-  const expectations: [string, RegExp][] = [
-    ['number', /run returned a number \(42\)/],
-    ['nil', /run returned nil/],
-    ['table', /run returned a table without a `content` field/],
-    ['function', /run returned a function/],
+  // The message names where `run` is written, as a Lua error names its line.
+  const file = join(FIXTURES, 'lua-api', 'init.lua');
+  const source = readFileSync(file, 'utf8').split('\n');
+  const named = source.findIndex((line) => line.includes("name = 'returns'"));
+  const runLine = source.findIndex((line, i) => i > named && line.includes('run = function')) + 1;
+  const expectations: [string, string][] = [
+    ['number', 'run returned a number (42)'],
+    ['nil', 'run returned nil'],
+    ['table', 'run returned a table without a `content` field'],
+    ['function', 'run returned a function'],
   ];
-  for (const [kind, pattern] of expectations) {
+  for (const [kind, said] of expectations) {
     const result = await host.call('returns', { kind });
     assert.equal(result.status, 'error', kind);
-    assert.match(result.content, pattern);
+    assert.ok(result.content.startsWith(`${file}:${runLine}: returns: ${said}; return a string`), result.content);
   }
   const reported = await host.call('returns', { kind: 'error_table' });
   assert.deepEqual([reported.status, reported.content], ['error', 'the tool says no']);
+});
+
+test('a table raised as an error shows its fields, or its __tostring', async () => {
+  const host = await hostReady;
+  const firstLine = async (kind: string): Promise<string> => {
+    const result = await host.call('raises', { kind });
+    assert.equal(result.status, 'error', result.content);
+    return result.content.split('\n')[0]!;
+  };
+  assert.equal(await firstLine('plain'), '(error object is a table: { code = 42 })');
+  assert.equal(await firstLine('tostring'), 'custom error 7');
+  assert.match(await firstLine('many'), /^\(error object is a table: \{ (field\d+ = \d+, ){10}… 2 more \}\)$/);
 });
 
 test('texts cross both ways whole, ASCII or not, short or long, as values and as keys', async () => {

@@ -68,6 +68,20 @@ describe('moonpool mcp answers every request', () => {
     if (server.exitCode === null) await once(server, 'exit');
   });
 
+  test('a tool the server does not have is a -32602 error on both paths, not a tool result', async () => {
+    // Plain params take the direct path; another `_meta` field takes the SDK's.
+    send(JSON.stringify({ jsonrpc: '2.0', id: 'plain', method: 'tools/call', params: { name: 'nosuch', arguments: {} } }));
+    const [plain] = await nextAnswers(1);
+    send(JSON.stringify({ jsonrpc: '2.0', id: 'sdk', method: 'tools/call', params: { name: 'nosuch', arguments: {}, _meta: { other: 1 } } }));
+    const [sdk] = await nextAnswers(1);
+    for (const [reply, id] of [[plain, 'plain'], [sdk, 'sdk']] as const) {
+      assert.equal(reply?.id, id);
+      assert.equal(reply?.result, undefined, JSON.stringify(reply));
+      assert.equal(reply?.error?.code, -32602);
+      assert.match(reply.error.message, /nosuch/);
+    }
+  });
+
   test('each unusable id gets -32600 Invalid Request with id null', async () => {
     const ids = ['1e300', '1.5', 'null', '123456789012345678901234567890', 'true', '{"a":1}', '[1]'];
     for (const id of ids) send(`{"jsonrpc":"2.0","id":${id},"method":"tools/list"}`);

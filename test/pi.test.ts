@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fauxAssistantMessage, fauxToolCall } from '@mariozechner/pi-ai';
 import { visibleWidth } from '@mariozechner/pi-tui';
-import type { AgentSessionEvent, ExtensionFactory, ToolExecutionComponent } from '@mariozechner/pi-coding-agent';
+import { DefaultPackageManager, SettingsManager, type AgentSessionEvent, type ExtensionFactory, type ToolExecutionComponent } from '@mariozechner/pi-coding-agent';
 import moonpoolExtension from '../pi/index.js';
 import { withoutPatterns } from '../pi/pi-schema.js';
 import { CLI, eventually, liveProcesses, ROOT, tempDir, uniqueSeconds } from './helpers.js';
@@ -173,6 +173,14 @@ test('a running tool without render shows the last lines it printed', async () =
   writeFileSync(gate, '');
   await turn;
   assert.equal(textOf((await ended(session, 't1')).result), 'talked');
+});
+
+test("arguments pi would convert (7 for a string) reach moonpool as the model wrote them: moonpool call's answer", async () => {
+  const session = await openPiSession();
+  await session.prompt([fauxAssistantMessage([fauxToolCall('plain', { name: 7 }, { id: 'c1' })], { stopReason: 'toolUse' })]);
+  const end = (await ended(session, 'c1')) as { result: { content: { text: string }[] }; isError: boolean };
+  assert.deepEqual(end.result.content.map((part) => part.text), ['plain: invalid arguments, run was not called:\nargs.name: must be string']);
+  assert.equal(end.isError, true);
 });
 
 test('a failing tool is an error result in pi, and its row still draws the last state', async () => {
@@ -357,4 +365,14 @@ test('the schema pi checks keeps every keyword but the patterns, and property na
   const loosened = withoutPatterns(proto) as { properties: object };
   assert.deepEqual(Object.keys(loosened.properties), ['__proto__']);
   assert.equal(Object.getPrototypeOf(loosened.properties), Object.prototype);
+});
+
+test("pi's own install route finds the extension: package.json's pi manifest names it", async () => {
+  // `pi install /path/to/moonpool` adds the directory as a package; pi then loads what this resolves.
+  const agentDir = tempDir();
+  const packages = new DefaultPackageManager({ cwd: agentDir, agentDir, settingsManager: SettingsManager.create(agentDir, agentDir) });
+  const resolved = await packages.resolveExtensionSources([ROOT]);
+  assert.deepEqual(resolved.extensions.map((extension) => extension.path), [join(ROOT, 'dist', 'pi', 'index.js')]);
+  const loaded = (await import(resolved.extensions[0]!.path)) as { default: unknown };
+  assert.equal(loaded.default, moonpoolExtension);
 });

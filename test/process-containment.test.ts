@@ -2,6 +2,7 @@
 // cancellation, crash, host.close(), CLI exit), including processes that left the call's process
 // group or session; only what a tool explicitly keeps outlives it.
 import assert from 'node:assert/strict';
+import { constants } from 'node:os';
 import { spawn, spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { describe, test } from 'node:test';
@@ -176,7 +177,7 @@ for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
       child.kill(signal);
-      assert.equal(await exited, 1, 'the cancelled call is a tool error');
+      assert.equal(await exited, 128 + constants.signals[signal], 'exits as the shell expects of a command the signal stopped');
       await assertNoneLeft(seconds, `after ${signal}`);
     } finally {
       cleanUp(seconds);

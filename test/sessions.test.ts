@@ -403,3 +403,18 @@ describe('the retention rule', () => {
     assert.ok(existsSync(sessionLogPath(stateDir, 'old')));
   });
 });
+
+test('after many calls `sessions` lists the newest 20 and says how many it left out; --all lists every one', () => {
+  const stateDir = tempDir();
+  const start = Date.now() - 3_600_000;
+  for (let i = 0; i < 25; i++) writeSession(stateDir, `20261201-0000${String(i).padStart(2, '0')}-aaaaaa`, [record(`c${i}`, start + i * 1000, 5)]);
+  const listed = moonpool(['sessions', '--state-dir', stateDir]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const lines = listed.stdout.trimEnd().split('\n');
+  assert.equal(lines.length, 20);
+  assert.match(lines[0]!, /^20261201-000005-aaaaaa /);
+  assert.match(lines[19]!, /^20261201-000024-aaaaaa /);
+  assert.equal(listed.stderr, 'moonpool: 5 older sessions not shown (--all lists every one)\n');
+  const all = moonpool(['sessions', '--all', '--state-dir', stateDir]);
+  assert.deepEqual([all.stdout.trimEnd().split('\n').length, all.stderr], [25, '']);
+});

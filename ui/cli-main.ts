@@ -4,10 +4,12 @@
 // dir error). Every failure is one line on stderr, never a stack trace.
 import { readFileSync } from 'node:fs';
 import { MoonpoolError, type ToolHost } from '../core/index.js';
-import { parseCli, UsageError, USAGE, type CliInput } from './cli-options.js';
+import { helpText } from './cli-help.js';
+import { parseCli, UsageError, type CliInput } from './cli-options.js';
 import * as callCommand from './commands/call.js';
 import * as listCommand from './commands/list.js';
 import { formatDiagnostic } from './diagnostic-format.js';
+import { commandAsRun } from './invocation.js';
 import { openHost, type Output } from './open-host.js';
 import { exitLeavingStuckThreads, exitLeavingUnreadOutput } from './process-exit.js';
 
@@ -81,16 +83,24 @@ export async function main(argv: string[], output: Output = process): Promise<Cl
   return { exitCode, stuckThreads: stats.stuckThreads, servedMcp };
 }
 
+/** A usage error in one line, pointing to the help of the command it was for. */
+function usageLine(error: UsageError, command: CliInput['command'] | undefined): string {
+  if (!error.helps) return `moonpool: ${error.message}\n`;
+  const topic = error.command ?? (command === 'help' || command === 'version' ? undefined : command);
+  return `moonpool: ${error.message}; see '${commandAsRun()} help${topic === undefined ? '' : ` ${topic}`}'\n`;
+}
+
 async function runCli(argv: string[], output: Output, opened: (host: ToolHost, command: CliInput['command']) => void): Promise<number> {
   let input: CliInput;
   try {
     input = parseCli(argv);
   } catch (error) {
-    output.stderr.write(`moonpool: ${(error as Error).message}\n\n${USAGE}\n`);
+    if (!(error instanceof UsageError)) throw error;
+    output.stderr.write(usageLine(error, undefined));
     return 2;
   }
   if (input.command === 'help') {
-    output.stdout.write(`${USAGE}\n`);
+    output.stdout.write(`${helpText(input.helpTopic)}\n`);
     return 0;
   }
   if (input.command === 'version') {
@@ -108,7 +118,11 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost, c
     opened(host, input.command);
     return await runCommand(host, input, output);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof MoonpoolError) {
+    if (error instanceof UsageError) {
+      output.stderr.write(usageLine(error, input.command));
+      return 2;
+    }
+    if (error instanceof MoonpoolError) {
       output.stderr.write(`moonpool: ${error.message}\n`);
       return 2;
     }

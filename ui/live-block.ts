@@ -21,6 +21,8 @@ export class LiveBlock {
   private rendered: RenderResult | undefined;
   private drawnLines = 0;
   private rendering = false;
+  /** Set by finish(): a render still in flight then must not draw the block again. */
+  private finished = false;
   private readonly started = Date.now();
   private readonly timer: NodeJS.Timeout;
 
@@ -47,8 +49,9 @@ export class LiveBlock {
     this.draw();
   }
 
-  /** Stops redrawing and removes the block from the screen. */
+  /** Stops redrawing and removes the block from the screen, for good. */
   finish(): void {
+    this.finished = true;
     clearInterval(this.timer);
     this.erase();
   }
@@ -71,6 +74,7 @@ export class LiveBlock {
   }
 
   private draw(): void {
+    if (this.finished) return;
     const facts: BlockFacts = { kind: 'call', state: 'running', tool: this.tool, title: this.title, elapsedMs: Date.now() - this.started, content: '', rendered: this.rendered };
     const lines = plainBlockLines(facts, this.layout());
     this.stream.write(`${lines.join('\n')}\n`);

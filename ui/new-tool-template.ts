@@ -20,20 +20,30 @@ agent.on('discover_tools', function(registry)
       ctx:title(args.who)
       local steps = args.steps or 3
       for step = 1, steps do
-        ctx:show { step = step, steps = steps, who = args.who }
+        -- \`progress = { done, total }\` is what MCP clients see as the call's progress.
+        ctx:show { progress = { done = step, total = steps }, who = args.who }
         capture('sleep 0.1')
       end
-      ctx:show { step = steps, steps = steps, who = args.who, done = true }
+      ctx:show { progress = { done = steps, total = steps }, who = args.who, greeted = true }
       return ('Hello, %s!'):format(args.who)
     end,
     render = function(state, view)
-      if state.done then return 'greeted ' .. state.who end
+      if state.greeted then return 'greeted ' .. state.who end
+      local done, total = state.progress.done, state.progress.total
       local width = math.max(10, math.min(view.width, 50) - 20)
-      local filled = math.floor(width * state.step / math.max(state.steps, 1))
-      return ('[%s%s] step %d of %d'):format(('#'):rep(filled), ('-'):rep(width - filled), state.step, state.steps)
+      local filled = math.floor(width * done / math.max(total, 1))
+      return ('[%s%s] step %d of %d'):format(('#'):rep(filled), ('-'):rep(width - filled), done, total)
     end,
     available = function(ctx)
-      return capture('command -v sleep') ~= ''
+      -- Runs at every load, so it stays cheap: \`sleep\` is looked for on PATH without starting a process.
+      for dir in (os.getenv('PATH') or ''):gmatch('[^:]+') do
+        local file = io.open(dir .. '/sleep')
+        if file then
+          file:close()
+          return true
+        end
+      end
+      return false
     end,
   }
 end)

@@ -1,5 +1,5 @@
 // Starts a ToolHost for a CLI command: config lookup (saying on stderr when the bundled demo is
-// used), the options every command shares, and for the commands that record calls, a state
+// used, and refusing it for `mcp`, whose client is a model that would get the demo's `sh`), the options every command shares, and for the commands that record calls, a state
 // directory they can write (checked at start, so an unusable one is one line and exit 2).
 import { resolve } from 'node:path';
 import { defaultStateDir, MoonpoolError, ToolHost, resolveConfig, stateDirProblem, type ResolvedConfig } from '../core/index.js';
@@ -28,6 +28,11 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
   }
   const retention = retentionOptions(input.keepSessions);
   const config = resolveConfig(input.config);
+  // An MCP client often starts servers without the user's environment ($XDG_CONFIG_HOME): serving
+  // the demo then would hand a model a shell by accident, and the client would hide the notice.
+  if (config.source === 'bundled' && input.command === 'mcp') {
+    throw new MoonpoolError('CONFIG_NOT_FOUND', `no config found (--config, $MOONPOOL_CONFIG, ${displayPath(config.userFile ?? '~/.config/moonpool/init.lua')}); mcp does not serve the bundled demo: pass --config FILE`);
+  }
   const notice = configNotice(config);
   // The dashboard shows it on its own screen: printed here, it would stay hidden until it quits.
   if (notice !== undefined && input.command !== 'dash') output.stderr.write(`moonpool: ${notice}\n`);

@@ -1,9 +1,20 @@
 // What a person at the dashboard needs to call a tool: its parameters as lines (name, type,
-// required, allowed values, description) for /tools, and an argument template for Tab to insert
+// required, allowed values and limits, description, wrapped under its own column) for /tools, and an argument template for Tab to insert
 // (the required properties, each with a placeholder of its type, enum or default).
+
+import { columns, wrapColumns } from './text-width.js';
 
 interface PropertySchema {
   type?: unknown;
+  minimum?: unknown;
+  maximum?: unknown;
+  exclusiveMinimum?: unknown;
+  exclusiveMaximum?: unknown;
+  minLength?: unknown;
+  maxLength?: unknown;
+  minItems?: unknown;
+  maxItems?: unknown;
+  pattern?: unknown;
   enum?: unknown;
   const?: unknown;
   default?: unknown;
@@ -41,19 +52,48 @@ function typeText(property: PropertySchema): string {
   return type === 'array' && typeof items?.type === 'string' ? `array of ${items.type}` : type;
 }
 
-/** One line per parameter: `name  type, required  description`, names and types aligned. */
-export function parameterLines(parameters: unknown): string[] {
+/** The limits a value must keep: `at least 2`, `at most 64 characters`, `matching ^\d+$`. */
+function limitsText(property: PropertySchema): string[] {
+  const limits: string[] = [];
+  const number = (value: unknown): value is number => typeof value === 'number';
+  if (number(property.minimum)) limits.push(`at least ${property.minimum}`);
+  if (number(property.exclusiveMinimum)) limits.push(`over ${property.exclusiveMinimum}`);
+  if (number(property.maximum)) limits.push(`at most ${property.maximum}`);
+  if (number(property.exclusiveMaximum)) limits.push(`under ${property.exclusiveMaximum}`);
+  for (const [low, high, unit] of [[property.minLength, property.maxLength, 'characters'], [property.minItems, property.maxItems, 'items']] as const) {
+    if (number(low) && number(high)) limits.push(`${low}-${high} ${unit}`);
+    else if (number(low)) limits.push(`at least ${low} ${unit}`);
+    else if (number(high)) limits.push(`at most ${high} ${unit}`);
+  }
+  if (typeof property.pattern === 'string') limits.push(`matching ${property.pattern}`);
+  return limits;
+}
+
+/** Description columns below which a wrapped description is left to the view's own wrapping. */
+const MIN_DESCRIPTION_COLUMNS = 20;
+
+/**
+ * One line per parameter: `name  type, required, limits  description`, names and types aligned;
+ * a description longer than `width` allows wraps under its own column.
+ */
+export function parameterLines(parameters: unknown, width = Infinity): string[] {
   const properties = propertiesOf(parameters);
   if (properties.length === 0) return ['(no arguments)'];
   const required = requiredOf(parameters);
   const rows = properties.map(([name, property]) => ({
     name,
-    kind: `${typeText(property)}${required.has(name) ? ', required' : ''}`,
+    kind: [typeText(property), ...(required.has(name) ? ['required'] : []), ...limitsText(property)].join(', '),
     description: typeof property.description === 'string' ? property.description.split('\n')[0]! : '',
   }));
   const nameWidth = Math.max(...rows.map((row) => row.name.length));
   const kindWidth = Math.max(...rows.map((row) => row.kind.length));
-  return rows.map((row) => `${row.name.padEnd(nameWidth)}  ${row.kind.padEnd(kindWidth)}  ${row.description}`.trimEnd());
+  return rows.flatMap((row) => {
+    const lead = `${row.name.padEnd(nameWidth)}  ${row.kind.padEnd(kindWidth)}  `;
+    const room = width - columns(lead);
+    if (row.description === '' || room < MIN_DESCRIPTION_COLUMNS) return [`${lead}${row.description}`.trimEnd()];
+    const [first = '', ...rest] = wrapColumns(row.description, room);
+    return [`${lead}${first}`, ...rest.map((part) => `${' '.repeat(columns(lead))}${part.trimStart()}`)];
+  });
 }
 
 function placeholder(property: PropertySchema): unknown {

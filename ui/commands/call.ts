@@ -1,8 +1,11 @@
 // `moonpool call TOOL [JSON]`: runs one call as a host would. The model-facing text goes to
 // stdout (stderr for an error), what the tool prints goes to stderr as it happens; on a terminal
 // the tool's live block is drawn on stderr while it runs, and the text is made safe to show.
+// Ctrl-C (or SIGTERM, SIGHUP) cancels the call; the command then exits 128 + the signal's number.
+import { constants } from 'node:os';
 import { decodeSnapshot, type CallResult, type ToolHost } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
+import { commandAsRun } from '../invocation.js';
 import type { Output } from '../open-host.js';
 import { sanitizeLines } from '../terminal-text.js';
 
@@ -25,11 +28,15 @@ function resultAsJson(result: CallResult): string {
 
 export async function callTool(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   const [name, json, ...extra] = input.positionals;
-  if (name === undefined) throw new UsageError('call needs a tool name: moonpool call TOOL [JSON]');
+  if (name === undefined) throw new UsageError(`call needs a tool name: ${commandAsRun()} call TOOL [JSON]`);
   if (extra.length > 0) throw new UsageError(`call takes one JSON argument (got ${extra.length + 1}); quote the JSON`);
   const args = parseArguments(json);
   const controller = new AbortController();
-  const cancel = (): void => controller.abort();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const cancel = (signal: NodeJS.Signals): void => {
+    stoppedBy ??= signal;
+    controller.abort();
+  };
   // Asked to stop, the call is cancelled, so the host can end what it started before exiting.
   for (const signal of STOP_SIGNALS) process.once(signal, cancel);
   const stderr = output.stderr as NodeJS.WriteStream;
@@ -51,6 +58,8 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
       const text = stream.isTTY ? sanitizeLines(result.content).join('\n') : result.content;
       stream.write(text.endsWith('\n') ? text : `${text}\n`);
     }
+    // Stopped by a signal, the command exits as the shell expects of one (130 for Ctrl-C).
+    if (stoppedBy !== undefined) return 128 + constants.signals[stoppedBy];
     return result.isError ? 1 : 0;
   } finally {
     live?.finish();

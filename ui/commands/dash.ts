@@ -3,12 +3,13 @@
 import { resolveConfig, type ToolHost } from '../../core/index.js';
 import type { CliInput } from '../cli-options.js';
 import { Dashboard } from '../dashboard/dashboard.js';
+import { commandAsRun } from '../invocation.js';
 import { configNotice, type Output } from '../open-host.js';
 
 export async function runDashboard(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   const stdout = output.stdout as NodeJS.WriteStream;
   if (!stdout.isTTY || !process.stdin.isTTY) {
-    output.stderr.write("moonpool: the dashboard needs a terminal; 'moonpool list' and 'moonpool call' work without one\n");
+    output.stderr.write(`moonpool: the dashboard needs a terminal; '${commandAsRun()} list' and '${commandAsRun()} call' work without one\n`);
     return 2;
   }
   const notice = configNotice(resolveConfig(input.config));
@@ -18,6 +19,7 @@ export async function runDashboard(host: ToolHost, input: CliInput, output: Outp
     ...(notice === undefined ? {} : { notices: [notice] }),
   });
   await dashboard.done;
-  output.stderr.write(`resume with: moonpool --session ${host.sessionId}\n`);
+  const named = [input.config === undefined ? '' : ` --config ${input.config}`, input.stateDir === undefined ? '' : ` --state-dir ${input.stateDir}`].join('');
+  output.stderr.write(`resume with: ${commandAsRun()} --session ${host.sessionId}${named}\n`);
   return 0;
 }

@@ -1,6 +1,7 @@
 // `moonpool list`: the available tools, as a table, as JSON, or in a model API's exact shape.
 import type { ToolHost } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
+import { commandAsRun } from '../invocation.js';
 import { displayPath } from '../diagnostic-format.js';
 import type { Output } from '../open-host.js';
 import { sanitizeLine } from '../terminal-text.js';
@@ -27,6 +28,6 @@ export function listTools(host: ToolHost, input: CliInput, output: Output): numb
   }
   if (all.length === 0) output.stdout.write(`no tools in ${displayPath(host.configFile)}\n`);
   const errors = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').length;
-  if (errors > 0) output.stderr.write(`moonpool: ${errors} problem${errors === 1 ? '' : 's'} in the config; run 'moonpool check' to see them\n`);
+  if (errors > 0) output.stderr.write(`moonpool: ${errors} problem${errors === 1 ? '' : 's'} in the config; run '${commandAsRun()} check' to see them\n`);
   return 0;
 }

@@ -3,14 +3,25 @@
 // is never called. A tool the config no longer defines (or one without `render`) shows its
 // recorded model-facing text. Damage in the log is skipped and named on stderr; the records
 // around it are replayed.
-import { resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { defaultStateDir, SESSION_ID_PATTERN, summarizeSessions, type ToolHost } from '../../core/index.js';
 import { plainBlockLines, renderView, type BlockFacts } from '../block-view.js';
 import { UsageError, type CliInput } from '../cli-options.js';
+import { commandAsRun } from '../invocation.js';
 import type { Output } from '../open-host.js';
 import { sanitizeLine } from '../terminal-text.js';
 
 const DEFAULT_WIDTH = 80;
+
+/** Whether `id` has a log in the state dir (its own, or one a second writer kept beside it). */
+function sessionExists(stateDir: string, id: string): boolean {
+  try {
+    return readdirSync(join(stateDir, 'sessions')).some((name) => name.startsWith(`${id}.`) && name.endsWith('.log'));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The session `replay` shows — `last` is the newest, the last line of `moonpool sessions`, named
@@ -18,17 +29,19 @@ const DEFAULT_WIDTH = 80;
  */
 export function withReplayTarget(input: CliInput, output: Output): CliInput {
   const [named, ...extra] = input.positionals;
-  if (named === undefined) throw new UsageError('replay needs a session id (or last): moonpool replay SESSION');
+  if (named === undefined) throw new UsageError(`replay needs a session id (or last): ${commandAsRun()} replay SESSION`);
   if (extra.length > 0) throw new UsageError(`replay takes one session id (got ${extra.length + 1})`);
   let session = named;
   if (named === 'last') {
     const stateDir = resolve(input.stateDir ?? defaultStateDir());
     const newest = summarizeSessions(stateDir).at(-1);
-    if (newest === undefined) throw new UsageError(`there is no session to replay in ${stateDir}`);
+    if (newest === undefined) throw new UsageError(`there is no session to replay in ${stateDir}`, 'replay', false);
     session = newest.id;
     output.stderr.write(`moonpool: replaying ${session}, the newest session\n`);
   } else if (!SESSION_ID_PATTERN.test(named)) {
-    throw new UsageError(`'${named}' is not a session id (1-64 letters, digits, _ and -; see moonpool sessions)`);
+    throw new UsageError(`'${named}' is not a session id (1-64 letters, digits, _ and -; see ${commandAsRun()} sessions)`);
+  } else if (!sessionExists(resolve(input.stateDir ?? defaultStateDir()), named)) {
+    throw new UsageError(`no session '${named}' in ${resolve(input.stateDir ?? defaultStateDir())}; '${commandAsRun()} sessions' lists them`, 'replay', false);
   }
   return { ...input, positionals: [session], session };
 }

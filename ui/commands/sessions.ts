@@ -35,6 +35,9 @@ function note(summary: SessionSummary, sessionsDir: string): string {
   return notes.join('  ');
 }
 
+/** Sessions listed without --all: the newest. */
+export const SHOWN_SESSIONS = 20;
+
 /** The sessions in the state dir, after the retention rule; the newest last. */
 export function listSessions(input: CliInput, output: Output): number {
   if (input.positionals.length > 0) throw new UsageError(`sessions takes no arguments (got '${input.positionals[0]}')`);
@@ -57,9 +60,12 @@ export function listSessions(input: CliInput, output: Output): number {
     output.stderr.write(`moonpool: no sessions in ${stateDir}\n`);
     return 0;
   }
-  const idWidth = Math.max(...summaries.map((summary) => summary.id.length));
+  // Each `moonpool call` is a session of its own: a long list is cut to its newest, and says so.
+  const shown = input.all ? summaries : summaries.slice(-SHOWN_SESSIONS);
+  if (shown.length < summaries.length) output.stderr.write(`moonpool: ${summaries.length - shown.length} older sessions not shown (--all lists every one)\n`);
+  const idWidth = Math.max(...shown.map((summary) => summary.id.length));
   const sessionsDir = `${stateDir}/sessions`;
-  for (const summary of summaries) {
+  for (const summary of shown) {
     const calls = `${summary.calls} call${summary.calls === 1 ? '' : 's'}`;
     const cells = [summary.id.padEnd(idWidth), utcTime(summary.startedAt), calls.padStart(11), formatBytes(summary.bytes).padStart(10), note(summary, sessionsDir)];
     output.stdout.write(`${cells.join('  ').trimEnd()}\n`);

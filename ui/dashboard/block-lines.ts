@@ -1,5 +1,5 @@
 // A dashboard block as blessed-tagged lines for a given width: the block model's header and body
-// (ui/block-view.ts) with colours. Everything a tool produced is sanitized by the model, then has
+// (ui/block-view.ts) with colours, unless NO_COLOR. Everything a tool produced is sanitized by the model, then has
 // its braces escaped here, before it meets a tag.
 import blessed from 'blessed';
 import { BODY_INDENT, blockBody, blockHeader, type BlockFacts, type BlockState } from '../block-view.js';
@@ -24,6 +24,8 @@ export interface DrawContext {
   expand: boolean;
   /** Date.now() for the frame: running blocks' elapsed time and spinner. */
   now: number;
+  /** Colours on (off under NO_COLOR). */
+  color: boolean;
 }
 
 function factsOf(block: Block, now: number): BlockFacts {
@@ -39,17 +41,21 @@ function factsOf(block: Block, now: number): BlockFacts {
   };
 }
 
+/** `text` (tags and all) in `color`, or as it is when colour is off. */
+function colored(color: string, text: string, context: DrawContext): string {
+  return context.color ? `{${color}-fg}${text}{/${color}-fg}` : text;
+}
+
 export function blockLines(block: Block, context: DrawContext): string[] {
   const facts = factsOf(block, context.now);
   const header = blockHeader(facts, context.width);
-  const color = MARK_COLORS[block.status];
   const head =
-    `{${color}-fg}${header.mark}{/${color}-fg} {bold}${blessed.escape(header.tool)}{/bold}` +
-    `{gray-fg}${blessed.escape(header.title)}${header.status}{/gray-fg}${header.elapsed ? `  {gray-fg}${header.elapsed}{/gray-fg}` : ''}`;
+    `${colored(MARK_COLORS[block.status], header.mark, context)} {bold}${blessed.escape(header.tool)}{/bold}` +
+    `${colored('gray', `${blessed.escape(header.title)}${header.status}`, context)}${header.elapsed ? `  ${colored('gray', header.elapsed, context)}` : ''}`;
   const body = blockBody(facts, { width: context.width, expand: context.expand, expandHint: 'Ctrl-O shows all' });
   return [
     head,
     ...body.rows.map((row) => `${BODY_INDENT}${blessed.escape(row)}`),
-    ...body.noteRows.map((row) => `${BODY_INDENT}{gray-fg}${blessed.escape(row)}{/gray-fg}`),
+    ...body.noteRows.map((row) => `${BODY_INDENT}${colored('gray', blessed.escape(row), context)}`),
   ];
 }

@@ -3,7 +3,8 @@
 // running call, Ctrl-O expands every block, PgUp/PgDn scroll, Ctrl-C cancels what runs and quits.
 import blessed from 'blessed';
 import type { ReloadResult, ToolHost } from '../../core/index.js';
-import { formatDiagnostic } from '../diagnostic-format.js';
+import { colorWanted } from '../color-choice.js';
+import { displayPath, formatDiagnostic } from '../diagnostic-format.js';
 import { columns, fitColumns } from '../text-width.js';
 import { argumentTemplate, parameterLines } from '../tool-help.js';
 import { Block } from './block.js';
@@ -52,6 +53,8 @@ export class Dashboard {
   private readonly editor: LineEditor;
   private readonly scheduler: FrameScheduler;
   private expand = false;
+  /** Colours on, unless NO_COLOR says otherwise. */
+  private readonly color: boolean;
   /** Lines scrolled up from the bottom (0: follow the newest output). */
   private scrollBack = 0;
   private quitting: Promise<void> | undefined;
@@ -60,6 +63,7 @@ export class Dashboard {
 
   constructor(private readonly options: DashboardOptions) {
     const { host } = options;
+    this.color = colorWanted();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.screen = blessed.screen({
       input: options.input ?? process.stdin,
@@ -73,7 +77,7 @@ export class Dashboard {
       title: 'moonpool',
     } as blessed.Widgets.IScreenOptions);
     this.transcriptBox = blessed.box({ parent: this.screen, top: 0, left: 0, width: '100%', height: '100%-2', tags: true });
-    this.statusBox = blessed.box({ parent: this.screen, bottom: 1, left: 0, width: '100%', height: 1, tags: false, style: { fg: 'black', bg: 'white' } });
+    this.statusBox = blessed.box({ parent: this.screen, bottom: 1, left: 0, width: '100%', height: 1, tags: false, style: this.color ? { fg: 'black', bg: 'white' } : { inverse: true } });
     this.inputBox = blessed.box({ parent: this.screen, bottom: 0, left: 0, width: '100%', height: 1, tags: true });
     this.transcript = new Transcript(host, () => this.scheduler.request());
     this.editor = new LineEditor({
@@ -90,7 +94,7 @@ export class Dashboard {
     host.on('reload', (result) => this.showReload(result));
 
     if (options.resumeSession) this.resume(options.resumeSession);
-    this.note('moonpool', this.welcome(), 'ok');
+    this.note('moonpool', this.welcome(), host.loaded ? 'ok' : 'error');
   }
 
   /** How many frames have been painted. */
@@ -102,7 +106,9 @@ export class Dashboard {
     const { host } = this.options;
     const problems = host.diagnostics().map(formatDiagnostic);
     const tools = host.tools().map((tool) => tool.name);
+    const config = `config ${displayPath(host.configFile)}${host.loaded ? '' : ' (it did not load: fix it, then /reload)'}`;
     return [
+      config,
       `${tools.length} tools: ${tools.join(', ') || '(none)'}`,
       ...(this.options.notices ?? []),
       ...problems,
@@ -235,10 +241,12 @@ export class Dashboard {
   private toolList(): string {
     const tools = this.options.host.allTools();
     if (tools.length === 0) return 'no tools are loaded';
+    // The note's body indent and the arguments' own, so that a wrapped description keeps its column.
+    const width = Math.max(20, this.screen.width as number) - 2 - 4;
     return tools
       .flatMap((tool) => [
         `${tool.name}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason})`}`,
-        ...parameterLines(tool.parameters).map((line) => `    ${line}`),
+        ...parameterLines(tool.parameters, width).map((line) => `    ${line}`),
       ])
       .join('\n');
   }
@@ -291,7 +299,7 @@ export class Dashboard {
   private paint(): void {
     const width = Math.max(20, this.screen.width as number);
     const height = this.transcriptHeight();
-    const { lines, starts } = this.transcript.draw({ width, expand: this.expand, now: Date.now() });
+    const { lines, starts } = this.transcript.draw({ width, expand: this.expand, now: Date.now(), color: this.color });
     this.scrollBack = Math.min(this.scrollBack, Math.max(0, lines.length - height));
     const bottom = lines.length - this.scrollBack;
     const top = Math.max(0, bottom - height);

@@ -5,9 +5,9 @@ local CWD, SPILL_DIR = __moonpool_cwd, __moonpool_spill_dir
 local type, getmetatable, setmetatable, error, dofile = type, getmetatable, setmetatable, error, dofile
 -- The prelude's own references, taken before user code runs: a tool may replace or remove the
 -- library's functions (`string.gmatch = nil`) without breaking moonpool's.
-local str_find, str_format, str_gmatch, str_sub = string.find, string.format, string.gmatch, string.sub
+local str_find, str_format, str_gmatch, str_match, str_sub = string.find, string.format, string.gmatch, string.match, string.sub
 local tbl_concat, tbl_sort, traceback, getinfo = table.concat, table.sort, debug.traceback, debug.getinfo
-local tostring, pairs, ipairs, xpcall, pcall, collectgarbage = tostring, pairs, ipairs, xpcall, pcall, collectgarbage
+local tostring, pairs, ipairs, next, rawget, xpcall, pcall, collectgarbage = tostring, pairs, ipairs, next, rawget, xpcall, pcall, collectgarbage
 
 -- A definition's keys go to the host, which knows the fields (core/tool-definitions.ts); a long
 -- key is cut here, so a 1 MB key costs its tool a diagnostic, not the host a megabyte.
@@ -37,9 +37,29 @@ local function source_path(info)
   return source
 end
 
+-- A table raised as an error, by its fields when it has no __tostring: `{ code = 42 }`, not its
+-- address. At most ten fields are shown (raw, in no set order), strings cut at 60 bytes.
+local function error_table_text(err)
+  local meta = getmetatable(err)
+  if type(meta) == 'table' and rawget(meta, '__tostring') ~= nil then return tostring(err) end
+  local shown, count = {}, 0
+  for key, value in next, err do
+    count = count + 1
+    if count <= 10 then
+      local name = type(key) == 'string' and str_match(key, '^[%a_][%w_]*$') and key or str_format('[%s]', type(key) == 'string' and str_format('%q', str_sub(key, 1, 60)) or tostring(key))
+      local text = type(value) == 'string' and str_format('%q', str_sub(value, 1, 60)) or (type(value) == 'table' and '{…}' or tostring(value))
+      shown[#shown + 1] = name .. ' = ' .. text
+    elseif count > 1000 then
+      break
+    end
+  end
+  local rest = count > 10 and str_format(', … %s more', count > 1000 and 'many' or tostring(count - 10)) or ''
+  return str_format('(error object is a table: { %s%s })', tbl_concat(shown, ', '), rest)
+end
+
 -- An error's text, cut at ERROR_LIMIT_BYTES with a note (an error value may be any size).
 local function error_text(err)
-  local message = type(err) == 'string' and err or tostring(err)
+  local message = type(err) == 'string' and err or (type(err) == 'table' and error_table_text(err) or tostring(err))
   if #message <= ERROR_LIMIT_BYTES then return message end
   return str_sub(message, 1, ERROR_LIMIT_BYTES) .. str_format('\n[moonpool: error message cut at %d of its %d bytes]', ERROR_LIMIT_BYTES, #message)
 end
@@ -246,8 +266,9 @@ function entry.run(name, args, call_id)
     end
     return reply_run(result.content, result.is_error and true or false, nil, shows, structured)
   end
+  local defined = getinfo(tool.run, 'S')
   return reply_run(
-    str_format('%s: run returned %s; return a string, or { content = "...", is_error = true }, or { content = "...", structured = {...} }', name, describe(result)),
+    str_format('%s:%d: %s: run returned %s; return a string, or { content = "...", is_error = true }, or { content = "...", structured = {...} }', source_path(defined), defined.linedefined, name, describe(result)),
     true,
     'bad_return',
     shows

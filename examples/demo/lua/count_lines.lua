@@ -60,7 +60,7 @@ agent.on('discover_tools', function(registry)
         entry.files, entry.lines = entry.files + 1, entry.lines + lines
         by_language[language(path)] = entry
         total_lines = total_lines + lines
-        ctx:show { done = i, total = #files, current = path, lines = total_lines, top = top_languages(by_language, 8) }
+        ctx:show { progress = { done = i, total = #files }, current = path, lines = total_lines, top = top_languages(by_language, 8) }
       end
       local report = { ('%s lines in %s %s under %s'):format(progress.count(total_lines), progress.count(#files), #files == 1 and 'file' or 'files', root) }
       for _, row in ipairs(top_languages(by_language, 20)) do
@@ -70,7 +70,7 @@ agent.on('discover_tools', function(registry)
     end,
     render = function(state, view)
       local lines = {
-        progress.bar(state.done, state.total, view.width) .. ('  %s / %s files'):format(progress.count(state.done), progress.count(state.total)),
+        progress.bar(state.progress.done, state.progress.total, view.width) .. ('  %s / %s files'):format(progress.count(state.progress.done), progress.count(state.progress.total)),
         ('%s lines so far'):format(progress.count(state.lines)),
       }
       local shown = view.expand and #state.top or math.min(#state.top, 3)
@@ -78,7 +78,7 @@ agent.on('discover_tools', function(registry)
         local row = state.top[i]
         lines[#lines + 1] = ('  %-10s %10s lines %6s files'):format(row.name, progress.count(row.lines), progress.count(row.files))
       end
-      if state.done < state.total then lines[#lines + 1] = '  ' .. state.current end
+      if state.progress.done < state.progress.total then lines[#lines + 1] = '  ' .. state.current end
       return lines
     end,
   }

@@ -27,14 +27,14 @@ agent.on('discover_tools', function(registry)
       local found, largest = 0, nil
       for n = 2, limit - 1 do
         if is_prime(n) then found, largest = found + 1, n end
-        if n % 20000 == 0 then ctx:show { n = n, limit = limit, found = found, largest = largest } end
+        if n % 20000 == 0 then ctx:show { progress = { done = n, total = limit }, found = found, largest = largest } end
       end
-      ctx:show { n = limit, limit = limit, found = found, largest = largest }
+      ctx:show { progress = { done = limit, total = limit }, found = found, largest = largest }
       return ('%s primes below %s; the largest is %s'):format(progress.count(found), progress.count(limit), tostring(largest))
     end,
     render = function(state, view)
       return {
-        progress.bar(state.n, state.limit, view.width),
+        progress.bar(state.progress.done, state.progress.total, view.width),
         ('%s primes found, the largest so far %s'):format(progress.count(state.found), tostring(state.largest)),
       }
     end,
