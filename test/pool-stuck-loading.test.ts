@@ -1,0 +1,60 @@
+// A worker thread that blocks in a system call while it loads its code's dependencies (their
+// files on a hung mount; a FIFO stands in for one) must be treated as one that never came up: its
+// call times out, the thread counts as stuck, and the module's next call gets another worker.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, cpSync, mkdirSync, openSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import type { ToolHost } from '../core/index.js';
+import { eventually, ROOT, tempDir } from './helpers.js';
+
+/** A copy of this build whose node_modules entries are links, so that one package can be replaced. */
+async function copiedInstall(): Promise<{ install: string; ToolHost: typeof ToolHost }> {
+  const install = tempDir();
+  cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
+  mkdirSync(join(install, 'node_modules'));
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules', name), join(install, 'node_modules', name));
+  for (const name of ['workers', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
+  const core = (await import(pathToFileURL(join(install, 'dist', 'core', 'index.js')).href)) as { ToolHost: typeof ToolHost };
+  return { install, ToolHost: core.ToolHost };
+}
+
+test('a worker stuck loading a dependency after it started counts as stuck, and the next call gets another worker', { timeout: 90_000 }, async () => {
+  const { install, ToolHost: CopiedHost } = await copiedInstall();
+  const dir = tempDir();
+  writeFileSync(join(dir, 'init.lua'), "agent.on('discover_tools', function(registry) registry:add { name = 'echo', description = 'x', run = function(args) return args.text end } end)\n");
+  const host = await CopiedHost.start({ config: join(dir, 'init.lua'), stateDir: tempDir(), maxThreadsPerModule: 1, loadTimeoutMs: 300, timeoutMs: 300 });
+  after(() => host.close());
+  // The host has loaded; from now on a worker that starts finds wasmoon's code unreadable.
+  const wasmoon = join(install, 'node_modules', 'wasmoon');
+  unlinkSync(wasmoon);
+  mkdirSync(join(wasmoon, 'dist'), { recursive: true });
+  cpSync(join(ROOT, 'node_modules', 'wasmoon', 'package.json'), join(wasmoon, 'package.json'));
+  const fifo = join(wasmoon, 'dist', 'index.js');
+  execFileSync('mkfifo', [fifo]);
+  const stuckFifo = join(install, 'wasmoon-stuck', 'dist', 'index.js');
+  // A writer that opens and closes gives the stuck reader its end of file, so the thread can end.
+  const unblock = (): void => {
+    for (const path of [fifo, stuckFifo]) {
+      try {
+        closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // Not there, or no reader left.
+      }
+    }
+  };
+  try {
+    const stuck = await host.call('echo', { text: 'x' });
+    assert.equal(stuck.status, 'timeout', stuck.content);
+    assert.ok(await eventually(() => host.stats().stuckThreads === 1), `stuckThreads ${host.stats().stuckThreads}`);
+    // New opens of the mount work again; the one stuck stays stuck.
+    renameSync(wasmoon, join(install, 'wasmoon-stuck'));
+    symlinkSync(join(ROOT, 'node_modules', 'wasmoon'), wasmoon);
+    const result = await host.call('echo', { text: 'back' });
+    assert.deepEqual([result.status, result.content], ['ok', 'back']);
+  } finally {
+    unblock();
+  }
+});
