@@ -128,7 +128,8 @@ export class WorkerPool {
 
   constructor(options: WorkerPoolOptions) {
     this.options = options;
-    this.rows = new TaskRows(options.maxThreads + options.maxQueue);
+    // A row per call the pool takes, and one per thread for the `warm` tasks that start workers.
+    this.rows = new TaskRows(2 * options.maxThreads + options.maxQueue);
     const workerData: WorkerConfig = { ...options.config, taskTable: this.rows.table.buffer, taskTableEpochMs: this.rows.table.epochMs, cpuSlots: options.cpuSlots.buffer };
     this.piscina = new Piscina({
       filename: WORKER_ENTRY,
@@ -179,7 +180,7 @@ export class WorkerPool {
    */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     if (this.closed) return { kind: 'cancelled' };
-    if (this.queueFull) return { kind: 'busy' };
+    if (task.kind !== 'warm' && this.queueFull) return { kind: 'busy' };
     const row = this.rows.acquire();
     if (row === undefined) return { kind: 'busy' };
     const callId = task.kind === 'run' ? task.context.callId : undefined;

@@ -1,9 +1,9 @@
 // The file piscina loads in each Lua worker thread (core/worker-pool.ts): CommonJS whose export is
-// the task handler. It opens the worker's event channel and posts one end to the main thread at
-// once, then import()s the ES worker (lua-worker.ts) with the config piscina passed as
-// `workerData`. It stays CommonJS: piscina require()s its handler first, and Node's require() of an
-// ES module aborts the process (a failed CHECK in CreateRequiredModuleFacade) when the worker is
-// terminated while the module loads; the bundle built from this file loads no ES module at all.
+// the task handler. It import()s the ES worker (lua-worker.ts), starts it with the config piscina
+// passed as `workerData`, and then posts one end of the worker's event channel to the main thread.
+// It stays CommonJS: piscina require()s its handler first, and Node's require() of an ES module
+// aborts the process (a failed CHECK in CreateRequiredModuleFacade) when the worker is terminated
+// while the module loads; the bundle built from this file loads no ES module at all.
 import type { MessagePort } from 'node:worker_threads';
 import type { TaskHandler, WorkerConfig, WorkerEventsPort, WorkerTask } from '../shared/protocol.js';
 
@@ -13,11 +13,13 @@ const workerThreads = process.getBuiltinModule('node:worker_threads');
 const channel = new workerThreads.MessageChannel();
 // Unreferenced so that an idle worker can still be reaped.
 channel.port1.unref();
-if (workerThreads.parentPort) {
+const handler: Promise<TaskHandler> = import('./lua-worker.js').then((module: WorkerModule) => {
+  const serve = module.startWorker(workerThreads.workerData as WorkerConfig, channel.port1);
+  // The pool counts the worker as up once its code has loaded: one stuck loading it is terminated.
   const up: WorkerEventsPort = { moonpoolEventsPort: channel.port2, threadId: workerThreads.threadId };
-  workerThreads.parentPort.postMessage(up, [channel.port2]);
-}
-const handler: Promise<TaskHandler> = import('./lua-worker.js').then((module: WorkerModule) => module.startWorker(workerThreads.workerData as WorkerConfig, channel.port1));
+  workerThreads.parentPort?.postMessage(up, [channel.port2]);
+  return serve;
+});
 handler.catch(() => undefined);
 
 /**
