@@ -355,7 +355,9 @@ describe('the retention rule', () => {
     for (const id of ids) writeSession(stateDir, id, [record(id, 1_000, 1)], 10);
     writeSession(stateDir, 'fresh', [record('fresh', 1_000, 1)]);
     const run = async (): Promise<{ code: number; stderr: string; stdout: string }> => {
-      const child = spawn(process.execPath, [CLI, 'sessions', '--state-dir', stateDir, '--keep-sessions', '1d'], { env: { ...process.env, MOONPOOL_KEEP_SESSIONS: '' } });
+      // --all: the other run's sessions, locked while it removes them, may list as newer and push
+      // 'fresh' past the newest 20.
+      const child = spawn(process.execPath, [CLI, 'sessions', '--all', '--state-dir', stateDir, '--keep-sessions', '1d'], { env: { ...process.env, MOONPOOL_KEEP_SESSIONS: '' } });
       after(() => void child.kill('SIGKILL'));
       let stdout = '';
       let stderr = '';
