@@ -2,16 +2,18 @@
 // early, raced against the others, must leave no call stranded, no task or start-gate place
 // behind, and no process or thread running.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, cpSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdirSync, openSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { ToolHost, type CallResult } from '../core/index.js';
 import { encodeMsgpack } from '../core/msgpack-codec.js';
 import { StartGate, type GateEntry } from '../core/start-gate.js';
 import { WORKER_START_SLOTS } from '../core/worker-pool.js';
+import { copiedInstall as copyInstall, type CopiedInstall } from './copied-install.js';
 import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
+import { hungFifo, hungMountChildLine } from './hung-mount-child.js';
 
 /** The process-wide start gates (this build's, and a copied install's), each seen the first time a pool enters it. */
 const gates = new Set<StartGate>();
@@ -99,36 +101,6 @@ function statuses(results: CallResult[]): Record<string, number> {
   return counts;
 }
 
-const children = new Set<ReturnType<typeof spawn>>();
-after(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-/** Runs `script` (an ES module) in a child node with the hung-mount preload; resolves with its first line of output, or undefined after `waitMs`. */
-async function childLine(script: string, args: string[], waitMs: number): Promise<string | undefined> {
-  const preload = fileURLToPath(new URL('./hung-mount.cjs', import.meta.url));
-  const child = spawn(process.execPath, ['--require', preload, '--input-type=module', '-e', script, ...args], { stdio: 'pipe' });
-  children.add(child);
-  let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  try {
-    return (await eventually(() => stdout.includes('\n'), waitMs)) ? stdout.split('\n')[0] : undefined;
-  } finally {
-    // A process with a stuck thread cannot exit by itself.
-    child.kill('SIGKILL');
-    children.delete(child);
-  }
-}
-
-/** A FIFO no one writes to, under a directory whose opens block (see test/hung-mount.cts). */
-function hungFifo(): string {
-  const mount = join(tempDir(), 'hung-mount');
-  mkdirSync(mount);
-  const path = join(mount, 'never-written');
-  execFileSync('mkfifo', [path]);
-  return path;
-}
-
 const CORE_URL = pathToFileURL(join(ROOT, 'dist', 'core', 'index.js')).href;
 
 for (const how of ['times out', 'is cancelled'] as const) {
@@ -144,7 +116,7 @@ for (const how of ['times out', 'is cancelled'] as const) {
       const results = await Promise.all([blocked, queued]);
       process.stdout.write(JSON.stringify(results.map((result) => [result.status, result.content])) + '\\n');
     `;
-    const line = await childLine(script, [join(FIXTURES, 'stuck', 'init.lua'), tempDir(), hungFifo(), how], 20_000);
+    const line = await hungMountChildLine(script, [join(FIXTURES, 'stuck', 'init.lua'), tempDir(), hungFifo(), how], 20_000);
     assert.ok(line !== undefined, 'the queued call never ended');
     const [blocked, queued] = JSON.parse(line) as [string, string][];
     assert.equal(blocked![0], how === 'times out' ? 'timeout' : 'cancelled');
@@ -152,20 +124,11 @@ for (const how of ['times out', 'is cancelled'] as const) {
   });
 }
 
-/**
- * A copy of this build in a directory of its own, whose files a test may take away: `dist/` copied,
- * the rest linked (`node_modules` package by package, so that one package can be taken away).
- * Returns the copy's directory and its ToolHost; the copy's own start gate is watched.
- */
-async function copiedInstall(): Promise<{ install: string; ToolHost: typeof ToolHost }> {
-  const install = tempDir();
-  cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
-  mkdirSync(join(install, 'node_modules'));
-  for (const name of readdirSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules', name), join(install, 'node_modules', name));
-  for (const name of ['workers', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
-  const load = async <T>(file: string): Promise<T> => (await import(pathToFileURL(join(install, 'dist', 'core', file)).href)) as T;
-  watchGates((await load<{ StartGate: typeof StartGate }>('start-gate.js')).StartGate);
-  return { install, ToolHost: (await load<{ ToolHost: typeof ToolHost }>('index.js')).ToolHost };
+/** A copy of this build (copied-install.ts) whose own start gate is watched too. */
+async function copiedInstall(): Promise<CopiedInstall> {
+  const copy = await copyInstall();
+  watchGates((await copy.loadCore<{ StartGate: typeof StartGate }>('start-gate.js')).StartGate);
+  return copy;
 }
 
 test('a worker file missing fails the calls waiting with why; once the file is back, calls run again', { timeout: 60_000 }, async () => {

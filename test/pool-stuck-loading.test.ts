@@ -3,23 +3,11 @@
 // call times out, the thread counts as stuck, and a reload gives the module a whole pool again.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, cpSync, mkdirSync, openSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, cpSync, mkdirSync, openSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { pathToFileURL } from 'node:url';
-import type { ToolHost } from '../core/index.js';
+import { copiedInstall } from './copied-install.js';
 import { eventually, ROOT, tempDir } from './helpers.js';
-
-/** A copy of this build whose node_modules entries are links, so that one package can be replaced. */
-async function copiedInstall(): Promise<{ install: string; ToolHost: typeof ToolHost }> {
-  const install = tempDir();
-  cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
-  mkdirSync(join(install, 'node_modules'));
-  for (const name of readdirSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules', name), join(install, 'node_modules', name));
-  for (const name of ['workers', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
-  const core = (await import(pathToFileURL(join(install, 'dist', 'core', 'index.js')).href)) as { ToolHost: typeof ToolHost };
-  return { install, ToolHost: core.ToolHost };
-}
 
 test('a worker stuck loading a dependency after it started counts as stuck, and a reload gives the module new workers', { timeout: 90_000 }, async () => {
   const { install, ToolHost: CopiedHost } = await copiedInstall();
