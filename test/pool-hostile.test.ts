@@ -103,12 +103,19 @@ function statuses(results: CallResult[]): Record<string, number> {
 
 const CORE_URL = pathToFileURL(join(ROOT, 'dist', 'core', 'index.js')).href;
 
+// With a queue of one, the queued call is the whole queue: a worker started for it must not need a
+// place in it. The short limits end a call stranded unpicked (as a timeout) within the wait.
+const STUCK_BESIDE = [
+  { pool: 'at maxThreads 1', options: 'maxThreadsPerModule: 1' },
+  { pool: 'at maxThreads 1 and maxQueue 1', options: 'maxThreadsPerModule: 1, maxQueuePerModule: 1, loadTimeoutMs: 3000, timeoutMs: 3000' },
+];
+for (const { pool, options } of STUCK_BESIDE) {
 for (const how of ['times out', 'is cancelled'] as const) {
-  test(`at maxThreads 1, the call queued behind one whose thread is stuck in a system call still runs when that one ${how}`, { timeout: 60_000 }, async () => {
+  test(`${pool}, the call queued behind one whose thread is stuck in a system call still runs when that one ${how}`, { timeout: 90_000 }, async () => {
     const script = `
       const { ToolHost } = await import(${JSON.stringify(CORE_URL)});
       const [config, stateDir, fifo, how] = process.argv.slice(1);
-      const host = await ToolHost.start({ config, stateDir, cwd: stateDir, maxThreadsPerModule: 1 });
+      const host = await ToolHost.start({ config, stateDir, cwd: stateDir, ${options} });
       const controller = new AbortController();
       const blocked = host.call(how === 'times out' ? 'block' : 'block_long', { fifo }, { signal: controller.signal });
       const queued = host.call('echo', { text: 'queued behind it' });
@@ -116,12 +123,13 @@ for (const how of ['times out', 'is cancelled'] as const) {
       const results = await Promise.all([blocked, queued]);
       process.stdout.write(JSON.stringify(results.map((result) => [result.status, result.content])) + '\\n');
     `;
-    const line = await hungMountChildLine(script, [join(FIXTURES, 'stuck', 'init.lua'), tempDir(), hungFifo(), how], 20_000);
+    const line = await hungMountChildLine(script, [join(FIXTURES, 'stuck', 'init.lua'), tempDir(), hungFifo(), how], 60_000);
     assert.ok(line !== undefined, 'the queued call never ended');
     const [blocked, queued] = JSON.parse(line) as [string, string][];
     assert.equal(blocked![0], how === 'times out' ? 'timeout' : 'cancelled');
     assert.deepEqual(queued, ['ok', 'queued behind it']);
   });
+}
 }
 
 /** A copy of this build (copied-install.ts) whose own start gate is watched too. */

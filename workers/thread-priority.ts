@@ -14,11 +14,6 @@ let lowered = false;
 /** Whether the core can lower this thread: without its id, it cannot. */
 export const lowerableByCore = THREAD_ID !== 0;
 
-/** This thread's Linux thread id (0 where it cannot be read): the host reads how the scheduler treats it. */
-export function thisThreadId(): number {
-  return THREAD_ID;
-}
-
 /** The thread id a task's row names for the core to lower; 0 once this thread has lowered itself. */
 export function threadToLower(): number {
   return lowered ? 0 : THREAD_ID;
