@@ -44,22 +44,9 @@ export interface CallResult {
   durationMs: number;
 }
 
-/**
- * What cancels a call: an AbortSignal, or any object with its `aborted` and its `abort` listener,
- * such as a CallStop (call-stop.ts), which costs a warm call less than an AbortController.
- */
-export interface CancelSignal {
-  readonly aborted: boolean;
-  addEventListener(type: 'abort', listener: AbortListener, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: AbortListener): void;
-}
-
-/** A function, or an object whose `handleEvent` is called (as an EventTarget takes either). */
-export type AbortListener = (() => void) | { handleEvent(): void };
-
 export interface CallOptions {
   /** Cancels the call: its worker is terminated and its processes killed. */
-  signal?: CancelSignal;
+  signal?: AbortSignal;
   /** Receives each (coalesced) `ctx:show` state, msgpack-encoded. */
   onSnapshot?: (snapshot: Uint8Array) => void;
   onTitle?: (title: string) => void;

@@ -15,8 +15,7 @@ export {
 } from './host-options.js';
 // CallResult.structured (run's `structured` table, checked against ToolInfo.outputSchema) and
 // ToolInfo.annotations/outputSchema are optional fields added for MCP: older readers can ignore them.
-export type { AbortListener, CallResult, CallStatus, CallOptions, CancelSignal } from './call-result.js';
-export { CallStop } from './call-stop.js';
+export type { CallResult, CallStatus, CallOptions } from './call-result.js';
 export type { Diagnostic, RenderView } from '../shared/protocol.js';
 export type { RenderResult } from './generation.js';
 export type { ParametersSchema } from './tool-definitions.js';

@@ -15,7 +15,6 @@ import { expose } from 'comlink';
 import { Piscina } from 'piscina';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import { EVENTS_PORT_KEY, type CallEvents, type PoolTask, type RunReply, type TaskReplies, type WorkerConfig, type WorkerEvents, type WorkerEventsPort } from '../shared/protocol.js';
-import type { CancelSignal } from './call-result.js';
 import { StartGate, type GateEntry } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
 import { lowerLongTask } from './thread-priority.js';
@@ -75,7 +74,7 @@ export interface TaskLimits {
   /** What a cold worker may spend loading the config before the task's own time starts. */
   coldStartMs?: number;
   /** Cancels the task. */
-  signal?: CancelSignal | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** How the pool ends a task early. */

@@ -5,7 +5,6 @@
 // gets both calls run, and cancelling the id stops both (the SDK, keyed by id, stops only the last).
 import type { JSONRPCMessage, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { formatTool } from '../tool-formats.js';
-import { CallStop } from '../../core/index.js';
 import { failureAnswer } from './json-rpc.js';
 import { SERVER_CAPABILITIES, type McpContext } from './mcp-context.js';
 import type { PlainMessage, RequestId } from './plain-requests.js';
@@ -18,7 +17,7 @@ type PlainCall = Extract<PlainMessage, { kind: 'tools/call' }>;
 
 export class DirectPath {
   /** The calls running under each id: one, unless the client reused an id still in flight. */
-  private readonly running = new Map<RequestId, CallStop[]>();
+  private readonly running = new Map<RequestId, AbortController[]>();
 
   constructor(
     private readonly context: McpContext,
@@ -76,16 +75,16 @@ export class DirectPath {
   }
 
   private async call(call: PlainCall): Promise<void> {
-    const stop = new CallStop();
+    const stop = new AbortController();
     const calls = this.running.get(call.id);
     if (calls) calls.push(stop);
     else this.running.set(call.id, [stop]);
-    const notify = (notification: ServerNotification): Promise<void> => (stop.aborted ? Promise.resolve() : this.send({ jsonrpc: '2.0', ...notification }));
+    const notify = (notification: ServerNotification): Promise<void> => (stop.signal.aborted ? Promise.resolve() : this.send({ jsonrpc: '2.0', ...notification }));
     try {
-      const result = await serveToolCall(this.context, call.name, call.args, call.progressToken, stop, notify);
-      if (!stop.aborted) this.answer(call.id, result);
+      const result = await serveToolCall(this.context, call.name, call.args, call.progressToken, stop.signal, notify);
+      if (!stop.signal.aborted) this.answer(call.id, result);
     } catch (error) {
-      if (!stop.aborted) this.send(failureAnswer(call.id, error)).catch(() => undefined);
+      if (!stop.signal.aborted) this.send(failureAnswer(call.id, error)).catch(() => undefined);
     } finally {
       const left = this.running.get(call.id)?.filter((other) => other !== stop);
       if (left?.length) this.running.set(call.id, left);

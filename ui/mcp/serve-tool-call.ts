@@ -4,7 +4,7 @@
 // and its CallResult becomes a CallToolResult — but for a tool the server does not have, which
 // the specification answers with a JSON-RPC error (-32602), not a tool result.
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { CallResult, CancelSignal } from '../../core/index.js';
+import type { CallResult } from '../../core/index.js';
 import { callToolResult } from './call-tool-result.js';
 import { INVALID_PARAMS } from './json-rpc.js';
 import type { McpContext } from './mcp-context.js';
@@ -21,7 +21,7 @@ export function serveToolCall(
   name: string,
   args: Record<string, unknown>,
   progressToken: string | number | undefined,
-  signal: CancelSignal,
+  signal: AbortSignal,
   notify: (notification: ServerNotification) => Promise<void>,
 ): Promise<CallToolResult> {
   const onLog = (text: string): void => log(`${name}: ${text}`);
