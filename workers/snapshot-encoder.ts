@@ -19,6 +19,7 @@ const LUA_TTABLE = 5;
 const LUA_TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
 
 const INITIAL_BYTES = 4096;
+const HEADER = Buffer.alloc(5);
 
 export class SnapshotEncoder {
   private buffer = Buffer.allocUnsafe(INITIAL_BYTES);
@@ -187,9 +188,11 @@ export class SnapshotEncoder {
     }
   }
 
+  /** Writes a header through a scratch buffer, so that the limit counts only the bytes it takes. */
   private header(kind: 'array' | 'map' | 'string' | 'binary', size: number): void {
-    this.reserve(5);
-    this.length = writeHeader(this.buffer, this.length, kind, size);
+    const bytes = writeHeader(HEADER, 0, kind, size);
+    this.reserve(bytes);
+    for (let i = 0; i < bytes; i++) this.buffer[this.length++] = HEADER[i]!;
   }
 
   private byte(value: number): void {
