@@ -1,10 +1,8 @@
-// msgpack for the main thread's own values: session records, and snapshots shown as JSON. No
-// dependency (msgpackr's optional native part made every install warn). Maps decode to plain
+// msgpack for the main thread's own values: session records, and snapshots shown as JSON. The
+// format itself is read by shared/msgpack.ts; this builds values from it. Maps decode to plain
 // objects whose keys are always own data, `__proto__` included; bytes decode to Uint8Array.
 import { isAscii, isUtf8 } from 'node:buffer';
-
-/** Bytes that are not msgpack this codec reads, or a value it cannot write. */
-export class MsgpackError extends Error {}
+import { MsgpackError, MsgpackReader, writeHeader, type MsgpackKind } from '../shared/msgpack.js';
 
 /** Deepest nesting written or read: records hold arguments of at most 64 levels, states 200. */
 export const MAX_MSGPACK_DEPTH = 1000;
@@ -83,7 +81,7 @@ class Writer {
   }
 
   private array(items: unknown[], depth: number): void {
-    this.header(items.length, 0x90, 0xdc, 0xdd);
+    this.header('array', items.length);
     for (let i = 0; i < items.length; i++) this.value(items[i], depth + 1);
   }
 
@@ -91,7 +89,7 @@ class Writer {
     const keys = Object.keys(object);
     let count = 0;
     for (const key of keys) if (isWritten(object[key])) count++;
-    this.header(count, 0x80, 0xde, 0xdf);
+    this.header('map', count);
     for (const key of keys) {
       const value = object[key];
       if (!isWritten(value)) continue;
@@ -100,21 +98,16 @@ class Writer {
     }
   }
 
-  private header(count: number, fix: number, code16: number, code32: number): void {
-    if (count < 16) this.byte(fix | count);
-    else if (count <= 0xffff) this.u8u16(code16, count);
-    else this.u8u32(code32, count);
+  private header(kind: 'array' | 'map' | 'string' | 'binary', size: number): void {
+    this.ensure(5);
+    this.offset = writeHeader(this.buffer, this.offset, kind, size);
   }
 
   private string(text: string): void {
     // Every UTF-16 unit is at most 3 UTF-8 bytes: reserve the worst case, then write in place.
     this.ensure(5 + text.length * 3);
     if (text.length < 32 && this.shortAscii(text)) return;
-    const length = Buffer.byteLength(text, 'utf8');
-    if (length < 32) this.byte(0xa0 | length);
-    else if (length <= 0xff) this.u8u8(0xd9, length);
-    else if (length <= 0xffff) this.u8u16(0xda, length);
-    else this.u8u32(0xdb, length);
+    this.header('string', Buffer.byteLength(text, 'utf8'));
     this.offset += this.buffer.write(text, this.offset, 'utf8');
   }
 
@@ -134,35 +127,25 @@ class Writer {
 
   private bytes(bytes: Uint8Array): void {
     this.ensure(5 + bytes.length);
-    if (bytes.length <= 0xff) this.u8u8(0xc4, bytes.length);
-    else if (bytes.length <= 0xffff) this.u8u16(0xc5, bytes.length);
-    else this.u8u32(0xc6, bytes.length);
+    this.header('binary', bytes.length);
     this.buffer.set(bytes, this.offset);
     this.offset += bytes.length;
   }
 
   private number(value: number): void {
-    if (!Number.isSafeInteger(value) || Object.is(value, -0)) {
-      this.ensure(9);
-      this.buffer[this.offset] = 0xcb;
-      this.buffer.writeDoubleBE(value, this.offset + 1);
-      this.offset += 9;
-    } else if (value >= 0) {
+    // Room for the widest form first: the writes below then never move the buffer.
+    this.ensure(9);
+    const buffer = this.buffer;
+    if (!Number.isSafeInteger(value) || Object.is(value, -0)) buffer.writeDoubleBE(value, this.code(0xcb, 8));
+    else if (value >= 0) {
       if (value < 0x80) this.byte(value);
-      else if (value <= 0xff) this.u8u8(0xcc, value);
-      else if (value <= 0xffff) this.u8u16(0xcd, value);
-      else if (value <= 0xffffffff) this.u8u32(0xce, value);
+      else if (value <= 0xff) buffer[this.code(0xcc, 1)] = value;
+      else if (value <= 0xffff) buffer.writeUInt16BE(value, this.code(0xcd, 2));
+      else if (value <= 0xffffffff) buffer.writeUInt32BE(value, this.code(0xce, 4));
       else this.int64(0xcf, value);
-    } else if (value >= -32) {
-      this.byte(value + 0x100);
-    } else if (value >= -0x80000000) {
-      this.ensure(5);
-      this.buffer[this.offset] = 0xd2;
-      this.buffer.writeInt32BE(value, this.offset + 1);
-      this.offset += 5;
-    } else {
-      this.int64(0xd3, value);
-    }
+    } else if (value >= -32) this.byte(value + 0x100);
+    else if (value >= -0x80000000) buffer.writeInt32BE(value, this.code(0xd2, 4));
+    else this.int64(0xd3, value);
   }
 
   /**
@@ -170,26 +153,17 @@ class Writer {
    * without making one (every session record's `finishedAt` is past 32 bits).
    */
   private int64(code: number, value: number): void {
-    this.ensure(9);
     const high = Math.floor(value / 2 ** 32);
-    this.buffer[this.offset] = code;
-    this.buffer.writeInt32BE(high | 0, this.offset + 1);
-    this.buffer.writeUInt32BE(value - high * 2 ** 32, this.offset + 5);
-    this.offset += 9;
+    const at = this.code(code, 8);
+    this.buffer.writeInt32BE(high | 0, at);
+    this.buffer.writeUInt32BE(value - high * 2 ** 32, at + 4);
   }
 
   private bigint(value: bigint): void {
     this.ensure(9);
-    if (value >= 0n && value <= 0xffffffffffffffffn) {
-      this.buffer[this.offset] = 0xcf;
-      this.buffer.writeBigUInt64BE(value, this.offset + 1);
-    } else if (value < 0n && value >= -0x8000000000000000n) {
-      this.buffer[this.offset] = 0xd3;
-      this.buffer.writeBigInt64BE(value, this.offset + 1);
-    } else {
-      throw new MsgpackError(`the integer ${value} does not fit in 64 bits`);
-    }
-    this.offset += 9;
+    if (value >= 0n && value <= 0xffffffffffffffffn) this.buffer.writeBigUInt64BE(value, this.code(0xcf, 8));
+    else if (value < 0n && value >= -0x8000000000000000n) this.buffer.writeBigInt64BE(value, this.code(0xd3, 8));
+    else throw new MsgpackError(`the integer ${value} does not fit in 64 bits`);
   }
 
   private byte(code: number): void {
@@ -197,25 +171,11 @@ class Writer {
     this.buffer[this.offset++] = code;
   }
 
-  private u8u8(code: number, value: number): void {
-    this.ensure(2);
+  /** Writes `code`, moving past it and the `bytes` that follow it (room for them must be ensured); returns where they start. */
+  private code(code: number, bytes: number): number {
     this.buffer[this.offset] = code;
-    this.buffer[this.offset + 1] = value;
-    this.offset += 2;
-  }
-
-  private u8u16(code: number, value: number): void {
-    this.ensure(3);
-    this.buffer[this.offset] = code;
-    this.buffer.writeUInt16BE(value, this.offset + 1);
-    this.offset += 3;
-  }
-
-  private u8u32(code: number, value: number): void {
-    this.ensure(5);
-    this.buffer[this.offset] = code;
-    this.buffer.writeUInt32BE(value, this.offset + 1);
-    this.offset += 5;
+    this.offset += 1 + bytes;
+    return this.offset - bytes;
   }
 
   private ensure(bytes: number): void {
@@ -228,6 +188,7 @@ class Writer {
 
 const isWritten = (value: unknown): boolean => value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
 
+
 /**
  * The value `bytes` encode. Maps become plain objects: integer, float and boolean keys as their
  * text (`5`, `2.5`, `true`), byte keys as UTF-8 with other bytes written `\xNN`. 64-bit integers
@@ -236,9 +197,9 @@ const isWritten = (value: unknown): boolean => value !== undefined && typeof val
  * cut short, bytes after the value, or nesting past MAX_MSGPACK_DEPTH.
  */
 export function decodeMsgpack(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS): unknown {
-  const reader = new Reader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits);
-  const value = reader.value(0);
-  reader.end();
+  const decoder = new Decoder(bytes, limits);
+  const value = decoder.value(0);
+  decoder.reader.end();
   return value;
 }
 
@@ -250,9 +211,6 @@ export interface DecodeLimits {
 
 const NO_LIMITS: DecodeLimits = { values: Infinity, containers: Infinity };
 
-/** What a value is, read from its first byte without decoding it. */
-export type MsgpackKind = 'nil' | 'boolean' | 'number' | 'string' | 'binary' | 'array' | 'map' | 'undefined';
-
 /**
  * The entries of the map `bytes` encode, each value's kind by key, and the values of the keys in
  * `decode` (those should hold small values); every other value is skipped without being decoded,
@@ -260,196 +218,65 @@ export type MsgpackKind = 'nil' | 'boolean' | 'number' | 'string' | 'binary' | '
  * MsgpackError as decodeMsgpack does.
  */
 export function scanMsgpackMap(bytes: Uint8Array, decode: ReadonlySet<string>, limits: DecodeLimits = NO_LIMITS): Map<string, { kind: MsgpackKind; value?: unknown }> | undefined {
-  const reader = new Reader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), limits);
-  const entries = reader.mapEntries();
-  if (entries === undefined) return undefined;
+  const decoder = new Decoder(bytes, limits);
+  const reader = decoder.reader;
+  if (reader.next() !== 'map') return undefined;
   const fields = new Map<string, { kind: MsgpackKind; value?: unknown }>();
-  for (let i = 0; i < entries; i++) {
-    const keyKind = reader.kind();
-    if (keyKind === 'map' || keyKind === 'array' || keyKind === 'nil' || keyKind === 'undefined') throw new MsgpackError(`a map key of type ${keyKind}`);
-    const key = keyText(reader.value(1));
-    const kind = reader.kind();
-    if (decode.has(key)) fields.set(key, { kind, value: reader.value(1) });
+  for (let entries = reader.size; entries > 0; entries--) {
+    const key = keyText(decoder.value(1));
+    const at = reader.offset;
+    const kind = reader.next();
+    reader.offset = at;
+    if (decode.has(key)) fields.set(key, { kind, value: decoder.value(1) });
     else {
       fields.set(key, { kind });
-      reader.skipValue();
+      reader.skip();
     }
   }
   reader.end();
   return fields;
 }
 
-class Reader {
-  private offset = 0;
+/** Builds JavaScript values from a MsgpackReader's headers, within DecodeLimits. */
+class Decoder {
+  readonly reader: MsgpackReader;
   private values = 0;
   private containers = 0;
 
   constructor(
-    private readonly bytes: Buffer,
+    bytes: Uint8Array,
     private readonly limits: DecodeLimits,
-  ) {}
-
-  /** The entry count of the map that starts here (moving past its header), or undefined when no map does. */
-  mapEntries(): number | undefined {
-    const code = this.bytes[this.offset];
-    if (code === undefined) throw new MsgpackError('the bytes end in the middle of a value (offset 0)');
-    if (code >= 0x80 && code <= 0x8f) return this.u8() & 0x0f;
-    if (code !== 0xde && code !== 0xdf) return undefined;
-    this.skip(1);
-    return code === 0xde ? this.u16() : this.u32();
-  }
-
-  /** The kind of the value that starts here, without moving. */
-  kind(): MsgpackKind {
-    const code = this.bytes[this.offset];
-    if (code === undefined) throw new MsgpackError(`the bytes end in the middle of a value (offset ${this.offset})`);
-    if (code <= 0x7f || code >= 0xe0 || (code >= 0xca && code <= 0xd3)) return 'number';
-    if (code <= 0x8f || code === 0xde || code === 0xdf) return 'map';
-    if (code <= 0x9f || code === 0xdc || code === 0xdd) return 'array';
-    if (code <= 0xbf || (code >= 0xd9 && code <= 0xdb)) return 'string';
-    if (code === 0xc0) return 'nil';
-    if (code === 0xc2 || code === 0xc3) return 'boolean';
-    if (code >= 0xc4 && code <= 0xc6) return 'binary';
-    if (code === 0xd4) return 'undefined';
-    throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset} is not msgpack this reader takes`);
-  }
-
-  /** Moves past the value that starts here, nested values included, decoding nothing. */
-  skipValue(): void {
-    for (let pending = 1; pending > 0; pending--) {
-      const code = this.u8();
-      if (code <= 0x7f || code >= 0xe0 || code === 0xc0 || code === 0xc2 || code === 0xc3) continue;
-      if (code <= 0x8f) pending += 2 * (code & 0x0f);
-      else if (code <= 0x9f) pending += code & 0x0f;
-      else if (code <= 0xbf) this.skip(code & 0x1f);
-      else {
-        switch (code) {
-          case 0xc4:
-          case 0xd9:
-            this.skip(this.u8());
-            break;
-          case 0xc5:
-          case 0xda:
-            this.skip(this.u16());
-            break;
-          case 0xc6:
-          case 0xdb:
-            this.skip(this.u32());
-            break;
-          case 0xca:
-          case 0xd2:
-            this.skip(4);
-            break;
-          case 0xcb:
-          case 0xcf:
-          case 0xd3:
-            this.skip(8);
-            break;
-          case 0xcc:
-          case 0xd0:
-            this.skip(1);
-            break;
-          case 0xcd:
-          case 0xd1:
-            this.skip(2);
-            break;
-          case 0xce:
-            this.skip(4);
-            break;
-          case 0xdc:
-            pending += this.u16();
-            break;
-          case 0xdd:
-            pending += this.u32();
-            break;
-          case 0xde:
-            pending += 2 * this.u16();
-            break;
-          case 0xdf:
-            pending += 2 * this.u32();
-            break;
-          case 0xd4:
-            if (this.u16() !== 0) throw new MsgpackError(`an extension value at offset ${this.offset - 3} (extensions are not read)`);
-            break;
-          default:
-            throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset - 1} is not msgpack this reader takes`);
-        }
-      }
-      // Each value pending takes a byte at least: a count past the bytes left is damage.
-      if (pending - 1 > this.bytes.length - this.offset) throw new MsgpackError(`a table of ${pending - 1} entries does not fit in the ${this.bytes.length} bytes`);
-    }
-  }
-
-  end(): void {
-    if (this.offset !== this.bytes.length) throw new MsgpackError(`${this.bytes.length - this.offset} bytes follow the value`);
+  ) {
+    this.reader = new MsgpackReader(bytes, MAX_MSGPACK_DEPTH);
   }
 
   value(depth: number): unknown {
-    if (depth > MAX_MSGPACK_DEPTH) throw new MsgpackError(`the value is nested deeper than ${MAX_MSGPACK_DEPTH} levels`);
     if (++this.values > this.limits.values) throw new MsgpackError(`more than ${this.limits.values} values`);
-    const code = this.u8();
-    if (code <= 0x7f) return code;
-    if (code >= 0xe0) return code - 0x100;
-    if (code <= 0x8f) return this.map(code & 0x0f, depth);
-    if (code <= 0x9f) return this.array(code & 0x0f, depth);
-    if (code <= 0xbf) return this.text(code & 0x1f);
-    switch (code) {
-      case 0xc0:
+    const reader = this.reader;
+    switch (reader.next(depth)) {
+      case 'integer':
+      case 'float':
+        return reader.number;
+      case 'string':
+        return this.text(reader.start, reader.offset);
+      case 'map':
+        return this.map(reader.size, depth);
+      case 'array':
+        return this.array(reader.size, depth);
+      case 'nil':
         return null;
-      case 0xc2:
-        return false;
-      case 0xc3:
-        return true;
-      case 0xc4:
-        return this.binary(this.u8());
-      case 0xc5:
-        return this.binary(this.u16());
-      case 0xc6:
-        return this.binary(this.u32());
-      case 0xca:
-        return this.bytes.readFloatBE(this.skip(4));
-      case 0xcb:
-        return this.bytes.readDoubleBE(this.skip(8));
-      case 0xcc:
-        return this.u8();
-      case 0xcd:
-        return this.u16();
-      case 0xce:
-        return this.u32();
-      case 0xcf:
-        return Number(this.bytes.readBigUInt64BE(this.skip(8)));
-      case 0xd0:
-        return this.bytes.readInt8(this.skip(1));
-      case 0xd1:
-        return this.bytes.readInt16BE(this.skip(2));
-      case 0xd2:
-        return this.bytes.readInt32BE(this.skip(4));
-      case 0xd3:
-        return Number(this.bytes.readBigInt64BE(this.skip(8)));
-      case 0xd9:
-        return this.text(this.u8());
-      case 0xda:
-        return this.text(this.u16());
-      case 0xdb:
-        return this.text(this.u32());
-      case 0xdc:
-        return this.array(this.u16(), depth);
-      case 0xdd:
-        return this.array(this.u32(), depth);
-      case 0xde:
-        return this.map(this.u16(), depth);
-      case 0xdf:
-        return this.map(this.u32(), depth);
-      case 0xd4:
-        if (this.u16() === 0) return undefined;
-        throw new MsgpackError(`an extension value at offset ${this.offset - 3} (extensions are not read)`);
-      default:
-        throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset - 1} is not msgpack this reader takes`);
+      case 'boolean':
+        return reader.number === 1;
+      case 'binary':
+        // A copy: a view would keep the whole buffer read (a session log, say) alive.
+        return new Uint8Array(reader.bytes.subarray(reader.start, reader.offset));
+      case 'extension':
+        if (reader.number === 0 && reader.size === 1 && reader.bytes[reader.start] === 0) return undefined;
+        throw new MsgpackError(`an extension of type ${reader.number} (extensions are not read)`);
     }
   }
 
   private array(count: number, depth: number): unknown[] {
-    this.fits(count);
     this.countContainer();
     const items: unknown[] = new Array<unknown>(count);
     for (let i = 0; i < count; i++) items[i] = this.value(depth + 1);
@@ -457,7 +284,6 @@ class Reader {
   }
 
   private map(count: number, depth: number): Record<string, unknown> {
-    this.fits(count * 2);
     this.countContainer();
     const object: Record<string, unknown> = {};
     for (let i = 0; i < count; i++) {
@@ -474,44 +300,12 @@ class Reader {
     if (++this.containers > this.limits.containers) throw new MsgpackError(`more than ${this.limits.containers} maps and arrays`);
   }
 
-  /** Refuses a count of entries that cannot fit in the bytes left (one byte each at least). */
-  private fits(entries: number): void {
-    if (entries > this.bytes.length - this.offset) throw new MsgpackError(`a table of ${entries} entries does not fit in the ${this.bytes.length} bytes`);
-  }
-
-  private text(length: number): string {
-    const start = this.skip(length);
-    const end = start + length;
+  private text(start: number, end: number): string {
+    const bytes = this.reader.bytes;
     // ASCII (most keys, ids and text) decodes as latin1, which is cheaper than UTF-8.
-    if (length > SHORT_TEXT_BYTES) return this.bytes.toString(isAscii(this.bytes.subarray(start, end)) ? 'latin1' : 'utf8', start, end);
-    for (let i = start; i < end; i++) if (this.bytes[i]! > 0x7f) return this.bytes.toString('utf8', start, end);
-    return this.bytes.toString('latin1', start, end);
-  }
-
-  private binary(length: number): Uint8Array {
-    const start = this.skip(length);
-    // A copy: a view would keep the whole buffer read (a session log, say) alive.
-    return new Uint8Array(this.bytes.subarray(start, start + length));
-  }
-
-  private u8(): number {
-    return this.bytes[this.skip(1)]!;
-  }
-
-  private u16(): number {
-    return this.bytes.readUInt16BE(this.skip(2));
-  }
-
-  private u32(): number {
-    return this.bytes.readUInt32BE(this.skip(4));
-  }
-
-  /** Moves past `length` bytes, returning where they start; refuses to go past the end. */
-  private skip(length: number): number {
-    const start = this.offset;
-    if (start + length > this.bytes.length) throw new MsgpackError(`the bytes end in the middle of a value (offset ${start})`);
-    this.offset = start + length;
-    return start;
+    if (end - start > SHORT_TEXT_BYTES) return bytes.toString(isAscii(bytes.subarray(start, end)) ? 'latin1' : 'utf8', start, end);
+    for (let i = start; i < end; i++) if (bytes[i]! > 0x7f) return bytes.toString('utf8', start, end);
+    return bytes.toString('latin1', start, end);
   }
 }
 

@@ -1,7 +1,8 @@
 // One logged call: its shape, the check every record read back must pass, and the bound every
 // record written must fit. A record over MAX_RECORD_BYTES is never skipped or cut silently: its
 // snapshot goes first, then its arguments, then the tail of its content, each named in `dropped`.
-import { decodeMsgpack, encodeMsgpack, scanMsgpackMap, type DecodeLimits, type MsgpackKind } from './msgpack-codec.js';
+import { decodeMsgpack, encodeMsgpack, scanMsgpackMap, type DecodeLimits } from './msgpack-codec.js';
+import type { MsgpackKind } from '../shared/msgpack.js';
 import type { CallStatus } from './call-result.js';
 
 /** Largest payload the log writes; whatever the host can produce fits once its snapshot is dropped. */

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { decodeMsgpack, encodeMsgpack, MAX_MSGPACK_DEPTH, MsgpackError, scanMsgpackMap } from '../core/msgpack-codec.js';
+import { decodeMsgpack, encodeMsgpack, MAX_MSGPACK_DEPTH, scanMsgpackMap } from '../core/msgpack-codec.js';
+import { MsgpackError } from '../shared/msgpack.js';
 import { readSessionLog } from '../core/session-log.js';
 import { FIXTURES } from './helpers.js';
 
@@ -150,10 +151,10 @@ test('scanning a map gives every field its kind, decodes only the fields asked f
   const fields = scanMsgpackMap(encodeMsgpack(value), new Set(['small', 'last', 'nested']));
   assert.ok(fields);
   assert.deepEqual(Object.fromEntries([...fields].map(([key, field]) => [key, field.kind])), {
-    small: 'number',
-    negative: 'number',
-    wide: 'number',
-    float: 'number',
+    small: 'integer',
+    negative: 'integer',
+    wide: 'integer',
+    float: 'float',
     text: 'string',
     long: 'string',
     bytes: 'binary',

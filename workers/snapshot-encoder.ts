@@ -3,6 +3,7 @@
 // a state past SNAPSHOT_LIMIT_BYTES is refused at that byte, before the expansion is ever built.
 // Keys keep their Lua type (integer, float, string, boolean), so `render` gets the table back.
 import { isUtf8 } from 'node:buffer';
+import { writeHeader } from '../shared/msgpack.js';
 import { decodeLuaText, describeBytes, LuaConversionError, MAX_VALUE_DEPTH, luaKeyPath, type LuaRawApi } from './lua-stack.js';
 
 /** A key on the path to the value being written; a string key by the range its bytes take in the buffer. */
@@ -18,6 +19,7 @@ const LUA_TTABLE = 5;
 const LUA_TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
 
 const INITIAL_BYTES = 4096;
+const HEADER = Buffer.alloc(5);
 
 export class SnapshotEncoder {
   private buffer = Buffer.allocUnsafe(INITIAL_BYTES);
@@ -106,7 +108,7 @@ export class SnapshotEncoder {
   }
 
   private arrayOf(L: number, index: number, count: number, depth: number): void {
-    this.lengthHeader(count, 0x90, -1, 0xdc, 0xdd);
+    this.header('array', count);
     for (let i = 1; i <= count; i++) {
       this.raw._lua_rawgeti(L, index, BigInt(i));
       this.keys.push(i);
@@ -117,7 +119,7 @@ export class SnapshotEncoder {
   }
 
   private mapOf(L: number, index: number, count: number, depth: number): void {
-    this.lengthHeader(count, 0x80, -1, 0xde, 0xdf);
+    this.header('map', count);
     this.raw._lua_pushnil(L);
     while (this.raw._lua_next(L, index) !== 0) {
       const top = this.raw._lua_gettop(L);
@@ -151,9 +153,7 @@ export class SnapshotEncoder {
     const length = this.raw.HEAPU32[this.lengthSlot >> 2]!;
     const bytes = this.raw.HEAPU8.subarray(pointer, pointer + length);
     // Bytes that are not UTF-8 travel as msgpack `bin`; both come back as the same Lua string.
-    if (!isUtf8(bytes)) this.lengthHeader(length, -1, 0xc4, 0xc5, 0xc6);
-    else if (length < 32) this.byte(0xa0 | length);
-    else this.lengthHeader(length, -1, 0xd9, 0xda, 0xdb);
+    this.header(isUtf8(bytes) ? 'string' : 'binary', length);
     this.reserve(length);
     this.buffer.set(bytes, this.length);
     this.length += length;
@@ -188,26 +188,11 @@ export class SnapshotEncoder {
     }
   }
 
-  /** A length header: `fix | n` for n < 16 (no fix form when `fix` < 0), else an 8-, 16- or 32-bit length. */
-  private lengthHeader(n: number, fix: number, code8: number, code16: number, code32: number): void {
-    this.reserve(5);
-    const at = this.length;
-    if (fix >= 0 && n < 16) {
-      this.buffer[at] = fix | n;
-      this.length += 1;
-    } else if (code8 >= 0 && n < 256) {
-      this.buffer[at] = code8;
-      this.buffer[at + 1] = n;
-      this.length += 2;
-    } else if (n < 65536) {
-      this.buffer[at] = code16;
-      this.buffer.writeUInt16BE(n, at + 1);
-      this.length += 3;
-    } else {
-      this.buffer[at] = code32;
-      this.buffer.writeUInt32BE(n, at + 1);
-      this.length += 5;
-    }
+  /** Writes a header through a scratch buffer, so that the limit counts only the bytes it takes. */
+  private header(kind: 'array' | 'map' | 'string' | 'binary', size: number): void {
+    const bytes = writeHeader(HEADER, 0, kind, size);
+    this.reserve(bytes);
+    for (let i = 0; i < bytes; i++) this.buffer[this.length++] = HEADER[i]!;
   }
 
   private byte(value: number): void {

@@ -1,0 +1,192 @@
+// The msgpack format, read one header at a time: what each first byte introduces, how many bytes
+// follow, and the bound checks every reader of untrusted bytes needs (truncation, a count that
+// cannot fit in the bytes left, nesting). The host builds JavaScript values from it, the worker
+// pushes Lua values, the MCP progress reader skips to one entry: each keeps only what it builds.
+
+/** Bytes that are not msgpack a reader takes, or a value that cannot be written. */
+export class MsgpackError extends Error {}
+
+/** What a header introduces. */
+export type MsgpackKind = 'nil' | 'boolean' | 'integer' | 'float' | 'string' | 'binary' | 'extension' | 'array' | 'map';
+
+export class MsgpackReader {
+  readonly bytes: Buffer;
+  /** Where the next header starts. */
+  offset = 0;
+  /** After `next`: an integer's or float's value, a boolean's as 1 or 0, an extension's type. */
+  number = 0;
+  /** After `next` of a 64-bit integer: its exact value (`number` is exact unless past 2^53). */
+  wide = 0n;
+  /** After `next`: the entries of an array or map, or the bytes of a string's, binary's or extension's payload. */
+  size = 0;
+  /** After `next` of a string, binary or extension: where its payload starts (it ends at `offset`). */
+  start = 0;
+
+  constructor(
+    bytes: Uint8Array,
+    /** Nesting allowed: an array or map at this depth is refused. */
+    private readonly maxDepth = Infinity,
+    /** What messages call the whole value. */
+    private readonly subject = 'the value',
+  ) {
+    this.bytes = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /**
+   * Reads the header at `offset`, at nesting `depth`, and moves past it: past a scalar's payload
+   * too, but not into an array's or map's entries (their count is `size`).
+   */
+  next(depth = 0): MsgpackKind {
+    const bytes = this.bytes;
+    const code = bytes[this.take(1)]!;
+    if (code <= 0x7f || code >= 0xe0) {
+      this.number = code <= 0x7f ? code : code - 0x100;
+      return 'integer';
+    }
+    if (code <= 0x8f) return this.container('map', code & 0x0f, depth);
+    if (code <= 0x9f) return this.container('array', code & 0x0f, depth);
+    if (code <= 0xbf) return this.payload('string', code & 0x1f);
+    switch (code) {
+      case 0xc0:
+        return 'nil';
+      case 0xc2:
+      case 0xc3:
+        this.number = code & 1;
+        return 'boolean';
+      case 0xc4:
+      case 0xc5:
+      case 0xc6:
+        return this.payload('binary', this.length(code - 0xc4));
+      case 0xc7:
+      case 0xc8:
+      case 0xc9: {
+        const size = this.length(code - 0xc7);
+        this.number = bytes.readInt8(this.take(1));
+        return this.payload('extension', size);
+      }
+      case 0xca:
+        return this.float(bytes.readFloatBE(this.take(4)));
+      case 0xcb:
+        return this.float(bytes.readDoubleBE(this.take(8)));
+      case 0xcc:
+        return this.integer(bytes[this.take(1)]!);
+      case 0xcd:
+        return this.integer(bytes.readUInt16BE(this.take(2)));
+      case 0xce:
+        return this.integer(bytes.readUInt32BE(this.take(4)));
+      case 0xcf:
+        this.wide = bytes.readBigUInt64BE(this.take(8));
+        return this.integer(Number(this.wide));
+      case 0xd0:
+        return this.integer(bytes.readInt8(this.take(1)));
+      case 0xd1:
+        return this.integer(bytes.readInt16BE(this.take(2)));
+      case 0xd2:
+        return this.integer(bytes.readInt32BE(this.take(4)));
+      case 0xd3:
+        this.wide = bytes.readBigInt64BE(this.take(8));
+        return this.integer(Number(this.wide));
+      case 0xd4:
+      case 0xd5:
+      case 0xd6:
+      case 0xd7:
+      case 0xd8:
+        this.number = bytes.readInt8(this.take(1));
+        return this.payload('extension', 1 << (code - 0xd4));
+      case 0xd9:
+      case 0xda:
+      case 0xdb:
+        return this.payload('string', this.length(code - 0xd9));
+      case 0xdc:
+      case 0xdd:
+        return this.container('array', this.length(code - 0xdb), depth);
+      case 0xde:
+      case 0xdf:
+        return this.container('map', this.length(code - 0xdd), depth);
+      default:
+        throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset - 1} is not msgpack`);
+    }
+  }
+
+  /** Moves past the whole value at `offset`, nested values included, building nothing: in time linear in its bytes. */
+  skip(): void {
+    for (let pending = 1; pending > 0; pending--) {
+      const kind = this.next();
+      if (kind === 'array') pending += this.size;
+      else if (kind === 'map') pending += 2 * this.size;
+    }
+  }
+
+  /** Refuses bytes left after the value. */
+  end(): void {
+    if (this.offset !== this.bytes.length) throw new MsgpackError(`${this.bytes.length - this.offset} bytes follow the value`);
+  }
+
+  private integer(value: number): MsgpackKind {
+    this.number = value;
+    return 'integer';
+  }
+
+  private float(value: number): MsgpackKind {
+    this.number = value;
+    return 'float';
+  }
+
+  private payload(kind: MsgpackKind, size: number): MsgpackKind {
+    this.size = size;
+    this.start = this.take(size);
+    return kind;
+  }
+
+  private container(kind: 'array' | 'map', count: number, depth: number): MsgpackKind {
+    if (depth >= this.maxDepth) throw new MsgpackError(`${this.subject} is nested deeper than ${this.maxDepth} levels`);
+    // Each entry takes a byte at least: a count past the bytes left is damage, refused before any memory is taken for it.
+    if ((kind === 'map' ? 2 * count : count) > this.bytes.length - this.offset) throw new MsgpackError(`a table of ${count} entries does not fit in the ${this.bytes.length} bytes`);
+    this.size = count;
+    return kind;
+  }
+
+  /** A big-endian length of 1, 2 or 4 bytes (`width` 0, 1 or 2). */
+  private length(width: number): number {
+    if (width === 0) return this.bytes[this.take(1)]!;
+    return width === 1 ? this.bytes.readUInt16BE(this.take(2)) : this.bytes.readUInt32BE(this.take(4));
+  }
+
+  /** Moves past `length` bytes, returning where they start; refuses to go past the end. */
+  private take(length: number): number {
+    const start = this.offset;
+    if (start + length > this.bytes.length) throw new MsgpackError(`the bytes end in the middle of a value (offset ${start})`);
+    this.offset = start + length;
+    return start;
+  }
+}
+
+/** Per sized kind: the fix form's first code and how many sizes it holds, then the 8-, 16- and 32-bit forms' codes (-1: none). */
+const HEADER_CODES = {
+  array: [0x90, 16, -1, 0xdc, 0xdd],
+  map: [0x80, 16, -1, 0xde, 0xdf],
+  string: [0xa0, 32, 0xd9, 0xda, 0xdb],
+  binary: [0, 0, 0xc4, 0xc5, 0xc6],
+} as const;
+
+/** Writes the shortest header of a `kind` of `size` entries or bytes at `at` (5 bytes must be free there); returns where it ends. */
+export function writeHeader(buffer: Buffer, at: number, kind: keyof typeof HEADER_CODES, size: number): number {
+  const [fix, fixSizes, code8, code16, code32] = HEADER_CODES[kind];
+  if (size < fixSizes) {
+    buffer[at] = fix | size;
+    return at + 1;
+  }
+  if (code8 >= 0 && size <= 0xff) {
+    buffer[at] = code8;
+    buffer[at + 1] = size;
+    return at + 2;
+  }
+  if (size <= 0xffff) {
+    buffer[at] = code16;
+    buffer.writeUInt16BE(size, at + 1);
+    return at + 3;
+  }
+  buffer[at] = code32;
+  buffer.writeUInt32BE(size, at + 1);
+  return at + 5;
+}
