@@ -10,10 +10,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileS
 export const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
 /** Every cgroup the host makes is named `moonpool-PID.…`, PID the host's. */
 const PREFIX = 'moonpool-';
-/** How many times a cgroup is killed and waited for before it is given up (left for the next start). */
-const MAX_ROUNDS = 5;
-/** How long one round waits for the killed processes to exit (a process in an uninterruptible sleep can take longer). */
-const EXIT_WAIT_MS = 2000;
+/**
+ * How long ending a cgroup waits for its killed processes to exit; one still there after (in an
+ * uninterruptible sleep) keeps its cgroup, which the next host to start after this one removes.
+ */
+const EXIT_WAIT_MS = 1000;
 const PAUSE = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 
 let parent: string | null | undefined;
@@ -56,15 +57,16 @@ export function makeCgroup(dir: string): boolean {
  * with the cgroups a process made below it. One whose processes do not exit is left in place.
  */
 export function endCgroup(dir: string): void {
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  do {
     try {
       writeFileSync(`${dir}/cgroup.kill`, '1');
     } catch {
       return;
     }
-    for (let waited = 0; waited < EXIT_WAIT_MS && populated(dir); waited++) Atomics.wait(PAUSE, 0, 0, 1);
-    if (removeTree(dir)) return;
-  }
+    while (populated(dir) && Date.now() < deadline) Atomics.wait(PAUSE, 0, 0, 1);
+    // A removal fails while a killed process is still exiting.
+  } while (!removeTree(dir) && Date.now() < deadline);
 }
 
 /** The cgroup v2 directory of this process, or null where there is none (no cgroup v2 mounted). */

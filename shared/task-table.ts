@@ -33,11 +33,7 @@ const ROW_CONTAINMENT = ROW_TAG + 1;
 const ROW_FIRST_PID = ROW_CONTAINMENT + 1;
 
 /** The task has started no process / its processes are in its cgroup / they are not (the sweep ends them). */
-const enum Containment {
-  None = 0,
-  Cgroup = 1,
-  Sweep = 2,
-}
+const Containment = { None: 0, Cgroup: 1, Sweep: 2 } as const;
 
 /** Most process groups one task may have alive at once (the pid words of its row). */
 export const MAX_LIVE_GROUPS = TASK_ROW_WORDS - ROW_FIRST_PID;

@@ -85,7 +85,8 @@ function kill(pid: number): void {
   }
 }
 
-const sleeps = (seconds: string): string[] => liveProcesses(`sleep ${seconds}`);
+/** The live `sleep SECONDS` processes (not the shells whose command lines name them). */
+const sleeps = (seconds: string): string[] => liveProcesses(`sleep ${seconds}`).filter((line) => /^\S+\s+sleep \S+$/.test(line.trim()));
 
 function killSleeps(seconds: string): void {
   for (const line of spawnSync('pgrep', ['-f', `sleep ${seconds}`], { encoding: 'utf8' }).stdout.split('\n')) if (line.trim() !== '') kill(Number(line));
@@ -95,7 +96,7 @@ function killSleeps(seconds: string): void {
 function runCli(args: string[], env: Record<string, string>): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; stdout: string }> } {
   const child = spawn(process.execPath, [CLI, ...args, '--config', FIXTURE, '--state-dir', tempDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
   return { child, done: new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout }))) };
 }
 
