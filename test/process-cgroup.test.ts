@@ -164,7 +164,7 @@ describe('MOONPOOL_CGROUP', () => {
       await crashed.done;
       assert.equal(sleeps(seconds).length, 1, 'the process outlived its killed host');
 
-      const next = await runCli(['call', 'hold', JSON.stringify({ command: 'cat /proc/self/cgroup' })], { MOONPOOL_CGROUP: parent }).done;
+      const next = await runCli(['call', 'snippet', JSON.stringify({ code: "out(capture('cat /proc/self/cgroup'))" })], { MOONPOOL_CGROUP: parent }).done;
       assert.equal(next.code, 0);
       assert.match(next.stdout, new RegExp(`^0::.*/mptest-${process.pid}/moonpool-\\d+\\.`, 'm'));
       assert.deepEqual(sleeps(seconds), [], 'the next host ended the process its killed predecessor left');
@@ -181,14 +181,16 @@ describe('MOONPOOL_CGROUP', () => {
   });
 
   test('set to `off`, no cgroup is made, and the sweep still ends a tagged background process', async () => {
-    const where = await runCli(['call', 'hold', JSON.stringify({ command: 'cat /proc/self/cgroup' })], { MOONPOOL_CGROUP: 'off' }).done;
+    const where = await runCli(['call', 'snippet', JSON.stringify({ code: "out(capture('cat /proc/self/cgroup'))" })], { MOONPOOL_CGROUP: 'off' }).done;
     assert.equal(where.code, 0);
     assert.doesNotMatch(where.stdout, /moonpool-/);
     const seconds = uniqueSeconds();
     try {
-      const left = await runCli(['call', 'leave', JSON.stringify({ shape: 'background', seconds, ending: 'ok' })], { MOONPOOL_CGROUP: 'off' }).done;
+      // Waits until the background process runs `sleep` (a forked shell shows its own command line until then).
+      const code = `capture('sleep ${seconds} >/dev/null 2>&1 &') repeat until capture('ps -eo args='):find('sleep ${seconds}\\n', 1, true) out('started')`;
+      const left = await runCli(['call', 'snippet', JSON.stringify({ code })], { MOONPOOL_CGROUP: 'off' }).done;
       assert.equal(left.code, 0);
-      assert.match(left.stdout, /started 1/);
+      assert.match(left.stdout, /started/);
       assert.ok(await eventually(() => sleeps(seconds).length === 0), sleeps(seconds).join('\n'));
     } finally {
       killSleeps(seconds);
