@@ -1,8 +1,10 @@
-// Ends every process a task started, at the task's end. On Linux it reads /proc: a process is the
-// task's if its environment carries the task's tag, if it is in one of the task's process groups,
-// or if it descends from either — which finds the ones that left the task's groups or sessions.
-// What escapes: a process that cleared its environment, left the groups and lost its parent
-// before the sweep. Without /proc, the groups alone are killed.
+// Ends every process a task started, at the task's end, where the task has no cgroup
+// (call-cgroup.ts). On Linux it reads /proc: a process is the task's if its environment carries the
+// task's tag, if it is in one of the task's process groups or sessions (each command starts one of
+// each, numbered alike), or if it descends from any — which finds the ones that left them. What
+// escapes: a process that left the task's sessions, lost its parent and whose tag is gone (an
+// environment cleared, or overwritten by a title it set), or one that forks anew faster than /proc
+// is read. Without /proc, the groups alone are killed.
 //
 // A scan of /proc is no snapshot: it lists the pids, then reads each one's files. A process of the
 // task that forks after the listing and is gone (or a zombie) by the time it is read hides its
@@ -40,6 +42,7 @@ interface ProcessEntry {
   pid: number;
   ppid: number;
   pgid: number;
+  sid: number;
   /** The value of PROCESS_TAG_VARIABLE in its environment (null: not set), read when first needed. */
   tag?: string | null;
 }
@@ -87,10 +90,10 @@ function isTaskGroup(group: number, table: Map<number, ProcessEntry>, tag: strin
   return leaderTag === tag || (leaderTag === null && leader.ppid === process.pid);
 }
 
-/** The live processes in `table` that belong to the task: tagged, in its groups, or below either. */
+/** The live processes in `table` that belong to the task: tagged, in its groups or sessions, or below any. */
 function taskProcesses(table: Map<number, ProcessEntry>, groups: ReadonlySet<number>, tag: string): number[] {
   const verdicts = new Map<number, boolean>();
-  const own = (entry: ProcessEntry): boolean => groups.has(entry.pgid) || tagOf(entry) === tag;
+  const own = (entry: ProcessEntry): boolean => groups.has(entry.pgid) || groups.has(entry.sid) || tagOf(entry) === tag;
   for (const start of table.values()) {
     // Walks up to the first ancestor already judged, one of the task's, or outside the table;
     // a loop, not recursion, since a hostile command can build a chain of any depth.
@@ -188,7 +191,7 @@ function processesStartedSince(sinceMs: number): ProcessTable | undefined {
     // Field 22, the start time; field 9, the flags.
     if (Number(fields[19]) < sinceTicks || (Number(fields[6]) & KERNEL_THREAD) !== 0) continue;
     if (ended(fields)) table.zombies.push(pid);
-    else table.set(pid, { pid, ppid: Number(fields[1]), pgid: Number(fields[2]) });
+    else table.set(pid, { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]) });
   }
   return table;
 }

@@ -4,13 +4,15 @@
 // reads the stamps for deadlines), names the worker and the OS thread running it (the core stops
 // that worker, and lowers a long task's priority through the thread), keeps the task's CPU seat
 // there, and records each process group the task starts the moment `spawn` returns. Whichever side sees the task end — the worker before
-// it replies, the core after terminating the worker — ends the task's processes from its row.
+// it replies, the core after terminating the worker — ends the task's processes from its row: its
+// cgroup where the host has one (call-cgroup.ts), else by the sweep.
+import { cgroupParent, endCgroup, makeCgroup, taskCgroup } from './call-cgroup.js';
 import { SEAT_WORDS } from './cpu-slots.js';
 import { sweepTaskProcesses } from './process-sweep.js';
 import { processTag } from './process-tag.js';
 
 /** Words per row. */
-export const TASK_ROW_WORDS = 67;
+export const TASK_ROW_WORDS = 68;
 /** When a worker picked the task up, as ms since the table's epoch plus one (0 until then). */
 const ROW_PICKED = 0;
 /** When the task's own work began (after a cold worker loaded the config), stamped alike. */
@@ -25,8 +27,13 @@ const ROW_WORKER = 3;
 const ROW_SEAT = 4;
 /** A random word drawn for each task: with the row, it makes the task's process tag. */
 const ROW_TAG = ROW_SEAT + SEAT_WORDS;
+/** Where the processes the task started are (a Containment). */
+const ROW_CONTAINMENT = ROW_TAG + 1;
 /** The first of the pid words, up to the end of the row. */
-const ROW_FIRST_PID = ROW_TAG + 1;
+const ROW_FIRST_PID = ROW_CONTAINMENT + 1;
+
+/** The task has started no process / its processes are in its cgroup / they are not (the sweep ends them). */
+const Containment = { None: 0, Cgroup: 1, Sweep: 2 } as const;
 
 /** Most process groups one task may have alive at once (the pid words of its row). */
 export const MAX_LIVE_GROUPS = TASK_ROW_WORDS - ROW_FIRST_PID;
@@ -40,17 +47,18 @@ export class TaskTable {
   /** Every row's words: a task's seat in the CPU slot queue is named by its index here (see seat()). */
   readonly words: Int32Array;
 
-  /** `epochMs`: Date.now() when the table was made; stamps count from it. */
+  /** `epochMs`: Date.now() when the table was made; stamps count from it. `cgroups`: where tasks' cgroups are made (null: nowhere). */
   constructor(
     readonly buffer: SharedArrayBuffer,
     readonly epochMs: number,
+    readonly cgroups: string | null = null,
   ) {
     this.words = new Int32Array(buffer);
   }
 
-  /** A table of `rows` zeroed rows, its epoch now. */
+  /** A table of `rows` zeroed rows, its epoch now, its tasks' cgroups where the host can make them. */
   static create(rows: number): TaskTable {
-    return new TaskTable(new SharedArrayBuffer(rows * TASK_ROW_WORDS * Int32Array.BYTES_PER_ELEMENT), Date.now());
+    return new TaskTable(new SharedArrayBuffer(rows * TASK_ROW_WORDS * Int32Array.BYTES_PER_ELEMENT), Date.now(), cgroupParent());
   }
 
   get rows(): number {
@@ -120,6 +128,17 @@ export class TaskTable {
     return processTag(this.epochMs, row, Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_TAG));
   }
 
+  /** Readies the task in `row` to start a process: the cgroup every process it starts must join, made at its first (null: none, its processes are swept). */
+  cgroup(row: number): string | null {
+    const word = row * TASK_ROW_WORDS + ROW_CONTAINMENT;
+    const containment = Atomics.load(this.words, word);
+    const dir = this.cgroups === null ? null : taskCgroup(this.cgroups, this.tag(row));
+    if (containment !== Containment.None) return containment === Containment.Cgroup ? dir : null;
+    const made = dir !== null && makeCgroup(dir);
+    Atomics.store(this.words, word, made ? Containment.Cgroup : Containment.Sweep);
+    return made ? dir : null;
+  }
+
   /** Records process group `pid` in `row`; false when every pid word holds a group still alive. */
   record(row: number, pid: number): boolean {
     const first = row * TASK_ROW_WORDS + ROW_FIRST_PID;
@@ -135,21 +154,30 @@ export class TaskTable {
   }
 
   /**
-   * Ends every process the task in `row` started, however it ended: its groups, and what left
-   * them (process-sweep.ts); then clears the pid words, so the other side finds nothing left to do.
-   * Costs nothing for a task that started none. Returns how many signals were sent.
+   * Ends every process the task in `row` started, however it ended: its cgroup, or else its groups
+   * and what left them (process-sweep.ts); then clears the row's record of them, so the other side
+   * finds nothing left to do. Costs nothing for a task that started none. Returns how many signals
+   * were sent (a cgroup's kill counts as one).
    */
   endTask(row: number): number {
+    const containmentWord = row * TASK_ROW_WORDS + ROW_CONTAINMENT;
+    const containment = Atomics.load(this.words, containmentWord);
     const first = row * TASK_ROW_WORDS + ROW_FIRST_PID;
     const end = (row + 1) * TASK_ROW_WORDS;
-    // Called after every task, most of which started no process: nothing is allocated for those.
-    let groups: number[] | undefined;
-    for (let i = first; i < end; i++) {
-      const pid = this.words[i]!;
-      if (pid !== 0) (groups ??= []).push(pid);
+    let sent = 0;
+    if (containment === Containment.Cgroup) {
+      endCgroup(taskCgroup(this.cgroups!, this.tag(row)));
+      sent = 1;
+    } else {
+      // Called after every task, most of which started no process: nothing is allocated for those.
+      let groups: number[] | undefined;
+      for (let i = first; i < end; i++) {
+        const pid = this.words[i]!;
+        if (pid !== 0) (groups ??= []).push(pid);
+      }
+      if (groups !== undefined) sent = sweepTaskProcesses({ tag: this.tag(row), groups, startedMs: this.stampOf(row, 'picked') ?? this.epochMs });
     }
-    if (groups === undefined) return 0;
-    const sent = sweepTaskProcesses({ tag: this.tag(row), groups, startedMs: this.stampOf(row, 'picked') ?? this.epochMs });
+    Atomics.compareExchange(this.words, containmentWord, containment, Containment.None);
     for (let i = first; i < end; i++) Atomics.store(this.words, i, 0);
     return sent;
   }
@@ -164,6 +192,10 @@ export class TaskRow {
 
   get tag(): string {
     return this.table.tag(this.row);
+  }
+
+  cgroup(): string | null {
+    return this.table.cgroup(this.row);
   }
 
   record(pid: number): boolean {

@@ -1,6 +1,6 @@
 // One `/bin/sh -c COMMAND` started by `capture`, `io.popen` or `os.execute`: in its own process
-// group, with its task's process tag in its environment, recorded in the task's row before it
-// runs anything. Its stdout is collected, streamed to a reader or logged; its stderr is logged.
+// group, with its task's process tag in its environment, in its task's cgroup where there is one,
+// recorded in the task's row before it runs anything. Its stdout is collected, streamed to a reader or logged; its stderr is logged.
 // Nothing here blocks the worker's event loop: every wait is a promise.
 import type { ChildProcess } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
@@ -70,8 +70,11 @@ export class ShellProcess {
 
   /** Starts the command, or says why it could not start (a system error, or the call's process limit). */
   static start(command: Buffer, options: ShellOptions): Promise<Outcome<ShellProcess>> {
+    const cgroup = options.taskRow ? options.taskRow.cgroup() : null;
     const direct = isUtf8(command);
-    const script = direct ? `${GATE}; exec 3<&-\n${command.toString('utf8')}` : EVAL_FROM_FD3;
+    // The shell joins the cgroup first: nothing it starts can be outside it.
+    const join = cgroup === null ? '' : `echo $$ > '${cgroup.replaceAll("'", `'\\''`)}/cgroup.procs' || exit 125; `;
+    const script = join + (direct ? `${GATE}; exec 3<&-\n${command.toString('utf8')}` : EVAL_FROM_FD3);
     let child: ChildProcess;
     // A command inherits the nice value of the thread that starts it: commands run lowered.
     lowerThisThread();

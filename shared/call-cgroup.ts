@@ -1,0 +1,147 @@
+// A cgroup (v2) per task that starts a process, where the machine lets the host make and join one:
+// each of the task's shells joins it before running anything, so everything the task starts is in
+// it, and its end kills the whole cgroup at once (cgroup.kill) however its processes forked,
+// renamed themselves or left their session. Where no cgroup is usable, the sweep
+// (process-sweep.ts) ends a task's processes instead.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+
+/** Names the directory under which the host makes its tasks' cgroups, or `off` for none. */
+export const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
+/** Every cgroup the host makes is named `moonpool-PID.…`, PID the host's. */
+const PREFIX = 'moonpool-';
+/**
+ * How long ending a cgroup waits for its killed processes to exit; one still there after (in an
+ * uninterruptible sleep) keeps its cgroup, which the next host to start after this one removes.
+ */
+const EXIT_WAIT_MS = 1000;
+const PAUSE = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+
+let parent: string | null | undefined;
+
+/**
+ * The directory under which this process makes its tasks' cgroups, or null: MOONPOOL_CGROUP, else
+ * the host's own cgroup, if a cgroup made there can be joined and killed. Decided once per process,
+ * when its first pool is made; cgroups that hosts no longer alive left there are ended then.
+ */
+export function cgroupParent(): string | null {
+  if (parent !== undefined) return parent;
+  const chosen = process.env[CGROUP_VARIABLE];
+  const dir = chosen === 'off' ? null : chosen || ownCgroup();
+  const problem = dir === null ? undefined : joinProblem(dir);
+  if (chosen && chosen !== 'off' && problem !== undefined) {
+    process.emitWarning(`${CGROUP_VARIABLE}=${chosen}: cannot make and join a cgroup there (${problem}); a call's processes are ended by the /proc sweep`);
+  }
+  parent = problem === undefined ? dir : null;
+  if (parent !== null) endStaleCgroups(parent);
+  return parent;
+}
+
+/** The cgroup of the task whose process tag is `tag`, under `parentDir`. */
+export function taskCgroup(parentDir: string, tag: string): string {
+  return `${parentDir}/${PREFIX}${tag}`;
+}
+
+/** Makes the cgroup `dir`; false if it cannot be made. */
+export function makeCgroup(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EEXIST';
+  }
+}
+
+/**
+ * Kills every process in the cgroup `dir` and below, waits until they have exited, and removes it
+ * with the cgroups a process made below it. One whose processes do not exit is left in place.
+ */
+export function endCgroup(dir: string): void {
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  do {
+    try {
+      writeFileSync(`${dir}/cgroup.kill`, '1');
+    } catch {
+      return;
+    }
+    while (populated(dir) && Date.now() < deadline) Atomics.wait(PAUSE, 0, 0, 1);
+    // A removal fails while a killed process is still exiting.
+  } while (!removeTree(dir) && Date.now() < deadline);
+}
+
+/** The cgroup v2 directory of this process, or null where there is none (no cgroup v2 mounted). */
+function ownCgroup(): string | null {
+  try {
+    const path = /^0::(\/.*)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))?.[1];
+    // mountinfo: ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [OPTIONAL…] - FSTYPE SOURCE SUPEROPTIONS
+    const mount = readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' '))
+      .find((fields) => fields[fields.indexOf('-') + 1] === 'cgroup2' && fields[3] === '/');
+    if (path !== undefined && mount !== undefined) return `${mount[4]}${path}`.replace(/\/$/, '');
+  } catch {
+    // No /proc: not Linux.
+  }
+  return null;
+}
+
+/** Why a cgroup made under `dir` cannot hold this process's commands, or undefined if it can: one is made, joined by a shell, and killed. */
+function joinProblem(dir: string): string | undefined {
+  const probe = taskCgroup(dir, `${process.pid}.probe`);
+  try {
+    mkdirSync(probe);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? String(error);
+  }
+  try {
+    if (!existsSync(`${probe}/cgroup.kill`)) return 'no cgroup.kill: Linux 5.14 or later is needed';
+    const joined = spawnSync('/bin/sh', ['-c', 'echo $$ > "$1"', 'sh', `${probe}/cgroup.procs`], { encoding: 'utf8' });
+    return joined.status === 0 ? undefined : `a process cannot join it: ${joined.stderr.trim() || joined.error?.message}`;
+  } finally {
+    endCgroup(probe);
+  }
+}
+
+/** Ends the cgroups under `parentDir` made by hosts that are no longer running. */
+function endStaleCgroups(parentDir: string): void {
+  for (const name of subdirectories(parentDir)) {
+    const pid = Number(/^moonpool-(\d+)\./.exec(name)?.[1]);
+    if (pid && pid !== process.pid && !alive(pid)) endCgroup(`${parentDir}/${name}`);
+  }
+}
+
+function populated(dir: string): boolean {
+  try {
+    return readFileSync(`${dir}/cgroup.events`, 'latin1').includes('populated 1');
+  } catch {
+    return false;
+  }
+}
+
+/** Removes `dir` and the cgroups below it, deepest first; false if one is still in use. */
+function removeTree(dir: string): boolean {
+  for (const name of subdirectories(dir)) if (!removeTree(`${dir}/${name}`)) return false;
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+function subdirectories(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
