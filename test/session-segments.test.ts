@@ -1,14 +1,15 @@
 // A session's log past its segment size continues in a new segment file: every record is read back
 // across the segments in order, `moonpool sessions` counts them all, the retention rule removes
-// the oldest segments of a session still in use (and reading it says so), and a torn last frame
-// in a segment is skipped with a warning like any torn tail.
+// the oldest segments of a session still in use (and reading it says so) — a long-lived host
+// applies it to its own log as the log rolls over — and a torn last frame in a segment is skipped
+// with a warning like any torn tail.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { readSession, SessionLog, type SessionRecord } from '../core/session-log.js';
-import { CLI, tempDir } from './helpers.js';
+import { CLI, startHost, tempDir } from './helpers.js';
 
 const SEGMENT_BYTES = 4096;
 const CALLS = 100;
@@ -87,5 +88,20 @@ describe('session log segments', () => {
     assert.match(warnings[0]!, /torn\.000001\.log: skipped \d+ bytes at offset \d+: a torn record \(the file ends inside it\)/);
     const ids = records.map((entry) => Number(entry.callId.slice(1)));
     assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+  });
+
+  test("a host's own log rolls over at sessionSegmentBytes and its oldest segments go past the size cap", { timeout: 120_000 }, async () => {
+    const stateDir = tempDir();
+    const host = await startHost('matrix', { stateDir, sessionSegmentBytes: 2048, sessionMaxTotalBytes: 8192 });
+    for (let i = 1; i <= 80; i++) assert.equal((await host.call('echo', { text: `call ${i} `.padEnd(100, '.') })).status, 'ok');
+    await host.close();
+    const files = logFiles(stateDir);
+    const id = host.sessionId;
+    assert.ok(files.includes(`${id}.log`));
+    assert.ok(!files.includes(`${id}.000001.log`), `the oldest segment is gone: ${files.join(', ')}`);
+    assert.ok(files.some((name) => name.startsWith(`${id}.0`)), `later segments stay: ${files.join(', ')}`);
+    const { records, warnings } = readSession(stateDir, id);
+    assert.match(warnings[0]!, /segments? of its log (was|were) removed by the retention rule/);
+    assert.match(JSON.stringify(records.at(-1)!.args), /call 80 /, 'the last call is read back');
   });
 });
