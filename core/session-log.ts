@@ -84,8 +84,8 @@ export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionR
   return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes, ...(readouts[0]!.unreadable ? { unreadable: true as const } : {}) };
 }
 
-/** What one pass over a log file gives each intact frame, with where its warnings go. */
-type FrameVisitor = (frame: Extract<FrameEvent, { kind: 'frame' }>, warn: (line: string) => void) => void;
+/** What one pass over a log file does with each intact frame. */
+type FrameVisitor = (frame: Extract<FrameEvent, { kind: 'frame' }>) => void;
 
 /** Opens and walks one log file a frame at a time; never throws: what cannot be read is a warning, given to `warn` in order. */
 function walkSessionLog(path: string, visit: FrameVisitor, warn: (line: string) => void): Pick<SessionReadout, 'validBytes' | 'unreadable'> {
@@ -111,7 +111,7 @@ function walkSessionLog(path: string, visit: FrameVisitor, warn: (line: string) 
         warn(`${path}: skipped ${event.bytes} bytes at offset ${event.offset}: ${event.problem}`);
         continue;
       }
-      visit(event, warn);
+      visit(event);
       validBytes = event.offset + HEADER_BYTES + event.payload.length;
     }
     return { validBytes };
