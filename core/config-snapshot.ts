@@ -4,13 +4,20 @@
 // later, and a broken edit never leaks into the generation that keeps serving. Only regular
 // files are read: a dangling symlink (an editor's lock file), a FIFO or a device named `*.lua`,
 // or a directory that cannot be listed is skipped with a reason — never waited on, never fatal.
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
+// The walk lets the host's event loop turn every WALK_SLICE_MS, so a config directory full of other
+// files never stalls the host; symbolic links to directories are not followed (no loop can hold
+// the walk), and a tree past MAX_CONFIG_ENTRIES entries fails the load.
+import { closeSync, constants, fstatSync, opendirSync, openSync, readFileSync, realpathSync, statSync, type Dir } from 'node:fs';
 import { join } from 'node:path';
 
 /** Most Lua files one config directory may hold. */
 export const MAX_SNAPSHOT_FILES = 2000;
 /** Most bytes of Lua one config directory may hold. */
 export const MAX_SNAPSHOT_BYTES = 32 * 1024 * 1024;
+/** Most entries (files of any kind and directories) the walk lists; .git and node_modules are not walked. */
+export const MAX_CONFIG_ENTRIES = 100_000;
+/** Longest stretch the walk runs before the host's event loop turns. */
+const WALK_SLICE_MS = 5;
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
 
@@ -65,39 +72,53 @@ export function readRegularFile(path: string): { real: string; bytes: Uint8Array
   }
 }
 
-export function snapshotConfig(dir: string): ConfigSnapshot {
+/** Reads the config directory's Lua files; throws for a tree past MAX_CONFIG_ENTRIES entries. */
+export async function snapshotConfig(dir: string): Promise<ConfigSnapshot> {
   const sources: Record<string, Uint8Array> = {};
   const skipped: SkippedEntry[] = [];
   let files = 0;
   let bytes = 0;
+  let entries = 0;
+  let sliceStartedAt = performance.now();
   const pending = [realpathSync(dir)];
   while (pending.length > 0) {
     const current = pending.pop()!;
-    let entries: Dirent[];
+    let listing: Dir;
     try {
-      entries = readdirSync(current, { withFileTypes: true });
+      listing = opendirSync(current);
     } catch (error) {
       skipped.push({ path: current, reason: `the directory cannot be listed (${errorCode(error)})` });
       continue;
     }
-    for (const entry of entries) {
-      const path = join(current, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name)) pending.push(path);
-        continue;
+    try {
+      for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
+        if (++entries > MAX_CONFIG_ENTRIES) {
+          throw new Error(`the config directory ${dir} holds more than ${MAX_CONFIG_ENTRIES.toLocaleString('en-US')} entries (the limit; .git and node_modules are not counted): keep what is not Lua elsewhere`);
+        }
+        if (performance.now() - sliceStartedAt >= WALK_SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStartedAt = performance.now();
+        }
+        const path = join(current, entry.name);
+        if (entry.isDirectory()) {
+          if (!SKIPPED_DIRECTORIES.has(entry.name)) pending.push(path);
+          continue;
+        }
+        if (!entry.name.endsWith('.lua')) continue;
+        const file = readRegularFile(path);
+        if ('reason' in file) {
+          skipped.push({ path, reason: file.reason });
+          continue;
+        }
+        if (files >= MAX_SNAPSHOT_FILES || bytes + file.bytes.length > MAX_SNAPSHOT_BYTES) {
+          return { sources, skipped, truncated: `the config directory holds more than ${MAX_SNAPSHOT_FILES} Lua files or ${MAX_SNAPSHOT_BYTES / 1048576} MiB` };
+        }
+        sources[file.real] = file.bytes;
+        files++;
+        bytes += file.bytes.length;
       }
-      if (!entry.name.endsWith('.lua')) continue;
-      const file = readRegularFile(path);
-      if ('reason' in file) {
-        skipped.push({ path, reason: file.reason });
-        continue;
-      }
-      if (files >= MAX_SNAPSHOT_FILES || bytes + file.bytes.length > MAX_SNAPSHOT_BYTES) {
-        return { sources, skipped, truncated: `the config directory holds more than ${MAX_SNAPSHOT_FILES} Lua files or ${MAX_SNAPSHOT_BYTES / 1048576} MiB` };
-      }
-      sources[file.real] = file.bytes;
-      files++;
-      bytes += file.bytes.length;
+    } finally {
+      listing.closeSync();
     }
   }
   return { sources, skipped };

@@ -313,7 +313,7 @@ async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
     return { problem: `the config file ${options.configFile} does not exist (or is a symbolic link to nothing)` };
   }
   if (!statSync(configFile).isFile()) return { problem: `the config file ${options.configFile} is not a regular file` };
-  const snapshot = snapshotConfig(dirname(configFile));
+  const snapshot = await snapshotConfig(dirname(configFile));
   const workerConfig = {
     configFile,
     configDir: dirname(configFile),

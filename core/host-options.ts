@@ -52,6 +52,11 @@ export interface ToolHostOptions {
    * until the newest fit; Infinity keeps them. Default 1 GiB.
    */
   sessionMaxTotalBytes?: number;
+  /**
+   * The session's log continues in a new segment file past this many bytes, so the retention
+   * rule can remove the oldest segments of a session still in use. Default 64 MiB.
+   */
+  sessionSegmentBytes?: number;
   /** Reload when a file in the config's directory changes (debounced 200 ms). Default false. */
   watch?: boolean;
   /**
@@ -77,6 +82,7 @@ export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_SPILL_RETENTION_DAYS = 7;
 export const DEFAULT_SESSION_MAX_AGE_DAYS = 30;
 export const DEFAULT_SESSION_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_SESSION_SEGMENT_BYTES = 64 * 1024 * 1024;
 
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'moonpool');
@@ -124,6 +130,7 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     spillRetentionDays: positive('spillRetentionDays', options.spillRetentionDays, DEFAULT_SPILL_RETENTION_DAYS),
     sessionMaxAgeDays: limit('sessionMaxAgeDays', options.sessionMaxAgeDays, DEFAULT_SESSION_MAX_AGE_DAYS),
     sessionMaxTotalBytes: limit('sessionMaxTotalBytes', options.sessionMaxTotalBytes, DEFAULT_SESSION_MAX_TOTAL_BYTES),
+    sessionSegmentBytes: positive('sessionSegmentBytes', options.sessionSegmentBytes, DEFAULT_SESSION_SEGMENT_BYTES, true),
     watch: options.watch ?? false,
     warmModuleWorker: options.warmModuleWorker ?? false,
   };

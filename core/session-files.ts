@@ -1,4 +1,5 @@
-// What a session is on disk: under `<stateDir>/sessions/`, its log `<id>.log`, its lock
+// What a session is on disk: under `<stateDir>/sessions/`, its log `<id>.log` (the segment being
+// written) and its older segments `<id>.<n>.log` (see SessionLog), its lock
 // `<id>.log.lock` (and its other slots `<id>.log.lock.<1-7>`: see session-lock.ts) and the
 // logs of writers beside it `<id>.<pid>-<hex>.log` (regular files only);
 // under `<stateDir>/spill/`, its directory `<id>/`. Nothing else in the state dir belongs to a
@@ -11,6 +12,8 @@ import { lockFileHolder, processAlive } from './session-lock.js';
 /** A session id inside a file name: SESSION_ID_PATTERN without its anchors. */
 const SESSION_ID_TEXT = SESSION_ID_PATTERN.source.slice(1, -1);
 const LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log$`);
+/** An older segment of a session's log: its number, from 1, zero-padded so names sort in order. */
+export const SEGMENT_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)\\.log$`);
 const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock(?:\\.[1-7])?$`);
 /** A second writer's log: the writer's pid is in its name (see SessionLog.open). */
 const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
@@ -46,7 +49,7 @@ export function liveWriter(files: string[]): number | undefined {
 }
 
 function sessionIdOf(name: string): string | undefined {
-  return (LOG_NAME.exec(name) ?? LOCK_NAME.exec(name) ?? WRITER_LOG_NAME.exec(name))?.[1];
+  return (LOG_NAME.exec(name) ?? SEGMENT_NAME.exec(name) ?? LOCK_NAME.exec(name) ?? WRITER_LOG_NAME.exec(name))?.[1];
 }
 
 function statQuietly(path: string): Stats | undefined {

@@ -2,8 +2,10 @@
 // MAGIC (4 bytes) | payload length (u32 LE) | CRC-32 of the payload (u32 LE) | payload (msgpack).
 // Reading skips damage (a torn tail, flipped bytes, a record of the wrong shape) with a warning
 // and finds the next intact record. One process writes `<id>.log` (see session-lock.ts); a second
-// process on the same session writes a file of its own beside it, read together with it.
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readdirSync, writeSync, writevSync } from 'node:fs';
+// process on the same session writes a file of its own beside it, read together with it. Past
+// its segment size, `<id>.log` is renamed to the session's next segment `<id>.<n>.log` and a new
+// one begins, so the retention rule can remove the oldest part of a session still in use.
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readdirSync, renameSync, writeSync, writevSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -12,6 +14,8 @@ import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import { HEADER_BYTES, MAGIC, readFrames, type FrameEvent } from './session-frames.js';
 import { decodeRecord, encodeBounded, MAX_RECORD_BYTES, outlineRecord, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
+import { SEGMENT_NAME } from './session-files.js';
+import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 
@@ -33,6 +37,24 @@ export function sessionLogPath(stateDir: string, sessionId: string): string {
   return join(stateDir, 'sessions', `${sessionId}.log`);
 }
 
+/** The numbers of a session's older segments among the names in its sessions directory, ascending. */
+function segmentNumbers(names: string[], sessionId: string): number[] {
+  const numbers: number[] = [];
+  for (const name of names) {
+    const match = SEGMENT_NAME.exec(name);
+    if (match?.[1] === sessionId) numbers.push(Number(match[2]));
+  }
+  return numbers.sort((a, b) => a - b);
+}
+
+function listSessionsDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return []; // No sessions directory yet: only the (absent) main log.
+  }
+}
+
 /** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
 const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
 
@@ -43,14 +65,15 @@ const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
  */
 export function readSession(stateDir: string, sessionId: string): SessionReadout {
   const dir = join(stateDir, 'sessions');
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    // No sessions directory yet: only the (absent) main log.
-  }
+  const names = listSessionsDir(dir);
+  // Older segments match the pattern too, and are read with the rest.
   const siblings = names.filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId).map((name) => join(dir, name));
-  return readSessionLogs(sessionLogPath(stateDir, sessionId), siblings);
+  const readout = readSessionLogs(sessionLogPath(stateDir, sessionId), siblings);
+  const oldest = segmentNumbers(names, sessionId)[0];
+  if (oldest !== undefined && oldest > 1) {
+    readout.warnings.unshift(`session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`);
+  }
+  return readout;
 }
 
 /** Reads a session's main log and its writers' logs (`readSession` without looking for them). */
@@ -61,37 +84,40 @@ export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionR
   return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes, ...(readouts[0]!.unreadable ? { unreadable: true as const } : {}) };
 }
 
-/** What one pass over a log file gives each intact frame, with the file's warnings to add to in order. */
-type FrameVisitor = (frame: Extract<FrameEvent, { kind: 'frame' }>, warnings: string[]) => void;
+/** What one pass over a log file does with each intact frame. */
+type FrameVisitor = (frame: Extract<FrameEvent, { kind: 'frame' }>) => void;
 
-/** Opens and walks one log file a frame at a time; never throws: what cannot be read is a warning. */
-function walkSessionLog(path: string, visit: FrameVisitor): Omit<SessionReadout, 'records'> {
+/** Opens and walks one log file a frame at a time; never throws: what cannot be read is a warning, given to `warn` in order. */
+function walkSessionLog(path: string, visit: FrameVisitor, warn: (line: string) => void): Pick<SessionReadout, 'validBytes' | 'unreadable'> {
   let fd: number;
   try {
     // Only a regular file is read (a FIFO named like a log would wait forever), never through a symlink.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { warnings: [], validBytes: 0 };
-    if (code === 'ELOOP') return { warnings: [`${path}: not a regular file; skipped`], validBytes: 0, unreadable: true };
-    return { warnings: [`${path}: cannot be read (${code ?? (error as Error).message})`], validBytes: 0, unreadable: true };
+    if (code === 'ENOENT') return { validBytes: 0 };
+    warn(code === 'ELOOP' ? `${path}: not a regular file; skipped` : `${path}: cannot be read (${code ?? (error as Error).message})`);
+    return { validBytes: 0, unreadable: true };
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) return { warnings: [`${path}: not a regular file; skipped`], validBytes: 0, unreadable: true };
-    const warnings: string[] = [];
+    if (!stats.isFile()) {
+      warn(`${path}: not a regular file; skipped`);
+      return { validBytes: 0, unreadable: true };
+    }
     let validBytes = 0;
     for (const event of readFrames(fd, stats.size)) {
       if (event.kind === 'skipped') {
-        warnings.push(`${path}: skipped ${event.bytes} bytes at offset ${event.offset}: ${event.problem}`);
+        warn(`${path}: skipped ${event.bytes} bytes at offset ${event.offset}: ${event.problem}`);
         continue;
       }
-      visit(event, warnings);
+      visit(event);
       validBytes = event.offset + HEADER_BYTES + event.payload.length;
     }
-    return { warnings, validBytes };
+    return { validBytes };
   } catch (error) {
-    return { warnings: [`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`], validBytes: 0, unreadable: true };
+    warn(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return { validBytes: 0, unreadable: true };
   } finally {
     closeSync(fd);
   }
@@ -100,37 +126,61 @@ function walkSessionLog(path: string, visit: FrameVisitor): Omit<SessionReadout,
 /** Reads one log file, every record decoded (within bounds: see session-record.ts); never throws. */
 export function readSessionLog(path: string): SessionReadout {
   const records: SessionRecord[] = [];
-  const walked = walkSessionLog(path, (frame, warnings) => {
-    const decoded = decodeRecord(frame.payload);
-    if ('record' in decoded) {
-      records.push(decoded.record);
-      for (const line of decoded.record.dropped ?? []) warnings.push(`${path}: call ${decoded.record.callId} (${decoded.record.tool}): ${line}`);
-    } else {
-      warnings.push(`${path}: skipped the record at offset ${frame.offset}: ${decoded.problem}`);
-    }
-  });
-  return { records, ...walked };
+  const warnings: string[] = [];
+  const warn = (line: string): void => void warnings.push(line);
+  const walked = walkSessionLog(
+    path,
+    (frame) => {
+      const decoded = decodeRecord(frame.payload);
+      if ('record' in decoded) {
+        records.push(decoded.record);
+        for (const line of decoded.record.dropped ?? []) warn(`${path}: call ${decoded.record.callId} (${decoded.record.tool}): ${line}`);
+      } else {
+        warn(`${path}: skipped the record at offset ${frame.offset}: ${decoded.problem}`);
+      }
+    },
+    warn,
+  );
+  return { records, warnings, ...walked };
 }
 
-/** What listing a log needs of it: its records' start times, and its damage; no body is decoded. */
+/** Damage lines an outline keeps; past them it counts. */
+const MAX_OUTLINE_DAMAGE = 100;
+
+/** What listing a log needs of it: its records' count and first start, and its damage; no body is decoded. */
 export interface SessionLogOutline {
-  /** When each readable record's call started (ms since the epoch), one per record. */
-  starts: number[];
-  /** What was skipped or could not be read; a record that left something out is not damage. */
+  /** Readable records. */
+  calls: number;
+  /** When its earliest readable record's call started (ms since the epoch), if one has a valid time. */
+  firstStart?: number;
+  /** What was skipped or could not be read (the first MAX_OUTLINE_DAMAGE, then a count); a record that left something out is not damage. */
   damage: string[];
   validBytes: number;
   unreadable?: true;
 }
 
-/** Reads one log file's outline: each record's shape and times, its bodies skipped. Never throws. */
+/** Reads one log file's outline: each record's shape and times, its bodies skipped; memory bounded by its largest record. Never throws. */
 export function outlineSessionLog(path: string): SessionLogOutline {
-  const starts: number[] = [];
-  const walked = walkSessionLog(path, (frame, warnings) => {
-    const outline = outlineRecord(frame.payload);
-    if ('problem' in outline) warnings.push(`${path}: skipped the record at offset ${frame.offset}: ${outline.problem}`);
-    else starts.push(outline.finishedAt - outline.durationMs);
-  });
-  return { starts, damage: walked.warnings, validBytes: walked.validBytes, ...(walked.unreadable ? { unreadable: true as const } : {}) };
+  const outline: SessionLogOutline = { calls: 0, damage: [], validBytes: 0 };
+  let moreDamage = 0;
+  const damage = (line: string): void => {
+    if (outline.damage.length < MAX_OUTLINE_DAMAGE) outline.damage.push(line);
+    else moreDamage++;
+  };
+  const walked = walkSessionLog(
+    path,
+    (frame) => {
+      const record = outlineRecord(frame.payload);
+      if ('problem' in record) return damage(`${path}: skipped the record at offset ${frame.offset}: ${record.problem}`);
+      outline.calls++;
+      const start = record.finishedAt - record.durationMs;
+      // Times a damaged but checksum-valid record made impossible (1e300) are no start time.
+      if (!Number.isNaN(new Date(start).getTime()) && (outline.firstStart === undefined || start < outline.firstStart)) outline.firstStart = start;
+    },
+    damage,
+  );
+  if (moreDamage > 0) outline.damage.push(`${path}: ${moreDamage} more damaged places`);
+  return { ...outline, validBytes: walked.validBytes, ...(walked.unreadable ? { unreadable: true as const } : {}) };
 }
 
 // The encoder leaves room for the header in front of the payload: no copy to frame it.
@@ -144,6 +194,14 @@ export function encodeRecord(record: SessionRecord): Buffer {
   framed.writeUInt32LE(payload.length, 4);
   framed.writeUInt32LE(crc32(payload), 8);
   return framed;
+}
+
+/** How the main log is cut into segments (see SessionLog.open). */
+export interface SegmentOptions {
+  /** Size past which the log continues in a new segment. Default DEFAULT_SESSION_SEGMENT_BYTES. */
+  bytes?: number;
+  /** Runs after each roll-over: the host applies the retention rule there. */
+  onRollOver?: () => void;
 }
 
 /** How long queued records may wait before they are written together. */
@@ -180,10 +238,12 @@ export class SessionLog {
 
   private constructor(
     readonly path: string,
-    private readonly fd: number,
+    private fd: number,
     private readonly lock: SessionLock | undefined,
     /** What was wrong with the file when it was opened, and where this writer writes if not to the main log. */
     readonly warnings: string[],
+    /** For the main log: its segment size, the next segment's number and name, and what runs after a roll-over. */
+    private readonly segments?: { bytes: number; next: number; path: (n: number) => string; after?: (() => void) | undefined },
   ) {
     this.goodBytes = fstatSync(fd).size;
     process.on('exit', this.flushOnExit);
@@ -193,9 +253,11 @@ export class SessionLog {
    * Opens the session's log for appending. The first process takes the session's lock and cuts
    * a torn tail left by a writer that is gone; a process that finds the lock held by a live one
    * writes its own file beside it instead. `held` is the session's lock when the caller took it
-   * already; the log then owns it. Throws for an fs failure (an unusable state dir).
+   * already; the log then owns it. The main log continues in a new segment past
+   * `segments.bytes`, and `segments.onRollOver` runs after each. Throws for an fs failure (an
+   * unusable state dir).
    */
-  static open(stateDir: string, sessionId: string, held?: SessionLock): SessionLog {
+  static open(stateDir: string, sessionId: string, held?: SessionLock, segments: SegmentOptions = {}): SessionLog {
     const main = sessionLogPath(stateDir, sessionId);
     makeDirectory(join(stateDir, 'sessions'), 0o700);
     const taken = held ? { lock: held } : acquireSessionLock(`${main}.lock`);
@@ -230,7 +292,13 @@ export class SessionLog {
         return besideMain(`${main}: ${tail} bytes after its last intact record are more than a torn write leaves; it is not cut`);
       }
       if (tail > 0) ftruncateSync(fd, existing.validBytes);
-      return new SessionLog(main, fd, taken.lock, existing.damage);
+      const rollOver = {
+        bytes: segments.bytes ?? DEFAULT_SESSION_SEGMENT_BYTES,
+        next: (segmentNumbers(listSessionsDir(join(stateDir, 'sessions')), sessionId).at(-1) ?? 0) + 1,
+        path: (n: number): string => join(stateDir, 'sessions', `${sessionId}.${String(n).padStart(6, '0')}.log`),
+        after: segments.onRollOver,
+      };
+      return new SessionLog(main, fd, taken.lock, existing.damage, rollOver);
     } catch (error) {
       taken.lock.release();
       throw error;
@@ -301,7 +369,7 @@ export class SessionLog {
         this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
         continue;
       }
-      if (batchBytes + frame.length > WRITE_BATCH_BYTES) writeBatch();
+      if (batchBytes + frame.length > WRITE_BATCH_BYTES || this.segmentFull(batchBytes + frame.length)) writeBatch();
       batch.push(frame);
       batchBytes += frame.length;
     }
@@ -339,6 +407,7 @@ export class SessionLog {
     }
     let total = 0;
     for (const frame of frames) total += frame.length;
+    if (this.segmentFull(total)) this.rollOver();
     try {
       // One gathering write, no copy into one buffer first; what it leaves (a short write, or
       // frames past the system's limit of buffers a write takes) goes out copied, a write at a time.
@@ -354,6 +423,40 @@ export class SessionLog {
       this.torn = true;
       this.cutBack();
       throw error;
+    }
+  }
+
+  /** Whether `bytes` more would take the main log past its segment size (a first write always fits). */
+  private segmentFull(bytes: number): boolean {
+    return this.segments !== undefined && this.goodBytes > 0 && this.goodBytes + bytes > this.segments.bytes;
+  }
+
+  /**
+   * Renames the log to the next segment and starts a new one. If that fails, the log grows on in
+   * the file it has: nothing is lost.
+   */
+  private rollOver(): void {
+    const segments = this.segments!;
+    let fd: number;
+    try {
+      renameSync(this.path, segments.path(segments.next));
+    } catch {
+      return;
+    }
+    segments.next++;
+    try {
+      fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    } catch {
+      // The old file, renamed, is still open and still this session's: writing goes on there.
+      return;
+    }
+    closeSync(this.fd);
+    this.fd = fd;
+    this.goodBytes = 0;
+    try {
+      segments.after?.();
+    } catch {
+      // What runs after a roll-over (the retention rule) never costs a record.
     }
   }
 

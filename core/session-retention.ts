@@ -1,11 +1,13 @@
 // The retention rule for sessions, applied when a host starts: a session not written for
 // `maxAgeDays`, or older than the newest sessions that fit in `maxTotalBytes`, is removed with its
-// spill directory. A session in use is never touched: the remover holds the session's lock while
-// it removes, so a writer and another remover both see it taken. Never throws.
-import { existsSync, rmSync, unlinkSync } from 'node:fs';
+// spill directory. A session in use is never removed: the remover holds the session's lock while
+// it removes, so a writer and another remover both see it taken. Of a session in use (or the
+// caller's own), only the oldest segments of its log go, those past the same rule: its writer
+// never writes a segment again once it has moved on to the next. Never throws.
+import { existsSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
-import { liveWriter, scanSessions, sessionFilesById, type SessionFiles } from './session-files.js';
+import { liveWriter, scanSessions, SEGMENT_NAME, sessionFilesById, type SessionFiles } from './session-files.js';
 
 export interface SessionRetention {
   /** Sessions not written for this many days are removed; Infinity keeps them. */
@@ -17,7 +19,9 @@ export interface SessionRetention {
 export interface PruneResult {
   /** Ids of the sessions removed. */
   removed: string[];
-  /** Bytes they held. */
+  /** Older segments removed from the logs of sessions that stay (in use, or the caller's). */
+  removedSegments: string[];
+  /** Bytes they all held. */
   freedBytes: number;
 }
 
@@ -26,20 +30,52 @@ const DAY_MS = 86_400_000;
 /**
  * Applies `retention` to the sessions in `stateDir`, newest first: each is kept while it is
  * young enough and the sessions kept so far fit; once one does not fit, every older one goes too.
- * `keep` (the caller's own session) and sessions in use stay, and still count toward the total.
+ * `keep` (the caller's own session) and sessions in use stay, and still count toward the total,
+ * less the oldest segments of their logs that the rule removes.
  */
 export function pruneSessions(stateDir: string, retention: SessionRetention, keep: string | undefined, now = Date.now()): PruneResult {
   const sessions = scanSessions(stateDir).sort((a, b) => b.lastWriteMs - a.lastWriteMs);
   const expired: SessionFiles[] = [];
+  const trimmed = { paths: [] as string[], bytes: 0 };
   let keptBytes = 0;
   let full = false;
   for (const session of sessions) {
+    if (session.id === keep || session.inUseBy !== undefined) {
+      keptBytes += session.bytes - removeOldSegments(session, keptBytes, retention, now, trimmed);
+      continue;
+    }
     full ||= keptBytes + session.bytes > retention.maxTotalBytes;
-    const isExpired = full || now - session.lastWriteMs > retention.maxAgeDays * DAY_MS;
-    if (isExpired && session.id !== keep && session.inUseBy === undefined) expired.push(session);
+    if (full || now - session.lastWriteMs > retention.maxAgeDays * DAY_MS) expired.push(session);
     else keptBytes += session.bytes;
   }
-  return removeSessions(stateDir, expired);
+  const result = removeSessions(stateDir, expired);
+  return { ...result, removedSegments: trimmed.paths, freedBytes: result.freedBytes + trimmed.bytes };
+}
+
+/**
+ * Removes a staying session's oldest log segments while it does not fit beside `keptBytes` or
+ * they are past the age limit; the bytes removed. The segment being written (`<id>.log`) stays.
+ */
+function removeOldSegments(session: SessionFiles, keptBytes: number, retention: SessionRetention, now: number, trimmed: { paths: string[]; bytes: number }): number {
+  const segments = session.files
+    .map((path) => ({ path, number: Number(SEGMENT_NAME.exec(path.slice(path.lastIndexOf('/') + 1))?.[2] ?? NaN) }))
+    .filter((segment) => !Number.isNaN(segment.number))
+    .sort((a, b) => a.number - b.number);
+  let removed = 0;
+  for (const { path } of segments) {
+    let stats;
+    try {
+      stats = lstatSync(path);
+    } catch {
+      continue; // Removed by another process already.
+    }
+    if (keptBytes + session.bytes - removed <= retention.maxTotalBytes && now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS) break;
+    unlinkQuietly(path);
+    trimmed.paths.push(path);
+    trimmed.bytes += stats.size;
+    removed += stats.size;
+  }
+  return removed;
 }
 
 /**
@@ -48,7 +84,7 @@ export function pruneSessions(stateDir: string, retention: SessionRetention, kee
  * so removing N sessions costs one listing, not N.
  */
 function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult {
-  const result: PruneResult = { removed: [], freedBytes: 0 };
+  const result: PruneResult = { removed: [], removedSegments: [], freedBytes: 0 };
   const locked: { session: SessionFiles; lock: SessionLock }[] = [];
   try {
     for (const session of sessions) {

@@ -32,15 +32,12 @@ export function summarizeSessions(stateDir: string): SessionSummary[] {
     // The files the scan found: one directory listing for all sessions, not one per session.
     const mainLog = sessionLogPath(stateDir, session.id);
     const writerLogs = session.files.filter((path) => path.endsWith('.log') && path !== mainLog);
-    // Each log's outline: record times and damage, read a frame at a time, no body decoded.
+    // Each log's outline (every segment and writer's log): its count, first start and damage,
+    // read a frame at a time, no body decoded.
     const outlines = [mainLog, ...[...writerLogs].sort()].map(outlineSessionLog);
-    // Times a damaged but checksum-valid record made impossible (1e300) are no start time.
-    let firstStart: number | undefined;
-    let calls = 0;
-    for (const outline of outlines) {
-      calls += outline.starts.length;
-      for (const start of outline.starts) if (!Number.isNaN(new Date(start).getTime()) && (firstStart === undefined || start < firstStart)) firstStart = start;
-    }
+    const starts = outlines.flatMap((outline) => (outline.firstStart === undefined ? [] : [outline.firstStart]));
+    const firstStart = starts.length === 0 ? undefined : Math.min(...starts);
+    const calls = outlines.reduce((sum, outline) => sum + outline.calls, 0);
     const summary: SessionSummary = {
       id: session.id,
       startedAt: firstStart ?? idTime(session.id) ?? session.lastWriteMs,

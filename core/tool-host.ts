@@ -180,7 +180,10 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       const held = this.resumedLock;
       // The log owns the lock from here, or released it if it could not open.
       this.resumedLock = undefined;
-      this.log = SessionLog.open(this.options.stateDir, this.session.id, held);
+      const { stateDir, sessionMaxAgeDays: maxAgeDays, sessionMaxTotalBytes: maxTotalBytes, sessionSegmentBytes } = this.options;
+      // A long-lived host applies the retention rule as its own log grows, not only at start.
+      const onRollOver = (): unknown => pruneSessions(stateDir, { maxAgeDays, maxTotalBytes }, this.session.id);
+      this.log = SessionLog.open(stateDir, this.session.id, held, { bytes: sessionSegmentBytes, onRollOver });
       this.logOpenProblem = undefined;
     } catch (error) {
       this.logOpenProblem = `the session log cannot be opened in ${this.options.stateDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); calls are not recorded`;

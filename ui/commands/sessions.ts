@@ -47,9 +47,13 @@ export function listSessions(input: CliInput, output: Output): number {
   }
   const retention = retentionFrom(input.keepSessions) ?? { maxAgeDays: DEFAULT_SESSION_MAX_AGE_DAYS, maxTotalBytes: DEFAULT_SESSION_MAX_TOTAL_BYTES };
   const pruned = pruneSessions(stateDir, retention, undefined);
-  if (pruned.removed.length > 0) {
+  if (pruned.removed.length > 0 || pruned.removedSegments.length > 0) {
     const rule = `${retention.maxAgeDays === Infinity ? 'any age' : `${retention.maxAgeDays} days`}, ${formatBytes(retention.maxTotalBytes)}`;
-    output.stderr.write(`moonpool: removed ${pruned.removed.length} session${pruned.removed.length === 1 ? '' : 's'} past the retention rule (${rule}; --keep-sessions): ${formatBytes(pruned.freedBytes)} freed\n`);
+    const what = [
+      ...(pruned.removed.length > 0 ? [`${pruned.removed.length} session${pruned.removed.length === 1 ? '' : 's'}`] : []),
+      ...(pruned.removedSegments.length > 0 ? [`${pruned.removedSegments.length} old log segment${pruned.removedSegments.length === 1 ? '' : 's'} of sessions in use`] : []),
+    ];
+    output.stderr.write(`moonpool: removed ${what.join(' and ')} past the retention rule (${rule}; --keep-sessions): ${formatBytes(pruned.freedBytes)} freed\n`);
   }
   const summaries = summarizeSessions(stateDir);
   if (input.json) {
