@@ -4,8 +4,9 @@
 // later, and a broken edit never leaks into the generation that keeps serving. Only regular
 // files are read: a dangling symlink (an editor's lock file), a FIFO or a device named `*.lua`,
 // or a directory that cannot be listed is skipped with a reason — never waited on, never fatal.
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** Most Lua files one config directory may hold. */
 export const MAX_SNAPSHOT_FILES = 2000;
@@ -101,4 +102,19 @@ export function snapshotConfig(dir: string): ConfigSnapshot {
     }
   }
   return { sources, skipped };
+}
+
+/**
+ * A digest of the Lua files a load of the config `file` reads (their real paths and bytes): equal
+ * digests, the same snapshot. Undefined when the config cannot be read.
+ */
+export function snapshotDigest(file: string): string | undefined {
+  try {
+    const { sources } = snapshotConfig(dirname(realpathSync(file)));
+    const hash = createHash('sha256');
+    for (const path of Object.keys(sources).sort()) hash.update(`${path}\0${sources[path]!.length}\0`).update(sources[path]!);
+    return hash.digest('hex');
+  } catch {
+    return undefined;
+  }
 }
