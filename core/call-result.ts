@@ -52,6 +52,14 @@ export interface CallOptions {
   onTitle?: (title: string) => void;
   /** Receives what the tool prints (`print`, `io.write`, a command's stderr). */
   onLog?: (text: string) => void;
+  /**
+   * Told when the call must wait before a worker takes it (every worker of its module is busy, or
+   * the process's worker starts are at their limit) with its place among its module's waiting
+   * calls, 1 being next; told again when the place changes.
+   */
+  onQueued?: (place: number) => void;
+  /** Told when a call that was queued is taken by a worker: it runs from now on. */
+  onStart?: () => void;
 }
 
 export function formatSeconds(ms: number): string {

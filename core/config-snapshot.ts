@@ -7,8 +7,9 @@
 // The walk lets the host's event loop turn every WALK_SLICE_MS, so a config directory full of other
 // files never stalls the host; symbolic links to directories are not followed (no loop can hold
 // the walk), and a tree past MAX_CONFIG_ENTRIES entries fails the load.
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, opendirSync, openSync, readFileSync, realpathSync, statSync, type Dir } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** Most Lua files one config directory may hold. */
 export const MAX_SNAPSHOT_FILES = 2000;
@@ -122,4 +123,19 @@ export async function snapshotConfig(dir: string): Promise<ConfigSnapshot> {
     }
   }
   return { sources, skipped };
+}
+
+/**
+ * A digest of the Lua files a load of the config `file` reads (their real paths and bytes): equal
+ * digests, the same snapshot. Undefined when the config cannot be read.
+ */
+export async function snapshotDigest(file: string): Promise<string | undefined> {
+  try {
+    const { sources } = await snapshotConfig(dirname(realpathSync(file)));
+    const hash = createHash('sha256');
+    for (const path of Object.keys(sources).sort()) hash.update(`${path}\0${sources[path]!.length}\0`).update(sources[path]!);
+    return hash.digest('hex');
+  } catch {
+    return undefined;
+  }
 }

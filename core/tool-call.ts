@@ -61,7 +61,7 @@ export async function runToolCall(generation: Generation, name: string, args: un
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
   const context = { tool: name, callId: settings.callId };
   try {
-    const outcome = await pool.run({ kind: 'run', context, args: args ?? {} }, { timeoutMs, coldStartMs: settings.loadTimeoutMs, signal: options.signal });
+    const outcome = await pool.run({ kind: 'run', context, args: args ?? {} }, { timeoutMs, coldStartMs: settings.loadTimeoutMs, signal: options.signal, onQueued: options.onQueued, onStart: options.onStart });
     switch (outcome.kind) {
       case 'busy':
         return finish('busy', messages.busy(name, pool.stats().queued));

@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { CpuSlots, type CpuSlotStats } from '../shared/cpu-slots.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
+import { snapshotDigest } from './config-snapshot.js';
 import type { CallOptions, CallResult } from './call-result.js';
 import { Generation, type LoadOutcome, type RenderResult } from './generation.js';
 import { diffTools, type ReloadResult } from './reload-result.js';
@@ -91,6 +92,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Records lost because the session log could not be opened at all. */
   private unopenedLogRecords = 0;
   private logOpenProblem: string | undefined;
+  /** Under `watch`: the digest of the config's files as the last load read them (see reloadIfChanged). */
+  private loadedDigest: string | undefined;
 
   private constructor(
     readonly configFile: string,
@@ -138,7 +141,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Watches the config's directory; a directory that cannot be watched is a warning, not a failure. */
   private startWatching(): void {
     try {
-      this.watcher = watchConfig(dirname(this.configFile), () => void this.reload());
+      this.watcher = watchConfig(dirname(this.configFile), () => this.reloadIfChanged());
     } catch (error) {
       this.currentDiagnostics.push({ severity: 'warning', file: dirname(this.configFile), message: `cannot watch the config directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); use reload` });
     }
@@ -196,7 +199,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return this.generation !== undefined;
   }
 
-  private loadGeneration(): Promise<LoadOutcome> {
+  private async loadGeneration(): Promise<LoadOutcome> {
+    // Read before the load reads them: a change in between makes the next watch event reload.
+    if (this.options.watch) this.loadedDigest = await snapshotDigest(this.configFile);
     return Generation.load({
       number: (this.generation?.number ?? 0) + 1,
       configFile: this.configFile,
@@ -246,29 +251,41 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
    * Reloads run one at a time; each also emits `reload`.
    */
   reload(): Promise<ReloadResult> {
-    const result = this.reloads.then(async (): Promise<ReloadResult> => {
-      const failed = (message: string): ReloadResult => ({
-        ok: false,
-        generation: this.generation?.number ?? 0,
-        diagnostics: [{ severity: 'error', file: this.configFile, message }],
-        added: [],
-        removed: [],
-        changed: [],
-        durationMs: 0,
-      });
-      if (this.closed) return failed('the ToolHost is closed');
-      const startedAt = performance.now();
-      let reloaded: ReloadResult;
-      try {
-        reloaded = this.adopt(await this.loadGeneration(), startedAt);
-      } catch (error) {
-        reloaded = failed(`the reload failed: ${(error as Error).message}`);
-      }
-      this.emit('reload', reloaded);
-      return reloaded;
-    });
+    const result = this.reloads.then(() => this.reloadNow());
     this.reloads = result.catch(() => undefined);
     return result;
+  }
+
+  /** The watcher's reload: skipped, with no `reload` event, while the config's files are byte for byte what the last load read. */
+  private reloadIfChanged(): void {
+    this.reloads = this.reloads
+      .then(async () => {
+        const digest = await snapshotDigest(this.configFile);
+        return digest !== undefined && digest === this.loadedDigest ? undefined : this.reloadNow();
+      })
+      .catch(() => undefined);
+  }
+
+  private async reloadNow(): Promise<ReloadResult> {
+    const failed = (message: string): ReloadResult => ({
+      ok: false,
+      generation: this.generation?.number ?? 0,
+      diagnostics: [{ severity: 'error', file: this.configFile, message }],
+      added: [],
+      removed: [],
+      changed: [],
+      durationMs: 0,
+    });
+    if (this.closed) return failed('the ToolHost is closed');
+    const startedAt = performance.now();
+    let reloaded: ReloadResult;
+    try {
+      reloaded = this.adopt(await this.loadGeneration(), startedAt);
+    } catch (error) {
+      reloaded = failed(`the reload failed: ${(error as Error).message}`);
+    }
+    this.emit('reload', reloaded);
+    return reloaded;
   }
 
   /** The tools the model may call: defined without errors and available. */

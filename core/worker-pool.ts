@@ -75,6 +75,10 @@ export interface TaskLimits {
   coldStartMs?: number;
   /** Cancels the task. */
   signal?: AbortSignal | undefined;
+  /** Told the task's place among the pool's tasks no worker has taken, when it must wait for one (see CallOptions). */
+  onQueued?: ((place: number) => void) | undefined;
+  /** Told when a queued task is taken by a worker. */
+  onStart?: (() => void) | undefined;
 }
 
 /** How the pool ends a task early. */
@@ -99,6 +103,12 @@ interface Job {
   gate?: GateEntry | undefined;
   /** The thread piscina started for it after its place at the start gate, which holds that place. */
   startedThread?: number;
+  /** Handed to piscina (counted in WorkerPool.handed). */
+  handed?: boolean;
+  /** It waits behind other tasks (for a start place, or for a busy worker) until a worker takes it. */
+  queued?: boolean;
+  /** The place in line its caller was last told (0: none yet), while it is queued. */
+  place?: number | undefined;
 }
 
 export class WorkerPool {
@@ -116,6 +126,8 @@ export class WorkerPool {
   private readonly retired = new Map<string, RunReply>();
   /** Threads whose exit the pool watches. */
   private readonly watched = new WeakSet<Worker>();
+  /** Tasks (not `warm`) handed to piscina and not ended: past maxThreads, a task handed waits for a free worker. */
+  private handed = 0;
   /** Workers in a row that exited before their code loaded. */
   private startFailures = 0;
   private deadlineSweep: NodeJS.Timeout | undefined;
@@ -201,10 +213,17 @@ export class WorkerPool {
       throw error;
     }
     try {
-      const admitted = this.startsWorker() && (await this.enterStartGate(job));
+      const startsWorker = this.startsWorker();
+      if (startsWorker && WORKER_STARTS.taken >= WORKER_STARTS.slots) this.queue(job);
+      const admitted = startsWorker && (await this.enterStartGate(job));
       if (job.stopped || this.closed) {
         if (admitted) WORKER_STARTS.leave();
         return job.stopped ?? { kind: 'cancelled' };
+      }
+      if (task.kind !== 'warm') {
+        if (this.handed >= this.options.maxThreads) this.queue(job);
+        job.handed = true;
+        this.handed++;
       }
       this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
       const running = this.piscina.run({ ...task, row }, { signal: job.abort.signal });
@@ -249,8 +268,11 @@ export class WorkerPool {
 
   /** A task has ended: its processes, CPU turn, row and start place are given back. */
   private end(job: Job): void {
+    // A queued task a worker took between two sweeps still started.
+    if (job.place !== undefined && this.rows.table.stampOf(job.row, 'picked') !== undefined) tell(() => job.limits.onStart?.());
     job.gate?.withdraw();
     if (job.startedThread !== undefined) this.leaveStartGate(job.startedThread);
+    if (job.handed) this.handed--;
     this.jobs.delete(job.row);
     if (job.callId !== undefined) this.retired.delete(job.callId);
     this.rows.table.endTask(job.row);
@@ -369,6 +391,7 @@ export class WorkerPool {
       return;
     }
     this.watchThreads();
+    this.reportPlaces();
     let picked = 0;
     for (const job of this.jobs.values()) if (this.rows.table.stampOf(job.row, 'picked') !== undefined) picked++;
     const room = picked < this.options.maxThreads;
@@ -388,6 +411,31 @@ export class WorkerPool {
           this.stop(job, { kind: 'timeout' });
           this.stopThreadsNeverUp();
         }
+      }
+    }
+  }
+
+  /** `job` waits behind other tasks, at the start gate or for a busy worker: its caller, if it listens, hears its place. */
+  private queue(job: Job): void {
+    if (job.queued) return;
+    job.queued = true;
+    if (!job.limits.onQueued) return;
+    job.place = 0;
+    this.reportPlaces();
+  }
+
+  /** Tells each queued task's caller its place among the tasks no worker has taken, when it changed, or that a worker took it. */
+  private reportPlaces(): void {
+    let place = 0;
+    for (const job of this.jobs.values()) {
+      if (!job.queued || job.stopped) continue;
+      if (this.rows.table.stampOf(job.row, 'picked') !== undefined) {
+        if (job.place !== undefined) tell(() => job.limits.onStart?.());
+        job.queued = false;
+        job.place = undefined;
+      } else if (++place !== job.place && job.place !== undefined) {
+        job.place = place;
+        tell(() => job.limits.onQueued?.(place));
       }
     }
   }
@@ -456,5 +504,14 @@ export class WorkerPool {
     expose(router, port);
     // The port must not keep the host alive once its worker is gone.
     port.unref();
+  }
+}
+
+/** Calls a caller's callback: one that throws loses its own news, never the pool's sweep. */
+function tell(callback: () => void): void {
+  try {
+    callback();
+  } catch {
+    // The caller's problem; the task runs on.
   }
 }

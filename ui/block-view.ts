@@ -49,6 +49,8 @@ export interface BlockFacts {
   recentLogs?: readonly string[];
   /** The tool's render of the block's latest snapshot, when one was asked for. */
   rendered?: RenderResult | undefined;
+  /** While a running call waits for a worker: its place in line (1: next). */
+  queued?: number | undefined;
 }
 
 export interface BlockHeader {
@@ -57,7 +59,7 @@ export interface BlockHeader {
   tool: string;
   /** The title (two spaces before it), cut to what the width leaves; '' without one. */
   title: string;
-  /** The status word for a failed ending ('' for ok, a note or a running call). */
+  /** The status word for a failed ending or a queued call ('' for ok, a note or a call that runs). */
   status: string;
   /** Elapsed time ('' for a note). */
   elapsed: string;
@@ -100,7 +102,7 @@ function bodyWidth(blockWidth: number): number {
 /** The header's parts for a line of `width` columns (the title is what gets cut). */
 export function blockHeader(facts: BlockFacts, width: number): BlockHeader {
   const mark = facts.state === 'running' ? spinnerFrame(facts.elapsedMs) : STATUS_MARKS[facts.state];
-  const status = facts.state === 'running' || facts.state === 'ok' || facts.kind === 'note' ? '' : `  ${sanitizeLine(facts.state)}`;
+  const status = facts.state === 'ok' || facts.kind === 'note' ? '' : facts.state !== 'running' ? `  ${sanitizeLine(facts.state)}` : facts.queued === undefined ? '' : `  queued #${facts.queued}`;
   const elapsed = facts.kind === 'call' ? formatElapsed(facts.elapsedMs) : '';
   // Five columns of separators and one spare: a row of the terminal's exact width wraps in some.
   const room = width - columns(mark) - columns(facts.tool) - columns(status) - columns(elapsed) - 6;
@@ -121,7 +123,7 @@ function sourceLines(facts: BlockFacts): { lines: string[]; note?: string } {
   if (facts.state === 'running') {
     if (facts.recentLogs === undefined) return withNote([]);
     const recent = facts.recentLogs.slice(-RECENT_LOG_LINES).map((line) => sanitizeLine(line));
-    return withNote(recent.length > 0 ? recent : ['running…']);
+    return withNote(recent.length > 0 ? recent : [facts.queued === undefined ? 'running…' : 'waiting for a worker…']);
   }
   return withNote(sanitizeLines(facts.content.replace(/\n$/, '')));
 }

@@ -1,5 +1,6 @@
 // `moonpool call` on a terminal: the tool's block drawn live on stderr while it runs (the block
-// model's header with a spinner and elapsed time, its body from `render`), redrawn at most
+// model's header with a spinner, elapsed time and `queued #N` while the call waits for a worker,
+// its body from `render`), redrawn at most
 // REDRAWS_PER_SECOND, and erased when the call ends so that only the result stays. Log lines
 // scroll above it.
 import type { RenderResult, ToolHost } from '../core/index.js';
@@ -18,6 +19,7 @@ export interface BlockTerminal {
 export class LiveBlock {
   private snapshot: Uint8Array | undefined;
   private title: string | undefined;
+  private queued: number | undefined;
   private rendered: RenderResult | undefined;
   private drawnLines = 0;
   private rendering = false;
@@ -40,6 +42,11 @@ export class LiveBlock {
 
   setTitle(title: string): void {
     this.title = title;
+  }
+
+  /** The call's place in line while it waits for a worker; undefined once it runs. */
+  setQueued(place: number | undefined): void {
+    this.queued = place;
   }
 
   /** Writes a log line above the block. */
@@ -75,7 +82,7 @@ export class LiveBlock {
 
   private draw(): void {
     if (this.finished) return;
-    const facts: BlockFacts = { kind: 'call', state: 'running', tool: this.tool, title: this.title, elapsedMs: Date.now() - this.started, content: '', rendered: this.rendered };
+    const facts: BlockFacts = { kind: 'call', state: 'running', tool: this.tool, title: this.title, elapsedMs: Date.now() - this.started, content: '', rendered: this.rendered, queued: this.queued };
     const lines = plainBlockLines(facts, this.layout());
     this.stream.write(`${lines.join('\n')}\n`);
     this.drawnLines = lines.length;

@@ -49,6 +49,8 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
       onLog: (text) => (live ? live.log(text) : output.stderr.write(`${sanitizeLines(text).join('\n')}\n`)),
       onSnapshot: (snapshot) => live?.setSnapshot(snapshot),
       onTitle: (title) => live?.setTitle(title),
+      onQueued: (place) => live?.setQueued(place),
+      onStart: () => live?.setQueued(undefined),
     });
     live?.finish();
     if (input.json) {

@@ -38,6 +38,7 @@ function factsOf(block: Block, now: number): BlockFacts {
     content: block.content,
     recentLogs: block.logs,
     rendered: block.rendered,
+    queued: block.queued,
   };
 }
 

@@ -17,6 +17,8 @@ export class Block {
   rendered: RenderResult | undefined;
   renderedFor: { snapshot: Uint8Array; width: number; expand: boolean } | undefined;
   renderPending = false;
+  /** While the call waits for a worker: its place in line. */
+  queued: number | undefined;
   readonly controller = new AbortController();
   /** Settles when the call has ended (at once for a note or a replayed block). */
   settled: Promise<unknown> = Promise.resolve();

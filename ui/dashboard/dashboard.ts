@@ -284,6 +284,14 @@ export class Dashboard {
           block.log(text);
           update();
         },
+        onQueued: (place) => {
+          block.queued = place;
+          update();
+        },
+        onStart: () => {
+          block.queued = undefined;
+          update();
+        },
       })
       .then((result) => {
         block.finish(result);

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { ReloadResult, ToolHost } from '../../core/index.js';
 import { formatDiagnostic } from '../diagnostic-format.js';
+import { formatTool } from '../tool-formats.js';
 import { DirectPath } from './direct-path.js';
 import { LineTransport } from './line-transport.js';
 import type { McpContext } from './mcp-context.js';
@@ -75,10 +76,16 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
       stopServing();
     },
   );
+  // The list as tools/list gives it: a reload that leaves it as it was (an edit of a tool's body) is no news to the client.
+  const toolList = (): string => JSON.stringify(host.tools().map((tool) => formatTool(tool, 'mcp')));
+  let listed = toolList();
   const onReload = (result: ReloadResult): void => {
     for (const diagnostic of result.diagnostics) log(formatDiagnostic(diagnostic));
     log(result.ok ? `reloaded: generation ${result.generation}` : `reload failed; generation ${result.generation} keeps serving`);
-    if (result.ok) void send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    const now = toolList();
+    if (!result.ok || now === listed) return;
+    listed = now;
+    void send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   };
   host.on('reload', onReload);
   process.stdin.once('end', stopServing);

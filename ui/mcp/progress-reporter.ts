@@ -1,6 +1,8 @@
 // Turns a call's snapshots and titles into MCP progress notifications: `progress` and `total` are
 // the state's `progress = { done, total }` when it has one, else `progress` counts up by one;
-// `message` is the title and the first line the tool's `render` draws. `progress` only grows (a
+// `message` is the title and the first line the tool's `render` draws. A call that waits for a
+// worker says `queued #N` at progress -N (moving up the line is progress), then `running` at 0
+// once a worker has it. `progress` only grows (a
 // notification whose `done` has not grown waits for one that has), at most MAX_PER_SECOND go out
 // per call (latest wins), and nothing is sent once the call has ended.
 import type { ToolHost } from '../../core/index.js';
@@ -27,6 +29,9 @@ export class ProgressReporter {
   private timer: NodeJS.Timeout | undefined;
   private sending = false;
   private ended = false;
+  /** The call's place in line while it waits for a worker. */
+  private queued: number | undefined;
+  private waited = false;
 
   constructor(
     private readonly host: ToolHost,
@@ -41,6 +46,18 @@ export class ProgressReporter {
 
   setSnapshot(snapshot: Uint8Array): void {
     this.snapshot = snapshot;
+    this.markDirty();
+  }
+
+  setQueued(place: number): void {
+    this.queued = place;
+    this.waited = true;
+    this.markDirty();
+  }
+
+  /** A worker has taken the queued call. */
+  setStarted(): void {
+    this.queued = undefined;
     this.markDirty();
   }
 
@@ -66,7 +83,7 @@ export class ProgressReporter {
     try {
       // Read here, not per snapshot: at most MAX_PROGRESS_PER_SECOND scans of a state a call.
       const fraction = this.snapshot ? progressFraction(this.snapshot) : undefined;
-      const progress = fraction ? fraction.done : Math.max(0, this.progress) + 1;
+      const progress = this.progressNow(fraction?.done);
       if (progress <= this.progress) return;
       const message = await this.message();
       if (this.ended) return;
@@ -80,7 +97,15 @@ export class ProgressReporter {
     }
   }
 
+  /** -place while queued; then the state's `done`, or a count: 0 for the start after a wait, up by one after. */
+  private progressNow(done: number | undefined): number {
+    if (this.queued !== undefined) return -this.queued;
+    if (done !== undefined) return done;
+    return this.progress < 0 && this.waited ? 0 : Math.max(0, this.progress) + 1;
+  }
+
   private async message(): Promise<string | undefined> {
+    if (this.queued !== undefined) return `queued #${this.queued}`;
     const parts: string[] = [];
     if (this.title) parts.push(sanitizeLine(this.title));
     if (this.snapshot) {
@@ -88,6 +113,7 @@ export class ProgressReporter {
       const first = rendered.ok ? rendered.lines.find((line) => line.trim() !== '') : undefined;
       if (first !== undefined) parts.push(sanitizeLine(first).trim());
     }
-    return parts.length > 0 ? parts.join(': ') : undefined;
+    if (parts.length === 0) return this.waited ? 'running' : undefined;
+    return parts.join(': ');
   }
 }

@@ -28,6 +28,13 @@ export function serveToolCall(
   // Without a progress token there is nothing to end afterwards: no async step of its own.
   if (progressToken === undefined) return host.call(name, args, { signal, onLog }).then(answerOf);
   const progress = new ProgressReporter(host, name, (update) => notify({ method: 'notifications/progress', params: { progressToken, ...update } }));
-  const options = { signal, onLog, onTitle: (title: string) => progress.setTitle(title), onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes) };
+  const options = {
+    signal,
+    onLog,
+    onTitle: (title: string) => progress.setTitle(title),
+    onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes),
+    onQueued: (place: number) => progress.setQueued(place),
+    onStart: () => progress.setStarted(),
+  };
   return host.call(name, args, options).then(answerOf).finally(() => progress.end());
 }

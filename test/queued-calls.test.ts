@@ -1,0 +1,104 @@
+// A call that must wait before a worker takes it says so: `onQueued` with its place in line (again
+// as the place changes), then `onStart` once a worker has it. A call that never waits hears
+// neither. The wait may be for a busy module (every worker has a call) or for the process's
+// worker starts (at most availableParallelism() + 2 at once).
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { CallOptions } from '../core/index.js';
+import { eventually, startHost, tempDir } from './helpers.js';
+
+const EXISTS = `local function exists(path) local file = io.open(path) if file then file:close() end return file ~= nil end`;
+
+const WAITER = `
+${EXISTS}
+agent.on('discover_tools', function(registry)
+  registry:add {
+    name = 'wait',
+    description = 'Prints that it runs, then waits until its gate file exists.',
+    parameters = { type = 'object', properties = { gate = { type = 'string' } }, required = { 'gate' } },
+    run = function(args)
+      print('running')
+      while not exists(args.gate) do capture('sleep 0.02') end
+      return 'through'
+    end,
+  }
+end)
+`;
+
+/** The queue events a call hears, and whether it has printed that it runs. */
+function watchedCall(): { events: string[]; running: () => boolean; options: CallOptions } {
+  const events: string[] = [];
+  let printed = false;
+  return {
+    events,
+    running: () => printed,
+    options: { onQueued: (place) => events.push(`queued ${place}`), onStart: () => events.push('start'), onLog: () => (printed = true) },
+  };
+}
+
+test('calls behind a busy module hear their place in line as it moves, then that they start', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'init.lua'), WAITER);
+  const host = await startHost(join(dir, 'init.lua'), { maxThreadsPerModule: 1 });
+  const gates = ['a', 'b', 'c'].map((name) => join(dir, `gate-${name}`));
+  const [a, b, c] = [watchedCall(), watchedCall(), watchedCall()];
+  const first = host.call('wait', { gate: gates[0] }, a.options);
+  assert.ok(await eventually(a.running, 30_000));
+  const second = host.call('wait', { gate: gates[1] }, b.options);
+  const third = host.call('wait', { gate: gates[2] }, c.options);
+  assert.ok(await eventually(() => c.events.length > 0));
+  assert.deepEqual([b.events, c.events], [['queued 1'], ['queued 2']]);
+  writeFileSync(gates[0]!, '');
+  assert.ok(await eventually(() => b.running() && b.events.includes('start'), 30_000), JSON.stringify(b.events));
+  assert.deepEqual(c.events, ['queued 2', 'queued 1']);
+  writeFileSync(gates[1]!, '');
+  assert.ok(await eventually(() => c.running() && c.events.includes('start'), 30_000), JSON.stringify(c.events));
+  writeFileSync(gates[2]!, '');
+  const results = await Promise.all([first, second, third]);
+  assert.deepEqual(results.map(({ status, content }) => [status, content]), Array(3).fill(['ok', 'through']));
+  assert.deepEqual([a.events, b.events, c.events], [[], ['queued 1', 'start'], ['queued 2', 'queued 1', 'start']]);
+});
+
+test('calls made together on a cold module: those beyond its workers are queued, then start', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'init.lua'), WAITER);
+  const host = await startHost(join(dir, 'init.lua'), { maxThreadsPerModule: 2 });
+  const gate = join(dir, 'gate');
+  const calls = [watchedCall(), watchedCall(), watchedCall()];
+  const results = calls.map(({ options }) => host.call('wait', { gate }, options));
+  assert.ok(await eventually(() => calls.filter(({ running }) => running()).length === 2, 30_000));
+  assert.deepEqual(calls.map(({ events }) => events), [[], [], ['queued 1']]);
+  writeFileSync(gate, '');
+  assert.deepEqual((await Promise.all(results)).map(({ status }) => status), ['ok', 'ok', 'ok']);
+  assert.deepEqual(calls.map(({ events }) => events), [[], [], ['queued 1', 'start']]);
+});
+
+test('calls waiting for a worker start beyond the process-wide limit are queued, then start', async () => {
+  const dir = tempDir();
+  const hold = join(dir, 'hold');
+  const release = join(dir, 'release');
+  const modules = availableParallelism() + 4;
+  // While the hold file exists, a worker's load of the config waits: its start keeps its place at the gate.
+  const lines = [EXISTS, `while exists('${hold}') do capture('sleep 0.02') end`];
+  for (let i = 0; i < modules; i++) {
+    const run = `function() while not exists('${release}') do capture('sleep 0.02') end return 'm${i}' end`;
+    writeFileSync(join(dir, `m${i}.lua`), `${EXISTS}\nreturn function(registry) registry:add { name = 'm${i}', description = 'Module ${i}.', run = ${run} } end\n`);
+    lines.push(`agent.on('discover_tools', require('m${i}'))`);
+  }
+  writeFileSync(join(dir, 'init.lua'), lines.join('\n'));
+  const host = await startHost(join(dir, 'init.lua'), { loadTimeoutMs: 600_000 });
+  writeFileSync(hold, '');
+  const calls = Array.from({ length: modules }, (_, i) => ({ name: `m${i}`, ...watchedCall() }));
+  const results = calls.map(({ name, options }) => host.call(name, {}, options));
+  const queued = (): typeof calls => calls.filter(({ events }) => events.length > 0);
+  // Two more calls than the gate's places: at least two wait.
+  assert.ok(await eventually(() => queued().length >= 2, 30_000), `${queued().length} queued`);
+  rmSync(hold);
+  assert.ok(await eventually(() => queued().every(({ events }) => events.includes('start')), 60_000), JSON.stringify(queued().map(({ events }) => events)));
+  writeFileSync(release, '');
+  assert.deepEqual((await Promise.all(results)).map(({ status, content }) => [status, content]), calls.map(({ name }) => ['ok', name]));
+  for (const { events } of queued()) assert.deepEqual(events, ['queued 1', 'start']);
+});
