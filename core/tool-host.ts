@@ -58,7 +58,7 @@ export interface HostStats {
   /**
    * Worker threads told to stop (a timeout, a cancel, a close) that are still running a second
    * later: blocked in a system call that terminating cannot interrupt. Each keeps its memory until
-   * the call returns, and the process cannot exit normally while one runs (see README).
+   * the call returns, and the process cannot exit normally while one runs (see docs/security.md).
    */
   stuckThreads: number;
   /** Worker threads alive, of every pool and generation (stuck ones included). */
@@ -332,7 +332,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const callId = `${this.callIdPrefix}-${(++this.callCounter).toString(36)}`;
     if (this.closed) return { callId, tool: name, status: 'cancelled', isError: true, content: `${name}: not run: moonpool is shutting down`, durationMs: 0 };
     // One async function from here to the pool, not one per step: each step's promise cost the
-    // host's thread about 1 µs a call under a burst of MCP calls (see docs/decisions.md).
+    // host's thread about 1 µs a call under a burst of MCP calls (see docs/decisions/0003).
     this.callsRunning++;
     const generation = this.generation;
     // The generation stays open until the call has ended, even if a reload replaces it meanwhile.

@@ -25,7 +25,7 @@ const THREAD_ENDED = -1;
 const ROW_WORKER = 3;
 /** The task's seat in the CPU slot queue (SEAT_WORDS words). */
 const ROW_SEAT = 4;
-/** A random word drawn for each task: with the row, it makes the task's process tag. */
+/** A word counted for each task across the process's pools: with the row, it makes the task's process tag. */
 const ROW_TAG = ROW_SEAT + SEAT_WORDS;
 /** Where the processes the task started are (a Containment). */
 const ROW_CONTAINMENT = ROW_TAG + 1;

@@ -60,13 +60,11 @@ test('the extension is a pi extension factory', () => {
   assert.equal(typeof asPiExtension, 'function');
 });
 
-test("the README's pi setup is the one-file extension the tests load", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Use with pi'));
-  assert.ok(readme.includes('## Use with pi'), 'README has no "Use with pi" section');
+test("docs/pi.md's setup is the one-file extension the tests load", () => {
+  const page = readFileSync(join(ROOT, 'docs', 'pi.md'), 'utf8');
   const userFile = readFileSync(USER_EXTENSION, 'utf8').split('\n').filter((line) => !line.startsWith('//')).join('\n').trim();
-  assert.ok(section.includes(userFile), `the README does not show ${userFile}`);
-  assert.match(section, /pi -e /);
+  assert.ok(page.includes(userFile), `docs/pi.md does not show ${userFile}`);
+  assert.match(page, /pi -e /);
 });
 
 test('every available tool is registered under its own name with its schema; unavailable ones are left out', async () => {

@@ -40,8 +40,8 @@ test('a worker stuck loading a dependency after it started counts as stuck, and 
     // New opens of the mount work again; the one stuck stays stuck.
     renameSync(wasmoon, join(install, 'wasmoon-stuck'));
     symlinkSync(join(ROOT, 'node_modules', 'wasmoon'), wasmoon);
-    // piscina keeps a thread that never came up as one of the pool's threads (docs/decisions.md,
-    // "Pools on piscina"): the module's pool is whole again with the next generation's.
+    // piscina keeps a thread that never came up as one of the pool's threads (docs/decisions/
+    // 0028-pools-on-piscina.md): the module's pool is whole again with the next generation's.
     assert.equal((await host.reload()).ok, true);
     const result = await host.call('echo', { text: 'back' });
     assert.deepEqual([result.status, result.content], ['ok', 'back']);
