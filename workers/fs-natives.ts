@@ -63,9 +63,8 @@ function atOffsetOrStream(offset: number | null, transfer: (position: number | n
 
 /** Reads a file to load as code: only a regular file, opened without blocking, and one the guard allows. */
 function readCodeFile(path: Buffer, guard: PermissionGuard | null): Buffer {
-  guard?.checkPath('read', path.toString('latin1'));
-  const fd = fs.openSync(path, O_RDONLY | O_NONBLOCK);
-  guard?.checkOpened('read', fd);
+  const open = (): number => fs.openSync(path, O_RDONLY | O_NONBLOCK);
+  const fd = guard ? guard.open('read', path.toString('latin1'), open) : open();
   try {
     if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
     return fs.readFileSync(fd);
@@ -180,8 +179,8 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
       if (!checked) return attempt(path, () => [fs.openSync(resolve(path), flags, 0o666)]);
       // Truncated only once the opened file is known to be allowed.
       return attempt(path, () => {
-        const fd = fs.openSync(allowed(path, access), flags & ~O_TRUNC, 0o666);
-        checked.checkOpened(access, fd);
+        const absolute = resolve(path);
+        const fd = checked.open(access, absolute.toString('latin1'), () => fs.openSync(absolute, flags & ~O_TRUNC, 0o666));
         if (flags & O_TRUNC && fs.fstatSync(fd).isFile()) fs.ftruncateSync(fd, 0);
         return [fd];
       });

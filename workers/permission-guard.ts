@@ -88,14 +88,27 @@ export class PermissionGuard {
     if (!inside(real, roots)) this.refuse(access, asText(real));
   }
 
-  /** Refuses (and closes) an opened descriptor whose file lies outside the roots of `access`. */
-  checkOpened(access: Access, fd: number): void {
+  /**
+   * What `open` opened from `path` (absolute, a byte string), refused (and closed) when it lies
+   * outside the roots of `access`: the descriptor's own link is what is judged, so nothing swapped
+   * after a check can slip through. A write is judged by its path first too, since opening may
+   * create; a path that fails to open is judged by its path, so a missing file outside is refused.
+   */
+  open(access: Access, path: string, open: () => number): number {
     const roots = this.roots[access];
-    if (roots === null) return;
+    if (roots === null) return open();
+    if (access === 'write') this.checkPath(access, path);
+    let fd: number;
+    try {
+      fd = open();
+    } catch (error) {
+      this.checkPath(access, path);
+      throw error;
+    }
     const real = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'latin1' });
-    if (inside(real, roots)) return;
+    if (inside(real, roots)) return fd;
     fs.closeSync(fd);
-    this.refuse(access, asText(real));
+    return this.refuse(access, asText(real));
   }
 
   /** Refuses a program the tool may not start: its name as the tool gave it, or null for a shell command. */
