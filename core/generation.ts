@@ -173,7 +173,8 @@ export class Generation {
     const overall = new AbortController();
     const timer = setTimeout(() => overall.abort(), overallMs);
     const check = async (tool: ToolState): Promise<void> => {
-      const context = { tool: tool.definition.name, callId: 'available' };
+      const { name, permissions } = tool.definition;
+      const context = { tool: name, callId: 'available', ...(permissions ? { permissions } : {}) };
       const outcome = await this.inspect.run({ kind: 'available', context }, { timeoutMs: availableTimeoutMs, coldStartMs: loadTimeoutMs, signal: overall.signal });
       tool.availability = this.availabilityOf(tool, outcome, overallMs);
     };
@@ -219,7 +220,8 @@ export class Generation {
     if (!tool) return { ok: false, reason: `${name} is not defined in the current config` };
     if (!tool.definition.hasRender) return { ok: false, reason: null };
     const budgetMs = this.options.renderBudgetMs;
-    const outcome = await this.inspect.run({ kind: 'render', tool: name, snapshot, view, budgetMs }, { timeoutMs: budgetMs + RENDER_GRACE_MS, coldStartMs: this.options.loadTimeoutMs });
+    const { permissions } = tool.definition;
+    const outcome = await this.inspect.run({ kind: 'render', tool: name, snapshot, view, budgetMs, ...(permissions ? { permissions } : {}) }, { timeoutMs: budgetMs + RENDER_GRACE_MS, coldStartMs: this.options.loadTimeoutMs });
     switch (outcome.kind) {
       case 'done':
         return outcome.value.ok ? outcome.value : { ok: false, reason: outcome.value.reason };

@@ -59,7 +59,8 @@ export async function runToolCall(generation: Generation, name: string, args: un
     : undefined;
   const stopListening = events ? pool.listen(settings.callId, events) : undefined;
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
-  const context = { tool: name, callId: settings.callId };
+  const { permissions } = tool.definition;
+  const context = { tool: name, callId: settings.callId, ...(permissions ? { permissions } : {}) };
   try {
     const outcome = await pool.run({ kind: 'run', context, args: args ?? {} }, { timeoutMs, coldStartMs: settings.loadTimeoutMs, signal: options.signal, onQueued: options.onQueued, onStart: options.onStart });
     switch (outcome.kind) {

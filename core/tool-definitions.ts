@@ -9,10 +9,12 @@ import { closestName } from './name-suggestion.js';
 import { compileParameters, MAX_SCHEMA_KEYWORDS, MAX_TOTAL_SCHEMA_KEYWORDS, schemaKeywordCount } from './schema-compiler.js';
 import { checkAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import { checkOutputSchema } from './tool-output-schema.js';
+import { checkPermissions } from './tool-permissions.js';
+import type { ToolPermissions } from '../shared/protocol.js';
 import { describeValue, printable } from './value-description.js';
 
 /** Every field `registry:add` reads; any other is reported (the one place to add a field). */
-export const DEFINITION_FIELDS: readonly string[] = ['name', 'description', 'parameters', 'run', 'render', 'available', 'timeout', 'annotations', 'output_schema'];
+export const DEFINITION_FIELDS: readonly string[] = ['name', 'description', 'parameters', 'run', 'render', 'available', 'timeout', 'annotations', 'output_schema', 'permissions'];
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -36,6 +38,8 @@ export interface ToolDefinition {
   annotations?: ToolAnnotations;
   /** From `output_schema`, when given: what `run`'s `structured` table must match. */
   outputSchema?: ParametersSchema;
+  /** From `permissions` (or the config's default), when given: what the tool may touch. */
+  permissions?: ToolPermissions;
 }
 
 export interface CheckedTool {
@@ -146,6 +150,12 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     const output = definition.conversionError ? undefined : checkOutputSchema(ajv, definition.outputSchema, MAX_TOTAL_SCHEMA_KEYWORDS - schemaKeywords);
     schemaKeywords += output?.keywords ?? 0;
     output?.problems.forEach((problem) => report('error', `${label}: ${problem}`, ['output_schema']));
+    const permissions = checkPermissions(definition.permissions);
+    const defaultAt = definition.permissionsAt;
+    for (const problem of permissions.problems) {
+      if (defaultAt) diagnostics.push({ severity: 'error', ...defaultAt, ...(name ? { tool: name } : {}), message: `${label}: default ${problem.message}` });
+      else report('error', `${label}: ${problem.message}`, problem.path);
+    }
 
     // A definition's problems read top to bottom, as its fields are written.
     diagnostics.splice(errorsBefore, Infinity, ...diagnostics.slice(errorsBefore).sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
@@ -172,6 +182,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
         hasAvailable: definition.availableType === 'function',
         ...(annotations.annotations ? { annotations: annotations.annotations } : {}),
         ...(output?.schema ? { outputSchema: output.schema } : {}),
+        ...(permissions.permissions ? { permissions: permissions.permissions } : {}),
       },
     });
   }

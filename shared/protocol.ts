@@ -58,6 +58,10 @@ export interface RawToolDefinition {
   annotations?: unknown;
   /** `output_schema` as read from Lua. */
   outputSchema?: unknown;
+  /** `permissions` as read from Lua: the tool's own, else the config's default. */
+  permissions?: unknown;
+  /** Where the config's default permissions were set, when the tool took them. */
+  permissionsAt?: { file: string; line: number };
   /** Lua type names of the callbacks: 'function' when set correctly. */
   runType: string;
   renderType: string;
@@ -84,10 +88,24 @@ export interface DiscoveryReport {
   logs: string[];
 }
 
+/**
+ * What a tool declared it may touch (registry:add's `permissions`), as written: paths relative to
+ * `ctx.cwd` or starting with `~`, program names or paths, variable names; `true` allows every one
+ * of that kind. A tool without the field has none of this and may touch everything.
+ */
+export interface ToolPermissions {
+  read: true | string[];
+  write: true | string[];
+  exec: true | string[];
+  env: true | string[];
+}
+
 /** What makes one call's `ctx` (with the worker's `cwd` and `spillDir`). */
 export interface CallContext {
   tool: string;
   callId: string;
+  /** What the tool may touch, when it declared it; the worker holds its code to it. */
+  permissions?: ToolPermissions;
 }
 
 /** Live events of one call, as the host receives them. */
@@ -127,7 +145,7 @@ export type WorkerTask = { row: number } & (
   | { kind: 'discover' }
   | { kind: 'available'; context: CallContext }
   | { kind: 'run'; context: CallContext; args: unknown }
-  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number }
+  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; permissions?: ToolPermissions }
 );
 
 export type TaskKind = WorkerTask['kind'];

@@ -66,7 +66,7 @@ function readDefinitions(lua: LuaWasm, stack: LuaStack, L: number, whole: ReadBu
       lua.lua_settop(L, -2);
       return { definitions, unread: unread(count - i + 1, error.message) };
     }
-    for (const name of ['name', 'description', 'parameters', 'timeout', 'annotations', 'outputSchema', 'fieldNames'] as const) {
+    for (const name of ['name', 'description', 'parameters', 'timeout', 'annotations', 'outputSchema', 'permissions', 'fieldNames'] as const) {
       try {
         definition[name] = field(LUA_FIELD_NAMES[name] ?? name) as string[];
       } catch (error) {
@@ -85,6 +85,7 @@ function readDefinitions(lua: LuaWasm, stack: LuaStack, L: number, whole: ReadBu
 
 /** The prelude's fields of a definition (callback types, where it was added): they count toward all definitions only. */
 function preludeFields(field: FieldReader, whole: ReadBudget): RawToolDefinition {
+  const permissionsAt = field('permissions_at', whole) as RawToolDefinition['permissionsAt'] | null;
   return {
     name: null,
     description: null,
@@ -99,6 +100,7 @@ function preludeFields(field: FieldReader, whole: ReadBudget): RawToolDefinition
     file: field('file', whole) as string,
     line: field('line', whole) as number,
     fieldNames: [],
+    ...(permissionsAt ? { permissionsAt } : {}),
   };
 }
 

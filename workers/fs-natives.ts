@@ -6,6 +6,7 @@ import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { NativeError, type NativeCall, type NativeFunction } from './lua-natives.js';
 import type { ChunkNames } from './chunk-names.js';
+import type { Access, PermissionGuard } from './permission-guard.js';
 
 const MESSAGES: Record<string, string> = {
   ENOENT: 'No such file or directory',
@@ -60,9 +61,10 @@ function atOffsetOrStream(offset: number | null, transfer: (position: number | n
   }
 }
 
-/** Reads a file to load as code: only a regular file, opened without blocking. */
-function readCodeFile(path: Buffer): Buffer {
-  const fd = fs.openSync(path, O_RDONLY | O_NONBLOCK);
+/** Reads a file to load as code: only a regular file, opened without blocking, and one the guard allows. */
+function readCodeFile(path: Buffer, guard: PermissionGuard | null): Buffer {
+  const open = (): number => fs.openSync(path, O_RDONLY | O_NONBLOCK);
+  const fd = guard ? guard.open('read', path.toString('latin1'), open) : open();
   try {
     if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
     return fs.readFileSync(fd);
@@ -93,6 +95,8 @@ export interface CodeSources {
   configLoading: () => boolean;
   /** Remembers every path code is loaded from, to write cut chunk names whole. */
   chunkNames: ChunkNames;
+  /** The running task's permissions; null: everything is allowed. */
+  guard: () => PermissionGuard | null;
 }
 
 /**
@@ -103,7 +107,7 @@ export interface CodeSources {
  * a tool that rewrites a file loads what it wrote, and a chunk keeps the name it was given.
  */
 export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>, code: CodeSources): Record<string, NativeFunction> {
-  const { configLoading, chunkNames } = code;
+  const { configLoading, chunkNames, guard } = code;
   /**
    * `path` against the working directory. An empty path names no file, as for open(2): it must
    * never become the working directory itself (`os.remove('')` would remove it).
@@ -121,8 +125,16 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     try {
       return action();
     } catch (error) {
+      // A permission refused is a Lua error at the tool's line, not a failure to return.
+      if (error instanceof NativeError) throw error;
       return failure(error, label);
     }
+  };
+  /** `path` against the working directory, refused unless the task may reach it (`itself`: a link not followed). */
+  const allowed = (path: Buffer, access: Access, itself = false): Buffer => {
+    const absolute = resolve(path);
+    guard()?.checkPath(access, absolute.toString('latin1'), itself);
+    return absolute;
   };
 
   const absoluteOf = (path: Buffer): string => normalize(resolve(path).toString('utf8'));
@@ -153,15 +165,25 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
         chunkNames.remember(key);
         const snapshot = sources[key];
         if (snapshot) return [snapshot, key];
-        return attempt(path, () => [readCodeFile(resolve(path)), key]);
+        return attempt(path, () => [readCodeFile(resolve(path), null), key]);
       }
       chunkNames.remember(path.toString('utf8'));
-      return attempt(path, () => [readCodeFile(resolve(path))]);
+      return attempt(path, () => [readCodeFile(resolve(path), guard())]);
     },
     fs_open: (call) => {
       const path = pathArg(call, 1);
-      const flags = OPEN_FLAGS[call.string(2) ?? 'r'] ?? OPEN_FLAGS['r']!;
-      return attempt(path, () => [fs.openSync(resolve(path), flags, 0o666)]);
+      const mode = call.string(2) ?? 'r';
+      const flags = OPEN_FLAGS[mode] ?? OPEN_FLAGS['r']!;
+      const access: Access = mode === 'r' ? 'read' : 'write';
+      const checked = guard();
+      if (!checked) return attempt(path, () => [fs.openSync(resolve(path), flags, 0o666)]);
+      // Truncated only once the opened file is known to be allowed.
+      return attempt(path, () => {
+        const absolute = resolve(path);
+        const fd = checked.open(access, absolute.toString('latin1'), () => fs.openSync(absolute, flags & ~O_TRUNC, 0o666));
+        if (flags & O_TRUNC && fs.fstatSync(fd).isFile()) fs.ftruncateSync(fd, 0);
+        return [fd];
+      });
     },
     fs_read: (call) =>
       attempt(null, () => {
@@ -190,7 +212,7 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     fs_remove: (call) => {
       const path = pathArg(call, 1);
       return attempt(path, () => {
-        const target = resolve(path);
+        const target = allowed(path, 'write', true);
         if (fs.lstatSync(target).isDirectory()) fs.rmdirSync(target);
         else fs.unlinkSync(target);
         return [true];
@@ -199,18 +221,19 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     fs_rename: (call) => {
       const from = pathArg(call, 1);
       const to = pathArg(call, 2);
-      return attempt(null, () => (fs.renameSync(resolve(from), resolve(to)), [true]));
+      return attempt(null, () => (fs.renameSync(allowed(from, 'write', true), allowed(to, 'write', true)), [true]));
     },
     fs_tmpname: () => {
       // node:crypto is loaded here, not at the worker's start (few tools call os.tmpname).
       const path = join(tmpdir(), `lua_${process.getBuiltinModule('node:crypto').randomBytes(6).toString('hex')}`);
+      guard()?.checkPath('write', Buffer.from(path).toString('latin1'));
       fs.closeSync(fs.openSync(path, 'wx', 0o600));
       return [path];
     },
     getenv: (call) => {
       const name = call.string(1);
       if (name === null) throw new NativeError(`bad argument #1 to 'getenv' (string expected, got ${call.typeName(1)})`);
-      return [process.env[name] ?? null];
+      return [guard()?.sees(name) === false ? null : (process.env[name] ?? null)];
     },
   };
 }

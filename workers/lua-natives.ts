@@ -41,8 +41,11 @@ export class NativeCall {
 export class NativeError extends Error {
   constructor(
     message: string,
-    /** Whether the caller's position goes before the message (false: as the VM's own errors from C). */
-    readonly withPosition = true,
+    /**
+     * Whether the caller's position goes before the message (false: as the VM's own errors from
+     * C; 'tool': the position of the first frame outside the prelude, the tool's own line).
+     */
+    readonly withPosition: boolean | 'tool' = true,
   ) {
     super(message);
   }
@@ -93,7 +96,8 @@ function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, 
     // emscripten's longjmp (a Lua error raised inside the native) unwinds JavaScript as Infinity.
     if (error === Infinity) throw error;
     if (error instanceof NativeError) {
-      if (error.withPosition) lua.luaL_where(L, 1);
+      if (error.withPosition === 'tool') pushToolWhere(engine, stack, L);
+      else if (error.withPosition) lua.luaL_where(L, 1);
       stack.pushString(L, error.message);
       if (error.withPosition) lua.lua_concat(L, 2);
     } else {
@@ -101,4 +105,19 @@ function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, 
     }
     return lua.lua_error(L);
   }
+}
+
+/** The deepest frames looked through for the tool's own. */
+const MAX_WHERE_LEVELS = 100;
+
+/** Pushes `file:line: ` of the first frame that is neither the prelude's nor a C function's ('' if none). */
+function pushToolWhere(engine: LuaEngine, stack: LuaStack, L: number): void {
+  const lua = engine.global.lua;
+  for (let level = 1; level <= MAX_WHERE_LEVELS; level++) {
+    lua.luaL_where(L, level);
+    const where = stack.stringAt(L, -1) ?? '';
+    if (where !== '' && !where.startsWith('[moonpool]:')) return;
+    lua.lua_settop(L, -2);
+  }
+  stack.pushString(L, '');
 }

@@ -14,8 +14,10 @@ import type {
   CallContext,
   DiscoveryReport,
   RunReply,
+  ToolPermissions,
   WorkerConfig,
 } from '../shared/protocol.js';
+import { PermissionGuard } from './permission-guard.js';
 import { CpuSlots } from '../shared/cpu-slots.js';
 import { TaskRow, type TaskTable } from '../shared/task-table.js';
 import { installNatives, type NativeFunction } from './lua-natives.js';
@@ -75,6 +77,8 @@ interface TaskScope {
   droppedLogLines: number;
   /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
   budget?: { deadline: number; ms: number };
+  /** What the task's tool may touch; null: everything. */
+  guard: PermissionGuard | null;
 }
 
 /**
@@ -94,7 +98,7 @@ interface Ran {
 }
 
 /** Outside a task: output is dropped and no process groups are recorded. */
-const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0 };
+const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0, guard: null };
 
 export class LuaRuntime {
   private readonly stack: LuaStack;
@@ -236,7 +240,7 @@ export class LuaRuntime {
     try {
       ran = await this.invoke(
         'run',
-        this.scopeFor(row, channel),
+        this.scopeFor(row, channel, context.permissions),
         (L) => {
           this.stack.pushString(L, context.tool);
           this.stack.pushValue(L, args);
@@ -289,7 +293,7 @@ export class LuaRuntime {
   }
 
   async available(context: CallContext, row: number): Promise<AvailableReply> {
-    return this.invokeForReply('available', this.scopeFor(row, null), (L) => {
+    return this.invokeForReply('available', this.scopeFor(row, null, context.permissions), (L) => {
       this.stack.pushString(L, context.tool);
       this.stack.pushString(L, context.callId);
       return 2;
@@ -300,9 +304,9 @@ export class LuaRuntime {
   }
 
   /** Renders a snapshot with the tool's `render`, stopping it at `budgetMs`. */
-  async render(tool: string, snapshot: Uint8Array, view: RenderView, budgetMs: number, row: number): Promise<RenderReply> {
+  async render(tool: string, snapshot: Uint8Array, view: RenderView, budgetMs: number, row: number, permissions?: ToolPermissions): Promise<RenderReply> {
     if (!this.discovery.loaded) return { ok: false, reason: 'the config failed to load in this worker' };
-    const scope = { ...this.scopeFor(row, null), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
+    const scope = { ...this.scopeFor(row, null, permissions), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
     this.hook.hold(this.runner.address, 'render');
     try {
       // Decoded by `render_state`, inside Lua: a state too big for the heap is an error of this render.
@@ -329,9 +333,10 @@ export class LuaRuntime {
     this.raw._lua_error(L);
   }
 
-  /** A task's scope: its row of the task table, its event channel, and the logs it gathers. */
-  private scopeFor(row: number, channel: CallChannel | null): TaskScope {
-    return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0 };
+  /** A task's scope: its row of the task table, its event channel, the logs it gathers, and what its tool may touch. */
+  private scopeFor(row: number, channel: CallChannel | null, permissions?: ToolPermissions): TaskScope {
+    const guard = PermissionGuard.of(permissions, this.config);
+    return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0, guard };
   }
 
   private async loadAndDiscover(row: number): Promise<void> {
@@ -494,7 +499,7 @@ export class LuaRuntime {
 
   private natives(): Record<string, NativeFunction> {
     return {
-      ...createFsNatives(this.config.cwd, this.config.sources, { configLoading: () => !this.discovery.loaded, chunkNames: this.chunkNames }),
+      ...createFsNatives(this.config.cwd, this.config.sources, { configLoading: () => !this.discovery.loaded, chunkNames: this.chunkNames, guard: () => this.scope.guard }),
       ...createProcessNatives(this.config.cwd, () => this.scope),
       ...createMathNatives(),
       reply: (call) => {

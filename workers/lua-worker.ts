@@ -72,7 +72,7 @@ const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> 
   },
   discover: async (task) => (await runtimeFor(task)).discoveryReport(),
   available: async (task) => (await runtimeFor(task)).available(task.context, task.row),
-  render: async (task) => (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row),
+  render: async (task) => (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row, task.permissions),
   run: async (task) => {
     const lua = await runtimeFor(task);
     const reply = await lua.run(task.context, task.args, task.row, new CallChannel(events, task.context.callId));

@@ -6,11 +6,13 @@ import type { NativeFunction } from './lua-natives.js';
 import type { TaskRow } from '../shared/task-table.js';
 import type { CallChannel } from './call-channel.js';
 import { ShellProcess, type Outcome, type StdoutUse } from './shell-process.js';
+import type { PermissionGuard } from './permission-guard.js';
 
 /** The running task as the process natives need it. */
 export interface ProcessScope {
   taskRow: TaskRow | null;
   channel: CallChannel | null;
+  guard: PermissionGuard | null;
 }
 
 /** How each Lua function uses its command. */
@@ -43,9 +45,15 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
     process_start: (call) => {
       const mode = MODES[call.string(2) ?? ''];
       if (!mode) throw new Error(`unknown process mode ${call.string(2)}`);
-      const { taskRow, channel } = scope();
-      const options = { cwd, stdout: mode.stdout, writable: mode.writable, taskRow: mode.kept ? null : taskRow, log: (text: string) => channel?.log(text) };
-      const started = ShellProcess.start(call.bytes(1)!, options);
+      const { taskRow, channel, guard } = scope();
+      // A table is a program and its arguments (the prelude checked they are strings), started without a shell.
+      const command = call.typeName(1) === 'table' ? (call.value(1, 'command') as string[]) : call.bytes(1)!;
+      guard?.checkProgram(Array.isArray(command) ? command[0]! : null);
+      const options = {
+        cwd, stdout: mode.stdout, writable: mode.writable, taskRow: mode.kept ? null : taskRow, log: (text: string) => channel?.log(text),
+        ...(guard ? { env: guard.environment() } : {}),
+      };
+      const started = ShellProcess.start(command, options);
       return ticket(
         started.then((outcome) => {
           if (!outcome.ok) return [null, outcome.message];

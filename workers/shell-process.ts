@@ -1,10 +1,12 @@
-// One `/bin/sh -c COMMAND` started by `capture`, `io.popen` or `os.execute`: in its own process
+// One `/bin/sh -c COMMAND` started by `capture`, `io.popen` or `os.execute`, or one program with
+// its arguments (`capture { 'git', 'log' }`, which the shell only `exec`s): in its own process
 // group, with its task's process tag in its environment, in its task's cgroup where there is one,
-// recorded in the task's row before it runs anything. Its stdout is collected, streamed to a reader or logged; its stderr is logged.
+// recorded in the task's row before it runs anything. Its stdout is collected, streamed to a
+// reader or logged; its stderr is logged.
 // Nothing here blocks the worker's event loop: every wait is a promise.
 import type { ChildProcess } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
-import { statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
@@ -34,6 +36,8 @@ export interface ShellOptions {
   taskRow: TaskRow | null;
   /** Where stderr (and logged stdout) goes, a line or more at a time. */
   log: (text: string) => void;
+  /** The command's environment (the tag is added); default the worker's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** How the command ended: an exit code, or the number of the signal that ended `/bin/sh`. */
@@ -56,6 +60,9 @@ const GATE = 'read -r _ <&3 || exit 125';
 // A command that is not valid UTF-8 cannot travel as a spawn argument (Node encodes arguments as
 // UTF-8), so it follows the go line on fd 3 and is evaluated from there, byte for byte.
 const EVAL_FROM_FD3 = `${GATE}; s=$(cat <&3; printf x); exec 3<&-; eval "\${s%x}"`;
+// A program and its arguments: the shell, past the gate, replaces itself with the program, its
+// arguments never parsed.
+const EXEC_ARGUMENTS = `${GATE}; exec 3<&-; exec "$0" "$@"`;
 
 export class ShellProcess {
   private readonly pending: Buffer[] = [];
@@ -69,22 +76,24 @@ export class ShellProcess {
   private readonly logsEnded: Promise<unknown>;
 
   /** Starts the command, or says why it could not start (a system error, or the call's process limit). */
-  static start(command: Buffer, options: ShellOptions): Promise<Outcome<ShellProcess>> {
+  static start(command: Buffer | string[], options: ShellOptions): Promise<Outcome<ShellProcess>> {
     const cgroup = options.taskRow ? options.taskRow.cgroup() : null;
-    const direct = isUtf8(command);
+    const direct = Array.isArray(command) || isUtf8(command);
     // The shell joins the cgroup first: nothing it starts can be outside it.
     const join = cgroup === null ? '' : `echo $$ > '${cgroup.replaceAll("'", `'\\''`)}/cgroup.procs' || exit 125; `;
-    const script = join + (direct ? `${GATE}; exec 3<&-\n${command.toString('utf8')}` : EVAL_FROM_FD3);
+    const shellArguments = Array.isArray(command)
+      ? ['-c', join + EXEC_ARGUMENTS, programPath(command[0]!), ...command.slice(1)]
+      : ['-c', join + (direct ? `${GATE}; exec 3<&-\n${command.toString('utf8')}` : EVAL_FROM_FD3)];
     let child: ChildProcess;
     // A command inherits the nice value of the thread that starts it: commands run lowered.
     lowerThisThread();
     try {
       // Loaded on the first command: child_process brings net, dgram and more, which a worker
       // whose tools never run one need not load at its start.
-      child = process.getBuiltinModule('node:child_process').spawn('/bin/sh', ['-c', script], {
+      child = process.getBuiltinModule('node:child_process').spawn('/bin/sh', shellArguments, {
         cwd: options.cwd,
         detached: true,
-        env: { ...process.env, [PROCESS_TAG_VARIABLE]: options.taskRow?.tag ?? UNTRACKED_TAG },
+        env: { ...(options.env ?? process.env), [PROCESS_TAG_VARIABLE]: options.taskRow?.tag ?? UNTRACKED_TAG },
         stdio: [options.writable ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
@@ -219,6 +228,24 @@ function logLines(stream: Readable, log: (text: string) => void): Promise<void> 
       resolve();
     }),
   );
+}
+
+/**
+ * A program named without a slash, found on the host's PATH (a tool's command may not see PATH);
+ * one not found, or named with a slash, is left as it is for `exec` to find or refuse.
+ */
+function programPath(program: string): string {
+  if (program.includes('/')) return program;
+  for (const directory of (process.env['PATH'] ?? '').split(':')) {
+    const candidate = `${directory || '.'}/${program}`;
+    try {
+      accessSync(candidate, fsConstants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here: the next directory.
+    }
+  }
+  return program;
 }
 
 /** Why `spawn` failed, naming the working directory when it is the cause. */

@@ -75,7 +75,9 @@ local function with_traceback(err)
   local message = error_text(err)
   local kept = {}
   for line in str_gmatch(traceback('', 2), '[^\n]+') do
-    if not str_find(line, '[moonpool]', 1, true) and not str_find(line, '^%s*%[C%]: in %?') and not str_find(line, 'tail calls', 1, true) then
+    local native_name = str_match(line, "^%s*%[C%]: in field '([%w_]+)'$")
+    if not str_find(line, '[moonpool]', 1, true) and not str_find(line, '^%s*%[C%]: in %?') and not str_find(line, 'tail calls', 1, true)
+      and not (native_name and native[native_name]) then
       kept[#kept + 1] = line
     end
   end
@@ -112,6 +114,13 @@ function agent.on(event, handler, ...)
     error(str_format("agent.on: the handler must be a function, got %s", type(handler)), 2)
   end
   handlers[#handlers + 1] = handler
+end
+
+-- `agent.default_permissions { … }`: the permissions of every tool that declares none (the host checks them).
+local default_permissions
+function agent.default_permissions(permissions)
+  local caller = getinfo(2, 'Sl')
+  default_permissions = { permissions = permissions, at = { file = source_path(caller), line = caller.currentline } }
 end
 
 local ToolRegistry = {}
@@ -151,6 +160,7 @@ function ToolRegistry:add(definition)
     timeout = definition.timeout,
     annotations = definition.annotations,
     output_schema = definition.output_schema,
+    permissions = definition.permissions,
     run_type = type(run),
     render_type = type(definition.render),
     available_type = type(definition.available),
@@ -225,6 +235,11 @@ function entry.discover()
       problems[#problems + 1] = {
         file = source_path(info), line = info.linedefined, error = err, prefix = 'discover_tools handler failed: ',
       }
+    end
+  end
+  for _, definition in ipairs(definitions) do
+    if definition.permissions == nil and default_permissions then
+      definition.permissions, definition.permissions_at = default_permissions.permissions, default_permissions.at
     end
   end
   native.discovered(definitions, problems)

@@ -39,11 +39,28 @@ end
 
 local CAPTURE_OPTIONS = { keep = 'boolean' }
 
-function capture(command, options)
-  if type(command) ~= 'string' then
-    error(str_format("capture: expected a command string, got %s", type(command)), 2)
+-- `capture { 'git', 'log', '-1' }`: a program and its arguments, as strings (numbers turned into
+-- them), started without a shell; returned as a new list, so the command cannot change under way.
+local function argument_list(command)
+  local list, count = {}, #command
+  if count == 0 then error('capture: the command list is empty; its first item is the program', 3) end
+  for i = 1, count do
+    local item = command[i]
+    if type(item) == 'number' then item = tostring(item) end
+    if type(item) ~= 'string' then error(str_format('capture: command[%d] must be a string, got %s', i, type(item)), 3) end
+    if str_find(item, '\0', 1, true) then error(str_format('capture: command[%d] contains a NUL byte', i), 3) end
+    list[i] = item
   end
-  if str_find(command, '\0', 1, true) then
+  if list[1] == '' then error('capture: command[1], the program, is empty', 3) end
+  return list
+end
+
+function capture(command, options)
+  if type(command) == 'table' then
+    command = argument_list(command)
+  elseif type(command) ~= 'string' then
+    error(str_format("capture: expected a command string or a list of a program and its arguments, got %s", type(command)), 2)
+  elseif str_find(command, '\0', 1, true) then
     error('capture: the command contains a NUL byte', 2)
   end
   if options ~= nil and type(options) ~= 'table' then
