@@ -14,6 +14,10 @@ agent = {}
 ---@param handler fun(registry: ToolRegistry)
 function agent.on(event, handler) end
 
+---Sets the permissions of every tool of the config that declares none.
+---@param permissions ToolPermissions
+function agent.default_permissions(permissions) end
+
 ---What `discover_tools` handlers add tools to.
 ---@class ToolRegistry
 local ToolRegistry = {}
@@ -29,6 +33,14 @@ local ToolRegistry = {}
 ---@field timeout? number Wall-clock limit in seconds (default 120).
 ---@field annotations? ToolAnnotations Hints for clients (MCP's title and *Hint fields).
 ---@field output_schema? table A JSON Schema with type = 'object' that `structured` results must match (MCP's outputSchema).
+---@field permissions? ToolPermissions What the tool may touch; without it, everything the user can.
+
+---What a tool may touch. A kind left out allows nothing; `true` allows anything of that kind.
+---@class ToolPermissions
+---@field read? true|string[] Paths it may read (relative to ctx.cwd; `~` is the home directory).
+---@field write? true|string[] Paths it may write (and read).
+---@field exec? boolean|string[] Programs it may start; a shell string needs 'sh' or true.
+---@field env? true|string[] Environment variables `os.getenv` and commands see.
 
 ---Hints a client may show or act on; each is optional.
 ---@class ToolAnnotations
@@ -77,11 +89,12 @@ function RunCtx:title(text) end
 ---@class CaptureOptions
 ---@field keep? boolean Let the processes the command starts outlive the call (they are yours to stop).
 
----Runs `/bin/sh -c command` in ctx.cwd without blocking; returns its stdout (trailing newlines
+---Runs `/bin/sh -c command` (or, given a list, that program with those arguments and no shell)
+---in ctx.cwd without blocking; returns its stdout (trailing newlines
 ---removed) and its exit code (128 + signal when a signal ended it). Its stderr goes to the call's
 ---log. Every process it starts ends with the call unless `options.keep` is set. Raises an error
 ---past 64 MiB of output, past 60 commands running at once, or when the command cannot start.
----@param command string
+---@param command string|string[]
 ---@param options? CaptureOptions
 ---@return string stdout
 ---@return integer code
