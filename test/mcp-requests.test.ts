@@ -41,6 +41,8 @@ describe('moonpool mcp answers every request', () => {
   const args = (state: string) => [CLI, 'mcp', '--config', config, '--state-dir', join(dir, state), '--cwd', dir];
   let server: ChildProcessWithoutNullStreams;
   const answers: Answer[] = [];
+  /** Methods of the notifications the server sent (progress of calls that waited for a worker). */
+  const notifications: string[] = [];
   const waiting: (() => void)[] = [];
 
   const send = (line: string): void => void server.stdin.write(`${line}\n`);
@@ -55,7 +57,9 @@ describe('moonpool mcp answers every request', () => {
     server = spawn(process.execPath, args('raw'), { env: { ...process.env, MOONPOOL_CONFIG: '' } });
     server.stderr.resume();
     createInterface({ input: server.stdout }).on('line', (line) => {
-      answers.push(JSON.parse(line) as Answer);
+      const message = JSON.parse(line) as Answer & { method?: string };
+      if (Object.hasOwn(message, 'id')) answers.push(message);
+      else notifications.push(message.method ?? '');
       waiting.splice(0).forEach((resolve) => resolve());
     });
     send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
@@ -188,6 +192,8 @@ describe('moonpool mcp answers every request', () => {
     const extras = ['', ',"_meta":{"progressToken":"p"}', ',"_meta":{"progressToken":3,"example.com/trace":"x"}', ',"extra":true'];
     server.stdin.write(Array.from({ length: 40 }, (_, i) => `${call(100 + i, extras[i % extras.length]!)}\n`).join(''));
     const replies = await nextAnswers(40);
+    // Calls with a progress token that wait for a worker are told so in progress notifications.
+    assert.ok(notifications.every((method) => method === 'notifications/progress'), notifications.join());
     assert.deepEqual(
       replies.map((reply) => reply.id as number).sort((a, b) => a - b),
       Array.from({ length: 40 }, (_, i) => 100 + i),
