@@ -12,7 +12,11 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] },
+          ],
+        },
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
@@ -32,5 +36,8 @@ export default tseslint.config(
 
 function threadBoundary(files, forbidden) {
   const message = 'core/ and workers/ share only shared/ (see docs/architecture.md)';
-  return { files: [files], rules: { 'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }] } };
+  return {
+    files: [files],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }] },
+  };
 }

@@ -29,7 +29,10 @@ export class BarePool {
   }
 
   static async start(size: number, luaSource: string, oneAtATime: boolean): Promise<BarePool> {
-    const workers = Array.from({ length: size }, () => new Worker(new URL('./bare-wasmoon-pool-worker.js', import.meta.url), { workerData: luaSource }));
+    const workers = Array.from(
+      { length: size },
+      () => new Worker(new URL('./bare-wasmoon-pool-worker.js', import.meta.url), { workerData: luaSource }),
+    );
     await Promise.all(workers.map((worker) => once(worker, 'message')));
     return new BarePool(workers, oneAtATime);
   }

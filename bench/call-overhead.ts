@@ -18,8 +18,20 @@ async function measure(name: string, goal: { max?: number }): Promise<ScenarioRe
   const bare = await BareWorker.start("function handle(argument) return 'ok' end");
   try {
     return await withHost('noop', async (host) => {
-      const [moonpool, baseline] = await timeInterleaved(ROUNDS, CALLS_PER_ROUND, WARMUP, () => host.call('noop', {}), () => bare.call({}));
-      return compare(name, 'ms p50', median(moonpool), { name: 'bare worker_thread + wasmoon', value: median(baseline) }, goal);
+      const [moonpool, baseline] = await timeInterleaved(
+        ROUNDS,
+        CALLS_PER_ROUND,
+        WARMUP,
+        () => host.call('noop', {}),
+        () => bare.call({}),
+      );
+      return compare(
+        name,
+        'ms p50',
+        median(moonpool),
+        { name: 'bare worker_thread + wasmoon', value: median(baseline) },
+        goal,
+      );
     });
   } finally {
     await bare.close();
@@ -28,8 +40,12 @@ async function measure(name: string, goal: { max?: number }): Promise<ScenarioRe
 
 export async function callOverhead(): Promise<ScenarioResult[]> {
   if (isPinnedChild()) return [await measure('call-overhead', GOAL)];
-  const unpinned = { ...(await measure('call-overhead-unpinned', {})), note: 'informational: cross-CPU wake-ups vary run to run' };
-  if (!hasTaskset()) return [{ ...(await measure('call-overhead', GOAL)), note: 'taskset is missing: measured unpinned' }, unpinned];
+  const unpinned = {
+    ...(await measure('call-overhead-unpinned', {})),
+    note: 'informational: cross-CPU wake-ups vary run to run',
+  };
+  if (!hasTaskset())
+    return [{ ...(await measure('call-overhead', GOAL)), note: 'taskset is missing: measured unpinned' }, unpinned];
   const pinned = runPinned('call-overhead');
   if (typeof pinned === 'string') throw new Error(pinned);
   return [...pinned.map((result) => ({ ...result, note: 'pinned to one CPU' })), unpinned];

@@ -33,11 +33,21 @@ export async function cpuHeavy(): Promise<ScenarioResult[]> {
       }),
     ),
   );
-  const results = [compare('cpu-heavy', 'ms median', moonpool, { name: 'in-process wasmoon', value: await inProcessWasmoonMs() }, { max: 1.05 })];
+  const results = [
+    compare(
+      'cpu-heavy',
+      'ms median',
+      moonpool,
+      { name: 'in-process wasmoon', value: await inProcessWasmoonMs() },
+      { max: 1.05 },
+    ),
+  ];
   if (hasNativeLua()) {
     const code = `package.path = ${JSON.stringify(join(BENCH_FIXTURES, 'cpu', '?.lua'))}; io.write(require('fib')(${N}))`;
     const native = median(await timeEach(RUNS, 1, () => runNativeLua(code)));
-    results.push(compare('cpu-heavy-vs-native', 'ms median', moonpool, { name: `native ${NATIVE_LUA}`, value: native }, {}));
+    results.push(
+      compare('cpu-heavy-vs-native', 'ms median', moonpool, { name: `native ${NATIVE_LUA}`, value: native }, {}),
+    );
   }
   return results;
 }

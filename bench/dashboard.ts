@@ -48,10 +48,20 @@ end)
 export async function dashboardScenario(): Promise<ScenarioResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'moonpool-bench-dashboard-'));
   writeConfig(dir);
-  const host = await ToolHost.start({ config: join(dir, 'init.lua'), stateDir: join(dir, 'state'), cwd: dir, maxThreadsPerModule: 1 });
+  const host = await ToolHost.start({
+    config: join(dir, 'init.lua'),
+    stateDir: join(dir, 'state'),
+    cwd: dir,
+    maxThreadsPerModule: 1,
+  });
   const terminal = new VirtualTerminal(160, 48);
   let echoed: ((input: string) => void) | undefined;
-  const dashboard = new Dashboard({ host, input: terminal.input, output: terminal.output, onPaint: (frame) => echoed?.(frame.input) });
+  const dashboard = new Dashboard({
+    host,
+    input: terminal.input,
+    output: terminal.output,
+    onPaint: (frame) => echoed?.(frame.input),
+  });
   let snapshots = 0;
   host.on('reload', () => undefined);
   try {
@@ -80,9 +90,21 @@ export async function dashboardScenario(): Promise<ScenarioResult[]> {
     snapshots = Object.values(host.stats().modules).length;
     const frameRate = (dashboard.frames - framesBefore) / seconds;
     return [
-      within('dashboard-frames', 'frames/s', frameRate, { max: 30 }, `${TOOLS} tools showing at once, ${snapshots} module pools`),
+      within(
+        'dashboard-frames',
+        'frames/s',
+        frameRate,
+        { max: 30 },
+        `${TOOLS} tools showing at once, ${snapshots} module pools`,
+      ),
       within('dashboard-loop-delay', 'ms p99', delay.percentile(99) / 1e6, { max: 50 }),
-      within('dashboard-keystroke', 'ms p95', percentile(echoes, 95), { max: 50 }, `max ${Math.max(...echoes).toFixed(1)} ms over ${echoes.length} keys`),
+      within(
+        'dashboard-keystroke',
+        'ms p95',
+        percentile(echoes, 95),
+        { max: 50 },
+        `max ${Math.max(...echoes).toFixed(1)} ms over ${echoes.length} keys`,
+      ),
     ];
   } finally {
     await dashboard.quit();

@@ -39,5 +39,11 @@ export async function firstCalls50(): Promise<ScenarioResult> {
   const value = median(rounds.map((round) => round.ms));
   // The CPU the starts took: on a machine busy with other work, wall time says little on its own.
   const cpuSeconds = (median(rounds.map((round) => round.cpuMs)) / 1000).toFixed(1);
-  return within('first-calls-50', 'ms p50', value, { max: GOAL_MS }, `${MODULES} modules, all first calls at once; ${cpuSeconds} s of CPU`);
+  return within(
+    'first-calls-50',
+    'ms p50',
+    value,
+    { max: GOAL_MS },
+    `${MODULES} modules, all first calls at once; ${cpuSeconds} s of CPU`,
+  );
 }

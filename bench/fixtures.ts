@@ -16,7 +16,12 @@ export async function withHost<T>(
   options: Omit<ToolHostOptions, 'config' | 'stateDir' | 'cwd'> = {},
 ): Promise<T> {
   const stateDir = mkdtempSync(join(tmpdir(), 'moonpool-bench-'));
-  const host = await ToolHost.start({ ...options, config: join(fixtures, fixture, 'init.lua'), stateDir, cwd: stateDir });
+  const host = await ToolHost.start({
+    ...options,
+    config: join(fixtures, fixture, 'init.lua'),
+    stateDir,
+    cwd: stateDir,
+  });
   try {
     return await use(host);
   } finally {

@@ -36,14 +36,30 @@ export async function heavyParallel(): Promise<ScenarioResult> {
       const together: { ms: number; cpuMs: number }[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         alone.push(await timed(() => callOk(host, TOOLS[round % TOOLS.length]!, { n: steps })));
-        together.push(await timed(() => Promise.all(Array.from({ length: CALLS }, (_, call) => callOk(host, TOOLS[call % TOOLS.length]!, { n: steps })))));
+        together.push(
+          await timed(() =>
+            Promise.all(
+              Array.from({ length: CALLS }, (_, call) => callOk(host, TOOLS[call % TOOLS.length]!, { n: steps })),
+            ),
+          ),
+        );
       }
       const oneCall = median(alone.map((round) => round.ms));
       const ideal = (CALLS * oneCall) / CORES;
-      const result = compare('heavy-parallel', 'ms wall', median(together.map((round) => round.ms)), { name: `ideal: ${CALLS} calls × one alone ÷ ${CORES} CPUs`, value: ideal }, { max: 1.15 });
+      const result = compare(
+        'heavy-parallel',
+        'ms wall',
+        median(together.map((round) => round.ms)),
+        { name: `ideal: ${CALLS} calls × one alone ÷ ${CORES} CPUs`, value: ideal },
+        { max: 1.15 },
+      );
       // The CPUs the process had: under 1 alone or under `cores` together, other programs took the rest.
-      const used = (rounds: { ms: number; cpuMs: number }[]): string => median(rounds.map((round) => round.cpuMs / round.ms)).toFixed(2);
-      return { ...result, note: `one call alone ${oneCall.toFixed(0)} ms; CPUs used: ${used(alone)} alone, ${used(together)} of ${CORES} together` };
+      const used = (rounds: { ms: number; cpuMs: number }[]): string =>
+        median(rounds.map((round) => round.cpuMs / round.ms)).toFixed(2);
+      return {
+        ...result,
+        note: `one call alone ${oneCall.toFixed(0)} ms; CPUs used: ${used(alone)} alone, ${used(together)} of ${CORES} together`,
+      };
     },
     undefined,
     { maxThreadsPerModule: CORES },

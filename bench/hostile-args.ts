@@ -28,7 +28,15 @@ function hostileCalls(): Call[] {
     ['ranges', { range: '1'.repeat(40_000) }],
     ['ranges', { slug: `${'a'.repeat(40_000)}!` }],
     ['ranges', { email: `${'a.'.repeat(150_000)}@x` }],
-    ['codes', { date: '1'.repeat(20_000), word: `${'a-'.repeat(20_000)}-`, hex: `${'ab'.repeat(20_000)}a`, tags: Array.from({ length: 2_000 }, () => 'x'.repeat(41)) }],
+    [
+      'codes',
+      {
+        date: '1'.repeat(20_000),
+        word: `${'a-'.repeat(20_000)}-`,
+        hex: `${'ab'.repeat(20_000)}a`,
+        tags: Array.from({ length: 2_000 }, () => 'x'.repeat(41)),
+      },
+    ],
     ['picks', { one: 'nope' }],
     ['picks', { many: Array.from({ length: 2_000 }, (_, i) => `wrong-${i}`) }],
     ['picks', { things: Array.from({ length: 1_000_000 }, (_, i) => i) }],
@@ -112,21 +120,34 @@ function slowestCheck(host: ToolHost, calls: Call[]): { ms: number; tool: string
 }
 
 export async function hostileArgs(): Promise<ScenarioResult[]> {
-  return withHost('hostile-args', async (host) => {
-    const hostile = hostileCalls();
-    const benign = benignCalls();
-    for (const [tool, args] of benign) await host.call(tool, args);
-    const baseline = await loopDelayDuring(host, benign);
-    const measured = await loopDelayDuring(host, hostile);
-    const check = slowestCheck(host, hostile);
-    const perCall = await mostCpuPerCall(host, hostile);
-    const note = `${hostile.length} hostile calls × ${ROUNDS} rounds, one at a time; max ${measured.max.toFixed(1)} ms (benign max ${baseline.max.toFixed(1)} ms); load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`;
-    const goal = { name: 'the goal', value: GOAL_P99_MS };
-    return [
-      { ...compare('hostile-args-p99', 'ms loop delay', measured.p99, goal, { max: 1 }), note },
-      { ...compare('hostile-args-benign-p99', 'ms loop delay', baseline.p99, goal, {}), note: 'the same calls with benign arguments' },
-      { ...compare('hostile-args-check', 'ms CPU slowest', check.ms, goal, {}), note: `the argument check alone, median of 5 (${check.tool})` },
-      { ...compare('hostile-args-call-cpu', 'ms CPU most', perCall.ms, goal, {}), note: `one hostile call, its log record included, warm (${perCall.tool})` },
-    ];
-  }, TEST_FIXTURES);
+  return withHost(
+    'hostile-args',
+    async (host) => {
+      const hostile = hostileCalls();
+      const benign = benignCalls();
+      for (const [tool, args] of benign) await host.call(tool, args);
+      const baseline = await loopDelayDuring(host, benign);
+      const measured = await loopDelayDuring(host, hostile);
+      const check = slowestCheck(host, hostile);
+      const perCall = await mostCpuPerCall(host, hostile);
+      const note = `${hostile.length} hostile calls × ${ROUNDS} rounds, one at a time; max ${measured.max.toFixed(1)} ms (benign max ${baseline.max.toFixed(1)} ms); load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`;
+      const goal = { name: 'the goal', value: GOAL_P99_MS };
+      return [
+        { ...compare('hostile-args-p99', 'ms loop delay', measured.p99, goal, { max: 1 }), note },
+        {
+          ...compare('hostile-args-benign-p99', 'ms loop delay', baseline.p99, goal, {}),
+          note: 'the same calls with benign arguments',
+        },
+        {
+          ...compare('hostile-args-check', 'ms CPU slowest', check.ms, goal, {}),
+          note: `the argument check alone, median of 5 (${check.tool})`,
+        },
+        {
+          ...compare('hostile-args-call-cpu', 'ms CPU most', perCall.ms, goal, {}),
+          note: `one hostile call, its log record included, warm (${perCall.tool})`,
+        },
+      ];
+    },
+    TEST_FIXTURES,
+  );
 }

@@ -10,7 +10,11 @@ export interface McpServer {
 }
 
 /** Starts `server` with XDG_STATE_HOME=`stateDir`; `ms` is the time to connect and list its tools. */
-export async function connectMcp(server: McpServer, stateDir: string, tool: string): Promise<{ client: Client; ms: number }> {
+export async function connectMcp(
+  server: McpServer,
+  stateDir: string,
+  tool: string,
+): Promise<{ client: Client; ms: number }> {
   const started = performance.now();
   const transport = new StdioClientTransport({
     command: process.execPath,

@@ -28,7 +28,8 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
 }));
 server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
   const n = (request.params.arguments as { n?: unknown } | undefined)?.n;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) return { content: [{ type: 'text', text: 'args.n: must be an integer, at least 0' }], isError: true };
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    return { content: [{ type: 'text', text: 'args.n: must be an integer, at least 0' }], isError: true };
   return { content: [{ type: 'text', text: String(spin(n)) }] };
 });
 await server.connect(new StdioServerTransport());

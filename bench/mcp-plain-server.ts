@@ -16,7 +16,8 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
 }));
 server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
   const text = (request.params.arguments as { text?: unknown } | undefined)?.text;
-  if (typeof text !== 'string') return { content: [{ type: 'text', text: 'args.text: must be string' }], isError: true };
+  if (typeof text !== 'string')
+    return { content: [{ type: 'text', text: 'args.text: must be string' }], isError: true };
   return { content: [{ type: 'text', text }] };
 });
 await server.connect(new StdioServerTransport());

@@ -55,7 +55,13 @@ export async function mcpRealistic(): Promise<ScenarioResult> {
       }
     }
     const [ours, theirs] = latencies.map((values) => percentile(values, 50)) as [number, number];
-    const result = compare('mcp-realistic', 'ms p50', ours, { name: 'plain SDK server, same Lua in-process, p50', value: theirs }, { max: 1.25 });
+    const result = compare(
+      'mcp-realistic',
+      'ms p50',
+      ours,
+      { name: 'plain SDK server, same Lua in-process, p50', value: theirs },
+      { max: 1.25 },
+    );
     return { ...result, note: `${steps} loop steps, about ${LUA_MS} ms of Lua a call` };
   } finally {
     await Promise.all(clients.map((client) => client.close()));

@@ -58,7 +58,10 @@ async function round(server: McpServer, stateDir: string): Promise<RoundFigures>
 
 export async function mcpVsPlainServer(): Promise<ScenarioResult[]> {
   const stateDir = mkdtempSync(join(tmpdir(), 'moonpool-bench-mcp-'));
-  const moonpool: McpServer = { name: 'moonpool mcp', command: [CLI, 'mcp', '--config', join(BENCH_FIXTURES, 'echo', 'init.lua')] };
+  const moonpool: McpServer = {
+    name: 'moonpool mcp',
+    command: [CLI, 'mcp', '--config', join(BENCH_FIXTURES, 'echo', 'init.lua')],
+  };
   const plain: McpServer = { name: 'plain SDK server', command: [PLAIN_SERVER] };
   const ours: RoundFigures[] = [];
   const theirs: RoundFigures[] = [];
@@ -72,8 +75,26 @@ export async function mcpVsPlainServer(): Promise<ScenarioResult[]> {
   }
   const figure = (rounds: RoundFigures[], key: keyof RoundFigures): number => median(rounds.map((entry) => entry[key]));
   return [
-    compare('mcp-latency', 'ms', figure(ours, 'latencyP50Ms'), { name: 'plain SDK server, p50', value: figure(theirs, 'latencyP50Ms') }, { max: 3 }),
-    compare('mcp-throughput', 'calls/s', figure(ours, 'callsPerSecond'), { name: `plain SDK server, ${IN_FLIGHT} in flight`, value: figure(theirs, 'callsPerSecond') }, { min: 0.5 }),
-    compare('mcp-connect', 'ms', figure(ours, 'connectMs'), { name: 'plain SDK server, connect + tools/list', value: figure(theirs, 'connectMs') }, { max: 1.5 }),
+    compare(
+      'mcp-latency',
+      'ms',
+      figure(ours, 'latencyP50Ms'),
+      { name: 'plain SDK server, p50', value: figure(theirs, 'latencyP50Ms') },
+      { max: 3 },
+    ),
+    compare(
+      'mcp-throughput',
+      'calls/s',
+      figure(ours, 'callsPerSecond'),
+      { name: `plain SDK server, ${IN_FLIGHT} in flight`, value: figure(theirs, 'callsPerSecond') },
+      { min: 0.5 },
+    ),
+    compare(
+      'mcp-connect',
+      'ms',
+      figure(ours, 'connectMs'),
+      { name: 'plain SDK server, connect + tools/list', value: figure(theirs, 'connectMs') },
+      { max: 1.5 },
+    ),
   ];
 }

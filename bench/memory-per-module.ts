@@ -12,7 +12,8 @@ const CHILD = fileURLToPath(new URL('./module-memory-child.js', import.meta.url)
 
 function growthPerPool(kind: 'moonpool' | 'bare'): number {
   const child = spawnSync(process.execPath, [CHILD, kind, String(MODULES)], { encoding: 'utf8', timeout: 300_000 });
-  if (child.status !== 0) throw new Error(`memory-per-module (${kind}) failed: ${child.stderr.trim() || `exit ${child.status}`}`);
+  if (child.status !== 0)
+    throw new Error(`memory-per-module (${kind}) failed: ${child.stderr.trim() || `exit ${child.status}`}`);
   return (JSON.parse(child.stdout) as { bytesPerPool: number }).bytesPerPool / 2 ** 20;
 }
 
@@ -23,6 +24,12 @@ export function memoryPerModule(): Promise<ScenarioResult> {
     moonpool.push(growthPerPool('moonpool'));
     bare.push(growthPerPool('bare'));
   }
-  const result = compare('memory-per-module', 'MiB RSS', median(moonpool), { name: 'bare piscina pool + wasmoon', value: median(bare) }, { max: 1.1 });
+  const result = compare(
+    'memory-per-module',
+    'MiB RSS',
+    median(moonpool),
+    { name: 'bare piscina pool + wasmoon', value: median(bare) },
+    { max: 1.1 },
+  );
   return Promise.resolve({ ...result, note: `${MODULES} modules, each called once` });
 }

@@ -31,7 +31,16 @@ async function moonpoolGrowth(): Promise<number> {
 
 async function bareGrowth(): Promise<number> {
   const before = process.memoryUsage.rss();
-  const pools = Array.from({ length: count }, () => new Piscina({ filename: new URL('./bare-piscina-task.js', import.meta.url).href, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 }));
+  const pools = Array.from(
+    { length: count },
+    () =>
+      new Piscina({
+        filename: new URL('./bare-piscina-task.js', import.meta.url).href,
+        minThreads: 0,
+        maxThreads: 1,
+        idleTimeout: 60_000,
+      }),
+  );
   for (const pool of pools) await pool.run(null);
   const growth = (process.memoryUsage.rss() - before) / count;
   await Promise.all(pools.map((pool) => pool.destroy()));

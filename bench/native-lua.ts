@@ -10,6 +10,8 @@ export function hasNativeLua(): boolean {
 /** Runs `lua5.4 -e code` and resolves with its stdout. */
 export function runNativeLua(code: string, cwd?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(NATIVE_LUA, ['-e', code], { cwd }, (error, stdout) => (error ? reject(new Error(`${NATIVE_LUA} failed: ${error.message}`)) : resolve(stdout)));
+    execFile(NATIVE_LUA, ['-e', code], { cwd }, (error, stdout) =>
+      error ? reject(new Error(`${NATIVE_LUA} failed: ${error.message}`)) : resolve(stdout),
+    );
   });
 }

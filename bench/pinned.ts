@@ -19,7 +19,10 @@ export function hasTaskset(): boolean {
 /** The child's results, or an error message. */
 export function runPinned(scenario: string): ScenarioResult[] | string {
   const runner = fileURLToPath(new URL('./run.js', import.meta.url));
-  const child = spawnSync('taskset', ['-c', '0', process.execPath, runner, '--only', scenario, PINNED_FLAG], { encoding: 'utf8', timeout: 600_000 });
+  const child = spawnSync('taskset', ['-c', '0', process.execPath, runner, '--only', scenario, PINNED_FLAG], {
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
   if (child.status !== 0) return `the pinned run failed: ${child.stderr.trim() || `exit ${child.status}`}`;
   return JSON.parse(child.stdout) as ScenarioResult[];
 }

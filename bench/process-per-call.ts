@@ -11,7 +11,19 @@ export async function processPerCall(): Promise<ScenarioResult> {
       const moonpool = median(await timeEach(1000, 200, () => host.call('noop', {})));
       return skipped('process-per-call', 'ms p50', moonpool, `${NATIVE_LUA} is not installed: no baseline`);
     }
-    const [moonpool, spawned] = await timeInterleaved(10, 30, 3000, () => host.call('noop', {}), () => runNativeLua("io.write('ok')"));
-    return compare('process-per-call', 'ms p50', median(moonpool), { name: `${NATIVE_LUA} spawned per call`, value: median(spawned) }, { max: 1 / 15 });
+    const [moonpool, spawned] = await timeInterleaved(
+      10,
+      30,
+      3000,
+      () => host.call('noop', {}),
+      () => runNativeLua("io.write('ok')"),
+    );
+    return compare(
+      'process-per-call',
+      'ms p50',
+      median(moonpool),
+      { name: `${NATIVE_LUA} spawned per call`, value: median(spawned) },
+      { max: 1 / 15 },
+    );
   });
 }

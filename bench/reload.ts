@@ -25,7 +25,10 @@ function writeConfig(dir: string, version: number): void {
     run = function(args) return 'v${version} ' .. args.text end,
   }`);
     }
-    writeFileSync(join(dir, 'lua', `module_${m}.lua`), `agent.on('discover_tools', function(registry)\n${tools.join('\n')}\nend)\n`);
+    writeFileSync(
+      join(dir, 'lua', `module_${m}.lua`),
+      `agent.on('discover_tools', function(registry)\n${tools.join('\n')}\nend)\n`,
+    );
     requires.push(`require('module_${m}')`);
   }
   writeFileSync(join(dir, 'init.lua'), `${requires.join('\n')}\n`);
@@ -44,10 +47,12 @@ export async function reloadScenario(): Promise<ScenarioResult[]> {
       const started = performance.now();
       const result = await host.reload();
       callable.push(performance.now() - started);
-      if (!result.ok || host.tools().length !== MODULES * TOOLS_PER_MODULE) throw new Error(`reload ${version} did not load every tool`);
+      if (!result.ok || host.tools().length !== MODULES * TOOLS_PER_MODULE)
+        throw new Error(`reload ${version} did not load every tool`);
       const call = await host.call(`tool_${version % MODULES}_0`, { text: 'x' });
       firstResult.push(performance.now() - started);
-      if (call.content !== `v${version} x`) throw new Error(`the first call after reload ${version} answered ${call.content}`);
+      if (call.content !== `v${version} x`)
+        throw new Error(`the first call after reload ${version} answered ${call.content}`);
     }
   } finally {
     await host.close();
@@ -55,7 +60,13 @@ export async function reloadScenario(): Promise<ScenarioResult[]> {
   }
   const goal = { name: 'the goal', value: GOAL_MS };
   return [
-    { ...compare('reload-callable', 'ms median', median(callable), goal, { max: 1 }), note: `${MODULES} modules × ${TOOLS_PER_MODULE} tools` },
-    { ...compare('reload-first-result', 'ms median', median(firstResult), goal, {}), note: 'includes starting the module’s first worker' },
+    {
+      ...compare('reload-callable', 'ms median', median(callable), goal, { max: 1 }),
+      note: `${MODULES} modules × ${TOOLS_PER_MODULE} tools`,
+    },
+    {
+      ...compare('reload-first-result', 'ms median', median(firstResult), goal, {}),
+      note: 'includes starting the module’s first worker',
+    },
   ];
 }

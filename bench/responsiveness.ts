@@ -44,7 +44,10 @@ export async function responsiveness(): Promise<ScenarioResult> {
       const ended = await Promise.all(heavy);
       // A heavy call that ended on its own left a CPU idle during the quick calls.
       const early = ended.find((result) => result.status !== 'cancelled');
-      if (early) throw new Error(`responsiveness: a heavy call ended before the quick calls did (${early.status}), the CPUs were not kept busy`);
+      if (early)
+        throw new Error(
+          `responsiveness: a heavy call ended before the quick calls did (${early.status}), the CPUs were not kept busy`,
+        );
       const note = `${latencies.length} quick calls beside ${CORES} heavy ones; p50 ${percentile(latencies, 50).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(1)} ms`;
       return within('responsiveness', 'ms p95', percentile(latencies, 95), { max: GOAL_P95_MS }, note);
     },

@@ -40,7 +40,8 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
 };
 
 function row(result: ScenarioResult): string {
-  const number = (value: number): string => (value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toFixed(3));
+  const number = (value: number): string =>
+    value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(2) : value.toFixed(3);
   const cells = [
     result.name.padEnd(24),
     `${number(result.value)} ${result.unit}`.padEnd(16),
@@ -70,7 +71,9 @@ if (isPinnedChild()) {
 }
 
 const results: ScenarioResult[] = [];
-process.stdout.write(`${'scenario'.padEnd(24)} ${'moonpool'.padEnd(16)} ${'baseline'.padEnd(42)} ${'ratio'.padEnd(8)} goal\n`);
+process.stdout.write(
+  `${'scenario'.padEnd(24)} ${'moonpool'.padEnd(16)} ${'baseline'.padEnd(42)} ${'ratio'.padEnd(8)} goal\n`,
+);
 for (const name of selected) {
   for (const result of [await SCENARIOS[name]!()].flat()) {
     results.push(result);

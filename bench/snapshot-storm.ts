@@ -25,7 +25,13 @@ export async function snapshotStorm(): Promise<ScenarioResult> {
     );
     const perRun = Math.round(snapshots / (RUNS + 1));
     return {
-      ...compare('snapshot-storm', 'ms median', median(showing), { name: 'the same loop without ctx:show', value: median(plain) }, { max: 1.25 }),
+      ...compare(
+        'snapshot-storm',
+        'ms median',
+        median(showing),
+        { name: 'the same loop without ctx:show', value: median(plain) },
+        { max: 1.25 },
+      ),
       note: `${perRun} snapshots reached the host per run of 1,000,000 ctx:show`,
     };
   });

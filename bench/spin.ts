@@ -48,7 +48,8 @@ export async function spinSteps(targetMs: number): Promise<number> {
     const batch = (): number => median(Array.from({ length: BATCH }, () => cpuMs(steps)));
     const deadline = performance.now() + CALIBRATION_LIMIT_MS;
     let fastest = batch();
-    for (let next = batch(); next < fastest * (1 - STEADY) && performance.now() < deadline; next = batch()) fastest = next;
+    for (let next = batch(); next < fastest * (1 - STEADY) && performance.now() < deadline; next = batch())
+      fastest = next;
     return Math.max(1, Math.round((steps * targetMs) / fastest));
   } finally {
     engine.global.close();

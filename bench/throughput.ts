@@ -44,11 +44,19 @@ export async function throughput(): Promise<ScenarioResult[]> {
   mkdirSync(join(dir, 'lua'));
   const requires: string[] = [];
   for (let m = 0; m < MODULES; m++) {
-    writeFileSync(join(dir, 'lua', `module_${m}.lua`), `agent.on('discover_tools', function(r) r:add { name = 'noop_${m}', description = 'Returns ok.', run = function() return 'ok' end } end)\n`);
+    writeFileSync(
+      join(dir, 'lua', `module_${m}.lua`),
+      `agent.on('discover_tools', function(r) r:add { name = 'noop_${m}', description = 'Returns ok.', run = function() return 'ok' end } end)\n`,
+    );
     requires.push(`require('module_${m}')`);
   }
   writeFileSync(join(dir, 'init.lua'), `${requires.join('\n')}\n`);
-  const host = await ToolHost.start({ config: join(dir, 'init.lua'), stateDir: join(dir, 'state'), cwd: dir, maxThreadsPerModule: WORKERS_PER_MODULE });
+  const host = await ToolHost.start({
+    config: join(dir, 'init.lua'),
+    stateDir: join(dir, 'state'),
+    cwd: dir,
+    maxThreadsPerModule: WORKERS_PER_MODULE,
+  });
   const lua = "function handle(argument) return 'ok' end";
   const bare = await BarePool.start(MODULES * WORKERS_PER_MODULE, lua, true);
   const pipelined = await BarePool.start(MODULES * WORKERS_PER_MODULE, lua, false);
@@ -57,8 +65,23 @@ export async function throughput(): Promise<ScenarioResult[]> {
     const baseline = await callsPerSecond((i) => bare.call({ i }));
     const baselinePipelined = await callsPerSecond((i) => pipelined.call({ i }));
     return [
-      compare('throughput', 'calls/s', moonpool, { name: 'bare workers, one call each at a time', value: baseline }, { min: 0.4 }),
-      { ...compare('throughput-pipelined', 'calls/s', moonpool, { name: 'bare workers, calls pipelined', value: baselinePipelined }, {}), note: 'informational' },
+      compare(
+        'throughput',
+        'calls/s',
+        moonpool,
+        { name: 'bare workers, one call each at a time', value: baseline },
+        { min: 0.4 },
+      ),
+      {
+        ...compare(
+          'throughput-pipelined',
+          'calls/s',
+          moonpool,
+          { name: 'bare workers, calls pipelined', value: baselinePipelined },
+          {},
+        ),
+        note: 'informational',
+      },
     ];
   } finally {
     await Promise.all([host.close(), bare.close(), pipelined.close()]);

@@ -60,7 +60,11 @@ export function specFiles(libraryDir: string): string[] {
 /** Runs the library's specs natively and in moonpool; throws when `lua5.4` cannot run. */
 export async function runLibrarySpecs(libraryDir: string): Promise<SpecRuns> {
   const scratch = mkdtempSync(join(tmpdir(), 'moonpool-specs-'));
-  const saved = { PATH: process.env['PATH'], LUA_PATH: process.env['LUA_PATH'], LUA_PATH_5_4: process.env['LUA_PATH_5_4'] };
+  const saved = {
+    PATH: process.env['PATH'],
+    LUA_PATH: process.env['LUA_PATH'],
+    LUA_PATH_5_4: process.env['LUA_PATH_5_4'],
+  };
   try {
     writeFileSync(join(scratch, 'init.lua'), CONFIG);
     const bin = join(scratch, 'bin');
@@ -72,14 +76,28 @@ export async function runLibrarySpecs(libraryDir: string): Promise<SpecRuns> {
     process.env['LUA_PATH'] = './src/?.lua;;';
     delete process.env['LUA_PATH_5_4'];
     const files = specFiles(libraryDir);
-    const native = spawnSync(NATIVE_LUA, [SPEC_RUNNER, ...files], { cwd: libraryDir, encoding: 'utf8', timeout: 600_000 });
+    const native = spawnSync(NATIVE_LUA, [SPEC_RUNNER, ...files], {
+      cwd: libraryDir,
+      encoding: 'utf8',
+      timeout: 600_000,
+    });
     if (native.error) throw new Error(`${NATIVE_LUA} could not run the specs: ${native.error.message}`);
-    const host = await ToolHost.start({ config: scratch, cwd: libraryDir, stateDir: join(scratch, 'state'), maxThreadsPerModule: 1 });
+    const host = await ToolHost.start({
+      config: scratch,
+      cwd: libraryDir,
+      stateDir: join(scratch, 'state'),
+      maxThreadsPerModule: 1,
+    });
     try {
       const result = await host.call('specs', { runner: SPEC_RUNNER, files });
       return {
         native: { lines: lines(native.stdout), passed: native.status === 0 },
-        moonpool: { lines: lines(result.status === 'ok' ? result.content : result.content.replace(/\nspecs: os\.exit\(\d+\)$/, '')), passed: result.status === 'ok' },
+        moonpool: {
+          lines: lines(
+            result.status === 'ok' ? result.content : result.content.replace(/\nspecs: os\.exit\(\d+\)$/, ''),
+          ),
+          passed: result.status === 'ok',
+        },
       };
     } finally {
       await host.close();

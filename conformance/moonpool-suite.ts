@@ -65,14 +65,21 @@ export async function startMoonpoolSuite(dir: string, files: string[], timeoutMs
     const problems = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error');
     if (problems.length > 0) {
       await host.close();
-      throw new Error(`the conformance config failed to load: ${problems.map((problem) => problem.message).join('; ')}`);
+      throw new Error(
+        `the conformance config failed to load: ${problems.map((problem) => problem.message).join('; ')}`,
+      );
     }
     return {
       run: async (file) => {
         const result = await host.call(toolName(file), {});
         const passed = result.status === 'ok';
         const detail = passed ? '' : `${result.status}: ${result.content}`;
-        return { passed, ms: result.durationMs, failure: passed ? '' : failureLocation(result.status === 'error' ? result.content : result.status), detail };
+        return {
+          passed,
+          ms: result.durationMs,
+          failure: passed ? '' : failureLocation(result.status === 'error' ? result.content : result.status),
+          detail,
+        };
       },
       close: async () => {
         try {

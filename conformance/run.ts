@@ -28,11 +28,19 @@ function seconds(ms: number): string {
 function printTable(rows: Row[]): void {
   const lines = [['file', 'native', 'time', 'moonpool', 'time', 'first failure (native | moonpool)']];
   for (const { file, native, moonpool } of rows) {
-    const failures = [native.failure, moonpool.failure].some(Boolean) ? `${native.failure || '-'} | ${moonpool.failure || '-'}` : '';
+    const failures = [native.failure, moonpool.failure].some(Boolean)
+      ? `${native.failure || '-'} | ${moonpool.failure || '-'}`
+      : '';
     lines.push([file, verdict(native), seconds(native.ms), verdict(moonpool), seconds(moonpool.ms), failures]);
   }
   const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
-  for (const line of lines) console.log(line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  for (const line of lines)
+    console.log(
+      line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -68,7 +76,9 @@ async function main(argv: string[]): Promise<number> {
     if (verbose || !reason) console.log(`\n${file} fails only in moonpool:\n${moonpool.detail}`);
   }
   const passing = rows.filter((row) => row.moonpool.passed).length;
-  console.log(`\nmoonpool passes ${passing} of ${rows.length} files; native passes ${rows.filter((row) => row.native.passed).length}.`);
+  console.log(
+    `\nmoonpool passes ${passing} of ${rows.length} files; native passes ${rows.filter((row) => row.native.passed).length}.`,
+  );
   return failed ? 1 : 0;
 }
 

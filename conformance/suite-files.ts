@@ -9,7 +9,8 @@ const NOT_RUN = new Set(['all.lua', 'heavy.lua']);
  * What `all.lua` sets before each file: skip slow and non-portable tests, no messages, no C test
  * library (`T`), no `debug` global, and the suite's own folder first on `package.path`.
  */
-export const HARNESS_PRELUDE = "_soft, _port, _nomsg, T = true, true, true, nil; debug = nil; package.path = './?.lua;' .. package.path";
+export const HARNESS_PRELUDE =
+  "_soft, _port, _nomsg, T = true, true, true, nil; debug = nil; package.path = './?.lua;' .. package.path";
 
 /** The suite's test files in `dir`, sorted, or the `only` ones when given. */
 export function suiteFiles(dir: string, only: string[] = []): string[] {

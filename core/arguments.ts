@@ -23,7 +23,11 @@ function pathOf(instancePath: string, root: string): string {
   let path = root;
   for (const segment of instancePath.split('/').slice(1)) {
     const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-    path += /^\d+$/.test(key) ? `[${key}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    path += /^\d+$/.test(key)
+      ? `[${key}]`
+      : /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
+        ? `.${key}`
+        : `[${JSON.stringify(key)}]`;
   }
   return path;
 }
@@ -39,7 +43,11 @@ function allowedValuesText(allowed: unknown[]): string {
   let text = allowedValuesTexts.get(allowed);
   if (text === undefined) {
     const listed = allowed.slice(0, MAX_LISTED_ENUM_VALUES).map((value) => JSON.stringify(value));
-    text = listWithin(listed, { maxItems: MAX_LISTED_ENUM_VALUES, maxItemChars: 60, separator: ', ', noun: 'values' }, allowed.length);
+    text = listWithin(
+      listed,
+      { maxItems: MAX_LISTED_ENUM_VALUES, maxItemChars: 60, separator: ', ', noun: 'values' },
+      allowed.length,
+    );
     allowedValuesTexts.set(allowed, text);
   }
   return text;
@@ -106,7 +114,9 @@ function check(validate: ValidateFunction, args: unknown, root: string, steps?: 
   }
 }
 
-const describeAll = (errors: ErrorObject[], root: string): string[] => [...new Set(errors.map((error) => describe(error, root)))];
+const describeAll = (errors: ErrorObject[], root: string): string[] => [
+  ...new Set(errors.map((error) => describe(error, root))),
+];
 
 /**
  * The problems with `args`, or an empty list when the call may go ahead. `validate` (from
@@ -115,7 +125,9 @@ const describeAll = (errors: ErrorObject[], root: string): string[] => [...new S
  */
 export function argumentProblems(validate: ValidateFunction, args: unknown, root = 'args'): string[] {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return [`${root}: must be an object (got ${Array.isArray(args) ? 'an array' : args === null ? 'null' : typeof args})`];
+    return [
+      `${root}: must be an object (got ${Array.isArray(args) ? 'an array' : args === null ? 'null' : typeof args})`,
+    ];
   }
   const shape = shapeProblem(args, MAX_ARGUMENT_CHARS, root);
   if (shape) return [shape];
@@ -126,5 +138,8 @@ export function argumentProblems(validate: ValidateFunction, args: unknown, root
   if (listing === undefined) return describeAll(first.errors, root);
   const all = check(listing, args, root, MAX_LISTING_STEPS);
   if ('errors' in all) return describeAll(all.errors, root);
-  return [...describeAll(first.errors, root), `${root}: only the first problem is listed; checking for the others would take too long`];
+  return [
+    ...describeAll(first.errors, root),
+    `${root}: only the first problem is listed; checking for the others would take too long`,
+  ];
 }

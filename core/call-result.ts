@@ -12,15 +12,7 @@ export const MAX_LISTED_TOOLS = 50;
 export const MAX_ECHOED_NAME_CHARS = 100;
 
 export type CallStatus =
-  | 'ok'
-  | 'error'
-  | 'timeout'
-  | 'cancelled'
-  | 'crashed'
-  | 'invalid_args'
-  | 'unavailable'
-  | 'unknown_tool'
-  | 'busy';
+  'ok' | 'error' | 'timeout' | 'cancelled' | 'crashed' | 'invalid_args' | 'unavailable' | 'unknown_tool' | 'busy';
 
 export interface CallResult {
   callId: string;
@@ -70,19 +62,25 @@ export function formatSeconds(ms: number): string {
 export const messages = {
   unknownTool: (name: string, known: string[]) =>
     `unknown tool '${clip(name, MAX_ECHOED_NAME_CHARS)}'${
-      known.length > 0 ? `; the tools are: ${listWithin(known, { maxItems: MAX_LISTED_TOOLS, maxItemChars: MAX_ECHOED_NAME_CHARS, separator: ', ', noun: 'tools' })}` : '; no tools are loaded'
+      known.length > 0
+        ? `; the tools are: ${listWithin(known, { maxItems: MAX_LISTED_TOOLS, maxItemChars: MAX_ECHOED_NAME_CHARS, separator: ', ', noun: 'tools' })}`
+        : '; no tools are loaded'
     }`,
   unavailable: (name: string, reason: string) => `${name} is unavailable: ${reason}`,
   invalidArgs: (name: string, problems: string[]) =>
     `${name}: invalid arguments, run was not called:\n${listWithin(problems, { maxItems: MAX_LISTED_PROBLEMS, maxItemChars: MAX_PROBLEM_CHARS, separator: '\n', noun: 'problems' })}`,
   badStructured: (name: string, problems: string[]) =>
     `${name}: run's structured result is not valid:\n${listWithin(problems, { maxItems: MAX_LISTED_PROBLEMS, maxItemChars: MAX_PROBLEM_CHARS, separator: '\n', noun: 'problems' })}`,
-  timeout: (name: string, ms: number) => `${name}: timed out after ${formatSeconds(ms)} (set \`timeout\` in registry:add to allow longer)`,
+  timeout: (name: string, ms: number) =>
+    `${name}: timed out after ${formatSeconds(ms)} (set \`timeout\` in registry:add to allow longer)`,
   cancelled: (name: string) => `${name}: cancelled`,
-  crashed: (name: string, why: string) => `${name}: the worker running it crashed (${why}); the next call starts a fresh one`,
+  crashed: (name: string, why: string) =>
+    `${name}: the worker running it crashed (${why}); the next call starts a fresh one`,
   disabled: (name: string, limit: number, windowMinutes: number) =>
     `${name}: disabled after its workers crashed ${limit} times in ${windowMinutes} minutes; fix the tool and reload`,
-  outOfMemory: (name: string, bytes: number) => `${name}: out of memory (the Lua heap is capped at ${Math.round(bytes / 1024 / 1024)} MiB)`,
-  busy: (name: string, queued: number) => `${name}: too many calls waiting (${queued}); try again when some have finished`,
+  outOfMemory: (name: string, bytes: number) =>
+    `${name}: out of memory (the Lua heap is capped at ${Math.round(bytes / 1024 / 1024)} MiB)`,
+  busy: (name: string, queued: number) =>
+    `${name}: too many calls waiting (${queued}); try again when some have finished`,
   notLoaded: (name: string) => `${name}: the config failed to load in the worker; reload after fixing it`,
 } as const;

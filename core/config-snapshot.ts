@@ -8,7 +8,17 @@
 // files never stalls the host; symbolic links to directories are not followed (no loop can hold
 // the walk), and a tree past MAX_CONFIG_ENTRIES entries fails the load.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, opendirSync, openSync, readFileSync, realpathSync, statSync, type Dir } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  opendirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  type Dir,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Most Lua files one config directory may hold. */
@@ -38,7 +48,13 @@ export interface ConfigSnapshot {
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
-function kindOf(stats: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isDirectory(): boolean }): string {
+function kindOf(stats: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isDirectory(): boolean;
+}): string {
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
@@ -55,7 +71,9 @@ export function readRegularFile(path: string): { real: string; bytes: Uint8Array
   try {
     real = realpathSync(path);
   } catch (error) {
-    return { reason: errorCode(error) === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be resolved (${errorCode(error)})` };
+    return {
+      reason: errorCode(error) === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be resolved (${errorCode(error)})`,
+    };
   }
   try {
     const stats = statSync(real);
@@ -94,7 +112,9 @@ export async function snapshotConfig(dir: string): Promise<ConfigSnapshot> {
     try {
       for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
         if (++entries > MAX_CONFIG_ENTRIES) {
-          throw new Error(`the config directory ${dir} holds more than ${MAX_CONFIG_ENTRIES.toLocaleString('en-US')} entries (the limit; .git and node_modules are not counted): keep what is not Lua elsewhere`);
+          throw new Error(
+            `the config directory ${dir} holds more than ${MAX_CONFIG_ENTRIES.toLocaleString('en-US')} entries (the limit; .git and node_modules are not counted): keep what is not Lua elsewhere`,
+          );
         }
         if (performance.now() - sliceStartedAt >= WALK_SLICE_MS) {
           await new Promise((resolve) => setImmediate(resolve));
@@ -112,7 +132,11 @@ export async function snapshotConfig(dir: string): Promise<ConfigSnapshot> {
           continue;
         }
         if (files >= MAX_SNAPSHOT_FILES || bytes + file.bytes.length > MAX_SNAPSHOT_BYTES) {
-          return { sources, skipped, truncated: `the config directory holds more than ${MAX_SNAPSHOT_FILES} Lua files or ${MAX_SNAPSHOT_BYTES / 1048576} MiB` };
+          return {
+            sources,
+            skipped,
+            truncated: `the config directory holds more than ${MAX_SNAPSHOT_FILES} Lua files or ${MAX_SNAPSHOT_BYTES / 1048576} MiB`,
+          };
         }
         sources[file.real] = file.bytes;
         files++;
@@ -133,7 +157,8 @@ export async function snapshotDigest(file: string): Promise<string | undefined> 
   try {
     const { sources } = await snapshotConfig(dirname(realpathSync(file)));
     const hash = createHash('sha256');
-    for (const path of Object.keys(sources).sort()) hash.update(`${path}\0${sources[path]!.length}\0`).update(sources[path]!);
+    for (const path of Object.keys(sources).sort())
+      hash.update(`${path}\0${sources[path]!.length}\0`).update(sources[path]!);
     return hash.digest('hex');
   } catch {
     return undefined;

@@ -37,13 +37,18 @@ function directoriesUnder(root: string): string[] {
     }
     for (const entry of entries) {
       const path = join(found[i]!, entry.name);
-      if (entry.isDirectory() && !IGNORED.test(relative(root, path)) && found.length < MAX_WATCHED_DIRS) found.push(path);
+      if (entry.isDirectory() && !IGNORED.test(relative(root, path)) && found.length < MAX_WATCHED_DIRS)
+        found.push(path);
     }
   }
   return found;
 }
 
-export function watchConfig(root: string, onSettled: () => void, debounceMs = DEFAULT_WATCH_DEBOUNCE_MS): ConfigWatcher {
+export function watchConfig(
+  root: string,
+  onSettled: () => void,
+  debounceMs = DEFAULT_WATCH_DEBOUNCE_MS,
+): ConfigWatcher {
   const watchers = new Map<string, { watcher: FSWatcher; inode: number }>();
   let timer: NodeJS.Timeout | undefined;
   let burstStartedAt: number | undefined;

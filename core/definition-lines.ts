@@ -32,7 +32,8 @@ class ConstructorReader {
     let blocks = 0;
     for (; index < this.tokens.length; index++) {
       const { kind, text } = this.tokens[index]!;
-      if (kind === 'symbol' && brackets === 0 && blocks === 0 && (text === ',' || text === ';' || text === '}')) return index;
+      if (kind === 'symbol' && brackets === 0 && blocks === 0 && (text === ',' || text === ';' || text === '}'))
+        return index;
       if (kind === 'symbol' && BRACKET_OPENERS.has(text)) brackets++;
       else if (kind === 'symbol' && BRACKET_CLOSERS.has(text)) brackets--;
       else if (kind === 'name' && BLOCK_OPENERS.has(text)) blocks++;
@@ -53,7 +54,11 @@ class ConstructorReader {
       if (this.is(index, 'name') && this.is(index + 1, 'symbol', '=')) {
         key = start.text;
         index += 2;
-      } else if (this.is(index, 'symbol', '[') && this.is(index + 2, 'symbol', ']') && this.is(index + 3, 'symbol', '=')) {
+      } else if (
+        this.is(index, 'symbol', '[') &&
+        this.is(index + 2, 'symbol', ']') &&
+        this.is(index + 3, 'symbol', '=')
+      ) {
         const written = this.tokens[index + 1]!;
         if (written.kind === 'string') key = written.text;
         else if (written.kind === 'number' && Number.isInteger(Number(written.text))) key = Number(written.text);
@@ -126,12 +131,19 @@ export class DefinitionLines {
 }
 
 /** The line of the deepest field of `path` written literally, or `fallback` when even the first is not (numbers index lists from 0). */
-export function lineOf(fields: Map<string | number, FieldLines> | undefined, path: readonly (string | number)[], fallback: number): number {
+export function lineOf(
+  fields: Map<string | number, FieldLines> | undefined,
+  path: readonly (string | number)[],
+  fallback: number,
+): number {
   let line = fallback;
   let current = fields;
   for (const key of path) {
     // A list's index counts from 0 here and from 1 in Lua; a Lua integer key arrives as a string.
-    const field = typeof key === 'number' ? current?.get(key + 1) : (current?.get(key) ?? (/^-?\d+$/.test(key) ? current?.get(Number(key)) : undefined));
+    const field =
+      typeof key === 'number'
+        ? current?.get(key + 1)
+        : (current?.get(key) ?? (/^-?\d+$/.test(key) ? current?.get(Number(key)) : undefined));
     if (!field) break;
     line = field.line;
     current = field.fields;

@@ -3,10 +3,7 @@
 // message says what to do. Whatever goes wrong later — a config that fails to load, a worker that
 // crashes, a tool that fails — is data (diagnostics, a call's status), never a throw.
 
-export type MoonpoolErrorCode =
-  | 'INVALID_OPTION'
-  | 'CONFIG_NOT_FOUND'
-  | 'STATE_DIR_UNUSABLE';
+export type MoonpoolErrorCode = 'INVALID_OPTION' | 'CONFIG_NOT_FOUND' | 'STATE_DIR_UNUSABLE';
 
 export class MoonpoolError extends Error {
   override readonly name = 'MoonpoolError';

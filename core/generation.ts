@@ -54,9 +54,13 @@ export interface ToolState extends CheckedTool {
 }
 
 /** What every worker of a generation starts with; each pool adds its role and its own tables. */
-type GenerationWorkerConfig = Omit<WorkerConfig, 'role' | 'taskTable' | 'taskTableEpochMs' | 'taskTableCgroups' | 'cpuSlots'>;
+type GenerationWorkerConfig = Omit<
+  WorkerConfig,
+  'role' | 'taskTable' | 'taskTableEpochMs' | 'taskTableCgroups' | 'cpuSlots'
+>;
 
-export type LoadOutcome = { ok: true; generation: Generation } | { ok: false; diagnostics: Diagnostic[]; logs: string[] };
+export type LoadOutcome =
+  { ok: true; generation: Generation } | { ok: false; diagnostics: Diagnostic[]; logs: string[] };
 
 export class Generation {
   private readonly modules = new Map<string, WorkerPool>();
@@ -90,7 +94,11 @@ export class Generation {
 
   /** Evaluates the config in a fresh inspect worker; a config that fails to load is an outcome, never a throw. */
   static async load(options: GenerationOptions): Promise<LoadOutcome> {
-    const failure = (message: string): LoadOutcome => ({ ok: false, diagnostics: [{ severity: 'error', file: options.configFile, message }], logs: [] });
+    const failure = (message: string): LoadOutcome => ({
+      ok: false,
+      diagnostics: [{ severity: 'error', file: options.configFile, message }],
+      logs: [],
+    });
     let prepared: Awaited<ReturnType<typeof prepare>>;
     try {
       prepared = await prepare(options);
@@ -114,11 +122,13 @@ export class Generation {
     const spare = options.warmModuleWorker ? newModulePool(options, workerConfig, 1) : undefined;
     const abandon = (): Promise<unknown> => Promise.all([inspect.close(), spare?.close()]);
     const discovering = inspect.run({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
-    const checker = Promise.all([schemaModules, inspect.cameUp.then(afterPendingMessages)]).then(([[schemas, definitions]]) => {
-      const ajv = schemas.createSchemaCompiler();
-      schemas.compileParameters(ajv, { type: 'object', properties: { warm: { type: 'string' } } });
-      return { ajv, checkDefinitions: definitions.checkDefinitions };
-    });
+    const checker = Promise.all([schemaModules, inspect.cameUp.then(afterPendingMessages)]).then(
+      ([[schemas, definitions]]) => {
+        const ajv = schemas.createSchemaCompiler();
+        schemas.compileParameters(ajv, { type: 'object', properties: { warm: { type: 'string' } } });
+        return { ajv, checkDefinitions: definitions.checkDefinitions };
+      },
+    );
     checker.catch(() => undefined);
     const outcome = await discovering;
     let report: DiscoveryReport;
@@ -128,10 +138,14 @@ export class Generation {
         break;
       case 'timeout':
         await abandon();
-        return failure(`loading the config took longer than ${options.loadTimeoutMs / 1000} s (an endless loop at load time?)`);
+        return failure(
+          `loading the config took longer than ${options.loadTimeoutMs / 1000} s (an endless loop at load time?)`,
+        );
       default:
         await abandon();
-        return failure(`the worker loading the config crashed: ${outcome.kind === 'crashed' ? outcome.message : outcome.kind}`);
+        return failure(
+          `the worker loading the config crashed: ${outcome.kind === 'crashed' ? outcome.message : outcome.kind}`,
+        );
     }
     if (!report.loaded) {
       await abandon();
@@ -151,9 +165,22 @@ export class Generation {
       await abandon();
       return { ok: false, diagnostics, logs: report.logs };
     }
-    const moduleHash = (module: string): string => createHash('sha1').update(snapshot.sources[module] ?? module).digest('hex');
-    const tools = new Map<string, ToolState>(checked.tools.map((tool) => [tool.definition.name, { ...tool, moduleHash: moduleHash(tool.definition.module), availability: { available: true } }]));
-    if (snapshot.truncated) diagnostics.push({ severity: 'warning', file: options.configFile, message: `${snapshot.truncated}; the rest is read from disk when required` });
+    const moduleHash = (module: string): string =>
+      createHash('sha1')
+        .update(snapshot.sources[module] ?? module)
+        .digest('hex');
+    const tools = new Map<string, ToolState>(
+      checked.tools.map((tool) => [
+        tool.definition.name,
+        { ...tool, moduleHash: moduleHash(tool.definition.module), availability: { available: true } },
+      ]),
+    );
+    if (snapshot.truncated)
+      diagnostics.push({
+        severity: 'warning',
+        file: options.configFile,
+        message: `${snapshot.truncated}; the rest is read from disk when required`,
+      });
     const generation = new Generation(options, workerConfig, inspect, tools, diagnostics, report.logs, spare);
     await generation.checkAvailability();
     return { ok: true, generation };
@@ -175,7 +202,10 @@ export class Generation {
     const check = async (tool: ToolState): Promise<void> => {
       const { name, permissions } = tool.definition;
       const context = { tool: name, callId: 'available', ...(permissions ? { permissions } : {}) };
-      const outcome = await this.inspect.run({ kind: 'available', context }, { timeoutMs: availableTimeoutMs, coldStartMs: loadTimeoutMs, signal: overall.signal });
+      const outcome = await this.inspect.run(
+        { kind: 'available', context },
+        { timeoutMs: availableTimeoutMs, coldStartMs: loadTimeoutMs, signal: overall.signal },
+      );
       tool.availability = this.availabilityOf(tool, outcome, overallMs);
     };
     const running: Promise<void>[] = [];
@@ -200,9 +230,15 @@ export class Generation {
       case 'done':
         return outcome.value;
       case 'timeout':
-        return { available: false, reason: `available() did not answer within ${this.options.availableTimeoutMs / 1000} s` };
+        return {
+          available: false,
+          reason: `available() did not answer within ${this.options.availableTimeoutMs / 1000} s`,
+        };
       case 'cancelled':
-        return { available: false, reason: `available() was not answered within ${overallMs / 1000} s, the bound for all of the config's checks` };
+        return {
+          available: false,
+          reason: `available() was not answered within ${overallMs / 1000} s, the bound for all of the config's checks`,
+        };
       case 'busy':
         return { available: false, reason: 'available() could not be run (too many checks waiting)' };
       case 'crashed':
@@ -221,7 +257,10 @@ export class Generation {
     if (!tool.definition.hasRender) return { ok: false, reason: null };
     const budgetMs = this.options.renderBudgetMs;
     const { permissions } = tool.definition;
-    const outcome = await this.inspect.run({ kind: 'render', tool: name, snapshot, view, budgetMs, ...(permissions ? { permissions } : {}) }, { timeoutMs: budgetMs + RENDER_GRACE_MS, coldStartMs: this.options.loadTimeoutMs });
+    const outcome = await this.inspect.run(
+      { kind: 'render', tool: name, snapshot, view, budgetMs, ...(permissions ? { permissions } : {}) },
+      { timeoutMs: budgetMs + RENDER_GRACE_MS, coldStartMs: this.options.loadTimeoutMs },
+    );
     switch (outcome.kind) {
       case 'done':
         return outcome.value.ok ? outcome.value : { ok: false, reason: outcome.value.reason };
@@ -231,7 +270,10 @@ export class Generation {
         this.recordCrash(tool.definition.module);
         return { ok: false, reason: `render crashed its worker: ${outcome.message}` };
       default:
-        return { ok: false, reason: `render was ${outcome.kind === 'busy' ? 'refused (too many waiting)' : 'cancelled'}` };
+        return {
+          ok: false,
+          reason: `render was ${outcome.kind === 'busy' ? 'refused (too many waiting)' : 'cancelled'}`,
+        };
     }
   }
 
@@ -265,7 +307,11 @@ export class Generation {
   stats(): Record<string, PoolStats & { crashes: number; disabled: boolean }> {
     const stats: Record<string, PoolStats & { crashes: number; disabled: boolean }> = {};
     for (const [module, pool] of this.modules) {
-      stats[module] = { ...pool.stats(), crashes: this.crashes.get(module)?.length ?? 0, disabled: this.isDisabled(module) };
+      stats[module] = {
+        ...pool.stats(),
+        crashes: this.crashes.get(module)?.length ?? 0,
+        disabled: this.isDisabled(module),
+      };
     }
     return stats;
   }
@@ -295,7 +341,11 @@ export class Generation {
 
   /** Stops every worker now; calls still running end as cancelled. */
   close(): Promise<void> {
-    this.closing ??= Promise.all([this.inspect.close(), this.spare?.close(), ...[...this.modules.values()].map((pool) => pool.close())]).then(() => undefined);
+    this.closing ??= Promise.all([
+      this.inspect.close(),
+      this.spare?.close(),
+      ...[...this.modules.values()].map((pool) => pool.close()),
+    ]).then(() => undefined);
     return this.closing;
   }
 }
@@ -343,7 +393,11 @@ function readOutside(file: string): Uint8Array | undefined {
 }
 
 function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
-  return snapshot.skipped.map(({ path, reason }) => ({ severity: 'warning', file: path, message: `skipped: ${reason}` }));
+  return snapshot.skipped.map(({ path, reason }) => ({
+    severity: 'warning',
+    file: path,
+    message: `skipped: ${reason}`,
+  }));
 }
 
 /** Resolves after the messages already waiting (a worker's ready signal, say) have been handled. */

@@ -87,7 +87,10 @@ function findDuplicate(items: unknown[]): [number, number] | undefined {
 const hashedEnum: CodeKeywordDefinition = {
   keyword: 'enum',
   schemaType: 'array',
-  error: { message: 'must be equal to one of the allowed values', params: ({ schemaCode }) => _`{allowedValues: ${schemaCode}}` },
+  error: {
+    message: 'must be equal to one of the allowed values',
+    params: ({ schemaCode }) => _`{allowedValues: ${schemaCode}}`,
+  },
   code(cxt: KeywordCxt) {
     const values = new ValueIndex();
     (cxt.schema as unknown[]).forEach((value, index) => values.add(value, index));

@@ -67,7 +67,8 @@ export interface ToolHostOptions {
   warmModuleWorker?: boolean;
 }
 
-export type ResolvedHostOptions = Required<Omit<ToolHostOptions, 'config' | 'sessionId'>> & Pick<ToolHostOptions, 'sessionId'>;
+export type ResolvedHostOptions = Required<Omit<ToolHostOptions, 'config' | 'sessionId'>> &
+  Pick<ToolHostOptions, 'sessionId'>;
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
@@ -91,7 +92,10 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
 function positive(name: string, value: number | undefined, fallback: number, integer = false): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new MoonpoolError('INVALID_OPTION', `options.${name} must be a positive ${integer ? 'integer' : 'number'} (got ${String(value)})`);
+    throw new MoonpoolError(
+      'INVALID_OPTION',
+      `options.${name} must be a positive ${integer ? 'integer' : 'number'} (got ${String(value)})`,
+    );
   }
   return value;
 }
@@ -100,17 +104,26 @@ function positive(name: string, value: number | undefined, fallback: number, int
 function limit(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-    throw new MoonpoolError('INVALID_OPTION', `options.${name} must be a number, at least 0 (Infinity for no limit; got ${String(value)})`);
+    throw new MoonpoolError(
+      'INVALID_OPTION',
+      `options.${name} must be a number, at least 0 (Infinity for no limit; got ${String(value)})`,
+    );
   }
   return value;
 }
 
 export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOptions {
   if (options.memoryLimitBytes !== undefined && options.memoryLimitBytes > MAX_MEMORY_LIMIT_BYTES) {
-    throw new MoonpoolError('INVALID_OPTION', `options.memoryLimitBytes must be at most ${MAX_MEMORY_LIMIT_BYTES} (2 GiB, the WebAssembly memory limit)`);
+    throw new MoonpoolError(
+      'INVALID_OPTION',
+      `options.memoryLimitBytes must be at most ${MAX_MEMORY_LIMIT_BYTES} (2 GiB, the WebAssembly memory limit)`,
+    );
   }
   if (options.sessionId !== undefined && !SESSION_ID_PATTERN.test(options.sessionId)) {
-    throw new MoonpoolError('INVALID_OPTION', `options.sessionId must match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(options.sessionId)})`);
+    throw new MoonpoolError(
+      'INVALID_OPTION',
+      `options.sessionId must match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(options.sessionId)})`,
+    );
   }
   return {
     cwd: resolve(options.cwd ?? process.cwd()),
@@ -122,7 +135,12 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     availableTimeoutMs: positive('availableTimeoutMs', options.availableTimeoutMs, DEFAULT_AVAILABLE_TIMEOUT_MS),
     renderBudgetMs: positive('renderBudgetMs', options.renderBudgetMs, DEFAULT_RENDER_BUDGET_MS),
     cpuSlots: positive('cpuSlots', options.cpuSlots, availableParallelism(), true),
-    maxThreadsPerModule: positive('maxThreadsPerModule', options.maxThreadsPerModule, Math.min(4, availableParallelism()), true),
+    maxThreadsPerModule: positive(
+      'maxThreadsPerModule',
+      options.maxThreadsPerModule,
+      Math.min(4, availableParallelism()),
+      true,
+    ),
     idleTimeoutMs: positive('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS),
     maxQueuePerModule: positive('maxQueuePerModule', options.maxQueuePerModule, DEFAULT_MAX_QUEUE_PER_MODULE, true),
     maxInlineChars: positive('maxInlineChars', options.maxInlineChars, DEFAULT_MAX_INLINE_CHARS, true),
@@ -130,7 +148,12 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     spillRetentionDays: positive('spillRetentionDays', options.spillRetentionDays, DEFAULT_SPILL_RETENTION_DAYS),
     sessionMaxAgeDays: limit('sessionMaxAgeDays', options.sessionMaxAgeDays, DEFAULT_SESSION_MAX_AGE_DAYS),
     sessionMaxTotalBytes: limit('sessionMaxTotalBytes', options.sessionMaxTotalBytes, DEFAULT_SESSION_MAX_TOTAL_BYTES),
-    sessionSegmentBytes: positive('sessionSegmentBytes', options.sessionSegmentBytes, DEFAULT_SESSION_SEGMENT_BYTES, true),
+    sessionSegmentBytes: positive(
+      'sessionSegmentBytes',
+      options.sessionSegmentBytes,
+      DEFAULT_SESSION_SEGMENT_BYTES,
+      true,
+    ),
     watch: options.watch ?? false,
     warmModuleWorker: options.warmModuleWorker ?? false,
   };

@@ -36,10 +36,13 @@ export function createLinearPatterns(): LinearPatterns {
       return `the pattern cannot run in linear time (${(error as Error).message}); backreferences and lookaround are not supported`;
     }
     const size = engine.programSize();
-    if (size > MAX_PATTERN_PROGRAM_SIZE) return `the pattern compiles to ${size} instructions; the limit is ${MAX_PATTERN_PROGRAM_SIZE} (lower its repeat counts)`;
+    if (size > MAX_PATTERN_PROGRAM_SIZE)
+      return `the pattern compiles to ${size} instructions; the limit is ${MAX_PATTERN_PROGRAM_SIZE} (lower its repeat counts)`;
     return undefined;
   };
-  const engine = Object.assign((pattern: string) => linearRegExp(compile(pattern), pattern), { code: 'moonpool linearRegExp' });
+  const engine = Object.assign((pattern: string) => linearRegExp(compile(pattern), pattern), {
+    code: 'moonpool linearRegExp',
+  });
   return { problem, engine };
 }
 
@@ -48,7 +51,10 @@ function linearRegExp(engine: RE2JS, pattern: string): { test: (text: string) =>
   const source = `/${pattern}/`;
   return {
     test: (text: string): boolean => {
-      chargeValidationWork(text.length * size, () => `matching a ${text.length}-character string against ${source} (${size} instructions a character)`);
+      chargeValidationWork(
+        text.length * size,
+        () => `matching a ${text.length}-character string against ${source} (${size} instructions a character)`,
+      );
       return engine.test(text);
     },
     // ajv keys its cache of compiled patterns by this text.

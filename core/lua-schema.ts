@@ -29,7 +29,18 @@ function isEmptyList(value: unknown): boolean {
 
 // Lua tables have no key order; schemas come out in this order, then alphabetically, so the
 // model and `moonpool list` always see the same text.
-const KEY_ORDER = ['$schema', '$id', 'type', 'title', 'description', 'properties', 'required', 'items', 'enum', 'default'];
+const KEY_ORDER = [
+  '$schema',
+  '$id',
+  'type',
+  'title',
+  'description',
+  'properties',
+  'required',
+  'items',
+  'enum',
+  'default',
+];
 
 function keyRank(key: string): number {
   const rank = KEY_ORDER.indexOf(key);
@@ -48,7 +59,8 @@ export function schemaFromLua(value: unknown): unknown {
     if (LIST_OF_VALUES.has(key)) schema[key] = item;
     else if (LIST_OF_SCHEMAS.has(key)) schema[key] = Array.isArray(item) ? item.map(schemaFromLua) : item;
     else if (MAP_OF_SCHEMAS.has(key)) schema[key] = mapOfSchemas(item);
-    else if (ONE_SCHEMA.has(key)) schema[key] = Array.isArray(item) && item.length > 0 ? item.map(schemaFromLua) : schemaFromLua(item);
+    else if (ONE_SCHEMA.has(key))
+      schema[key] = Array.isArray(item) && item.length > 0 ? item.map(schemaFromLua) : schemaFromLua(item);
     else schema[key] = item;
   }
   return schema;

@@ -9,7 +9,18 @@ export interface LuaToken {
 }
 
 const SYMBOLS = ['...', '..', '==', '~=', '<=', '>=', '//', '::', '<<', '>>'];
-const SIMPLE_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"', "'": "'" };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+};
 
 class Scanner {
   position = 0;
@@ -107,7 +118,8 @@ class Scanner {
 export function luaTokens(source: string): LuaToken[] {
   const scanner = new Scanner(source);
   const tokens: LuaToken[] = [];
-  if (source.startsWith('#')) while (scanner.position < source.length && scanner.at() !== '\n' && scanner.at() !== '\r') scanner.position++;
+  if (source.startsWith('#'))
+    while (scanner.position < source.length && scanner.at() !== '\n' && scanner.at() !== '\r') scanner.position++;
   while (scanner.position < source.length) {
     const char = scanner.at();
     const line = scanner.line;
@@ -120,7 +132,8 @@ export function luaTokens(source: string): LuaToken[] {
       const level = scanner.longBracketLevel();
       if (level >= 0) {
         if (scanner.longText(level) === undefined) break;
-      } else while (scanner.position < source.length && scanner.at() !== '\n' && scanner.at() !== '\r') scanner.position++;
+      } else
+        while (scanner.position < source.length && scanner.at() !== '\n' && scanner.at() !== '\r') scanner.position++;
     } else if (/[A-Za-z_]/.test(char)) {
       const name = /^[A-Za-z0-9_]+/.exec(source.slice(scanner.position, scanner.position + 256))![0];
       let end = scanner.position + name.length;
@@ -129,7 +142,8 @@ export function luaTokens(source: string): LuaToken[] {
       scanner.position = end;
     } else if (/\d/.test(char) || (char === '.' && /\d/.test(scanner.at(1)))) {
       const start = scanner.position;
-      while (/[0-9A-Za-z_.]/.test(scanner.at()) || (/[+-]/.test(scanner.at()) && /[eEpP]/.test(scanner.at(-1)))) scanner.position++;
+      while (/[0-9A-Za-z_.]/.test(scanner.at()) || (/[+-]/.test(scanner.at()) && /[eEpP]/.test(scanner.at(-1))))
+        scanner.position++;
       tokens.push({ kind: 'number', text: source.slice(start, scanner.position), line });
     } else if (char === '"' || char === "'") {
       const text = scanner.quoted(char);

@@ -7,6 +7,8 @@ import { createRequire } from 'node:module';
 let compiled: Promise<WebAssembly.Module> | undefined;
 
 export function compiledLuaModule(): Promise<WebAssembly.Module> {
-  compiled ??= readFile(createRequire(import.meta.url).resolve('wasmoon/dist/glue.wasm')).then((bytes) => WebAssembly.compile(bytes));
+  compiled ??= readFile(createRequire(import.meta.url).resolve('wasmoon/dist/glue.wasm')).then((bytes) =>
+    WebAssembly.compile(bytes),
+  );
   return compiled;
 }

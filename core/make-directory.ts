@@ -22,7 +22,11 @@ export function makeDirectory(path: string, mode?: number): void {
     }
   }
   if (missing.length === 0 && !statSync(current).isDirectory()) {
-    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${current}'`), { code: 'EEXIST', syscall: 'mkdir', path: current });
+    throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${current}'`), {
+      code: 'EEXIST',
+      syscall: 'mkdir',
+      path: current,
+    });
   }
   for (const dir of missing.reverse()) {
     try {

@@ -58,7 +58,8 @@ class Writer {
   }
 
   value(value: unknown, depth: number): void {
-    if (depth > MAX_MSGPACK_DEPTH) throw new MsgpackError(`the value is nested deeper than ${MAX_MSGPACK_DEPTH} levels`);
+    if (depth > MAX_MSGPACK_DEPTH)
+      throw new MsgpackError(`the value is nested deeper than ${MAX_MSGPACK_DEPTH} levels`);
     switch (typeof value) {
       case 'string':
         return this.string(value);
@@ -71,7 +72,8 @@ class Writer {
       case 'object':
         if (value === null) return this.byte(0xc0);
         if (value instanceof Uint8Array) return this.bytes(value);
-        if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return this.value((value as { toJSON(): unknown }).toJSON(), depth + 1);
+        if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+          return this.value((value as { toJSON(): unknown }).toJSON(), depth + 1);
         if (Array.isArray(value)) return this.array(value, depth);
         return this.map(value as Record<string, unknown>, depth);
       default:
@@ -186,8 +188,8 @@ class Writer {
   }
 }
 
-const isWritten = (value: unknown): boolean => value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
-
+const isWritten = (value: unknown): boolean =>
+  value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
 
 /**
  * The value `bytes` encode. Maps become plain objects: integer, float and boolean keys as their
@@ -217,7 +219,11 @@ const NO_LIMITS: DecodeLimits = { values: Infinity, containers: Infinity };
  * in time linear in its bytes and without memory. Undefined when the value is not a map. Throws
  * MsgpackError as decodeMsgpack does.
  */
-export function scanMsgpackMap(bytes: Uint8Array, decode: ReadonlySet<string>, limits: DecodeLimits = NO_LIMITS): Map<string, { kind: MsgpackKind; value?: unknown }> | undefined {
+export function scanMsgpackMap(
+  bytes: Uint8Array,
+  decode: ReadonlySet<string>,
+  limits: DecodeLimits = NO_LIMITS,
+): Map<string, { kind: MsgpackKind; value?: unknown }> | undefined {
   const decoder = new Decoder(bytes, limits);
   const reader = decoder.reader;
   if (reader.next() !== 'map') return undefined;
@@ -290,20 +296,23 @@ class Decoder {
       const key = keyText(this.value(depth + 1));
       const value = this.value(depth + 1);
       // Defined, not assigned: `__proto__` stays a key instead of replacing the prototype.
-      if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
       else object[key] = value;
     }
     return object;
   }
 
   private countContainer(): void {
-    if (++this.containers > this.limits.containers) throw new MsgpackError(`more than ${this.limits.containers} maps and arrays`);
+    if (++this.containers > this.limits.containers)
+      throw new MsgpackError(`more than ${this.limits.containers} maps and arrays`);
   }
 
   private text(start: number, end: number): string {
     const bytes = this.reader.bytes;
     // ASCII (most keys, ids and text) decodes as latin1, which is cheaper than UTF-8.
-    if (end - start > SHORT_TEXT_BYTES) return bytes.toString(isAscii(bytes.subarray(start, end)) ? 'latin1' : 'utf8', start, end);
+    if (end - start > SHORT_TEXT_BYTES)
+      return bytes.toString(isAscii(bytes.subarray(start, end)) ? 'latin1' : 'utf8', start, end);
     for (let i = start; i < end; i++) if (bytes[i]! > 0x7f) return bytes.toString('utf8', start, end);
     return bytes.toString('latin1', start, end);
   }
@@ -320,5 +329,7 @@ function keyText(key: unknown): string {
 /** Bytes as UTF-8 text, each byte of an invalid sequence written `\xNN`. */
 function bytesText(bytes: Uint8Array): string {
   if (isUtf8(bytes)) return Buffer.from(bytes).toString('utf8');
-  return Array.from(bytes, (byte) => (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('');
+  return Array.from(bytes, (byte) =>
+    byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`,
+  ).join('');
 }

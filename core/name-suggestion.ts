@@ -23,7 +23,8 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
     for (let j = 1; j <= b.length; j++) {
       const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
       let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, beforePrevious[j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, beforePrevious[j - 2]! + 1);
       current[j] = best;
       rowBest = Math.min(rowBest, best);
     }
@@ -50,7 +51,9 @@ export function closestName(name: string, known: Iterable<string>): string | und
   }
   if (bestDistance !== Infinity) return best === name ? undefined : best;
   // A shortening, or a shortening made plural (`params`, `props`).
-  const stems = [name, name.slice(0, -1)].map((stem) => stem.toLowerCase()).filter((stem) => stem.length >= MIN_ABBREVIATION_CHARS);
+  const stems = [name, name.slice(0, -1)]
+    .map((stem) => stem.toLowerCase())
+    .filter((stem) => stem.length >= MIN_ABBREVIATION_CHARS);
   for (const candidate of known) if (stems.some((stem) => candidate.toLowerCase().startsWith(stem))) return candidate;
   return undefined;
 }

@@ -111,9 +111,15 @@ export function limitOutput(
   if (content.length <= limits.maxChars && totalLines <= limits.maxLines) return { content };
   const spillPath = join(spillDir, `${tool}-${callId}.txt`);
   const spillError = spill(spillDir, spillPath, raw ?? content, write);
-  const where = spillError === undefined ? `the full output is in ${spillPath}` : `the full output could not be saved (${spillError} writing ${spillPath})`;
+  const where =
+    spillError === undefined
+      ? `the full output is in ${spillPath}`
+      : `the full output could not be saved (${spillError} writing ${spillPath})`;
   const reserve = notice(totalLines, totalLines, where).length + 1;
-  const shown = head(content, Math.max(0, limits.maxChars - reserve), Math.max(1, limits.maxLines - 1)).replace(/\n$/, '');
+  const shown = head(content, Math.max(0, limits.maxChars - reserve), Math.max(1, limits.maxLines - 1)).replace(
+    /\n$/,
+    '',
+  );
   const limited = `${shown}\n${notice(countLines(shown), totalLines, where)}`;
   return spillError === undefined ? { content: limited, spillPath } : { content: limited, spillError };
 }

@@ -19,14 +19,28 @@ export interface ReloadResult {
 
 function fingerprint(tool: ToolState): string {
   const { description, parameters, module, timeoutMs, hasRender, hasAvailable } = tool.definition;
-  return JSON.stringify([description, parameters, module, tool.moduleHash, timeoutMs ?? null, hasRender, hasAvailable, tool.availability.available]);
+  return JSON.stringify([
+    description,
+    parameters,
+    module,
+    tool.moduleHash,
+    timeoutMs ?? null,
+    hasRender,
+    hasAvailable,
+    tool.availability.available,
+  ]);
 }
 
-export function diffTools(before: Map<string, ToolState> | undefined, after: Map<string, ToolState>): Pick<ReloadResult, 'added' | 'removed' | 'changed'> {
+export function diffTools(
+  before: Map<string, ToolState> | undefined,
+  after: Map<string, ToolState>,
+): Pick<ReloadResult, 'added' | 'removed' | 'changed'> {
   const previous = before ?? new Map<string, ToolState>();
   return {
     added: [...after.keys()].filter((name) => !previous.has(name)),
     removed: [...previous.keys()].filter((name) => !after.has(name)),
-    changed: [...after.entries()].filter(([name, tool]) => previous.has(name) && fingerprint(previous.get(name)!) !== fingerprint(tool)).map(([name]) => name),
+    changed: [...after.entries()]
+      .filter(([name, tool]) => previous.has(name) && fingerprint(previous.get(name)!) !== fingerprint(tool))
+      .map(([name]) => name),
   };
 }

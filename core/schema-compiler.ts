@@ -7,7 +7,13 @@ import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
 import { rememberListingSource } from './listing-validators.js';
 import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
-import { findSchemaProblems, MAX_REPORTED_SCHEMA_PROBLEMS, schemaPathText, type SchemaProblem, type SchemaProblems } from './schema-problems.js';
+import {
+  findSchemaProblems,
+  MAX_REPORTED_SCHEMA_PROBLEMS,
+  schemaPathText,
+  type SchemaProblem,
+  type SchemaProblems,
+} from './schema-problems.js';
 import { isSchemaObject, VALUE_KEYWORDS, type SchemaPathKey } from './schema-shape.js';
 import { useStepCounting, withStepCounting } from './schema-steps.js';
 import { chargeValidationWork } from './validation-budget.js';
@@ -38,7 +44,6 @@ export const MAX_TOTAL_SCHEMA_KEYWORDS = 5_000;
 // lists every problem: its validator of a schema is compiled the first time a call fails, and
 // runs only in a second pass of few steps (see arguments.ts), since each error costs ajv time.
 const partsOf = new WeakMap<Ajv, { patterns: LinearPatterns; firstError: Ajv }>();
-
 
 /** The keys of every schema object in `schema`, not counting what value keywords hold. */
 export function schemaKeywordCount(schema: unknown): number {
@@ -78,7 +83,10 @@ function chargedFormat(name: string, test: (text: string) => boolean): FormatVal
     if (text.length > MAX_FORMAT_CHARS) return false;
     // Some of ajv-formats' expressions backtrack quadratically on V8 (`url`: 13 ms at 4,000
     // characters): a check is charged as if it did, so one call cannot make many of them.
-    chargeValidationWork(text.length + Math.ceil((text.length * text.length) / 64), () => `checking a ${text.length}-character string as format "${name}"`);
+    chargeValidationWork(
+      text.length + Math.ceil((text.length * text.length) / 64),
+      () => `checking a ${text.length}-character string as format "${name}"`,
+    );
     return test(text);
   };
 }
@@ -86,7 +94,11 @@ function chargedFormat(name: string, test: (text: string) => boolean): FormatVal
 // ajv-formats' checks are regular expressions and parsers, charged by their worst cost above.
 function chargeFormats(ajv: Ajv): void {
   for (const [name, format] of Object.entries<AddedFormat>(ajv.formats)) {
-    if (format instanceof RegExp) ajv.addFormat(name, chargedFormat(name, (text) => format.test(text)));
+    if (format instanceof RegExp)
+      ajv.addFormat(
+        name,
+        chargedFormat(name, (text) => format.test(text)),
+      );
     else if (typeof format === 'function') ajv.addFormat(name, chargedFormat(name, format));
     else if (typeof format === 'object' && (format.type ?? 'string') === 'string' && !format.async) {
       const validate = format.validate as RegExp | FormatValidator;
@@ -137,12 +149,18 @@ export function createSchemaCompiler(): Ajv {
 /** What compiling a tool's `parameters` gave: its validator, or its problems (the first MAX_REPORTED_SCHEMA_PROBLEMS of `total`). */
 export type CompiledParameters = { validate: ValidateFunction } | SchemaProblems;
 
-const whole = (field: string, message: string): SchemaProblems => ({ problems: [{ path: [], message: `${field}: ${message}` }], total: 1 });
+const whole = (field: string, message: string): SchemaProblems => ({
+  problems: [{ path: [], message: `${field}: ${message}` }],
+  total: 1,
+});
 
 /** Problems found in a schema other than `parameters`, named by their own field (`output_schema.type: …`). */
 function relabel(found: CompiledParameters, field: string): CompiledParameters {
   if (field === 'parameters' || !('problems' in found)) return found;
-  return { ...found, problems: found.problems.map((problem) => ({ ...problem, message: problem.message.replace(/^parameters/, field) })) };
+  return {
+    ...found,
+    problems: found.problems.map((problem) => ({ ...problem, message: problem.message.replace(/^parameters/, field) })),
+  };
 }
 
 /**
@@ -156,10 +174,13 @@ export function compileParameters(ajv: Ajv, schema: Record<string, unknown>, fie
 
 function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string): CompiledParameters {
   const size = JSON.stringify(schema).length;
-  if (size > MAX_SCHEMA_CHARS) return whole(field, `the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`);
-  if (depthOf(schema) > MAX_SCHEMA_DEPTH) return whole(field, `the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  if (size > MAX_SCHEMA_CHARS)
+    return whole(field, `the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`);
+  if (depthOf(schema) > MAX_SCHEMA_DEPTH)
+    return whole(field, `the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
   const keywords = schemaKeywordCount(schema);
-  if (keywords > MAX_SCHEMA_KEYWORDS) return whole(field, `the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`);
+  if (keywords > MAX_SCHEMA_KEYWORDS)
+    return whole(field, `the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`);
   const parts = partsOf.get(ajv);
   const found = findSchemaProblems(ajv, schema);
   const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, []);
@@ -168,7 +189,9 @@ function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string)
     const untyped = strictModeProblems(parts?.patterns ?? createLinearPatterns(), withStepCounting(schema) as object)
       .map((message) => strictProblem(schema, message))
       .filter((problem) => problem.path.length > 0);
-    const problems = [...found.problems, ...patterns, ...untyped].sort((a, b) => schemaPathText(a.path).localeCompare(schemaPathText(b.path)));
+    const problems = [...found.problems, ...patterns, ...untyped].sort((a, b) =>
+      schemaPathText(a.path).localeCompare(schemaPathText(b.path)),
+    );
     const total = found.total + patterns.length + untyped.length;
     return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total };
   }
@@ -204,7 +227,10 @@ function strictProblem(schema: Record<string, unknown>, message: string): Schema
   if (!missing) return { path: [], message: `parameters: ${message}` };
   const [, type, keyword, pointer] = missing;
   const path = pointerKeys(schema, pointer!);
-  return { path: [...path, keyword!], message: `${schemaPathText(path)}: \`${keyword}\` applies only to a ${type}, and the schema has no \`type\`: add type = '${type}'` };
+  return {
+    path: [...path, keyword!],
+    message: `${schemaPathText(path)}: \`${keyword}\` applies only to a ${type}, and the schema has no \`type\`: add type = '${type}'`,
+  };
 }
 
 function depthOf(value: unknown): number {

@@ -14,19 +14,36 @@ function typesOf(value: unknown): string[] {
   return [typeof value];
 }
 
-function requiredProblems(schema: Record<string, unknown>, where: SchemaPathKey[], report: (path: SchemaPathKey[], message: string) => void): void {
+function requiredProblems(
+  schema: Record<string, unknown>,
+  where: SchemaPathKey[],
+  report: (path: SchemaPathKey[], message: string) => void,
+): void {
   const { required, properties } = schema;
   // Names other properties may match are left alone: they can be met without a `properties` entry.
-  if (!Array.isArray(required) || !isSchemaObject(properties) || schema['patternProperties'] !== undefined || isSchemaObject(schema['additionalProperties'])) return;
+  if (
+    !Array.isArray(required) ||
+    !isSchemaObject(properties) ||
+    schema['patternProperties'] !== undefined ||
+    isSchemaObject(schema['additionalProperties'])
+  )
+    return;
   const names = Object.keys(properties);
   required.forEach((name, index) => {
     if (typeof name !== 'string' || Object.hasOwn(properties, name)) return;
     const meant = closestName(name, names);
-    report([...where, 'required', index], `"${shownKey(name)}" is required but is not in properties${meant ? ` (did you mean "${shownKey(meant)}"?)` : ''}; every call would fail`);
+    report(
+      [...where, 'required', index],
+      `"${shownKey(name)}" is required but is not in properties${meant ? ` (did you mean "${shownKey(meant)}"?)` : ''}; every call would fail`,
+    );
   });
 }
 
-function defaultProblems(schema: Record<string, unknown>, where: SchemaPathKey[], report: (path: SchemaPathKey[], message: string) => void): void {
+function defaultProblems(
+  schema: Record<string, unknown>,
+  where: SchemaPathKey[],
+  report: (path: SchemaPathKey[], message: string) => void,
+): void {
   if (!Object.hasOwn(schema, 'default')) return;
   const declared = [schema['type']].flat().filter((type): type is string => typeof type === 'string');
   if (declared.length === 0) return;
@@ -36,7 +53,10 @@ function defaultProblems(schema: Record<string, unknown>, where: SchemaPathKey[]
 }
 
 /** Reports each such mistake in `schema` and every schema inside it, with its path. */
-export function meaningProblems(schema: Record<string, unknown>, report: (path: SchemaPathKey[], message: string) => void): void {
+export function meaningProblems(
+  schema: Record<string, unknown>,
+  report: (path: SchemaPathKey[], message: string) => void,
+): void {
   const pending: [SchemaPathKey[], Record<string, unknown>][] = [[[], schema]];
   while (pending.length > 0) {
     const [where, current] = pending.pop()!;

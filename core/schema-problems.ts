@@ -68,14 +68,24 @@ class ProblemList {
 function typeProblems(list: ProblemList, path: SchemaPathKey[], value: unknown): void {
   const check = (name: unknown, where: SchemaPathKey[]): void => {
     if (typeof name !== 'string' || (JSON_SCHEMA_TYPES as readonly string[]).includes(name)) return;
-    const meant = Object.hasOwn(TYPE_NAMES_ELSEWHERE, name.toLowerCase()) ? TYPE_NAMES_ELSEWHERE[name.toLowerCase()] : closestName(name, JSON_SCHEMA_TYPES);
-    list.add(where, `${schemaPathText(where)}: ${describeValue(name)} is not a JSON Schema type${meant ? ` (did you mean "${meant}"?)` : ''}; the types are ${JSON_SCHEMA_TYPES.join(', ')}`);
+    const meant = Object.hasOwn(TYPE_NAMES_ELSEWHERE, name.toLowerCase())
+      ? TYPE_NAMES_ELSEWHERE[name.toLowerCase()]
+      : closestName(name, JSON_SCHEMA_TYPES);
+    list.add(
+      where,
+      `${schemaPathText(where)}: ${describeValue(name)} is not a JSON Schema type${meant ? ` (did you mean "${meant}"?)` : ''}; the types are ${JSON_SCHEMA_TYPES.join(', ')}`,
+    );
   };
   if (Array.isArray(value)) value.forEach((name, index) => check(name, [...path, index]));
   else check(value, path);
 }
 
-function keywordProblems(list: ProblemList, known: ReadonlySet<string>, schema: Record<string, unknown>, path: SchemaPathKey[]): void {
+function keywordProblems(
+  list: ProblemList,
+  known: ReadonlySet<string>,
+  schema: Record<string, unknown>,
+  path: SchemaPathKey[],
+): void {
   const pending: [SchemaPathKey[], Record<string, unknown>][] = [[path, schema]];
   while (pending.length > 0) {
     const [where, current] = pending.pop()!;
@@ -83,7 +93,10 @@ function keywordProblems(list: ProblemList, known: ReadonlySet<string>, schema: 
       if (keyword === 'type') typeProblems(list, [...where, keyword], value);
       else if (!known.has(keyword)) {
         const meant = closestName(keyword, known);
-        list.add([...where, keyword], `${schemaPathText(where)}: unknown keyword \`${shownKey(keyword)}\`${meant ? ` (did you mean \`${meant}\`?)` : ''}`);
+        list.add(
+          [...where, keyword],
+          `${schemaPathText(where)}: unknown keyword \`${shownKey(keyword)}\`${meant ? ` (did you mean \`${meant}\`?)` : ''}`,
+        );
       }
     }
     for (const [keys, subschema] of subschemasOf(current).reverse()) pending.push([[...where, ...keys], subschema]);
@@ -118,7 +131,8 @@ function metaMessage(errors: ErrorObject[]): string {
     return `must be ${[...types].join(' or ')}`;
   }
   const enumError = shown.find((error) => error.keyword === 'enum');
-  if (enumError) return `must be one of ${(enumError.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+  if (enumError)
+    return `must be one of ${(enumError.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
   return shown[0]!.message ?? 'is invalid';
 }
 

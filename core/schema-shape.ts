@@ -19,7 +19,14 @@ export const ONE_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
 /** Keywords whose value is a list of schemas. */
 export const LIST_OF_SCHEMAS_KEYWORDS: ReadonlySet<string> = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 /** Keywords whose value maps names to schemas (`dependencies` may map a name to a list of names instead). */
-export const MAP_OF_SCHEMAS_KEYWORDS: ReadonlySet<string> = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+export const MAP_OF_SCHEMAS_KEYWORDS: ReadonlySet<string> = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
 /** Keywords whose value is data: a `pattern` key inside them is not a keyword. */
 export const VALUE_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);
 
@@ -36,7 +43,8 @@ export function subschemasOf(schema: Record<string, unknown>): [SchemaPathKey[],
   for (const [keyword, value] of Object.entries(schema)) {
     if (ONE_SCHEMA_KEYWORDS.has(keyword) || LIST_OF_SCHEMAS_KEYWORDS.has(keyword)) {
       if (isSchemaObject(value)) found.push([[keyword], value]);
-      else if (Array.isArray(value)) value.forEach((item, index) => isSchemaObject(item) && found.push([[keyword, index], item]));
+      else if (Array.isArray(value))
+        value.forEach((item, index) => isSchemaObject(item) && found.push([[keyword, index], item]));
     } else if (MAP_OF_SCHEMAS_KEYWORDS.has(keyword) && isSchemaObject(value)) {
       for (const [name, item] of Object.entries(value)) if (isSchemaObject(item)) found.push([[keyword, name], item]);
     }

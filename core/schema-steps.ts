@@ -3,7 +3,12 @@
 // exponential in its depth (18 levels took 68 s), and a wide `anyOf` over a long array multiplies.
 // The compiled copy of each schema carries a keyword that counts; the model sees the original.
 import { _, type Ajv, type CodeKeywordDefinition } from 'ajv';
-import { isSchemaObject, LIST_OF_SCHEMAS_KEYWORDS, MAP_OF_SCHEMAS_KEYWORDS, ONE_SCHEMA_KEYWORDS } from './schema-shape.js';
+import {
+  isSchemaObject,
+  LIST_OF_SCHEMAS_KEYWORDS,
+  MAP_OF_SCHEMAS_KEYWORDS,
+  ONE_SCHEMA_KEYWORDS,
+} from './schema-shape.js';
 import { countValidationStep } from './validation-budget.js';
 
 const STEP_KEYWORD = 'moonpoolStep';

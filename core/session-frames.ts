@@ -36,7 +36,9 @@ export function* readFrames(fd: number, size: number): Generator<FrameEvent> {
       continue;
     }
     const next = reader.nextFrame(offset + 1);
-    const problem = next.gaveUp ? `${attempt.problem}; the rest of the file is damage past what is searched` : attempt.problem;
+    const problem = next.gaveUp
+      ? `${attempt.problem}; the rest of the file is damage past what is searched`
+      : attempt.problem;
     yield { kind: 'skipped', offset, bytes: next.at - offset, problem };
     offset = next.at;
     found = next.payload;

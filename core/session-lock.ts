@@ -47,7 +47,12 @@ function lockOwner(path: string): number | undefined | null {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     if (!fstatSync(fd).isFile()) return undefined;
     const buffer = Buffer.alloc(MAX_LOCK_BYTES);
-    const pid = Number(buffer.subarray(0, readSync(fd, buffer, 0, MAX_LOCK_BYTES, 0)).toString('utf8').trim());
+    const pid = Number(
+      buffer
+        .subarray(0, readSync(fd, buffer, 0, MAX_LOCK_BYTES, 0))
+        .toString('utf8')
+        .trim(),
+    );
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;

@@ -5,7 +5,17 @@
 // process on the same session writes a file of its own beside it, read together with it. Past
 // its segment size, `<id>.log` is renamed to the session's next segment `<id>.<n>.log` and a new
 // one begins, so the retention rule can remove the oldest part of a session still in use.
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readdirSync, renameSync, writeSync, writevSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  writeSync,
+  writevSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -21,7 +31,6 @@ export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 
 /** The most a write cut short leaves after the last intact record: one record, framed. */
 const MAX_TORN_TAIL_BYTES = HEADER_BYTES + MAX_RECORD_BYTES;
-
 
 export interface SessionReadout {
   records: SessionRecord[];
@@ -71,7 +80,9 @@ export function readSession(stateDir: string, sessionId: string): SessionReadout
   const readout = readSessionLogs(sessionLogPath(stateDir, sessionId), siblings);
   const oldest = segmentNumbers(names, sessionId)[0];
   if (oldest !== undefined && oldest > 1) {
-    readout.warnings.unshift(`session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`);
+    readout.warnings.unshift(
+      `session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`,
+    );
   }
   return readout;
 }
@@ -81,14 +92,23 @@ export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionR
   const readouts = [readSessionLog(mainLog), ...[...writerLogs].sort().map(readSessionLog)];
   const records = readouts.flatMap((readout) => readout.records);
   records.sort((a, b) => a.finishedAt - a.durationMs - (b.finishedAt - b.durationMs) || a.finishedAt - b.finishedAt);
-  return { records, warnings: readouts.flatMap((readout) => readout.warnings), validBytes: readouts[0]!.validBytes, ...(readouts[0]!.unreadable ? { unreadable: true as const } : {}) };
+  return {
+    records,
+    warnings: readouts.flatMap((readout) => readout.warnings),
+    validBytes: readouts[0]!.validBytes,
+    ...(readouts[0]!.unreadable ? { unreadable: true as const } : {}),
+  };
 }
 
 /** What one pass over a log file does with each intact frame. */
 type FrameVisitor = (frame: Extract<FrameEvent, { kind: 'frame' }>) => void;
 
 /** Opens and walks one log file a frame at a time; never throws: what cannot be read is a warning, given to `warn` in order. */
-function walkSessionLog(path: string, visit: FrameVisitor, warn: (line: string) => void): Pick<SessionReadout, 'validBytes' | 'unreadable'> {
+function walkSessionLog(
+  path: string,
+  visit: FrameVisitor,
+  warn: (line: string) => void,
+): Pick<SessionReadout, 'validBytes' | 'unreadable'> {
   let fd: number;
   try {
     // Only a regular file is read (a FIFO named like a log would wait forever), never through a symlink.
@@ -96,7 +116,11 @@ function walkSessionLog(path: string, visit: FrameVisitor, warn: (line: string) 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { validBytes: 0 };
-    warn(code === 'ELOOP' ? `${path}: not a regular file; skipped` : `${path}: cannot be read (${code ?? (error as Error).message})`);
+    warn(
+      code === 'ELOOP'
+        ? `${path}: not a regular file; skipped`
+        : `${path}: cannot be read (${code ?? (error as Error).message})`,
+    );
     return { validBytes: 0, unreadable: true };
   }
   try {
@@ -134,7 +158,8 @@ export function readSessionLog(path: string): SessionReadout {
       const decoded = decodeRecord(frame.payload);
       if ('record' in decoded) {
         records.push(decoded.record);
-        for (const line of decoded.record.dropped ?? []) warn(`${path}: call ${decoded.record.callId} (${decoded.record.tool}): ${line}`);
+        for (const line of decoded.record.dropped ?? [])
+          warn(`${path}: call ${decoded.record.callId} (${decoded.record.tool}): ${line}`);
       } else {
         warn(`${path}: skipped the record at offset ${frame.offset}: ${decoded.problem}`);
       }
@@ -171,11 +196,13 @@ export function outlineSessionLog(path: string): SessionLogOutline {
     path,
     (frame) => {
       const record = outlineRecord(frame.payload);
-      if ('problem' in record) return damage(`${path}: skipped the record at offset ${frame.offset}: ${record.problem}`);
+      if ('problem' in record)
+        return damage(`${path}: skipped the record at offset ${frame.offset}: ${record.problem}`);
       outline.calls++;
       const start = record.finishedAt - record.durationMs;
       // Times a damaged but checksum-valid record made impossible (1e300) are no start time.
-      if (!Number.isNaN(new Date(start).getTime()) && (outline.firstStart === undefined || start < outline.firstStart)) outline.firstStart = start;
+      if (!Number.isNaN(new Date(start).getTime()) && (outline.firstStart === undefined || start < outline.firstStart))
+        outline.firstStart = start;
     },
     damage,
   );
@@ -243,7 +270,12 @@ export class SessionLog {
     /** What was wrong with the file when it was opened, and where this writer writes if not to the main log. */
     readonly warnings: string[],
     /** For the main log: its segment size, the next segment's number and name, and what runs after a roll-over. */
-    private readonly segments?: { bytes: number; next: number; path: (n: number) => string; after?: (() => void) | undefined },
+    private readonly segments?: {
+      bytes: number;
+      next: number;
+      path: (n: number) => string;
+      after?: (() => void) | undefined;
+    },
   ) {
     this.goodBytes = fstatSync(fd).size;
     process.on('exit', this.flushOnExit);
@@ -278,7 +310,11 @@ export class SessionLog {
       }
       // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader;
       // never through a symlink planted in its place.
-      const fd = openSync(main, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW, 0o600);
+      const fd = openSync(
+        main,
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW,
+        0o600,
+      );
       if (!fstatSync(fd).isFile()) {
         closeSync(fd);
         throw new Error(`${main} is not a regular file`);
@@ -289,7 +325,9 @@ export class SessionLog {
       if (tail > MAX_TORN_TAIL_BYTES) {
         closeSync(fd);
         taken.lock.release();
-        return besideMain(`${main}: ${tail} bytes after its last intact record are more than a torn write leaves; it is not cut`);
+        return besideMain(
+          `${main}: ${tail} bytes after its last intact record are more than a torn write leaves; it is not cut`,
+        );
       }
       if (tail > 0) ftruncateSync(fd, existing.validBytes);
       const rollOver = {
@@ -445,7 +483,11 @@ export class SessionLog {
     }
     segments.next++;
     try {
-      fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      fd = openSync(
+        this.path,
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o600,
+      );
     } catch {
       // The old file, renamed, is still open and still this session's: writing goes on there.
       return;

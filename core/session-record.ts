@@ -30,7 +30,17 @@ export interface SessionRecord {
 const OPTIONAL_STRINGS = ['spillPath', 'title'] as const;
 
 /** Every status a record may hold (a record holding anything else is damage). */
-export const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>(['ok', 'error', 'timeout', 'cancelled', 'crashed', 'invalid_args', 'unavailable', 'unknown_tool', 'busy']);
+export const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>([
+  'ok',
+  'error',
+  'timeout',
+  'cancelled',
+  'crashed',
+  'invalid_args',
+  'unavailable',
+  'unknown_tool',
+  'busy',
+]);
 
 /**
  * What decoding one record may build: an empty map is one byte of msgpack and some fifty of
@@ -45,16 +55,19 @@ export function recordShapeProblem(value: unknown): string | undefined {
   for (const key of ['callId', 'tool', 'status', 'content'] as const) {
     if (typeof record[key] !== 'string') return `its ${key} is not a string`;
   }
-  if (!CALL_STATUSES.has(record['status'] as string)) return `its status ${JSON.stringify(String(record['status']).slice(0, 40))} is not a status`;
+  if (!CALL_STATUSES.has(record['status'] as string))
+    return `its status ${JSON.stringify(String(record['status']).slice(0, 40))} is not a status`;
   for (const key of ['durationMs', 'finishedAt'] as const) {
     if (typeof record[key] !== 'number') return `its ${key} is not a number`;
   }
   for (const key of OPTIONAL_STRINGS) {
     if (record[key] !== undefined && typeof record[key] !== 'string') return `its ${key} is not a string`;
   }
-  if (record['snapshot'] !== undefined && !(record['snapshot'] instanceof Uint8Array)) return 'its snapshot is not bytes';
+  if (record['snapshot'] !== undefined && !(record['snapshot'] instanceof Uint8Array))
+    return 'its snapshot is not bytes';
   const dropped = record['dropped'];
-  if (dropped !== undefined && !(Array.isArray(dropped) && dropped.every((line) => typeof line === 'string'))) return 'its dropped list is not strings';
+  if (dropped !== undefined && !(Array.isArray(dropped) && dropped.every((line) => typeof line === 'string')))
+    return 'its dropped list is not strings';
   return undefined;
 }
 
@@ -83,16 +96,20 @@ export function outlineRecord(payload: Uint8Array): { durationMs: number; finish
   }
   if (fields === undefined) return { problem: 'the record is not a map' };
   const kind = (key: string): MsgpackKind | undefined => fields.get(key)?.kind;
-  for (const key of ['callId', 'tool', 'status', 'content'] as const) if (kind(key) !== 'string') return { problem: `its ${key} is not a string` };
+  for (const key of ['callId', 'tool', 'status', 'content'] as const)
+    if (kind(key) !== 'string') return { problem: `its ${key} is not a string` };
   const status = fields.get('status')?.value as string;
-  if (!CALL_STATUSES.has(status)) return { problem: `its status ${JSON.stringify(status.slice(0, 40))} is not a status` };
+  if (!CALL_STATUSES.has(status))
+    return { problem: `its status ${JSON.stringify(status.slice(0, 40))} is not a status` };
   const durationMs = fields.get('durationMs')?.value;
   const finishedAt = fields.get('finishedAt')?.value;
   if (typeof durationMs !== 'number') return { problem: 'its durationMs is not a number' };
   if (typeof finishedAt !== 'number') return { problem: 'its finishedAt is not a number' };
-  for (const key of OPTIONAL_STRINGS) if (kind(key) !== undefined && kind(key) !== 'string') return { problem: `its ${key} is not a string` };
+  for (const key of OPTIONAL_STRINGS)
+    if (kind(key) !== undefined && kind(key) !== 'string') return { problem: `its ${key} is not a string` };
   if (kind('snapshot') !== undefined && kind('snapshot') !== 'binary') return { problem: 'its snapshot is not bytes' };
-  if (kind('dropped') !== undefined && kind('dropped') !== 'array') return { problem: 'its dropped list is not strings' };
+  if (kind('dropped') !== undefined && kind('dropped') !== 'array')
+    return { problem: 'its dropped list is not strings' };
   return { durationMs, finishedAt };
 }
 
@@ -103,26 +120,36 @@ const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
  * reserved in front) is passed in so the caller keeps its framing; it may throw for a value
  * msgpack cannot hold (a BigInt past 64 bits), which the caller counts as a lost record.
  */
-export function encodeBounded(record: SessionRecord, encode: (record: SessionRecord) => Buffer, reserved: number): Buffer {
+export function encodeBounded(
+  record: SessionRecord,
+  encode: (record: SessionRecord) => Buffer,
+  reserved: number,
+): Buffer {
   let encoded = encode(record);
   const over = (): boolean => encoded.length - reserved > MAX_RECORD_BYTES;
   if (!over()) return encoded;
   const bounded: SessionRecord = { ...record, dropped: [...(record.dropped ?? [])] };
   const note = (line: string): void => void bounded.dropped!.push(line);
   if (bounded.snapshot !== undefined) {
-    note(`snapshot of ${mib(bounded.snapshot.length)} not recorded: the record was over the ${mib(MAX_RECORD_BYTES)} limit`);
+    note(
+      `snapshot of ${mib(bounded.snapshot.length)} not recorded: the record was over the ${mib(MAX_RECORD_BYTES)} limit`,
+    );
     delete bounded.snapshot;
     encoded = encode(bounded);
   }
   if (over()) {
-    note(`arguments of ${mib(encodeMsgpack(bounded.args).length)} not recorded: the record was over the ${mib(MAX_RECORD_BYTES)} limit`);
+    note(
+      `arguments of ${mib(encodeMsgpack(bounded.args).length)} not recorded: the record was over the ${mib(MAX_RECORD_BYTES)} limit`,
+    );
     bounded.args = { $notRecorded: 'too large to record' };
     encoded = encode(bounded);
   }
   if (over()) {
     // Only a host configured with enormous inline limits gets here: keep the head of the content.
     const keep = Math.floor(MAX_RECORD_BYTES / 8);
-    note(`content cut from ${bounded.content.length} to ${keep} characters: the record was over the ${mib(MAX_RECORD_BYTES)} limit`);
+    note(
+      `content cut from ${bounded.content.length} to ${keep} characters: the record was over the ${mib(MAX_RECORD_BYTES)} limit`,
+    );
     bounded.content = bounded.content.slice(0, keep);
     if (bounded.title !== undefined) bounded.title = bounded.title.slice(0, keep);
     encoded = encode(bounded);

@@ -33,7 +33,12 @@ const DAY_MS = 86_400_000;
  * `keep` (the caller's own session) and sessions in use stay, and still count toward the total,
  * less the oldest segments of their logs that the rule removes.
  */
-export function pruneSessions(stateDir: string, retention: SessionRetention, keep: string | undefined, now = Date.now()): PruneResult {
+export function pruneSessions(
+  stateDir: string,
+  retention: SessionRetention,
+  keep: string | undefined,
+  now = Date.now(),
+): PruneResult {
   const sessions = scanSessions(stateDir).sort((a, b) => b.lastWriteMs - a.lastWriteMs);
   const expired: SessionFiles[] = [];
   const trimmed = { paths: [] as string[], bytes: 0 };
@@ -56,7 +61,13 @@ export function pruneSessions(stateDir: string, retention: SessionRetention, kee
  * Removes a staying session's oldest log segments while it does not fit beside `keptBytes` or
  * they are past the age limit; the bytes removed. The segment being written (`<id>.log`) stays.
  */
-function removeOldSegments(session: SessionFiles, keptBytes: number, retention: SessionRetention, now: number, trimmed: { paths: string[]; bytes: number }): number {
+function removeOldSegments(
+  session: SessionFiles,
+  keptBytes: number,
+  retention: SessionRetention,
+  now: number,
+  trimmed: { paths: string[]; bytes: number },
+): number {
   const segments = session.files
     .map((path) => ({ path, number: Number(SEGMENT_NAME.exec(path.slice(path.lastIndexOf('/') + 1))?.[2] ?? NaN) }))
     .filter((segment) => !Number.isNaN(segment.number))
@@ -69,7 +80,11 @@ function removeOldSegments(session: SessionFiles, keptBytes: number, retention: 
     } catch {
       continue; // Removed by another process already.
     }
-    if (keptBytes + session.bytes - removed <= retention.maxTotalBytes && now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS) break;
+    if (
+      keptBytes + session.bytes - removed <= retention.maxTotalBytes &&
+      now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS
+    )
+      break;
     unlinkQuietly(path);
     trimmed.paths.push(path);
     trimmed.bytes += stats.size;
@@ -95,7 +110,12 @@ function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult
     // Listed again under the locks: a writer that started beside one since the scan keeps it.
     const filesNow = sessionFilesById(stateDir);
     for (const { session, lock } of locked) {
-      if (removeLockedSession(session, (filesNow.get(session.id) ?? []).filter((path) => path !== lock.path))) {
+      if (
+        removeLockedSession(
+          session,
+          (filesNow.get(session.id) ?? []).filter((path) => path !== lock.path),
+        )
+      ) {
         result.removed.push(session.id);
         result.freedBytes += session.bytes;
       }

@@ -22,7 +22,14 @@ export interface SessionSummary {
 function idTime(id: string): number | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-/.exec(id);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const time = Date.UTC(year, month - 1, day, hour, minute, second);
   return Number.isNaN(time) ? undefined : time;
 }

@@ -46,24 +46,41 @@ function nonFinitePath(value: unknown, root: string): string | undefined {
     const [item, path] = pending.pop()!;
     if (typeof item === 'number' && !Number.isFinite(item)) return path;
     if (Array.isArray(item)) item.forEach((entry, index) => pending.push([entry, `${path}[${index}]`]));
-    else if (isObject(item)) for (const [key, entry] of Object.entries(item)) pending.push([entry, /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`]);
+    else if (isObject(item))
+      for (const [key, entry] of Object.entries(item))
+        pending.push([
+          entry,
+          /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`,
+        ]);
   }
   return undefined;
 }
 
 /** Checks the `structured` value of a successful reply (undefined when `run` returned none). */
-export function checkStructured(value: unknown, outputSchema: ParametersSchema | undefined, validate: ValidateFunction | undefined): StructuredOutcome {
+export function checkStructured(
+  value: unknown,
+  outputSchema: ParametersSchema | undefined,
+  validate: ValidateFunction | undefined,
+): StructuredOutcome {
   if (value === undefined) {
-    return validate ? { problems: ['structured: is required, since the tool declares `output_schema` (return { content = "...", structured = {...} })'] } : {};
+    return validate
+      ? {
+          problems: [
+            'structured: is required, since the tool declares `output_schema` (return { content = "...", structured = {...} })',
+          ],
+        }
+      : {};
   }
   if (Array.isArray(value) && value.length === 0) return validate ? checked({}, validate) : { structured: {} };
-  if (!isObject(value)) return { problems: ['structured: must be a table with named fields (a JSON object), not a list'] };
+  if (!isObject(value))
+    return { problems: ['structured: must be a table with named fields (a JSON object), not a list'] };
   // Bounded first (4 M characters, 64 levels), so the walks below are too.
   const shape = shapeProblem(value, MAX_ARGUMENT_CHARS, 'structured');
   if (shape !== undefined) return { problems: [shape] };
   const structured = fitEmptyTables(value, outputSchema) as Record<string, unknown>;
   const nonFinite = nonFinitePath(structured, 'structured');
-  if (nonFinite !== undefined) return { problems: [`${nonFinite}: is not a finite number (JSON has no NaN or infinity)`] };
+  if (nonFinite !== undefined)
+    return { problems: [`${nonFinite}: is not a finite number (JSON has no NaN or infinity)`] };
   return validate ? checked(structured, validate) : { structured };
 }
 

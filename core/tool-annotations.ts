@@ -21,7 +21,12 @@ export interface ToolAnnotations {
 /** Longest `annotations.title` accepted (characters). */
 export const MAX_TITLE_CHARS = 200;
 
-const HINTS = { read_only: 'readOnly', destructive: 'destructive', idempotent: 'idempotent', open_world: 'openWorld' } as const;
+const HINTS = {
+  read_only: 'readOnly',
+  destructive: 'destructive',
+  idempotent: 'idempotent',
+  open_world: 'openWorld',
+} as const;
 const FIELDS = ['title', ...Object.keys(HINTS)];
 /** Where `text` has a C0 or C1 control character or DEL (a title shown by a client must not move its cursor or colour it), or -1. */
 function controlCharacterAt(text: string): number {
@@ -48,17 +53,27 @@ function typeName(value: unknown): string {
 export function checkAnnotations(value: unknown): AnnotationsCheck {
   const errors: string[] = [];
   const warnings: string[] = [];
-  if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return { errors, warnings };
+  if (value === null || value === undefined || (Array.isArray(value) && value.length === 0))
+    return { errors, warnings };
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return { errors: [`\`annotations\` must be a table with named fields (got ${Array.isArray(value) ? 'a list' : typeName(value)})`], warnings };
+    return {
+      errors: [
+        `\`annotations\` must be a table with named fields (got ${Array.isArray(value) ? 'a list' : typeName(value)})`,
+      ],
+      warnings,
+    };
   }
   const annotations: ToolAnnotations = {};
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
     if (key === 'title') {
       if (typeof field !== 'string' || field.trim() === '' || field.length > MAX_TITLE_CHARS) {
-        errors.push(`annotations.title must be a non-empty string of at most ${MAX_TITLE_CHARS} characters (got ${typeof field === 'string' ? `${field.length} characters` : typeName(field)})`);
+        errors.push(
+          `annotations.title must be a non-empty string of at most ${MAX_TITLE_CHARS} characters (got ${typeof field === 'string' ? `${field.length} characters` : typeName(field)})`,
+        );
       } else if (controlCharacterAt(field) >= 0) {
-        errors.push(`annotations.title must be one line of printable characters (got a control character at position ${controlCharacterAt(field) + 1})`);
+        errors.push(
+          `annotations.title must be one line of printable characters (got a control character at position ${controlCharacterAt(field) + 1})`,
+        );
       } else annotations.title = field;
     } else if (key in HINTS) {
       if (typeof field !== 'boolean') errors.push(`annotations.${key} must be true or false (got ${typeName(field)})`);
@@ -66,7 +81,9 @@ export function checkAnnotations(value: unknown): AnnotationsCheck {
     } else {
       // MCP's own names (readOnlyHint) are looked up as ours are spelled (read_only).
       const meant = closestName(key.replace(/Hint$/, '').replace(/([a-z])([A-Z])/g, '$1_$2'), FIELDS);
-      warnings.push(`unknown field \`annotations.${key}\` is ignored (${meant === undefined ? `the fields are ${FIELDS.join(', ')}` : `did you mean \`${meant}\`?`})`);
+      warnings.push(
+        `unknown field \`annotations.${key}\` is ignored (${meant === undefined ? `the fields are ${FIELDS.join(', ')}` : `did you mean \`${meant}\`?`})`,
+      );
     }
   }
   return errors.length > 0 ? { errors, warnings } : { annotations, errors, warnings };

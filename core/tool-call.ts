@@ -19,7 +19,13 @@ export interface CallSettings {
   onSpillFailure(): void;
 }
 
-export async function runToolCall(generation: Generation, name: string, args: unknown, settings: CallSettings, options: CallOptions): Promise<CallResult> {
+export async function runToolCall(
+  generation: Generation,
+  name: string,
+  args: unknown,
+  settings: CallSettings,
+  options: CallOptions,
+): Promise<CallResult> {
   const started = performance.now();
   const finish = (status: CallStatus, content: string, extra: Partial<CallResult> = {}): CallResult => ({
     callId: settings.callId,
@@ -33,14 +39,17 @@ export async function runToolCall(generation: Generation, name: string, args: un
 
   const tool = generation.tools.get(name);
   if (!tool) {
-    const known = [...generation.tools.values()].filter((entry) => entry.availability.available).map((entry) => entry.definition.name);
+    const known = [...generation.tools.values()]
+      .filter((entry) => entry.availability.available)
+      .map((entry) => entry.definition.name);
     return finish('unknown_tool', messages.unknownTool(name, known));
   }
   if (!tool.availability.available) return finish('unavailable', messages.unavailable(name, tool.availability.reason));
   const problems = argumentProblems(tool.validate, args ?? {});
   if (problems.length > 0) return finish('invalid_args', messages.invalidArgs(name, problems));
   const { module } = tool.definition;
-  if (generation.isDisabled(module)) return finish('crashed', messages.disabled(name, CRASH_LIMIT, CRASH_WINDOW_MS / 60_000));
+  if (generation.isDisabled(module))
+    return finish('crashed', messages.disabled(name, CRASH_LIMIT, CRASH_WINDOW_MS / 60_000));
   const pool = generation.modulePool(module);
   if (pool.queueFull) return finish('busy', messages.busy(name, pool.stats().queued));
 
@@ -62,7 +71,16 @@ export async function runToolCall(generation: Generation, name: string, args: un
   const { permissions } = tool.definition;
   const context = { tool: name, callId: settings.callId, ...(permissions ? { permissions } : {}) };
   try {
-    const outcome = await pool.run({ kind: 'run', context, args: args ?? {} }, { timeoutMs, coldStartMs: settings.loadTimeoutMs, signal: options.signal, onQueued: options.onQueued, onStart: options.onStart });
+    const outcome = await pool.run(
+      { kind: 'run', context, args: args ?? {} },
+      {
+        timeoutMs,
+        coldStartMs: settings.loadTimeoutMs,
+        signal: options.signal,
+        onQueued: options.onQueued,
+        onStart: options.onStart,
+      },
+    );
     switch (outcome.kind) {
       case 'busy':
         return finish('busy', messages.busy(name, pool.stats().queued));
@@ -81,12 +99,22 @@ export async function runToolCall(generation: Generation, name: string, args: un
     const extra: Partial<CallResult> = {};
     if (reply.title !== undefined) extra.title = reply.title;
     if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
-    if (reply.failure === 'out_of_memory') return finish('error', messages.outOfMemory(name, settings.memoryLimitBytes), extra);
+    if (reply.failure === 'out_of_memory')
+      return finish('error', messages.outOfMemory(name, settings.memoryLimitBytes), extra);
     if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
-    const checked = reply.isError ? {} : checkStructured(reply.structured, tool.definition.outputSchema, tool.validateOutput);
+    const checked = reply.isError
+      ? {}
+      : checkStructured(reply.structured, tool.definition.outputSchema, tool.validateOutput);
     if ('problems' in checked) return finish('error', messages.badStructured(name, checked.problems), extra);
     if (checked.structured !== undefined) extra.structured = checked.structured;
-    const output = limitOutput(reply.content, reply.rawContent, settings.limits, settings.spillDir, name, settings.callId);
+    const output = limitOutput(
+      reply.content,
+      reply.rawContent,
+      settings.limits,
+      settings.spillDir,
+      name,
+      settings.callId,
+    );
     if (output.spillPath !== undefined) extra.spillPath = output.spillPath;
     if (output.spillError !== undefined) settings.onSpillFailure();
     return finish(reply.isError ? 'error' : 'ok', output.content, extra);

@@ -6,7 +6,12 @@ import { lineOf, type DefinitionLines, type FieldLines } from './definition-line
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { schemaFromLua } from './lua-schema.js';
 import { closestName } from './name-suggestion.js';
-import { compileParameters, MAX_SCHEMA_KEYWORDS, MAX_TOTAL_SCHEMA_KEYWORDS, schemaKeywordCount } from './schema-compiler.js';
+import {
+  compileParameters,
+  MAX_SCHEMA_KEYWORDS,
+  MAX_TOTAL_SCHEMA_KEYWORDS,
+  schemaKeywordCount,
+} from './schema-compiler.js';
 import { checkAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import { checkOutputSchema } from './tool-output-schema.js';
 import { checkPermissions } from './tool-permissions.js';
@@ -14,7 +19,18 @@ import type { ToolPermissions } from '../shared/protocol.js';
 import { describeValue, printable } from './value-description.js';
 
 /** Every field `registry:add` reads; any other is reported (the one place to add a field). */
-export const DEFINITION_FIELDS: readonly string[] = ['name', 'description', 'parameters', 'run', 'render', 'available', 'timeout', 'annotations', 'output_schema', 'permissions'];
+export const DEFINITION_FIELDS: readonly string[] = [
+  'name',
+  'description',
+  'parameters',
+  'run',
+  'render',
+  'available',
+  'timeout',
+  'annotations',
+  'output_schema',
+  'permissions',
+];
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -59,11 +75,15 @@ export interface CheckResult {
  * lacks (`paramters` without `parameters`: the tool would run without what was meant), else a
  * warning (a field of another host's API, or notes of the author's own, are ignored).
  */
-function unknownField(field: string, present: readonly string[]): { severity: Diagnostic['severity']; message: string } {
+function unknownField(
+  field: string,
+  present: readonly string[],
+): { severity: Diagnostic['severity']; message: string } {
   const meant = closestName(field, DEFINITION_FIELDS);
   const shown = printable(field);
   if (meant === undefined) return { severity: 'warning', message: `unknown field \`${shown}\` is ignored` };
-  if (present.includes(meant)) return { severity: 'warning', message: `unknown field \`${shown}\` is ignored (\`${meant}\` is set too)` };
+  if (present.includes(meant))
+    return { severity: 'warning', message: `unknown field \`${shown}\` is ignored (\`${meant}\` is set too)` };
   return { severity: 'error', message: `unknown field \`${shown}\` (did you mean \`${meant}\`?)` };
 }
 
@@ -77,9 +97,14 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
 
   for (const definition of raw) {
     // Only a valid name labels the diagnostics: a megabyte name, or one with a line break, is not repeated in each.
-    const name = typeof definition.name === 'string' && TOOL_NAME_PATTERN.test(definition.name) ? definition.name : undefined;
+    const name =
+      typeof definition.name === 'string' && TOOL_NAME_PATTERN.test(definition.name) ? definition.name : undefined;
     let fields: Map<string | number, FieldLines> | undefined | null = null;
-    const report = (severity: Diagnostic['severity'], message: string, path: readonly (string | number)[] = []): void => {
+    const report = (
+      severity: Diagnostic['severity'],
+      message: string,
+      path: readonly (string | number)[] = [],
+    ): void => {
       // The source is read only for a definition with something to report.
       if (fields === null) fields = lines?.fieldsAt(definition.file, definition.line, definition.name);
       const line = lineOf(fields, path, definition.line);
@@ -88,20 +113,40 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     const errorsBefore = diagnostics.length;
     const label = name ? `tool '${name}'` : 'registry:add';
 
-    if (definition.conversionError) report('error', `${label}: ${definition.conversionError}`, definition.conversionField === undefined ? [] : [definition.conversionField]);
+    if (definition.conversionError)
+      report(
+        'error',
+        `${label}: ${definition.conversionError}`,
+        definition.conversionField === undefined ? [] : [definition.conversionField],
+      );
     if (name === undefined) {
-      report('error', `registry:add: \`name\` must match ${TOOL_NAME_PATTERN.source} (got ${describeValue(definition.name)})`, ['name']);
+      report(
+        'error',
+        `registry:add: \`name\` must match ${TOOL_NAME_PATTERN.source} (got ${describeValue(definition.name)})`,
+        ['name'],
+      );
     }
     if (typeof definition.description !== 'string' || definition.description.trim() === '') {
-      report('error', `${label}: \`description\` must be a non-empty string (got ${describeValue(definition.description)})`, ['description']);
+      report(
+        'error',
+        `${label}: \`description\` must be a non-empty string (got ${describeValue(definition.description)})`,
+        ['description'],
+      );
     }
-    if (definition.runType !== 'function') report('error', `${label}: \`run\` must be a function (got ${definition.runType})`, ['run']);
-    for (const [field, type] of [['render', definition.renderType], ['available', definition.availableType]] as const) {
-      if (type !== 'nil' && type !== 'function') report('error', `${label}: \`${field}\` must be a function (got ${type})`, [field]);
+    if (definition.runType !== 'function')
+      report('error', `${label}: \`run\` must be a function (got ${definition.runType})`, ['run']);
+    for (const [field, type] of [
+      ['render', definition.renderType],
+      ['available', definition.availableType],
+    ] as const) {
+      if (type !== 'nil' && type !== 'function')
+        report('error', `${label}: \`${field}\` must be a function (got ${type})`, [field]);
     }
     const timeout = definition.timeout;
     if (timeout !== null && (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout))) {
-      report('error', `${label}: \`timeout\` must be a positive number of seconds (got ${describeValue(timeout)})`, ['timeout']);
+      report('error', `${label}: \`timeout\` must be a positive number of seconds (got ${describeValue(timeout)})`, [
+        'timeout',
+      ]);
     }
     for (const field of definition.fieldNames) {
       if (DEFINITION_FIELDS.includes(field)) continue;
@@ -110,13 +155,22 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
       report(severity, `${label}: ${message}`, [/^\[(-?\d+)\]$/.exec(field)?.[1] ?? field]);
     }
 
-    const parameters = definition.parameters === null ? { type: 'object', properties: {} } : schemaFromLua(definition.parameters);
+    const parameters =
+      definition.parameters === null ? { type: 'object', properties: {} } : schemaFromLua(definition.parameters);
     let validate: ValidateFunction | undefined;
     if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
-      report('error', `${label}: \`parameters\` must be a JSON Schema table (got ${describeValue(definition.parameters)})`, ['parameters']);
+      report(
+        'error',
+        `${label}: \`parameters\` must be a JSON Schema table (got ${describeValue(definition.parameters)})`,
+        ['parameters'],
+      );
     } else {
       if ((parameters as Record<string, unknown>)['type'] !== 'object') {
-        report('error', `${label}: parameters.type must be 'object' (got ${describeValue((parameters as Record<string, unknown>)['type'])})`, ['parameters', 'type']);
+        report(
+          'error',
+          `${label}: parameters.type must be 'object' (got ${describeValue((parameters as Record<string, unknown>)['type'])})`,
+          ['parameters', 'type'],
+        );
       }
       // The rest of the schema is checked all the same: `Type = 'object'` has its own mistakes to say.
       if (!definition.conversionError) {
@@ -135,11 +189,21 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
           }
         }
         if (compiled === undefined) {
-          report('error', `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`, ['parameters']);
+          report(
+            'error',
+            `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`,
+            ['parameters'],
+          );
         } else if ('problems' in compiled) {
-          for (const problem of compiled.problems) report('error', `${label}: ${problem.message}`, ['parameters', ...problem.path]);
+          for (const problem of compiled.problems)
+            report('error', `${label}: ${problem.message}`, ['parameters', ...problem.path]);
           const more = compiled.total - compiled.problems.length;
-          if (more > 0) report('error', `${label}: parameters: … and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'}`, ['parameters']);
+          if (more > 0)
+            report(
+              'error',
+              `${label}: parameters: … and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'}`,
+              ['parameters'],
+            );
         } else if ((parameters as Record<string, unknown>)['type'] === 'object') validate = compiled.validate;
       }
     }
@@ -147,23 +211,38 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     const annotations = checkAnnotations(definition.annotations);
     annotations.errors.forEach((problem) => report('error', `${label}: ${problem}`, ['annotations']));
     annotations.warnings.forEach((problem) => report('warning', `${label}: ${problem}`, ['annotations']));
-    const output = definition.conversionError ? undefined : checkOutputSchema(ajv, definition.outputSchema, MAX_TOTAL_SCHEMA_KEYWORDS - schemaKeywords);
+    const output = definition.conversionError
+      ? undefined
+      : checkOutputSchema(ajv, definition.outputSchema, MAX_TOTAL_SCHEMA_KEYWORDS - schemaKeywords);
     schemaKeywords += output?.keywords ?? 0;
     output?.problems.forEach((problem) => report('error', `${label}: ${problem}`, ['output_schema']));
     const permissions = checkPermissions(definition.permissions);
     const defaultAt = definition.permissionsAt;
     for (const problem of permissions.problems) {
-      if (defaultAt) diagnostics.push({ severity: 'error', ...defaultAt, ...(name ? { tool: name } : {}), message: `${label}: default ${problem.message}` });
+      if (defaultAt)
+        diagnostics.push({
+          severity: 'error',
+          ...defaultAt,
+          ...(name ? { tool: name } : {}),
+          message: `${label}: default ${problem.message}`,
+        });
       else report('error', `${label}: ${problem.message}`, problem.path);
     }
 
     // A definition's problems read top to bottom, as its fields are written.
-    diagnostics.splice(errorsBefore, Infinity, ...diagnostics.slice(errorsBefore).sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+    diagnostics.splice(
+      errorsBefore,
+      Infinity,
+      ...diagnostics.slice(errorsBefore).sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
+    );
     const hasErrors = diagnostics.slice(errorsBefore).some((diagnostic) => diagnostic.severity === 'error');
     if (hasErrors || !name || !validate || !definition.module) continue;
     const first = seen.get(name);
     if (first) {
-      report('error', `duplicate tool name '${name}' (first defined at ${first.file}:${first.line}); this definition is ignored`);
+      report(
+        'error',
+        `duplicate tool name '${name}' (first defined at ${first.file}:${first.line}); this definition is ignored`,
+      );
       continue;
     }
     seen.set(name, definition);

@@ -13,7 +13,12 @@ import { snapshotDigest } from './config-snapshot.js';
 import type { CallOptions, CallResult } from './call-result.js';
 import { Generation, type LoadOutcome, type RenderResult } from './generation.js';
 import { diffTools, type ReloadResult } from './reload-result.js';
-import { resolveHostOptions, SESSION_ID_PATTERN, type ResolvedHostOptions, type ToolHostOptions } from './host-options.js';
+import {
+  resolveHostOptions,
+  SESSION_ID_PATTERN,
+  type ResolvedHostOptions,
+  type ToolHostOptions,
+} from './host-options.js';
 import type { Diagnostic, RenderView } from '../shared/protocol.js';
 import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
 import { pruneSessions } from './session-retention.js';
@@ -43,7 +48,9 @@ export interface ToolInfo {
 }
 
 /** A loaded tool: where it is defined, and whether it is offered (when not, always why). */
-export type ToolStatus = ToolInfo & { file: string; line: number } & ({ available: true; unavailableReason?: undefined } | { available: false; unavailableReason: string });
+export type ToolStatus = ToolInfo & { file: string; line: number } & (
+    { available: true; unavailableReason?: undefined } | { available: false; unavailableReason: string }
+  );
 
 export interface HostStats {
   generation: number;
@@ -114,7 +121,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const resolved = resolveHostOptions(options);
     const configFile = resolveConfig(options.config).file;
     const session = sessionPaths(resolved.stateDir, resolved.sessionId ?? newSessionId());
-    pruneSessions(resolved.stateDir, { maxAgeDays: resolved.sessionMaxAgeDays, maxTotalBytes: resolved.sessionMaxTotalBytes }, session.id);
+    pruneSessions(
+      resolved.stateDir,
+      { maxAgeDays: resolved.sessionMaxAgeDays, maxTotalBytes: resolved.sessionMaxTotalBytes },
+      session.id,
+    );
     pruneSpillDirs(resolved.stateDir, session.id, resolved.spillRetentionDays);
     const host = new ToolHost(configFile, resolved, session);
     host.holdResumedSession();
@@ -143,7 +154,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     try {
       this.watcher = watchConfig(dirname(this.configFile), () => this.reloadIfChanged());
     } catch (error) {
-      this.currentDiagnostics.push({ severity: 'warning', file: dirname(this.configFile), message: `cannot watch the config directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); use reload` });
+      this.currentDiagnostics.push({
+        severity: 'warning',
+        file: dirname(this.configFile),
+        message: `cannot watch the config directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); use reload`,
+      });
     }
   }
 
@@ -183,7 +198,12 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       const held = this.resumedLock;
       // The log owns the lock from here, or released it if it could not open.
       this.resumedLock = undefined;
-      const { stateDir, sessionMaxAgeDays: maxAgeDays, sessionMaxTotalBytes: maxTotalBytes, sessionSegmentBytes } = this.options;
+      const {
+        stateDir,
+        sessionMaxAgeDays: maxAgeDays,
+        sessionMaxTotalBytes: maxTotalBytes,
+        sessionSegmentBytes,
+      } = this.options;
       // A long-lived host applies the retention rule as its own log grows, not only at start.
       const onRollOver = (): unknown => pruneSessions(stateDir, { maxAgeDays, maxTotalBytes }, this.session.id);
       this.log = SessionLog.open(stateDir, this.session.id, held, { bytes: sessionSegmentBytes, onRollOver });
@@ -231,7 +251,15 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         this.currentDiagnostics = outcome.diagnostics;
         this.currentLogs = outcome.logs;
       }
-      return { ok: false, generation: previous?.number ?? 0, diagnostics: outcome.diagnostics, added: [], removed: [], changed: [], durationMs };
+      return {
+        ok: false,
+        generation: previous?.number ?? 0,
+        diagnostics: outcome.diagnostics,
+        added: [],
+        removed: [],
+        changed: [],
+        durationMs,
+      };
     }
     const next = outcome.generation;
     this.generation = next;
@@ -241,7 +269,13 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       this.retiring.add(previous);
       void previous.retire().then(() => this.retiring.delete(previous));
     }
-    return { ok: true, generation: next.number, diagnostics: next.diagnostics, ...diffTools(previous?.tools, next.tools), durationMs };
+    return {
+      ok: true,
+      generation: next.number,
+      diagnostics: next.diagnostics,
+      ...diffTools(previous?.tools, next.tools),
+      durationMs,
+    };
   }
 
   /**
@@ -330,7 +364,15 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Runs a tool. Never throws: the result's `status` says how it ended. */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallResult> {
     const callId = `${this.callIdPrefix}-${(++this.callCounter).toString(36)}`;
-    if (this.closed) return { callId, tool: name, status: 'cancelled', isError: true, content: `${name}: not run: moonpool is shutting down`, durationMs: 0 };
+    if (this.closed)
+      return {
+        callId,
+        tool: name,
+        status: 'cancelled',
+        isError: true,
+        content: `${name}: not run: moonpool is shutting down`,
+        durationMs: 0,
+      };
     // One async function from here to the pool, not one per step: each step's promise cost the
     // host's thread about 1 µs a call under a burst of MCP calls (see docs/decisions/0003).
     this.callsRunning++;
@@ -353,7 +395,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       else this.unopenedLogRecords++;
       return result;
     } catch (error) {
-      return { callId, tool: name, status: 'error', isError: true, content: `${name}: moonpool failed to run the call: ${(error as Error).message}`, durationMs: 0 };
+      return {
+        callId,
+        tool: name,
+        status: 'error',
+        isError: true,
+        content: `${name}: moonpool failed to run the call: ${(error as Error).message}`,
+        durationMs: 0,
+      };
     } finally {
       leave?.();
       if (--this.callsRunning === 0) this.allCallsEnded?.();
@@ -380,7 +429,15 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const unchecked = status === 'invalid_args' || status === 'unknown_tool' || status === 'unavailable';
     const problem = unchecked ? shapeProblem(args, MAX_REFUSED_ARGS_LOGGED_CHARS) : undefined;
     const loggedArgs = problem === undefined ? args : { $notRecorded: problem };
-    const record: SessionRecord = { callId, tool, args: loggedArgs, status, content, durationMs, finishedAt: Date.now() };
+    const record: SessionRecord = {
+      callId,
+      tool,
+      args: loggedArgs,
+      status,
+      content,
+      durationMs,
+      finishedAt: Date.now(),
+    };
     if (spillPath !== undefined) record.spillPath = spillPath;
     if (title !== undefined) record.title = title;
     if (snapshot !== undefined) record.snapshot = snapshot;
@@ -396,7 +453,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
    */
   resume(sessionId: string = this.session.id): SessionReadout {
     if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
-      return { records: [], warnings: [`session ids match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(sessionId)})`], validBytes: 0 };
+      return {
+        records: [],
+        warnings: [`session ids match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(sessionId)})`],
+        validBytes: 0,
+      };
     }
     if (sessionId === this.session.id) {
       try {

@@ -13,7 +13,11 @@ type Kind = (typeof KINDS)[number];
 const ITEMS: Record<Kind, { noun: string; valid: (item: string) => boolean; rule: string }> = {
   read: { noun: 'a path', valid: (item) => item !== '' && !item.includes('\0'), rule: 'a non-empty path' },
   write: { noun: 'a path', valid: (item) => item !== '' && !item.includes('\0'), rule: 'a non-empty path' },
-  exec: { noun: 'a program', valid: (item) => /^[^\s\0]+$/.test(item), rule: "a program's name or path, without spaces (its arguments are the call's)" },
+  exec: {
+    noun: 'a program',
+    valid: (item) => /^[^\s\0]+$/.test(item),
+    rule: "a program's name or path, without spaces (its arguments are the call's)",
+  },
   env: { noun: 'a variable', valid: (item) => /^[^=\0]+$/.test(item), rule: 'a variable name (no `=`)' },
 };
 
@@ -31,16 +35,27 @@ export interface PermissionsCheck {
 /** Reads the raw `permissions` value (null or undefined when absent; an empty Lua table arrives as `[]`). */
 export function checkPermissions(value: unknown): PermissionsCheck {
   if (value === null || value === undefined) return { problems: [] };
-  if (Array.isArray(value) && value.length === 0) return { permissions: { read: [], write: [], exec: [], env: [] }, problems: [] };
+  if (Array.isArray(value) && value.length === 0)
+    return { permissions: { read: [], write: [], exec: [], env: [] }, problems: [] };
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return { problems: [{ path: ['permissions'], message: `\`permissions\` must be a table with the fields read, write, exec, env (got ${describeValue(value)})` }] };
+    return {
+      problems: [
+        {
+          path: ['permissions'],
+          message: `\`permissions\` must be a table with the fields read, write, exec, env (got ${describeValue(value)})`,
+        },
+      ],
+    };
   }
   const problems: PermissionProblem[] = [];
   const permissions: ToolPermissions = { read: [], write: [], exec: [], env: [] };
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
     if (!(KINDS as readonly string[]).includes(key)) {
       const meant = closestName(key, KINDS);
-      problems.push({ path: ['permissions', key], message: `unknown field \`permissions.${shownKey(key)}\` (${meant ? `did you mean \`${meant}\`?` : `the fields are ${KINDS.join(', ')}`})` });
+      problems.push({
+        path: ['permissions', key],
+        message: `unknown field \`permissions.${shownKey(key)}\` (${meant ? `did you mean \`${meant}\`?` : `the fields are ${KINDS.join(', ')}`})`,
+      });
       continue;
     }
     const kind = key as Kind;
@@ -48,11 +63,17 @@ export function checkPermissions(value: unknown): PermissionsCheck {
     if (field === true) permissions[kind] = true;
     else if (field === false && kind === 'exec') permissions.exec = [];
     else if (!Array.isArray(field)) {
-      problems.push({ path: ['permissions', kind], message: `permissions.${kind} must be true or a list of ${noun.replace(/^an? /, '')}s (got ${describeValue(field)})` });
+      problems.push({
+        path: ['permissions', kind],
+        message: `permissions.${kind} must be true or a list of ${noun.replace(/^an? /, '')}s (got ${describeValue(field)})`,
+      });
     } else {
       field.forEach((item, index) => {
         if (typeof item !== 'string' || !valid(item)) {
-          problems.push({ path: ['permissions', kind, index], message: `permissions.${kind}[${index + 1}] must be ${rule} (got ${describeValue(item)})` });
+          problems.push({
+            path: ['permissions', kind, index],
+            message: `permissions.${kind}[${index + 1}] must be ${rule} (got ${describeValue(item)})`,
+          });
         }
       });
       permissions[kind] = field as string[];
@@ -63,7 +84,13 @@ export function checkPermissions(value: unknown): PermissionsCheck {
 
 /** A tool whose permissions write nothing and start nothing (MCP's `readOnlyHint`). */
 export function writesNothing(permissions: ToolPermissions | undefined): boolean {
-  return permissions !== undefined && Array.isArray(permissions.write) && permissions.write.length === 0 && Array.isArray(permissions.exec) && permissions.exec.length === 0;
+  return (
+    permissions !== undefined &&
+    Array.isArray(permissions.write) &&
+    permissions.write.length === 0 &&
+    Array.isArray(permissions.exec) &&
+    permissions.exec.length === 0
+  );
 }
 
 /** One line per kind: `read: ., ~/.cache/x; write: out/; exec: none; env: HOME`. */

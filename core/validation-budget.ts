@@ -40,7 +40,9 @@ export function withValidationBudget<T>(check: () => T, steps = MAX_VALIDATION_S
 export function countValidationStep(): void {
   if (--stepsLeft < 0) {
     stepsLeft = 0;
-    throw new ValidationBudgetError(`applying the schema to these arguments would take more steps than one call's check may take (${MAX_VALIDATION_STEPS}); send smaller arguments`);
+    throw new ValidationBudgetError(
+      `applying the schema to these arguments would take more steps than one call's check may take (${MAX_VALIDATION_STEPS}); send smaller arguments`,
+    );
   }
 }
 
@@ -49,7 +51,9 @@ export function chargeValidationWork(units: number, what: () => string): void {
   if (remaining === undefined) return;
   if (units > remaining) {
     remaining = 0;
-    throw new ValidationBudgetError(`${what()} would take more work than one call's check may spend (${MAX_VALIDATION_WORK_UNITS} units); send smaller arguments`);
+    throw new ValidationBudgetError(
+      `${what()} would take more work than one call's check may spend (${MAX_VALIDATION_WORK_UNITS} units); send smaller arguments`,
+    );
   }
   remaining -= units;
 }

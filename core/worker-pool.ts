@@ -14,7 +14,16 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { expose } from 'comlink';
 import { Piscina } from 'piscina';
 import type { CpuSlots } from '../shared/cpu-slots.js';
-import { EVENTS_PORT_KEY, type CallEvents, type PoolTask, type RunReply, type TaskReplies, type WorkerConfig, type WorkerEvents, type WorkerEventsPort } from '../shared/protocol.js';
+import {
+  EVENTS_PORT_KEY,
+  type CallEvents,
+  type PoolTask,
+  type RunReply,
+  type TaskReplies,
+  type WorkerConfig,
+  type WorkerEvents,
+  type WorkerEventsPort,
+} from '../shared/protocol.js';
 import { StartGate, type GateEntry } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
 import { lowerLongTask } from './thread-priority.js';
@@ -142,7 +151,13 @@ export class WorkerPool {
     // A row per call the pool takes, and one per thread for the `warm` tasks that start workers.
     this.rows = new TaskRows(2 * options.maxThreads + options.maxQueue);
     const { buffer, epochMs, cgroups } = this.rows.table;
-    const workerData: WorkerConfig = { ...options.config, taskTable: buffer, taskTableEpochMs: epochMs, taskTableCgroups: cgroups, cpuSlots: options.cpuSlots.buffer };
+    const workerData: WorkerConfig = {
+      ...options.config,
+      taskTable: buffer,
+      taskTableEpochMs: epochMs,
+      taskTableCgroups: cgroups,
+      cpuSlots: options.cpuSlots.buffer,
+    };
     this.piscina = new Piscina({
       filename: WORKER_ENTRY,
       workerData,
@@ -262,14 +277,19 @@ export class WorkerPool {
     // A task structured clone refuses never reached a worker: the caller's mistake, thrown to it.
     if (error.name === 'DataCloneError') throw error;
     // piscina's answer when the worker's file could not be loaded (missing, unreadable).
-    if (error.message.startsWith('No handler function exported from')) return { kind: 'crashed', message: `a worker could not start: cannot load ${WORKER_ENTRY}` };
-    return { kind: 'crashed', message: error.message.replace(/^worker exited with code: /, 'worker exited with code ') };
+    if (error.message.startsWith('No handler function exported from'))
+      return { kind: 'crashed', message: `a worker could not start: cannot load ${WORKER_ENTRY}` };
+    return {
+      kind: 'crashed',
+      message: error.message.replace(/^worker exited with code: /, 'worker exited with code '),
+    };
   }
 
   /** A task has ended: its processes, CPU turn, row and start place are given back. */
   private end(job: Job): void {
     // A queued task a worker took between two sweeps still started.
-    if (job.place !== undefined && this.rows.table.stampOf(job.row, 'picked') !== undefined) tell(() => job.limits.onStart?.());
+    if (job.place !== undefined && this.rows.table.stampOf(job.row, 'picked') !== undefined)
+      tell(() => job.limits.onStart?.());
     job.gate?.withdraw();
     if (job.startedThread !== undefined) this.leaveStartGate(job.startedThread);
     if (job.handed) this.handed--;
@@ -310,7 +330,8 @@ export class WorkerPool {
     if (!cameUp && failure !== undefined && ++this.startFailures >= START_FAILURE_LIMIT) {
       this.startFailures = 0;
       for (const job of this.jobs.values()) {
-        if (!job.gate && this.rows.table.workerOf(job.row) === undefined) this.stop(job, { kind: 'crashed', message: `a worker could not start: ${failure}` });
+        if (!job.gate && this.rows.table.workerOf(job.row) === undefined)
+          this.stop(job, { kind: 'crashed', message: `a worker could not start: ${failure}` });
       }
       return;
     }

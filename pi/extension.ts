@@ -60,14 +60,25 @@ async function startHost(options: ToolHostOptions): Promise<Started> {
   try {
     const config = resolveConfig(options.config);
     if (config.source === 'bundled') {
-      return { host: undefined, problems: [`moonpool: no config found ($MOONPOOL_CONFIG, ${config.userFile ?? '~/.config/moonpool/init.lua'}); no moonpool tools are registered`] };
+      return {
+        host: undefined,
+        problems: [
+          `moonpool: no config found ($MOONPOOL_CONFIG, ${config.userFile ?? '~/.config/moonpool/init.lua'}); no moonpool tools are registered`,
+        ],
+      };
     }
     // The history a user keeps (`$MOONPOOL_KEEP_SESSIONS`), as for the CLI; options given win.
     const host = await ToolHost.start({ ...retentionOptions(undefined), ...options, config: config.file });
-    const problems = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => `moonpool: ${formatDiagnostic(diagnostic)}`);
+    const problems = host
+      .diagnostics()
+      .filter((diagnostic) => diagnostic.severity === 'error')
+      .map((diagnostic) => `moonpool: ${formatDiagnostic(diagnostic)}`);
     return { host, problems };
   } catch (error) {
-    const message = error instanceof MoonpoolError || error instanceof UsageError ? error.message : `could not start: ${(error as Error).message}`;
+    const message =
+      error instanceof MoonpoolError || error instanceof UsageError
+        ? error.message
+        : `could not start: ${(error as Error).message}`;
     return { host: undefined, problems: [`moonpool: ${message}`] };
   }
 }

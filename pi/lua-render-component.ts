@@ -62,9 +62,19 @@ export class LuaRenderComponent implements PiComponent {
     const columns = Math.max(1, width);
     if (facts.snapshot !== undefined) this.renderFor(facts.snapshot, columns, facts.expanded);
     const drawn = this.drawn;
-    if (drawn && drawn.facts === facts && drawn.rendered === this.rendered && drawn.width === columns) return drawn.lines;
+    if (drawn && drawn.facts === facts && drawn.rendered === this.rendered && drawn.width === columns)
+      return drawn.lines;
     const body = blockBody(
-      { kind: 'call', state: facts.status, tool: facts.tool, title: facts.title, elapsedMs: 0, content: facts.content, recentLogs: facts.recentLogs, rendered: facts.snapshot === undefined ? undefined : this.rendered?.result },
+      {
+        kind: 'call',
+        state: facts.status,
+        tool: facts.tool,
+        title: facts.title,
+        elapsedMs: 0,
+        content: facts.content,
+        recentLogs: facts.recentLogs,
+        rendered: facts.snapshot === undefined ? undefined : this.rendered?.result,
+      },
       { width: blockWidth(columns), expand: facts.expanded, expandHint: EXPAND_HINT },
     );
     const fit = (line: string): string => fitColumns(line, columns);
@@ -85,21 +95,27 @@ export class LuaRenderComponent implements PiComponent {
   /** The title, and how the call ended when it failed (pi's row shows the tool's name above). */
   private headerRows(facts: RowFacts, theme: PiTheme, fit: (line: string) => string): string[] {
     const failed = facts.status !== 'running' && facts.status !== 'ok';
-    const parts = [facts.title === undefined ? '' : sanitizeLine(facts.title), failed ? facts.status : ''].filter(Boolean);
+    const parts = [facts.title === undefined ? '' : sanitizeLine(facts.title), failed ? facts.status : ''].filter(
+      Boolean,
+    );
     if (parts.length === 0) return [];
     return [theme.fg(failed ? 'error' : 'muted', fit(parts.join('  ')))];
   }
 
   private renderFor(snapshot: string, width: number, expand: boolean): void {
     const last = this.rendered;
-    if (this.rendering || (last && last.snapshot === snapshot && last.width === width && last.expand === expand)) return;
+    if (this.rendering || (last && last.snapshot === snapshot && last.width === width && last.expand === expand))
+      return;
     this.rendering = true;
     const settle = (result: RenderResult): void => {
       this.rendered = { snapshot, width, expand, result };
       this.rendering = false;
       this.requestRedraw();
     };
-    this.renderLua(this.bytes(snapshot), renderView({ width: blockWidth(width), expand })).then(settle, (error: unknown) => settle({ ok: false, reason: `render could not run: ${(error as Error).message}` }));
+    this.renderLua(this.bytes(snapshot), renderView({ width: blockWidth(width), expand })).then(
+      settle,
+      (error: unknown) => settle({ ok: false, reason: `render could not run: ${(error as Error).message}` }),
+    );
   }
 
   private bytes(snapshot: string): Uint8Array {

@@ -5,10 +5,21 @@ import type { ToolHost, ToolInfo } from '../core/index.js';
 import { LuaRenderComponent } from './lua-render-component.js';
 import type { PiTextContent, PiToolDefinition } from './pi-api.js';
 import { withoutPatterns } from './pi-schema.js';
-import { encodeSnapshot, finishedDetails, keepRecentLogs, readDetails, runningDetails, type MoonpoolDetails } from './tool-details.js';
+import {
+  encodeSnapshot,
+  finishedDetails,
+  keepRecentLogs,
+  readDetails,
+  runningDetails,
+  type MoonpoolDetails,
+} from './tool-details.js';
 
 /** `modelArgs(toolCallId)`: the arguments as the model wrote them, when pi said (before converting them). */
-export function piTool(host: ToolHost, tool: ToolInfo, modelArgs: (toolCallId: string) => unknown = () => undefined): PiToolDefinition<MoonpoolDetails> {
+export function piTool(
+  host: ToolHost,
+  tool: ToolInfo,
+  modelArgs: (toolCallId: string) => unknown = () => undefined,
+): PiToolDefinition<MoonpoolDetails> {
   return {
     name: tool.name,
     label: tool.name,
@@ -19,7 +30,8 @@ export function piTool(host: ToolHost, tool: ToolInfo, modelArgs: (toolCallId: s
       let title: string | undefined;
       let snapshot: string | undefined;
       let recentLogs: string[] = [];
-      const update = (): void => onUpdate?.({ content: text(title ?? ''), details: runningDetails(title, snapshot, recentLogs) });
+      const update = (): void =>
+        onUpdate?.({ content: text(title ?? ''), details: runningDetails(title, snapshot, recentLogs) });
       const result = await host.call(tool.name, args, {
         ...(signal === undefined ? {} : { signal }),
         onTitle: (next) => {
@@ -39,7 +51,10 @@ export function piTool(host: ToolHost, tool: ToolInfo, modelArgs: (toolCallId: s
     },
     renderResult(result, { expanded }, theme, context) {
       const details = readDetails(result.details);
-      const component = context.lastComponent instanceof LuaRenderComponent ? context.lastComponent : new LuaRenderComponent((bytes, view) => host.render(tool.name, bytes, view));
+      const component =
+        context.lastComponent instanceof LuaRenderComponent
+          ? context.lastComponent
+          : new LuaRenderComponent((bytes, view) => host.render(tool.name, bytes, view));
       component.show(
         {
           tool: tool.name,
@@ -67,7 +82,13 @@ function text(value: string): PiTextContent[] {
 function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content
-    .filter((block): block is PiTextContent => typeof block === 'object' && block !== null && (block as PiTextContent).type === 'text' && typeof (block as PiTextContent).text === 'string')
+    .filter(
+      (block): block is PiTextContent =>
+        typeof block === 'object' &&
+        block !== null &&
+        (block as PiTextContent).type === 'text' &&
+        typeof (block as PiTextContent).text === 'string',
+    )
     .map((block) => block.text)
     .join('\n');
 }

@@ -46,7 +46,12 @@ export interface PiToolDefinition<Details> {
     signal: AbortSignal | undefined,
     onUpdate: ((partial: PiToolResult<Details>) => void) | undefined,
   ): Promise<PiToolResult<Details>>;
-  renderResult(result: { content: unknown; details?: unknown }, options: { expanded: boolean; isPartial: boolean }, theme: PiTheme, context: PiRenderContext): PiComponent;
+  renderResult(
+    result: { content: unknown; details?: unknown },
+    options: { expanded: boolean; isPartial: boolean },
+    theme: PiTheme,
+    context: PiRenderContext,
+  ): PiComponent;
 }
 
 export interface PiUi {
@@ -75,7 +80,10 @@ export interface PiExtensionApi {
   registerTool(tool: PiToolDefinition<unknown>): void;
   on(event: 'session_start', handler: (event: unknown, context: PiContext) => Promise<void> | void): void;
   on(event: 'session_shutdown', handler: (event: unknown, context: PiContext) => Promise<void> | void): void;
-  on(event: 'tool_result', handler: (event: PiToolResultEvent, context: PiContext) => { isError: true } | undefined): void;
+  on(
+    event: 'tool_result',
+    handler: (event: PiToolResultEvent, context: PiContext) => { isError: true } | undefined,
+  ): void;
   on(event: 'tool_execution_start' | 'tool_execution_end', handler: (event: PiToolExecutionEvent) => void): void;
   on(event: 'tool_call', handler: () => undefined): void;
 }

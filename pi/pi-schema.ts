@@ -8,7 +8,19 @@ const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions', 'dependentSch
 /** Keywords whose value is a list of schemas. */
 const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 /** Keywords whose value is one schema (`items` may also be a list, in the older tuple form). */
-const SCHEMA_VALUES = new Set(['items', 'additionalItems', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'not', 'if', 'then', 'else', 'contains', 'propertyNames']);
+const SCHEMA_VALUES = new Set([
+  'items',
+  'additionalItems',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+]);
 /** Keywords that match against patterns, or only mean something beside `patternProperties`. */
 const PATTERN_KEYWORDS = new Set(['pattern', 'patternProperties']);
 const PATTERN_DEPENDENT = new Set(['additionalProperties', 'unevaluatedProperties']);
@@ -19,7 +31,9 @@ export function withoutPatterns(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutPatterns);
   const source = schema as Record<string, unknown>;
   const hasPatternProperties = 'patternProperties' in source;
-  const kept = Object.entries(source).filter(([keyword]) => !PATTERN_KEYWORDS.has(keyword) && !(hasPatternProperties && PATTERN_DEPENDENT.has(keyword)));
+  const kept = Object.entries(source).filter(
+    ([keyword]) => !PATTERN_KEYWORDS.has(keyword) && !(hasPatternProperties && PATTERN_DEPENDENT.has(keyword)),
+  );
   // fromEntries defines own properties: a key named `__proto__` stays a key.
   return Object.fromEntries(kept.map(([keyword, value]) => [keyword, loosenKeyword(keyword, value)]));
 }

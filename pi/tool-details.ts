@@ -5,7 +5,17 @@ import type { CallResult, CallStatus } from '../core/index.js';
 
 export const DETAILS_VERSION = 1;
 
-const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>(['ok', 'error', 'timeout', 'cancelled', 'crashed', 'invalid_args', 'unavailable', 'unknown_tool', 'busy']);
+const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>([
+  'ok',
+  'error',
+  'timeout',
+  'cancelled',
+  'crashed',
+  'invalid_args',
+  'unavailable',
+  'unknown_tool',
+  'busy',
+]);
 
 export interface MoonpoolDetails {
   /** Marks details written by moonpool, and their layout. */
@@ -25,7 +35,11 @@ export interface MoonpoolDetails {
 export const MAX_RECENT_LOG_LINES = 3;
 export const MAX_RECENT_LOG_LINE_CHARS = 1000;
 
-export function runningDetails(title: string | undefined, snapshot: string | undefined, recentLogs: readonly string[]): MoonpoolDetails {
+export function runningDetails(
+  title: string | undefined,
+  snapshot: string | undefined,
+  recentLogs: readonly string[],
+): MoonpoolDetails {
   return {
     moonpool: DETAILS_VERSION,
     status: 'running',
@@ -37,7 +51,10 @@ export function runningDetails(title: string | undefined, snapshot: string | und
 
 /** `lines` with what a tool printed added, keeping the last MAX_RECENT_LOG_LINES, each cut short. */
 export function keepRecentLogs(lines: readonly string[], text: string): string[] {
-  const added = text.replace(/\n$/, '').split('\n').map((line) => line.slice(0, MAX_RECENT_LOG_LINE_CHARS));
+  const added = text
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => line.slice(0, MAX_RECENT_LOG_LINE_CHARS));
   return [...lines, ...added].slice(-MAX_RECENT_LOG_LINES);
 }
 
@@ -65,8 +82,10 @@ export function readDetails(value: unknown): MoonpoolDetails | undefined {
   const { moonpool, status, title, snapshot, spillPath, recentLogs } = value as Record<string, unknown>;
   if (moonpool !== DETAILS_VERSION) return undefined;
   if (typeof status !== 'string' || (status !== 'running' && !CALL_STATUSES.has(status))) return undefined;
-  if (![title, snapshot, spillPath].every((field) => field === undefined || typeof field === 'string')) return undefined;
-  if (recentLogs !== undefined && !(Array.isArray(recentLogs) && recentLogs.every((line) => typeof line === 'string'))) return undefined;
+  if (![title, snapshot, spillPath].every((field) => field === undefined || typeof field === 'string'))
+    return undefined;
+  if (recentLogs !== undefined && !(Array.isArray(recentLogs) && recentLogs.every((line) => typeof line === 'string')))
+    return undefined;
   return {
     moonpool,
     status: status as MoonpoolDetails['status'],

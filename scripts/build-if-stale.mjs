@@ -27,7 +27,13 @@ const bundler = join(root, 'scripts', 'bundle-dist.mjs');
  * What a bundle is made of besides dist/: the build's scripts, every dependency's version, and the
  * Lua prelude the step compiles (workers/lua).
  */
-const bundleInputs = existsSync(bundler) ? [...filesUnder(join(root, 'scripts'), /\.mjs$/), join(root, 'package-lock.json'), ...filesUnder(join(root, 'workers', 'lua'), /\.lua$/)] : [];
+const bundleInputs = existsSync(bundler)
+  ? [
+      ...filesUnder(join(root, 'scripts'), /\.mjs$/),
+      join(root, 'package-lock.json'),
+      ...filesUnder(join(root, 'workers', 'lua'), /\.lua$/),
+    ]
+  : [];
 
 /** tsconfig.json as this script reads it: plain JSON whose `include` names directories. */
 function readTsconfig() {
@@ -41,8 +47,10 @@ function readTsconfig() {
   } catch (error) {
     return fail(`is not plain JSON (${error.message})`);
   }
-  if (config.extends !== undefined || config.files !== undefined) fail('uses extends or files, which this script does not follow');
-  if (!Array.isArray(config.include) || config.include.some((entry) => /[*?{}[\]]/.test(entry))) fail('must list plain directories in include');
+  if (config.extends !== undefined || config.files !== undefined)
+    fail('uses extends or files, which this script does not follow');
+  if (!Array.isArray(config.include) || config.include.some((entry) => /[*?{}[\]]/.test(entry)))
+    fail('must list plain directories in include');
   if (typeof config.compilerOptions?.outDir !== 'string') fail('names no compilerOptions.outDir');
   return config;
 }
@@ -55,14 +63,17 @@ function filesUnder(dir, pattern) {
 }
 
 function sources() {
-  return tsconfig.include.flatMap((dir) => filesUnder(join(root, dir), SOURCE)).filter((file) => !file.endsWith('.d.ts'));
+  return tsconfig.include
+    .flatMap((dir) => filesUnder(join(root, dir), SOURCE))
+    .filter((file) => !file.endsWith('.d.ts'));
 }
 
 function sourcesHash() {
   const hash = createHash('sha256');
   hash.update(readFileSync(join(typescript, 'package.json')));
   hash.update(readFileSync(join(root, 'tsconfig.json')));
-  for (const file of [...sources(), ...bundleInputs]) hash.update(`\0${relative(root, file)}\0`).update(readFileSync(file));
+  for (const file of [...sources(), ...bundleInputs])
+    hash.update(`\0${relative(root, file)}\0`).update(readFileSync(file));
   return hash.digest('hex');
 }
 
@@ -85,13 +96,20 @@ function removeOrphans() {
 
 const stampFile = join(outDir, STAMP);
 const wanted = sourcesHash();
-const upToDate = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === wanted && sources().every((source) => existsSync(outputOf(source)));
+const upToDate =
+  existsSync(stampFile) &&
+  readFileSync(stampFile, 'utf8') === wanted &&
+  sources().every((source) => existsSync(outputOf(source)));
 if (upToDate) process.exit(0);
 // tsc says nothing while it works: a first build would be half a minute of silence.
 const first = !existsSync(outDir);
-process.stderr.write(`build-if-stale: building ${relative(process.cwd(), outDir) || outDir} (${first ? 'the first build takes about half a minute' : 'the sources changed since the last build'})\n`);
+process.stderr.write(
+  `build-if-stale: building ${relative(process.cwd(), outDir) || outDir} (${first ? 'the first build takes about half a minute' : 'the sources changed since the last build'})\n`,
+);
 rmSync(stampFile, { force: true });
-const tsc = spawnSync(process.execPath, [join(typescript, 'bin', 'tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+const tsc = spawnSync(process.execPath, [join(typescript, 'bin', 'tsc'), '-p', join(root, 'tsconfig.json')], {
+  stdio: 'inherit',
+});
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 removeOrphans();
 if (bundleInputs.length > 0) await (await import(pathToFileURL(bundler).href)).bundleDist(root, outDir);

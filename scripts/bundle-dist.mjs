@@ -34,8 +34,14 @@ function ownLocation(outputDir, format) {
         const usesFilePaths = format === 'esm' && /\b__(dirname|filename)\b/.test(source);
         if (!source.includes('import.meta.url') && !usesFilePaths) return undefined;
         const url = `new URL(${JSON.stringify(relative(outputDir, args.path).split(sep).join('/'))}, ${bundleUrl}).href`;
-        const filePaths = usesFilePaths ? `var __filename = require("node:url").fileURLToPath(${url}), __dirname = require("node:path").dirname(__filename);\n` : '';
-        return { contents: filePaths + source.replaceAll('import.meta.url', url), loader: 'js', resolveDir: dirname(args.path) };
+        const filePaths = usesFilePaths
+          ? `var __filename = require("node:url").fileURLToPath(${url}), __dirname = require("node:path").dirname(__filename);\n`
+          : '';
+        return {
+          contents: filePaths + source.replaceAll('import.meta.url', url),
+          loader: 'js',
+          resolveDir: dirname(args.path),
+        };
       });
     },
   };
@@ -44,7 +50,16 @@ function ownLocation(outputDir, format) {
 /** Bundles the CLI and the worker under `outDir` (tsc's output), with the esbuild installed in `root`. */
 export async function bundleDist(root, outDir) {
   const esbuild = createRequire(join(root, 'package.json'))('esbuild');
-  const common = { bundle: true, platform: 'node', target: 'node20', external: EXTERNAL, allowOverwrite: true, sourcemap: 'linked', logLevel: 'warning', logOverride: { 'empty-import-meta': 'error' } };
+  const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    allowOverwrite: true,
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    logOverride: { 'empty-import-meta': 'error' },
+  };
   const cliDir = join(outDir, 'ui');
   await esbuild.build({
     ...common,
@@ -56,10 +71,18 @@ export async function bundleDist(root, outDir) {
     // Beside cli.js (one directory, see ownLocation); a hash in the name keeps them apart from tsc's files.
     chunkNames: 'cli-[name]-[hash]',
     // CommonJS code in the bundle may require() Node's built-ins; see ownLocation for the URL.
-    banner: { js: "import { createRequire as createRequireInBundle } from 'node:module'; const require = createRequireInBundle(import.meta.url), moonpoolBundleUrl = import.meta.url;" },
+    banner: {
+      js: "import { createRequire as createRequireInBundle } from 'node:module'; const require = createRequireInBundle(import.meta.url), moonpoolBundleUrl = import.meta.url;",
+    },
     plugins: [ownLocation(cliDir, 'esm')],
   });
   const workerEntry = join(outDir, 'workers', 'lua-worker-entry.cjs');
-  await esbuild.build({ ...common, entryPoints: [workerEntry], format: 'cjs', outfile: workerEntry, plugins: [ownLocation(dirname(workerEntry), 'cjs')] });
+  await esbuild.build({
+    ...common,
+    entryPoints: [workerEntry],
+    format: 'cjs',
+    outfile: workerEntry,
+    plugins: [ownLocation(dirname(workerEntry), 'cjs')],
+  });
   await compilePrelude(root, outDir);
 }

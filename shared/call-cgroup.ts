@@ -30,7 +30,9 @@ export function cgroupParent(): string | null {
   const dir = chosen === 'off' ? null : chosen || ownCgroup();
   const problem = dir === null ? undefined : joinProblem(dir);
   if (chosen && chosen !== 'off' && problem !== undefined) {
-    process.emitWarning(`${CGROUP_VARIABLE}=${chosen}: cannot make and join a cgroup there (${problem}); a call's processes are ended by the /proc sweep`);
+    process.emitWarning(
+      `${CGROUP_VARIABLE}=${chosen}: cannot make and join a cgroup there (${problem}); a call's processes are ended by the /proc sweep`,
+    );
   }
   parent = problem === undefined ? dir : null;
   if (parent !== null) endStaleCgroups(parent);
@@ -96,7 +98,9 @@ function joinProblem(dir: string): string | undefined {
   try {
     if (!existsSync(`${probe}/cgroup.kill`)) return 'no cgroup.kill: Linux 5.14 or later is needed';
     const joined = spawnSync('/bin/sh', ['-c', 'echo $$ > "$1"', 'sh', `${probe}/cgroup.procs`], { encoding: 'utf8' });
-    return joined.status === 0 ? undefined : `a process cannot join it: ${joined.stderr.trim() || joined.error?.message}`;
+    return joined.status === 0
+      ? undefined
+      : `a process cannot join it: ${joined.stderr.trim() || joined.error?.message}`;
   } finally {
     endCgroup(probe);
   }
@@ -131,7 +135,9 @@ function removeTree(dir: string): boolean {
 
 function subdirectories(dir: string): string[] {
   try {
-    return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
   } catch {
     return [];
   }

@@ -98,10 +98,16 @@ export class CpuSlots {
    */
   leave(words: Int32Array, seat: number): void {
     const state = Atomics.load(words, seat + STATE);
-    if (state === SEAT_HOLDING && Atomics.compareExchange(words, seat + STATE, SEAT_HOLDING, SEAT_IDLE) === SEAT_HOLDING) {
+    if (
+      state === SEAT_HOLDING &&
+      Atomics.compareExchange(words, seat + STATE, SEAT_HOLDING, SEAT_IDLE) === SEAT_HOLDING
+    ) {
       Atomics.sub(this.words, HELD, 1);
       this.passOn();
-    } else if (state === SEAT_WAITING && Atomics.compareExchange(words, seat + STATE, SEAT_WAITING, SEAT_IDLE) === SEAT_WAITING) {
+    } else if (
+      state === SEAT_WAITING &&
+      Atomics.compareExchange(words, seat + STATE, SEAT_WAITING, SEAT_IDLE) === SEAT_WAITING
+    ) {
       Atomics.sub(this.words, WAITING, 1);
       this.abandon(Atomics.load(words, seat + TICKET));
     }
@@ -118,7 +124,11 @@ export class CpuSlots {
   }
 
   stats(): CpuSlotStats {
-    return { slots: this.words[SLOT_COUNT]!, running: Atomics.load(this.words, HELD), waiting: Atomics.load(this.words, WAITING) };
+    return {
+      slots: this.words[SLOT_COUNT]!,
+      running: Atomics.load(this.words, HELD),
+      waiting: Atomics.load(this.words, WAITING),
+    };
   }
 
   private admissionLimit(): number {
@@ -149,6 +159,7 @@ export class CpuSlots {
     Atomics.store(this.words, TICKETS + entry, ABANDONED);
     // Admitted already: no release will look at this ticket again, unless one is looking now —
     // the compare-and-swap decides which of the two passes the slot on.
-    if (this.admitted(ticket) && Atomics.compareExchange(this.words, TICKETS + entry, ABANDONED, OPEN) === ABANDONED) this.passOn();
+    if (this.admitted(ticket) && Atomics.compareExchange(this.words, TICKETS + entry, ABANDONED, OPEN) === ABANDONED)
+      this.passOn();
   }
 }

@@ -119,7 +119,8 @@ export class MsgpackReader {
 
   /** Refuses bytes left after the value. */
   end(): void {
-    if (this.offset !== this.bytes.length) throw new MsgpackError(`${this.bytes.length - this.offset} bytes follow the value`);
+    if (this.offset !== this.bytes.length)
+      throw new MsgpackError(`${this.bytes.length - this.offset} bytes follow the value`);
   }
 
   private integer(value: number): MsgpackKind {
@@ -141,7 +142,8 @@ export class MsgpackReader {
   private container(kind: 'array' | 'map', count: number, depth: number): MsgpackKind {
     if (depth >= this.maxDepth) throw new MsgpackError(`${this.subject} is nested deeper than ${this.maxDepth} levels`);
     // Each entry takes a byte at least: a count past the bytes left is damage, refused before any memory is taken for it.
-    if ((kind === 'map' ? 2 * count : count) > this.bytes.length - this.offset) throw new MsgpackError(`a table of ${count} entries does not fit in the ${this.bytes.length} bytes`);
+    if ((kind === 'map' ? 2 * count : count) > this.bytes.length - this.offset)
+      throw new MsgpackError(`a table of ${count} entries does not fit in the ${this.bytes.length} bytes`);
     this.size = count;
     return kind;
   }
@@ -155,7 +157,8 @@ export class MsgpackReader {
   /** Moves past `length` bytes, returning where they start; refuses to go past the end. */
   private take(length: number): number {
     const start = this.offset;
-    if (start + length > this.bytes.length) throw new MsgpackError(`the bytes end in the middle of a value (offset ${start})`);
+    if (start + length > this.bytes.length)
+      throw new MsgpackError(`the bytes end in the middle of a value (offset ${start})`);
     this.offset = start + length;
     return start;
   }

@@ -117,7 +117,9 @@ function taskProcesses(table: Map<number, ProcessEntry>, groups: ReadonlySet<num
     }
     for (const below of path) verdicts.set(below.pid, verdict);
   }
-  return [...table.values()].filter((entry) => entry.pid !== process.pid && verdicts.get(entry.pid)).map((entry) => entry.pid);
+  return [...table.values()]
+    .filter((entry) => entry.pid !== process.pid && verdicts.get(entry.pid))
+    .map((entry) => entry.pid);
 }
 
 /** Live processes by pid, and what the scan that listed them saw change while it ran. */
@@ -138,7 +140,12 @@ class ProcessTable extends Map<number, ProcessEntry> {
  * `env -i` command — must not make every sweep take all its passes. The recorded leaders and what
  * this sweep killed are zombies the host reaps later, and fork no more.
  */
-function unsettled(table: ProcessTable, leaders: readonly number[], signalled: ReadonlySet<number>, lookedAgain: Set<number>): boolean {
+function unsettled(
+  table: ProcessTable,
+  leaders: readonly number[],
+  signalled: ReadonlySet<number>,
+  lookedAgain: Set<number>,
+): boolean {
   let changing = table.sawVanish;
   for (const pid of table.zombies) {
     if (leaders.includes(pid) || signalled.has(pid) || lookedAgain.has(pid)) continue;
@@ -147,7 +154,8 @@ function unsettled(table: ProcessTable, leaders: readonly number[], signalled: R
   }
   for (const entry of table.values()) {
     // Only processes whose tag was read and found missing; a parent in the table links the rest.
-    if (entry.tag !== null || table.has(entry.ppid) || lookedAgain.has(entry.pid) || !environmentPending(entry.pid)) continue;
+    if (entry.tag !== null || table.has(entry.ppid) || lookedAgain.has(entry.pid) || !environmentPending(entry.pid))
+      continue;
     lookedAgain.add(entry.pid);
     changing = true;
   }

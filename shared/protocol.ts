@@ -145,7 +145,14 @@ export type WorkerTask = { row: number } & (
   | { kind: 'discover' }
   | { kind: 'available'; context: CallContext }
   | { kind: 'run'; context: CallContext; args: unknown }
-  | { kind: 'render'; tool: string; snapshot: Uint8Array; view: RenderView; budgetMs: number; permissions?: ToolPermissions }
+  | {
+      kind: 'render';
+      tool: string;
+      snapshot: Uint8Array;
+      view: RenderView;
+      budgetMs: number;
+      permissions?: ToolPermissions;
+    }
 );
 
 export type TaskKind = WorkerTask['kind'];

@@ -58,7 +58,11 @@ export class TaskTable {
 
   /** A table of `rows` zeroed rows, its epoch now, its tasks' cgroups where the host can make them. */
   static create(rows: number): TaskTable {
-    return new TaskTable(new SharedArrayBuffer(rows * TASK_ROW_WORDS * Int32Array.BYTES_PER_ELEMENT), Date.now(), cgroupParent());
+    return new TaskTable(
+      new SharedArrayBuffer(rows * TASK_ROW_WORDS * Int32Array.BYTES_PER_ELEMENT),
+      Date.now(),
+      cgroupParent(),
+    );
   }
 
   get rows(): number {
@@ -115,7 +119,9 @@ export class TaskTable {
   takeThread(row: number): number {
     const threadId = this.threadOf(row);
     if (threadId === 0) return 0;
-    return Atomics.compareExchange(this.words, row * TASK_ROW_WORDS + ROW_THREAD, threadId, 0) === threadId ? threadId : 0;
+    return Atomics.compareExchange(this.words, row * TASK_ROW_WORDS + ROW_THREAD, threadId, 0) === threadId
+      ? threadId
+      : 0;
   }
 
   /** The task's seat in the CPU slot queue: the index of its first word in `words`. */
@@ -175,7 +181,12 @@ export class TaskTable {
         const pid = this.words[i]!;
         if (pid !== 0) (groups ??= []).push(pid);
       }
-      if (groups !== undefined) sent = sweepTaskProcesses({ tag: this.tag(row), groups, startedMs: this.stampOf(row, 'picked') ?? this.epochMs });
+      if (groups !== undefined)
+        sent = sweepTaskProcesses({
+          tag: this.tag(row),
+          groups,
+          startedMs: this.stampOf(row, 'picked') ?? this.epochMs,
+        });
     }
     Atomics.compareExchange(this.words, containmentWord, containment, Containment.None);
     for (let i = first; i < end; i++) Atomics.store(this.words, i, 0);

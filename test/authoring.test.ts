@@ -15,7 +15,11 @@ import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
 import { CLI, eventually, ROOT, startHost, tempDir } from './helpers.js';
 
 function moonpool(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, MOONPOOL_CONFIG: '' } });
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, MOONPOOL_CONFIG: '' },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -26,7 +30,9 @@ describe('moonpool new', () => {
     assert.equal(made.code, 0, made.stderr);
     assert.ok(existsSync(join(dir, 'lua', 'greet.lua')));
     assert.match(readFileSync(join(dir, 'init.lua'), 'utf8'), /^require\('greet'\)$/m);
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, '.luarc.json'), 'utf8')), { 'workspace.library': [join(ROOT, 'workers', 'lua', 'meta')] });
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, '.luarc.json'), 'utf8')), {
+      'workspace.library': [join(ROOT, 'workers', 'lua', 'meta')],
+    });
 
     const common = ['--config', dir, '--state-dir', join(dir, 'state')];
     assert.match(moonpool(['check', ...common], dir).stdout, /1 tool loaded; 0 errors, 0 warnings/);
@@ -35,31 +41,58 @@ describe('moonpool new', () => {
     const host = await startHost(join(dir, 'init.lua'));
     const terminal = new VirtualTerminal(100, 20);
     let shown: string[] = [];
-    const dashboard = new Dashboard({ host, input: terminal.input, output: terminal.output, onPaint: (frame) => (shown = frame.lines) });
+    const dashboard = new Dashboard({
+      host,
+      input: terminal.input,
+      output: terminal.output,
+      onPaint: (frame) => (shown = frame.lines),
+    });
     terminal.type('greet {"who":"Ada","steps":20}\r');
-    assert.ok(await eventually(() => shown.some((line) => /\[#+-*\] step \d+ of 20/.test(line)), 10_000), shown.join('\n'));
+    assert.ok(
+      await eventually(() => shown.some((line) => /\[#+-*\] step \d+ of 20/.test(line)), 10_000),
+      shown.join('\n'),
+    );
     await dashboard.quit();
 
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...common], env: { ...process.env, MOONPOOL_CONFIG: '' } });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', ...common],
+      env: { ...process.env, MOONPOOL_CONFIG: '' },
+    });
     const client = new Client({ name: 'authoring-test', version: '1.0.0' });
     await client.connect(transport);
-    assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['greet']);
+    assert.deepEqual(
+      (await client.listTools()).tools.map((tool) => tool.name),
+      ['greet'],
+    );
     // Its state's `progress = { done, total }` reaches an MCP client as the call's progress.
     const progress: { progress: number; total?: number | undefined }[] = [];
-    const greeted = await client.callTool({ name: 'greet', arguments: { who: 'Ada', steps: 5 } }, undefined, { onprogress: (update) => progress.push(update) });
+    const greeted = await client.callTool({ name: 'greet', arguments: { who: 'Ada', steps: 5 } }, undefined, {
+      onprogress: (update) => progress.push(update),
+    });
     assert.deepEqual(greeted.content, [{ type: 'text', text: 'Hello, Ada!' }]);
     await client.close();
     // (A title shown before the first state is a count alone.)
-    assert.ok(progress.some((update) => update.total === 5) && progress.every((update) => update.total === undefined || update.total === 5), JSON.stringify(progress));
+    assert.ok(
+      progress.some((update) => update.total === 5) &&
+        progress.every((update) => update.total === undefined || update.total === 5),
+      JSON.stringify(progress),
+    );
   });
 
   test("the demo's counting tools show progress = { done, total }", async () => {
     const host = await startHost(join(ROOT, 'examples', 'demo'), { cwd: join(ROOT, 'examples') });
-    for (const [tool, args] of [['count_lines', { path: 'seed' }], ['primes', { limit: 100_000 }]] as const) {
+    for (const [tool, args] of [
+      ['count_lines', { path: 'seed' }],
+      ['primes', { limit: 100_000 }],
+    ] as const) {
       const result = await host.call(tool, args);
       assert.equal(result.status, 'ok', result.content);
       const state = decodeSnapshot(result.snapshot!) as { progress?: { done: number; total: number } };
-      assert.ok(state.progress && state.progress.done === state.progress.total && state.progress.total > 0, `${tool}: ${JSON.stringify(state.progress)}`);
+      assert.ok(
+        state.progress && state.progress.done === state.progress.total && state.progress.total > 0,
+        `${tool}: ${JSON.stringify(state.progress)}`,
+      );
     }
   });
 
@@ -76,7 +109,11 @@ describe('moonpool new', () => {
 
 describe('annotations', () => {
   const meta = readFileSync(join(ROOT, 'workers', 'lua', 'meta', 'moonpool.lua'), 'utf8');
-  const declared = (pattern: RegExp): string => [...meta.matchAll(pattern)].map((match) => match[1]!).sort().join(',');
+  const declared = (pattern: RegExp): string =>
+    [...meta.matchAll(pattern)]
+      .map((match) => match[1]!)
+      .sort()
+      .join(',');
   const classFields = (name: string): string[] => {
     const block = meta.split(`---@class ${name}\n`)[1]!.split(/\n(?!---@field)/)[0]!;
     return [...block.matchAll(/---@field (\w+)/g)].map((match) => match[1]!);
@@ -86,10 +123,21 @@ describe('annotations', () => {
     const host = await startHost('introspect');
     const result = await host.call('introspect', {});
     const runtime = Object.fromEntries(result.content.split('\n').map((line) => line.split('=') as [string, string]));
-    assert.equal(runtime['globals'], declared(/^(\w+) = /gm) + ',' + declared(/^function (\w+)\(/gm).split(',').filter(Boolean).join(','));
+    assert.equal(
+      runtime['globals'],
+      declared(/^(\w+) = /gm) +
+        ',' +
+        declared(/^function (\w+)\(/gm)
+          .split(',')
+          .filter(Boolean)
+          .join(','),
+    );
     assert.equal(runtime['agent'], declared(/^function agent\.(\w+)/gm));
     assert.equal(runtime['registry'], declared(/^function ToolRegistry:(\w+)/gm));
-    assert.equal(runtime['ctx'], [...classFields('RunCtx'), ...declared(/^function RunCtx:(\w+)/gm).split(',')].sort().join(','));
+    assert.equal(
+      runtime['ctx'],
+      [...classFields('RunCtx'), ...declared(/^function RunCtx:(\w+)/gm).split(',')].sort().join(','),
+    );
     const rendered = await host.render('introspect', result.snapshot!, { width: 40, height: 5, expand: false });
     assert.deepEqual(rendered, { ok: true, lines: [`view=${classFields('RenderView').sort().join(',')}`] });
   });
@@ -100,7 +148,8 @@ describe('annotations', () => {
 });
 
 describe('documentation snippets', () => {
-  const snippets = (file: string): string[] => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```lua\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  const snippets = (file: string): string[] =>
+    [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```lua\n([\s\S]*?)```/g)].map((match) => match[1]!);
 
   for (const file of ['README.md', 'docs/writing-tools.md']) {
     test(`every Lua snippet in ${file} loads as a config with no problem`, () => {
@@ -121,7 +170,10 @@ describe('documentation snippets', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'init.lua'), quickStart!);
     writeFileSync(join(dir, 'poem.txt'), 'one two three\nfour\n');
-    const call = moonpool(['call', 'word_count', '{"path":"poem.txt"}', '--config', dir, '--cwd', dir, '--state-dir', join(dir, 'state')], dir);
+    const call = moonpool(
+      ['call', 'word_count', '{"path":"poem.txt"}', '--config', dir, '--cwd', dir, '--state-dir', join(dir, 'state')],
+      dir,
+    );
     assert.deepEqual([call.code, call.stdout], [0, 'poem.txt has 4 words\n']);
   });
 });

@@ -3,12 +3,28 @@
 // view, and the same rows in every view.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { COLLAPSED_BODY_LINES, SPINNER_FRAME_MS, SPINNER_FRAMES, blockHeader, plainBlockLines, renderView, type BlockFacts } from '../ui/block-view.js';
+import {
+  COLLAPSED_BODY_LINES,
+  SPINNER_FRAME_MS,
+  SPINNER_FRAMES,
+  blockHeader,
+  plainBlockLines,
+  renderView,
+  type BlockFacts,
+} from '../ui/block-view.js';
 import { Block } from '../ui/dashboard/block.js';
 import { blockLines } from '../ui/dashboard/block-lines.js';
 import { columns } from '../ui/text-width.js';
 
-const finished = (content: string, rendered?: BlockFacts['rendered']): BlockFacts => ({ kind: 'call', state: 'ok', tool: 'sh', title: 'ls', elapsedMs: 1234, content, rendered });
+const finished = (content: string, rendered?: BlockFacts['rendered']): BlockFacts => ({
+  kind: 'call',
+  state: 'ok',
+  tool: 'sh',
+  title: 'ls',
+  elapsedMs: 1234,
+  content,
+  rendered,
+});
 const thirtyLines = Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n');
 
 /** A dashboard line without blessed's tags (what the terminal shows). */
@@ -38,7 +54,10 @@ test('a collapsed block whose render failed with a long reason stays COLLAPSED_B
   const facts = finished(thirtyLines, { ok: false, reason: `render failed: ${'x'.repeat(5000)}` });
   const lines = plainBlockLines(facts, { width: 60, expand: false, expandHint: '--expand shows all' });
   assert.equal(lines.length, 1 + COLLAPSED_BODY_LINES);
-  assert.ok(lines.every((line) => columns(line) <= 60), JSON.stringify(lines));
+  assert.ok(
+    lines.every((line) => columns(line) <= 60),
+    JSON.stringify(lines),
+  );
   assert.match(lines.at(-3)!, /… 25 more lines \(--expand shows all\)/);
   assert.equal(lines.at(-2), '  (render failed:');
   assert.match(lines.at(-1)!, /^ {2}x+…$/);
@@ -47,7 +66,10 @@ test('a collapsed block whose render failed with a long reason stays COLLAPSED_B
 });
 
 test('a collapsed block with a short note keeps the note whole and gives the rest to the text', () => {
-  const lines = plainBlockLines(finished(thirtyLines, { ok: false, reason: 'render broke' }), { width: 60, expand: false });
+  const lines = plainBlockLines(finished(thirtyLines, { ok: false, reason: 'render broke' }), {
+    width: 60,
+    expand: false,
+  });
   assert.equal(lines.length, 1 + COLLAPSED_BODY_LINES);
   assert.deepEqual(lines.slice(-2), ['  … 24 more lines', '  (render broke; showing the text instead)']);
 });
@@ -58,7 +80,11 @@ test('a note is never collapsed', () => {
 });
 
 test('the render view is the body: the block width less the indent, COLLAPSED_BODY_LINES high unless expanded', () => {
-  assert.deepEqual(renderView({ width: 80, expand: false }), { width: 78, height: COLLAPSED_BODY_LINES, expand: false });
+  assert.deepEqual(renderView({ width: 80, expand: false }), {
+    width: 78,
+    height: COLLAPSED_BODY_LINES,
+    expand: false,
+  });
   assert.deepEqual(renderView({ width: 80, expand: true }), { width: 78, height: 1000, expand: true });
 });
 

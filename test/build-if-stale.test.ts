@@ -2,7 +2,17 @@
 // rebuilt, any edit is (whatever its file time), and outputs of deleted sources are removed.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT, tempDir } from './helpers.js';
@@ -12,7 +22,13 @@ const SCRIPT = join(ROOT, 'scripts', 'build-if-stale.mjs');
 function project(): string {
   const dir = tempDir();
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', outDir: 'dist', rootDir: '.', strict: true, types: [] }, include: ['src'] }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', outDir: 'dist', rootDir: '.', strict: true, types: [] },
+      include: ['src'],
+    }),
+  );
   mkdirSync(join(dir, 'src', 'sub'), { recursive: true });
   writeFileSync(join(dir, 'src', 'a.ts'), 'export const a: number = 1;\n');
   writeFileSync(join(dir, 'src', 'sub', 'b.ts'), 'export const b: string = "b";\n');
@@ -87,7 +103,11 @@ test('an output deleted from dist/ is built again', { timeout: 60_000 }, () => {
 test('a tsconfig.json it cannot follow is one line and exit 2, nothing removed', { timeout: 60_000 }, () => {
   const dir = project();
   assert.equal(build(dir).status, 0);
-  for (const tsconfig of ['{ // a comment\n}', JSON.stringify({ compilerOptions: { outDir: 'dist' }, include: ['src/**/*'] }), JSON.stringify({ extends: './base.json', include: ['src'] })]) {
+  for (const tsconfig of [
+    '{ // a comment\n}',
+    JSON.stringify({ compilerOptions: { outDir: 'dist' }, include: ['src/**/*'] }),
+    JSON.stringify({ extends: './base.json', include: ['src'] }),
+  ]) {
     writeFileSync(join(dir, 'tsconfig.json'), tsconfig);
     const run = build(dir);
     assert.equal(run.status, 2, tsconfig);
@@ -96,26 +116,30 @@ test('a tsconfig.json it cannot follow is one line and exit 2, nothing removed',
   }
 });
 
-test('a source edited while tsc runs leaves no stamp: the next run builds what is there now', { timeout: 60_000 }, () => {
-  const dir = project();
-  // A stand-in for tsc that compiles a.ts, then sees it edited before it exits.
-  rmSync(join(dir, 'node_modules'));
-  mkdirSync(join(dir, 'node_modules', 'typescript', 'bin'), { recursive: true });
-  writeFileSync(join(dir, 'node_modules', 'typescript', 'package.json'), '{"version":"0.0.0-test"}');
-  writeFileSync(
-    join(dir, 'node_modules', 'typescript', 'bin', 'tsc'),
-    [
-      "const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');",
-      "const { join } = require('node:path');",
-      "const root = process.argv[3].replace(/tsconfig\\.json$/, '');",
-      "mkdirSync(join(root, 'dist', 'src', 'sub'), { recursive: true });",
-      "for (const f of ['a', 'sub/b']) writeFileSync(join(root, 'dist', 'src', f + '.js'), readFileSync(join(root, 'src', f + '.ts')));",
-      "writeFileSync(join(root, 'src', 'a.ts'), 'export const a: number = 3;\\n');",
-    ].join('\n'),
-  );
-  assert.equal(build(dir).status, 0);
-  assert.equal(existsSync(join(dir, 'dist', '.build-stamp')), false);
-});
+test(
+  'a source edited while tsc runs leaves no stamp: the next run builds what is there now',
+  { timeout: 60_000 },
+  () => {
+    const dir = project();
+    // A stand-in for tsc that compiles a.ts, then sees it edited before it exits.
+    rmSync(join(dir, 'node_modules'));
+    mkdirSync(join(dir, 'node_modules', 'typescript', 'bin'), { recursive: true });
+    writeFileSync(join(dir, 'node_modules', 'typescript', 'package.json'), '{"version":"0.0.0-test"}');
+    writeFileSync(
+      join(dir, 'node_modules', 'typescript', 'bin', 'tsc'),
+      [
+        "const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');",
+        "const { join } = require('node:path');",
+        "const root = process.argv[3].replace(/tsconfig\\.json$/, '');",
+        "mkdirSync(join(root, 'dist', 'src', 'sub'), { recursive: true });",
+        "for (const f of ['a', 'sub/b']) writeFileSync(join(root, 'dist', 'src', f + '.js'), readFileSync(join(root, 'src', f + '.ts')));",
+        "writeFileSync(join(root, 'src', 'a.ts'), 'export const a: number = 3;\\n');",
+      ].join('\n'),
+    );
+    assert.equal(build(dir).status, 0);
+    assert.equal(existsSync(join(dir, 'dist', '.build-stamp')), false);
+  },
+);
 
 /** A bundle step that writes `dist/bundle.txt`: the bundled output's text and `label`. */
 function withBundleStep(dir: string, label: string): void {
@@ -131,20 +155,27 @@ function withBundleStep(dir: string, label: string): void {
   );
 }
 
-test('a project with a bundle step is bundled after tsc, and bundled again when only the step changes', { timeout: 60_000 }, () => {
-  const dir = project();
-  withBundleStep(dir, 'first');
-  assert.equal(build(dir).status, 0);
-  assert.match(readFileSync(join(dir, 'dist', 'bundle.txt'), 'utf8'), /a = 1;[\s\S]*first$/);
-  withBundleStep(dir, 'second');
-  assert.equal(build(dir).status, 0);
-  assert.match(readFileSync(join(dir, 'dist', 'bundle.txt'), 'utf8'), /second$/);
-});
+test(
+  'a project with a bundle step is bundled after tsc, and bundled again when only the step changes',
+  { timeout: 60_000 },
+  () => {
+    const dir = project();
+    withBundleStep(dir, 'first');
+    assert.equal(build(dir).status, 0);
+    assert.match(readFileSync(join(dir, 'dist', 'bundle.txt'), 'utf8'), /a = 1;[\s\S]*first$/);
+    withBundleStep(dir, 'second');
+    assert.equal(build(dir).status, 0);
+    assert.match(readFileSync(join(dir, 'dist', 'bundle.txt'), 'utf8'), /second$/);
+  },
+);
 
 test('a bundle step that fails leaves no stamp: the next run builds again', { timeout: 60_000 }, () => {
   const dir = project();
   withBundleStep(dir, 'first');
-  writeFileSync(join(dir, 'scripts', 'bundle-dist.mjs'), "export async function bundleDist() { throw new Error('bundle failed'); }");
+  writeFileSync(
+    join(dir, 'scripts', 'bundle-dist.mjs'),
+    "export async function bundleDist() { throw new Error('bundle failed'); }",
+  );
   const failed = build(dir);
   assert.notEqual(failed.status, 0);
   assert.match(failed.output, /bundle failed/);

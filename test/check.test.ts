@@ -24,7 +24,12 @@ function problemsOf(schema: Record<string, unknown>): string[] {
 
 function moonpool(args: string[]): { code: number | null; stdout: string; stderr: string } {
   const stateDir = tempDir();
-  const run = spawnSync(process.execPath, [CLI, ...args, '--state-dir', stateDir], { encoding: 'utf8', cwd: FIXTURES, timeout: 30_000, env: { ...process.env, MOONPOOL_CONFIG: '' } });
+  const run = spawnSync(process.execPath, [CLI, ...args, '--state-dir', stateDir], {
+    encoding: 'utf8',
+    cwd: FIXTURES,
+    timeout: 30_000,
+    env: { ...process.env, MOONPOOL_CONFIG: '' },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -43,7 +48,12 @@ describe('schema problems', () => {
   });
 
   test('a value the meta-schema refuses names its path (lists from 1, as in Lua), the value and what it must be', () => {
-    const problems = problemsOf({ type: 'object', properties: { n: { type: 'number', minimum: '5' } }, required: ['n', 7], additionalProperties: 'no' });
+    const problems = problemsOf({
+      type: 'object',
+      properties: { n: { type: 'number', minimum: '5' } },
+      required: ['n', 7],
+      additionalProperties: 'no',
+    });
     assert.deepEqual(problems.sort(), [
       'parameters.additionalProperties: must be object or boolean (got "no")',
       'parameters.properties.n.minimum: must be number (got "5")',
@@ -52,13 +62,37 @@ describe('schema problems', () => {
   });
 
   test('a required name no property has, and a default of the wrong type, are problems', () => {
-    assert.deepEqual(problemsOf({ type: 'object', properties: { path: { type: 'string' }, n: { type: 'integer', default: 'three' }, e: { type: 'array', default: [] } }, required: ['path', 'pth'] }).sort(), [
-      'parameters.properties.n.default: "three" is not of the schema\'s type (integer)',
-      'parameters.required[2]: "pth" is required but is not in properties (did you mean "path"?); every call would fail',
-    ]);
+    assert.deepEqual(
+      problemsOf({
+        type: 'object',
+        properties: {
+          path: { type: 'string' },
+          n: { type: 'integer', default: 'three' },
+          e: { type: 'array', default: [] },
+        },
+        required: ['path', 'pth'],
+      }).sort(),
+      [
+        'parameters.properties.n.default: "three" is not of the schema\'s type (integer)',
+        'parameters.required[2]: "pth" is required but is not in properties (did you mean "path"?); every call would fail',
+      ],
+    );
     // Names other properties may match are not in `properties`, rightly.
-    assert.ok('validate' in compileParameters(createSchemaCompiler(), { type: 'object', patternProperties: { '^x': {} }, required: ['xy'] }));
-    assert.ok('validate' in compileParameters(createSchemaCompiler(), { type: 'object', properties: { n: { type: 'number', default: 2 } } }));
+    assert.ok(
+      'validate' in
+        compileParameters(createSchemaCompiler(), {
+          type: 'object',
+          patternProperties: { '^x': {} },
+          required: ['xy'],
+        }),
+    );
+    assert.ok(
+      'validate' in
+        compileParameters(createSchemaCompiler(), {
+          type: 'object',
+          properties: { n: { type: 'number', default: 2 } },
+        }),
+    );
   });
 
   test('a keyword of one type in a schema without type says which type to add', () => {
@@ -87,11 +121,17 @@ describe('schema problems', () => {
 
   test('every problem strict mode has is listed, not only the first it throws', () => {
     const problems = problemsOf({ type: 'object', properties: { a: { then: {} }, c: { else: {} } } });
-    assert.deepEqual(problems, ['parameters: "then" without "if" is ignored', 'parameters: "else" without "if" is ignored']);
+    assert.deepEqual(problems, [
+      'parameters: "then" without "if" is ignored',
+      'parameters: "else" without "if" is ignored',
+    ]);
   });
 
   test('thousands of mistakes report 20 and count the rest', () => {
-    const compiled = compileParameters(createSchemaCompiler(), { type: 'object', required: Array.from({ length: 5000 }, (_, i) => i) });
+    const compiled = compileParameters(createSchemaCompiler(), {
+      type: 'object',
+      required: Array.from({ length: 5000 }, (_, i) => i),
+    });
     assert.ok('problems' in compiled);
     assert.equal(compiled.problems.length, 20);
     assert.equal(compiled.total, 5000);
@@ -107,12 +147,27 @@ describe('schema problems', () => {
 
 describe('definitions', () => {
   test('a megabyte name with a line break is named once, cut and escaped, and labels none of its other problems', () => {
-    const definition = { name: `a\n${'x'.repeat(1_000_000)}`, description: '', parameters: null, timeout: null, runType: 'function', renderType: 'nil', availableType: 'nil', module: '/c/init.lua', file: '/c/init.lua', line: 1, fieldNames: [] };
+    const definition = {
+      name: `a\n${'x'.repeat(1_000_000)}`,
+      description: '',
+      parameters: null,
+      timeout: null,
+      runType: 'function',
+      renderType: 'nil',
+      availableType: 'nil',
+      module: '/c/init.lua',
+      file: '/c/init.lua',
+      line: 1,
+      fieldNames: [],
+    };
     const { diagnostics } = checkDefinitions([definition], createSchemaCompiler());
-    assert.deepEqual(diagnostics.map((diagnostic) => diagnostic.message), [
-      `registry:add: \`name\` must match ^[a-zA-Z0-9_-]{1,64}$ (got "a\\n${'x'.repeat(38)}…")`,
-      'registry:add: `description` must be a non-empty string (got "")',
-    ]);
+    assert.deepEqual(
+      diagnostics.map((diagnostic) => diagnostic.message),
+      [
+        `registry:add: \`name\` must match ^[a-zA-Z0-9_-]{1,64}$ (got "a\\n${'x'.repeat(38)}…")`,
+        'registry:add: `description` must be a non-empty string (got "")',
+      ],
+    );
     assert.ok(diagnostics.every((diagnostic) => diagnostic.tool === undefined));
   });
 });
@@ -122,7 +177,10 @@ describe('name suggestions', () => {
     assert.equal(closestName('requried', ['required', 'properties']), 'required');
     assert.equal(closestName('paramters', ['name', 'parameters']), 'parameters');
     assert.equal(closestName('Minimum', ['minimum', 'maximum']), 'minimum');
-    assert.equal(closestName('notes', ['name', 'description', 'parameters', 'run', 'render', 'available', 'timeout']), undefined);
+    assert.equal(
+      closestName('notes', ['name', 'description', 'parameters', 'run', 'render', 'available', 'timeout']),
+      undefined,
+    );
     assert.equal(closestName('x'.repeat(1_000_000), ['x']), undefined);
     assert.equal(closestName('params', ['name', 'parameters']), 'parameters');
     assert.equal(closestName('par', ['name', 'parameters']), undefined);
@@ -169,7 +227,18 @@ describe('field lines', () => {
 
   test('line breaks count as Lua counts them, inside strings and comments too', () => {
     const tokens = luaTokens("a\r\nb\n\rc\rd 'e\\\nf' [==[\n]==] g");
-    assert.deepEqual(tokens.map((token) => [token.text, token.line]), [['a', 1], ['b', 2], ['c', 3], ['d', 4], ['e\nf', 4], ['', 5], ['g', 6]]);
+    assert.deepEqual(
+      tokens.map((token) => [token.text, token.line]),
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+        ['d', 4],
+        ['e\nf', 4],
+        ['', 5],
+        ['g', 6],
+      ],
+    );
   });
 });
 
@@ -204,12 +273,23 @@ describe('moonpool check on real configs', () => {
   test('hostile definitions: each is refused in a bounded line, at its own line, and the host keeps serving', async () => {
     const host = await startHost(HOSTILE);
     const byTool = new Map<string, string[]>();
-    for (const diagnostic of host.diagnostics()) byTool.set(diagnostic.tool ?? '', [...(byTool.get(diagnostic.tool ?? '') ?? []), `${diagnostic.line}: ${diagnostic.message}`]);
+    for (const diagnostic of host.diagnostics())
+      byTool.set(diagnostic.tool ?? '', [
+        ...(byTool.get(diagnostic.tool ?? '') ?? []),
+        `${diagnostic.line}: ${diagnostic.message}`,
+      ]);
     assert.equal(byTool.get('many_mistakes')?.length, 21);
     assert.equal(byTool.get('many_mistakes')?.at(-1), "19: tool 'many_mistakes': parameters: … and 280 more problems");
-    assert.deepEqual(byTool.get('long_field'), [`30: tool 'long_field': unknown field \`${'f'.repeat(100)}… (1000000 bytes)\` is ignored`]);
-    assert.deepEqual(byTool.get('boolean_key'), ["40: tool 'boolean_key': parameters.properties has a key of type boolean: only string and integer keys can cross"]);
-    assert.deepEqual(byTool.get('integer_key'), ["47: tool 'integer_key': parameters: unknown keyword `1`", "48: tool 'integer_key': unknown field `[1]` is ignored"]);
+    assert.deepEqual(byTool.get('long_field'), [
+      `30: tool 'long_field': unknown field \`${'f'.repeat(100)}… (1000000 bytes)\` is ignored`,
+    ]);
+    assert.deepEqual(byTool.get('boolean_key'), [
+      "40: tool 'boolean_key': parameters.properties has a key of type boolean: only string and integer keys can cross",
+    ]);
+    assert.deepEqual(byTool.get('integer_key'), [
+      "47: tool 'integer_key': parameters: unknown keyword `1`",
+      "48: tool 'integer_key': unknown field `[1]` is ignored",
+    ]);
     assert.deepEqual(byTool.get('odd_fields'), [
       "52: tool 'odd_fields': unknown field `\\n\\u001b[2J` is ignored",
       "52: tool 'odd_fields': unknown field `[1.5]` is ignored",
@@ -217,26 +297,49 @@ describe('moonpool check on real configs', () => {
       "52: tool 'odd_fields': unknown field `[true]` is ignored",
       "56: tool 'odd_fields': parameters.properties has a key of type number: only string and integer keys can cross",
     ]);
-    assert.deepEqual(byTool.get('megabyte_property'), ["63: tool 'megabyte_property': parameters: the schema is 1000053 characters; the limit is 262144"]);
-    assert.deepEqual(byTool.get('too_deep'), ["70: tool 'too_deep': parameters: the schema is nested deeper than 32 levels"]);
-    assert.match(byTool.get('deep_mistake')?.[0] ?? '', /^79: tool 'deep_mistake': parameters(\.properties\.x){10}: unknown keyword `minimun`/);
+    assert.deepEqual(byTool.get('megabyte_property'), [
+      "63: tool 'megabyte_property': parameters: the schema is 1000053 characters; the limit is 262144",
+    ]);
+    assert.deepEqual(byTool.get('too_deep'), [
+      "70: tool 'too_deep': parameters: the schema is nested deeper than 32 levels",
+    ]);
+    assert.match(
+      byTool.get('deep_mistake')?.[0] ?? '',
+      /^79: tool 'deep_mistake': parameters(\.properties\.x){10}: unknown keyword `minimun`/,
+    );
     assert.ok(host.diagnostics().every((diagnostic) => diagnostic.message.length < 400));
-    assert.deepEqual(host.tools().map((tool) => tool.name), ['long_field']);
+    assert.deepEqual(
+      host.tools().map((tool) => tool.name),
+      ['long_field'],
+    );
     assert.equal((await host.call('long_field', {})).content, 'fine');
   });
 
   test('a reload reports what check reports, and a config whose every tool has errors leaves the last good one serving', async () => {
     const dir = tempDir();
-    const good = "agent.on('discover_tools', function(r)\n  r:add { name = 'repeat_word', description = 'Repeat.', run = function() return 'ok' end }\nend)\n";
+    const good =
+      "agent.on('discover_tools', function(r)\n  r:add { name = 'repeat_word', description = 'Repeat.', run = function() return 'ok' end }\nend)\n";
     writeFileSync(join(dir, 'init.lua'), good);
     const host = await startHost(dir);
-    assert.deepEqual(host.tools().map((tool) => tool.name), ['repeat_word']);
-    const broken = readFileSync(join(MISTAKES, 'init.lua'), 'utf8').replace(/registry:add \{\n {4}name = 'fine'[\s\S]*?\n {2}\}\n/, '');
+    assert.deepEqual(
+      host.tools().map((tool) => tool.name),
+      ['repeat_word'],
+    );
+    const broken = readFileSync(join(MISTAKES, 'init.lua'), 'utf8').replace(
+      /registry:add \{\n {4}name = 'fine'[\s\S]*?\n {2}\}\n/,
+      '',
+    );
     writeFileSync(join(dir, 'init.lua'), broken);
     const reload = await host.reload();
     assert.equal(reload.ok, false);
-    assert.deepEqual(reload.diagnostics.map((diagnostic) => diagnostic.line), [10, 13, 16, 24]);
-    assert.deepEqual(host.tools().map((tool) => tool.name), ['repeat_word']);
+    assert.deepEqual(
+      reload.diagnostics.map((diagnostic) => diagnostic.line),
+      [10, 13, 16, 24],
+    );
+    assert.deepEqual(
+      host.tools().map((tool) => tool.name),
+      ['repeat_word'],
+    );
     assert.equal((await host.call('repeat_word', {})).content, 'ok');
   });
 
@@ -246,7 +349,9 @@ describe('moonpool check on real configs', () => {
     copyFileSync(join(MISTAKES, 'init.lua'), join(dir, 'lua', 'mistakes.lua'));
     writeFileSync(join(dir, 'init.lua'), "require('mistakes')\n");
     const host = await startHost(dir);
-    const located = host.diagnostics().map((diagnostic) => `${diagnostic.file?.endsWith(join('lua', 'mistakes.lua'))}:${diagnostic.line}`);
+    const located = host
+      .diagnostics()
+      .map((diagnostic) => `${diagnostic.file?.endsWith(join('lua', 'mistakes.lua'))}:${diagnostic.line}`);
     assert.deepEqual(located, ['true:10', 'true:13', 'true:16', 'true:24', 'true:36']);
   });
 });
@@ -261,7 +366,10 @@ describe('directories moonpool cannot make', () => {
       [join(dir, 'file'), /ENOTDIR: not a directory/],
       [join(dir, 'fifo'), /ENOTDIR: not a directory/],
     ] as const) {
-      const run = spawnSync(process.execPath, [CLI, 'new', 'x', '--dir', target], { encoding: 'utf8', timeout: 20_000 });
+      const run = spawnSync(process.execPath, [CLI, 'new', 'x', '--dir', target], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       assert.equal(run.status, 2, `${target}: ${run.stderr}`);
       assert.match(run.stderr, new RegExp(`^moonpool: cannot write the new tool in .*: ${reason.source}`));
     }
@@ -277,7 +385,11 @@ describe('directories moonpool cannot make', () => {
   });
 
   test('a state directory under /proc fails call at once with exit 2, naming it', () => {
-    const run = spawnSync(process.execPath, [CLI, 'call', 'fine', '--config', MISTAKES, '--state-dir', '/proc/moonpool-state'], { encoding: 'utf8', timeout: 20_000 });
+    const run = spawnSync(
+      process.execPath,
+      [CLI, 'call', 'fine', '--config', MISTAKES, '--state-dir', '/proc/moonpool-state'],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
     assert.equal(run.status, 2, run.stderr);
     assert.match(run.stderr, /the state directory \/proc\/moonpool-state cannot be used \(ENOENT\)/);
   });
@@ -288,13 +400,20 @@ describe('check finds what would fail every call', () => {
     const run = moonpool(['check', '--strict', '--config', join(FIXTURES, 'schema-meaning')]);
     assert.equal(run.code, 1, run.stderr);
     const source = readFileSync(join(FIXTURES, 'schema-meaning', 'init.lua'), 'utf8').split('\n');
-    const at = (text: string): string => `schema-meaning/init.lua:${source.findIndex((line) => line.includes(text)) + 1}`;
+    const at = (text: string): string =>
+      `schema-meaning/init.lua:${source.findIndex((line) => line.includes(text)) + 1}`;
     assert.deepEqual(run.stdout.trimEnd().split('\n'), [
       `${at("default = 'three'")}: tool 'read_file': parameters.properties.lines.default: "three" is not of the schema's type (integer)`,
       `${at('minimum = 1')}: tool 'read_file': parameters.properties.limit: \`minimum\` applies only to a number, and the schema has no \`type\`: add type = 'number'`,
       `${at("required = { 'pth' }")}: tool 'read_file': parameters.required[1]: "pth" is required but is not in properties (did you mean "path"?); every call would fail`,
-      ...['"str" is not a JSON Schema type (did you mean "string"?)', '"int" is not a JSON Schema type (did you mean "integer"?)', '"list" is not a JSON Schema type (did you mean "array"?)', '"dict" is not a JSON Schema type (did you mean "object"?)'].map(
-        (said, i) => `${at("a = { type = 'str' }")}: tool 'other_names': parameters.properties.${'abcd'[i]}.type: ${said}; the types are string, number, integer, boolean, object, array, null`,
+      ...[
+        '"str" is not a JSON Schema type (did you mean "string"?)',
+        '"int" is not a JSON Schema type (did you mean "integer"?)',
+        '"list" is not a JSON Schema type (did you mean "array"?)',
+        '"dict" is not a JSON Schema type (did you mean "object"?)',
+      ].map(
+        (said, i) =>
+          `${at("a = { type = 'str' }")}: tool 'other_names': parameters.properties.${'abcd'[i]}.type: ${said}; the types are string, number, integer, boolean, object, array, null`,
       ),
       'the config did not load; 7 errors, 0 warnings',
     ]);
@@ -303,6 +422,9 @@ describe('check finds what would fail every call', () => {
   test("a missing comma: Lua's message and its likely cause", () => {
     const run = moonpool(['check', '--config', join(FIXTURES, 'missing-comma')]);
     assert.equal(run.code, 1, run.stderr);
-    assert.equal(run.stdout.split('\n')[0], "missing-comma/init.lua:6: '}' expected (to close '{' at line 3) near 'run' (a comma missing after the value on line 5?)");
+    assert.equal(
+      run.stdout.split('\n')[0],
+      "missing-comma/init.lua:6: '}' expected (to close '{' at line 3) near 'run' (a comma missing after the value on line 5?)",
+    );
   });
 });

@@ -9,7 +9,10 @@ import { CLI, eventually, EXAMPLES, FIXTURE_BIN, FIXTURES, liveProcesses, tempDi
 
 const stateDir = tempDir();
 
-function moonpool(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
+function moonpool(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { code: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [CLI, ...args, '--state-dir', stateDir], {
     encoding: 'utf8',
     cwd: stateDir,
@@ -22,7 +25,7 @@ function moonpool(args: string[], env: NodeJS.ProcessEnv = {}): { code: number |
 const seed1 = join(EXAMPLES, 'seed', '1-weather');
 
 describe('moonpool call', () => {
-  test("prints the model-facing text and exits 0: call weather '{\"city\":\"Paris\"}'", () => {
+  test('prints the model-facing text and exits 0: call weather \'{"city":"Paris"}\'', () => {
     const run = moonpool(['call', 'weather', '{"city":"Paris"}', '--config', seed1]);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'The weather in Paris is sunny (1 argument: Paris)\n');
@@ -63,21 +66,33 @@ describe('moonpool call', () => {
     };
     assert.equal(said(['-V']), `moonpool: unknown option '-V' (did you mean '-v'?); see '${asRun} help'\n`);
     assert.equal(said(['lst']), `moonpool: unknown command 'lst' (did you mean 'list'?); see '${asRun} help'\n`);
-    assert.equal(said(['list', '--timeout', 'abc']), `moonpool: --timeout takes a positive number of seconds (got 'abc'); see '${asRun} help list'\n`);
-    assert.equal(said(['call', 'x', '--session', 'a b']), `moonpool: --session takes a session id: 1-64 letters, digits, _ and - (got 'a b'); see '${asRun} help call'\n`);
-    assert.equal(said(['call', '--sesion', 'x']), `moonpool: unknown option '--sesion' (did you mean '--session'?); see '${asRun} help call'\n`);
+    assert.equal(
+      said(['list', '--timeout', 'abc']),
+      `moonpool: --timeout takes a positive number of seconds (got 'abc'); see '${asRun} help list'\n`,
+    );
+    assert.equal(
+      said(['call', 'x', '--session', 'a b']),
+      `moonpool: --session takes a session id: 1-64 letters, digits, _ and - (got 'a b'); see '${asRun} help call'\n`,
+    );
+    assert.equal(
+      said(['call', '--sesion', 'x']),
+      `moonpool: unknown option '--sesion' (did you mean '--session'?); see '${asRun} help call'\n`,
+    );
     assert.equal(said(['check', '--config']), `moonpool: --config needs a value; see '${asRun} help check'\n`);
-    assert.equal(said(['replay', 'nosuch']), `moonpool: no session 'nosuch' in ${stateDir}; '${asRun} sessions' lists them\n`);
+    assert.equal(
+      said(['replay', 'nosuch']),
+      `moonpool: no session 'nosuch' in ${stateDir}; '${asRun} sessions' lists them\n`,
+    );
   });
 
-  test("hints name moonpool when that name on PATH is this program", () => {
+  test('hints name moonpool when that name on PATH is this program', () => {
     const bin = tempDir();
     symlinkSync(CLI, join(bin, 'moonpool'));
     const run = moonpool(['lst'], { PATH: `${bin}:${process.env['PATH'] ?? ''}` });
     assert.equal(run.stderr, "moonpool: unknown command 'lst' (did you mean 'list'?); see 'moonpool help'\n");
   });
 
-  test('help: the whole usage, or one command\'s, as `help COMMAND` or `COMMAND --help`', () => {
+  test("help: the whole usage, or one command's, as `help COMMAND` or `COMMAND --help`", () => {
     const whole = moonpool(['help']);
     assert.equal(whole.code, 0);
     assert.match(whole.stdout, /^ {2}moonpool help \[COMMAND\]/m);
@@ -103,7 +118,10 @@ describe('moonpool list', () => {
   test('--format prints each API’s exact tool shape', () => {
     const shapes = {
       anthropic: { name: 'weather', description: 'Look up the current weather for a city.', input_schema: {} },
-      openai: { type: 'function', function: { name: 'weather', description: 'Look up the current weather for a city.', parameters: {} } },
+      openai: {
+        type: 'function',
+        function: { name: 'weather', description: 'Look up the current weather for a city.', parameters: {} },
+      },
       mcp: { name: 'weather', description: 'Look up the current weather for a city.', inputSchema: {} },
     };
     const schema = {
@@ -122,7 +140,10 @@ describe('moonpool list', () => {
   test('without a weather command the gated tool is listed as unavailable, and absent from --json', () => {
     const config = join(EXAMPLES, 'seed', '3-weather-available');
     const env = { PATH: '/usr/bin:/bin' };
-    assert.match(moonpool(['list', '--config', config], env).stdout, /weather\s+\(unavailable: available\(\) returned false\)/);
+    assert.match(
+      moonpool(['list', '--config', config], env).stdout,
+      /weather\s+\(unavailable: available\(\) returned false\)/,
+    );
     assert.deepEqual(JSON.parse(moonpool(['list', '--json', '--config', config], env).stdout), []);
     const call = moonpool(['call', 'weather', '{"city":"Rome"}', '--config', config], env);
     assert.equal(call.code, 1);
@@ -136,10 +157,17 @@ describe('moonpool check', () => {
     const run = moonpool(['check', '--config', broken]);
     assert.equal(run.code, 1);
     const file = join(broken, 'init.lua');
-    const locations = run.stdout.trim().split('\n').slice(0, -1).map((line) => line.split(': ')[0]);
+    const locations = run.stdout
+      .trim()
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => line.split(': ')[0]);
     assert.deepEqual(locations, [`${file}:10`, `${file}:17`, `${file}:20`, `${file}:24`]);
     assert.match(run.stdout, /:10: registry:add: `name` must match/);
-    assert.match(run.stdout, /:17: tool 'bad_schema': parameters\.properties\.n\.type: "integr" is not a JSON Schema type \(did you mean "integer"\?\)/);
+    assert.match(
+      run.stdout,
+      /:17: tool 'bad_schema': parameters\.properties\.n\.type: "integr" is not a JSON Schema type \(did you mean "integer"\?\)/,
+    );
     assert.match(run.stdout, /:20: tool 'no_run': `run` must be a function \(got nil\)/);
     assert.match(run.stdout, /:24: duplicate tool name 'good'/);
     assert.match(run.stdout, /1 tool loaded; 4 errors, 0 warnings\n$/);
@@ -161,7 +189,10 @@ describe('moonpool check', () => {
 describe('config lookup', () => {
   test('$MOONPOOL_CONFIG is used when there is no --config', () => {
     const run = moonpool(['list', '--json'], { MOONPOOL_CONFIG: seed1 });
-    assert.deepEqual((JSON.parse(run.stdout) as { name: string }[]).map((tool) => tool.name), ['weather']);
+    assert.deepEqual(
+      (JSON.parse(run.stdout) as { name: string }[]).map((tool) => tool.name),
+      ['weather'],
+    );
   });
 
   test('$XDG_CONFIG_HOME/moonpool/init.lua comes next', () => {
@@ -186,7 +217,10 @@ describe('config lookup', () => {
     const home = tempDir();
     const run = moonpool(['mcp'], { XDG_CONFIG_HOME: home });
     assert.equal(run.code, 2);
-    assert.equal(run.stderr, `moonpool: no config found (--config, $MOONPOOL_CONFIG, ${join(home, 'moonpool', 'init.lua')}); mcp does not serve the bundled demo: pass --config FILE\n`);
+    assert.equal(
+      run.stderr,
+      `moonpool: no config found (--config, $MOONPOOL_CONFIG, ${join(home, 'moonpool', 'init.lua')}); mcp does not serve the bundled demo: pass --config FILE\n`,
+    );
     assert.equal(run.stdout, '');
   });
 
@@ -199,9 +233,22 @@ describe('config lookup', () => {
 
 test('Ctrl-C (SIGINT) cancels a call and exits 130, leaving no process behind', { timeout: 60_000 }, async () => {
   const seconds = uniqueSeconds();
-  const child = spawn(process.execPath, [CLI, 'call', 'sh', JSON.stringify({ command: `sleep ${seconds}` }), '--config', join(EXAMPLES, 'demo'), '--state-dir', stateDir], {
-    env: { ...process.env, MOONPOOL_CONFIG: '' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'call',
+      'sh',
+      JSON.stringify({ command: `sleep ${seconds}` }),
+      '--config',
+      join(EXAMPLES, 'demo'),
+      '--state-dir',
+      stateDir,
+    ],
+    {
+      env: { ...process.env, MOONPOOL_CONFIG: '' },
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // The sleep itself, not the moonpool command whose arguments name it.
   const sleeping = (): string[] => liveProcesses(`sleep ${seconds}`).filter((line) => !line.includes('"command"'));
@@ -211,17 +258,36 @@ test('Ctrl-C (SIGINT) cancels a call and exits 130, leaving no process behind', 
   assert.ok(await eventually(() => sleeping().length === 0), sleeping().join('\n'));
 });
 
-test('a reader that goes away (replay | head -1) ends the command quietly, with its own exit code', { timeout: 60_000 }, async () => {
-  const demo = join(EXAMPLES, 'demo', 'init.lua');
-  const session = '20261201-000000-e1e1e1';
-  // Three results of 45 KB each: more than a pipe holds, so the replay is still writing when the reader leaves.
-  for (let i = 0; i < 3; i++) {
-    assert.equal(moonpool(['call', 'sh', JSON.stringify({ command: "yes 'a line of thirty characters.' | head -1500" }), '--config', demo, '--session', session]).code, 0);
-  }
-  const child = spawn(process.execPath, [CLI, 'replay', session, '--expand', '--config', demo, '--state-dir', stateDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  child.stdout.once('data', () => child.stdout.destroy());
-  const code = await new Promise((resolve) => child.once('exit', resolve));
-  assert.deepEqual([code, stderr], [0, '']);
-});
+test(
+  'a reader that goes away (replay | head -1) ends the command quietly, with its own exit code',
+  { timeout: 60_000 },
+  async () => {
+    const demo = join(EXAMPLES, 'demo', 'init.lua');
+    const session = '20261201-000000-e1e1e1';
+    // Three results of 45 KB each: more than a pipe holds, so the replay is still writing when the reader leaves.
+    for (let i = 0; i < 3; i++) {
+      assert.equal(
+        moonpool([
+          'call',
+          'sh',
+          JSON.stringify({ command: "yes 'a line of thirty characters.' | head -1500" }),
+          '--config',
+          demo,
+          '--session',
+          session,
+        ]).code,
+        0,
+      );
+    }
+    const child = spawn(
+      process.execPath,
+      [CLI, 'replay', session, '--expand', '--config', demo, '--state-dir', stateDir],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    assert.deepEqual([code, stderr], [0, '']);
+  },
+);

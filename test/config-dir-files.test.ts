@@ -30,25 +30,33 @@ const skippedReasons = (diagnostics: { severity: string; file?: string; message:
     .map((diagnostic) => `${diagnostic.file!.split('/').slice(-1)[0]}: ${diagnostic.message}`)
     .sort();
 
-test('odd entries named *.lua are skipped with a warning each, and the tools beside them answer', { timeout: 60_000 }, async () => {
-  const dir = await oddConfig();
-  const host = await startHost(join(dir, 'init.lua'));
-  assert.equal(host.loaded, true);
-  assert.deepEqual(skippedReasons(host.diagnostics()), [
-    '.#init.lua: skipped: a symbolic link to nothing',
-    'loop.lua: skipped: cannot be resolved (ELOOP)',
-    'pipe.lua: skipped: a FIFO',
-    'socket.lua: skipped: a socket',
-  ]);
-  const [echoed, reloaded] = await Promise.all([host.call('echo', { text: 'unbothered' }), host.reload()]);
-  assert.deepEqual([echoed.status, echoed.content], ['ok', 'unbothered']);
-  assert.equal(reloaded.ok, true);
-  assert.equal(skippedReasons(reloaded.diagnostics).length, 4);
-});
+test(
+  'odd entries named *.lua are skipped with a warning each, and the tools beside them answer',
+  { timeout: 60_000 },
+  async () => {
+    const dir = await oddConfig();
+    const host = await startHost(join(dir, 'init.lua'));
+    assert.equal(host.loaded, true);
+    assert.deepEqual(skippedReasons(host.diagnostics()), [
+      '.#init.lua: skipped: a symbolic link to nothing',
+      'loop.lua: skipped: cannot be resolved (ELOOP)',
+      'pipe.lua: skipped: a FIFO',
+      'socket.lua: skipped: a socket',
+    ]);
+    const [echoed, reloaded] = await Promise.all([host.call('echo', { text: 'unbothered' }), host.reload()]);
+    assert.deepEqual([echoed.status, echoed.content], ['ok', 'unbothered']);
+    assert.equal(reloaded.ok, true);
+    assert.equal(skippedReasons(reloaded.diagnostics).length, 4);
+  },
+);
 
 test('list, check and call through the CLI skip the odd entries and exit normally', { timeout: 60_000 }, async () => {
   const dir = await oddConfig();
-  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args, '--config', dir, '--state-dir', tempDir()], { encoding: 'utf8', timeout: 30_000 });
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI, ...args, '--config', dir, '--state-dir', tempDir()], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
   const list = run('list');
   assert.equal(list.status, 0, list.stderr);
   assert.match(list.stdout, /^spill /m);
@@ -79,15 +87,22 @@ test('a subdirectory that cannot be listed is skipped with a warning', { timeout
   }
 });
 
-test('a config file that is a FIFO fails the load at once instead of waiting for a writer', { timeout: 60_000 }, async () => {
-  const dir = tempDir();
-  execFileSync('mkfifo', [join(dir, 'init.lua')]);
-  const host = await startHost(join(dir, 'init.lua'));
-  assert.equal(host.loaded, false);
-  assert.match(host.diagnostics()[0]!.message, /init\.lua is not a regular file/);
-  const reloaded = await host.reload();
-  assert.equal(reloaded.ok, false);
-  const list = spawnSync(process.execPath, [CLI, 'list', '--config', dir, '--state-dir', tempDir()], { encoding: 'utf8', timeout: 30_000 });
-  assert.equal(list.status, 2);
-  assert.match(list.stderr, /is not a regular file/);
-});
+test(
+  'a config file that is a FIFO fails the load at once instead of waiting for a writer',
+  { timeout: 60_000 },
+  async () => {
+    const dir = tempDir();
+    execFileSync('mkfifo', [join(dir, 'init.lua')]);
+    const host = await startHost(join(dir, 'init.lua'));
+    assert.equal(host.loaded, false);
+    assert.match(host.diagnostics()[0]!.message, /init\.lua is not a regular file/);
+    const reloaded = await host.reload();
+    assert.equal(reloaded.ok, false);
+    const list = spawnSync(process.execPath, [CLI, 'list', '--config', dir, '--state-dir', tempDir()], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(list.status, 2);
+    assert.match(list.stderr, /is not a regular file/);
+  },
+);

@@ -62,7 +62,10 @@ describe('config watcher', () => {
     const { dir, nextSettle } = watchedSubdir();
     assert.ok(await nextSettle(() => makeAgain(dir, '-- v1\n')), 'the directory made again was not seen');
     await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 3));
-    assert.ok(await nextSettle(() => appendFileSync(join(dir, 'init.lua'), '-- v2\n')), 'an edit after it was not seen');
+    assert.ok(
+      await nextSettle(() => appendFileSync(join(dir, 'init.lua'), '-- v2\n')),
+      'an edit after it was not seen',
+    );
   });
 
   test('a config directory deleted, and made again a while later, is watched anew: later edits are seen', async () => {
@@ -71,7 +74,10 @@ describe('config watcher', () => {
     await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 6));
     assert.ok(await nextSettle(() => makeAgain(dir, '-- v1\n')), 'the directory made again was not seen');
     await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 3));
-    assert.ok(await nextSettle(() => appendFileSync(join(dir, 'init.lua'), '-- v2\n')), 'an edit after it was not seen');
+    assert.ok(
+      await nextSettle(() => appendFileSync(join(dir, 'init.lua'), '-- v2\n')),
+      'an edit after it was not seen',
+    );
   });
 
   test('a file that cannot hold Lua written again and again keeps no edit of init.lua from settling', async () => {
@@ -130,7 +136,10 @@ describe('config watcher', () => {
       }),
       'the re-made directory',
     );
-    assert.ok(await nextSettle(() => appendFileSync(join(sub, 'tool.lua'), '-- v3\n')), 'an edit in the re-made directory');
+    assert.ok(
+      await nextSettle(() => appendFileSync(join(sub, 'tool.lua'), '-- v3\n')),
+      'an edit in the re-made directory',
+    );
     const other = join(dir, 'lua2');
     mkdirSync(other);
     writeFileSync(join(other, 'tool.lua'), '-- v4\n');
@@ -141,7 +150,10 @@ describe('config watcher', () => {
       }),
       'a directory renamed over it',
     );
-    assert.ok(await nextSettle(() => appendFileSync(join(sub, 'tool.lua'), '-- v5\n')), 'an edit in the renamed-over directory');
+    assert.ok(
+      await nextSettle(() => appendFileSync(join(sub, 'tool.lua'), '-- v5\n')),
+      'an edit in the renamed-over directory',
+    );
   });
 
   test('a burst of writes settles once', async () => {

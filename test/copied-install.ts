@@ -18,8 +18,10 @@ export async function copiedInstall(): Promise<CopiedInstall> {
   const install = tempDir();
   cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
   mkdirSync(join(install, 'node_modules'));
-  for (const name of readdirSync(join(ROOT, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules', name), join(install, 'node_modules', name));
+  for (const name of readdirSync(join(ROOT, 'node_modules')))
+    symlinkSync(join(ROOT, 'node_modules', name), join(install, 'node_modules', name));
   for (const name of ['workers', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
-  const loadCore = async <T>(file: string): Promise<T> => (await import(pathToFileURL(join(install, 'dist', 'core', file)).href)) as T;
+  const loadCore = async <T>(file: string): Promise<T> =>
+    (await import(pathToFileURL(join(install, 'dist', 'core', file)).href)) as T;
   return { install, ToolHost: (await loadCore<{ ToolHost: typeof ToolHost }>('index.js')).ToolHost, loadCore };
 }

@@ -4,7 +4,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CpuSlots, SEAT_WAITING, seatState } from '../shared/cpu-slots.js';
 
-const { slots: buffer, seats, seat, probe, rounds, giveUpEvery } = workerData as {
+const {
+  slots: buffer,
+  seats,
+  seat,
+  probe,
+  rounds,
+  giveUpEvery,
+} = workerData as {
   slots: SharedArrayBuffer;
   /** The words holding every thread's seat, and this thread's seat in them. */
   seats: SharedArrayBuffer;

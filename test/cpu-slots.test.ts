@@ -32,7 +32,11 @@ describe('CpuSlots', () => {
     assert.deepEqual(holding(slots, words, all), [1, 2]);
     slots.leave(words, all[1]!);
     assert.deepEqual(holding(slots, words, all), [2, 3]);
-    assert.deepEqual(Array.from(words.filter((_, index) => index % (SEAT_WORDS + 1) === 0)), [0, 0, 0, 0], 'no word beside a seat is written');
+    assert.deepEqual(
+      Array.from(words.filter((_, index) => index % (SEAT_WORDS + 1) === 0)),
+      [0, 0, 0, 0],
+      'no word beside a seat is written',
+    );
     assert.ok(!slots.contended());
   });
 
@@ -104,26 +108,35 @@ describe('CpuSlots', () => {
     assert.deepEqual(slots.stats(), { slots: 1, running: 0, waiting: 0 });
   });
 
-  test('under real threads, no more seats hold a slot than there are slots, and every seat gets its turns', { timeout: 60_000 }, async () => {
-    const slots = CpuSlots.create(2);
-    const threads = 6;
-    const rounds = 300;
-    // Word 0: seats holding now; word 1: the most ever seen at once.
-    const probe = new Int32Array(new SharedArrayBuffer(8));
-    const { words, all } = seats(threads);
-    const script = join(ROOT, 'dist', 'test', 'cpu-slots-thread.js');
-    const finished = await Promise.all(
-      all.map(
-        (seat, i) =>
-          new Promise<number>((resolve, reject) => {
-            const worker = new Worker(script, { workerData: { slots: slots.buffer, seats: words.buffer, seat, probe, rounds, giveUpEvery: i + 2 } });
-            worker.once('message', resolve);
-            worker.once('error', reject);
-          }),
-      ),
-    );
-    assert.ok(finished.every((turns) => turns > 0), `turns taken per thread: ${finished.join(', ')}`);
-    assert.ok(probe[1]! <= 2, `${probe[1]} seats held a slot at once`);
-    assert.deepEqual(slots.stats(), { slots: 2, running: 0, waiting: 0 });
-  });
+  test(
+    'under real threads, no more seats hold a slot than there are slots, and every seat gets its turns',
+    { timeout: 60_000 },
+    async () => {
+      const slots = CpuSlots.create(2);
+      const threads = 6;
+      const rounds = 300;
+      // Word 0: seats holding now; word 1: the most ever seen at once.
+      const probe = new Int32Array(new SharedArrayBuffer(8));
+      const { words, all } = seats(threads);
+      const script = join(ROOT, 'dist', 'test', 'cpu-slots-thread.js');
+      const finished = await Promise.all(
+        all.map(
+          (seat, i) =>
+            new Promise<number>((resolve, reject) => {
+              const worker = new Worker(script, {
+                workerData: { slots: slots.buffer, seats: words.buffer, seat, probe, rounds, giveUpEvery: i + 2 },
+              });
+              worker.once('message', resolve);
+              worker.once('error', reject);
+            }),
+        ),
+      );
+      assert.ok(
+        finished.every((turns) => turns > 0),
+        `turns taken per thread: ${finished.join(', ')}`,
+      );
+      assert.ok(probe[1]! <= 2, `${probe[1]} seats held a slot at once`);
+      assert.deepEqual(slots.stats(), { slots: 2, running: 0, waiting: 0 });
+    },
+  );
 });

@@ -9,10 +9,17 @@ import { eventually, startHost } from './helpers.js';
 const idle = (host: ToolHost): boolean => host.stats().cpu.running === 0 && host.stats().cpu.waiting === 0;
 
 /** Starts `holds` and resolves once it holds its turn and has stopped showing (its title says so). */
-function startHolder(host: ToolHost, args: Record<string, unknown>, signal?: AbortSignal): { result: Promise<CallResult>; holding: Promise<void> } {
+function startHolder(
+  host: ToolHost,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): { result: Promise<CallResult>; holding: Promise<void> } {
   let holding!: () => void;
   const held = new Promise<void>((resolve) => (holding = resolve));
-  const result = host.call('holds', args, { onTitle: (title) => title === 'holding' && holding(), ...(signal ? { signal } : {}) });
+  const result = host.call('holds', args, {
+    onTitle: (title) => title === 'holding' && holding(),
+    ...(signal ? { signal } : {}),
+  });
   return { result, holding: held };
 }
 

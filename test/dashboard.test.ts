@@ -125,7 +125,12 @@ describe('tool help', () => {
     const limited = {
       type: 'object',
       properties: {
-        n: { type: 'integer', minimum: 2, maximum: 100, description: 'How many primes to count, starting at two and going up.' },
+        n: {
+          type: 'integer',
+          minimum: 2,
+          maximum: 100,
+          description: 'How many primes to count, starting at two and going up.',
+        },
         id: { type: 'string', pattern: '^[a-z]+$', maxLength: 8 },
         list: { type: 'array', minItems: 1 },
       },
@@ -165,8 +170,14 @@ describe('block drawing', () => {
     const block = new Block(1, 'call', 'sh', 0);
     block.finish({ status: 'ok', content: 'a\x1b[2J\x1b]0;pwned\x07b {bold}c{/bold}\x07\x08', durationMs: 5 });
     const lines = blockLines(block, context);
-    const controls = [...Array(32).keys()].filter((code) => code !== 10).map((code) => String.fromCharCode(code)).concat('\x7f');
-    assert.ok(lines.every((line) => !controls.some((control) => line.includes(control))), JSON.stringify(lines));
+    const controls = [...Array(32).keys()]
+      .filter((code) => code !== 10)
+      .map((code) => String.fromCharCode(code))
+      .concat('\x7f');
+    assert.ok(
+      lines.every((line) => !controls.some((control) => line.includes(control))),
+      JSON.stringify(lines),
+    );
     assert.equal(lines[1], '  ab {open}bold{close}c{open}/bold{close}');
   });
 
@@ -176,10 +187,14 @@ describe('block drawing', () => {
     const body = blockLines(block, context).slice(1);
     assert.deepEqual(body, ['  ' + '中'.repeat(19), '  ' + '中'.repeat(19), '  中中']);
     const error = new Block(2, 'call', 'deploy', 0);
-    const message = 'deploy: /home/someone/src/team/config/lua/deploy.lua:12: the release tag v1.2.3 already exists on the remote';
+    const message =
+      'deploy: /home/someone/src/team/config/lua/deploy.lua:12: the release tag v1.2.3 already exists on the remote';
     error.finish({ status: 'error', content: message, durationMs: 5 });
     const rows = blockLines(error, context).slice(1);
-    assert.ok(rows.every((row) => columns(row) <= 40), JSON.stringify(rows));
+    assert.ok(
+      rows.every((row) => columns(row) <= 40),
+      JSON.stringify(rows),
+    );
     assert.equal(rows.join('').replaceAll(' ', ''), message.replaceAll(' ', ''));
     assert.ok(rows.length > 2 && rows.every((row) => row.startsWith('  ')), JSON.stringify(rows));
   });
@@ -189,12 +204,20 @@ describe('block drawing', () => {
     assert.deepEqual(wrapColumns('abcdefghij', 4), ['abcd', 'efgh', 'ij']);
     assert.deepEqual(wrapColumns('ab 中中中', 4), ['ab', '中中', '中']);
     assert.deepEqual(wrapColumns('', 4), ['']);
-    assert.deepEqual(wrapColumns('    path  string  Directory to count', 16), ['    path  string', '    Directory to', '    count']);
+    assert.deepEqual(wrapColumns('    path  string  Directory to count', 16), [
+      '    path  string',
+      '    Directory to',
+      '    count',
+    ]);
   });
 
   test('a long body is collapsed to a few lines unless expanded', () => {
     const block = new Block(1, 'call', 'sh', 0);
-    block.finish({ status: 'ok', content: Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n'), durationMs: 5 });
+    block.finish({
+      status: 'ok',
+      content: Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n'),
+      durationMs: 5,
+    });
     const collapsed = blockLines(block, context);
     assert.equal(collapsed.length, 1 + 8);
     assert.match(collapsed.at(-1)!, /… 23 more lines \(Ctrl-O shows all\)/);
@@ -216,7 +239,10 @@ describe('status line', () => {
 
   test('says how many calls wait for a CPU turn, only when some do', () => {
     const view = { sessionId: '20261201-040000-abcdef', toolCount: 3, running: 2, expand: false, scrolledBack: 0 };
-    assert.equal(statusLine(stats(0), view), 'gen 2 | 3 tools | 2 running | queue 1 | workers primes 2/2 | session 20261201-040000-abcdef');
+    assert.equal(
+      statusLine(stats(0), view),
+      'gen 2 | 3 tools | 2 running | queue 1 | workers primes 2/2 | session 20261201-040000-abcdef',
+    );
     assert.equal(
       statusLine(stats(5), { ...view, running: 7, expand: true }),
       'gen 2 | 3 tools | 7 running, 5 waiting for a CPU turn | queue 1 | workers primes 2/2 | expanded | session 20261201-040000-abcdef',
@@ -225,7 +251,13 @@ describe('status line', () => {
 
   test('at 80 columns the worker counts stay; only the session is cut', () => {
     const view = { sessionId: '20261201-040000-abcdef', toolCount: 3, running: 2, expand: false, scrolledBack: 0 };
-    const busy = { ...stats(0), modules: { ...stats(0).modules, '/cfg/lua/count_lines.lua': { alive: 1, busy: 1, queued: 0, crashes: 0, disabled: false } } };
+    const busy = {
+      ...stats(0),
+      modules: {
+        ...stats(0).modules,
+        '/cfg/lua/count_lines.lua': { alive: 1, busy: 1, queued: 0, crashes: 0, disabled: false },
+      },
+    };
     const shown = fitColumns(statusLine(busy, view), 80);
     assert.match(shown, /workers primes 2\/2, count_lines 1\/1 \| /);
   });
@@ -243,7 +275,12 @@ describe('dashboard on a virtual terminal', () => {
     const host = await startHost('snapshots');
     const terminal = new VirtualTerminal(100, 30);
     let shown: string[] = [];
-    const dashboard = new Dashboard({ host, input: terminal.input, output: terminal.output, onPaint: (frame) => (shown = frame.lines) });
+    const dashboard = new Dashboard({
+      host,
+      input: terminal.input,
+      output: terminal.output,
+      onPaint: (frame) => (shown = frame.lines),
+    });
     terminal.type('counted_storm {"n": 1000000}\r');
     assert.ok(await eventually(() => shown.some((line) => line.includes('counted to ')), 30_000), shown.join('\n'));
     const framesBefore = dashboard.frames;
@@ -258,7 +295,10 @@ describe('dashboard on a virtual terminal', () => {
     const seconds = (performance.now() - started) / 1000;
     assert.ok(keys > 2 * frames, `${keys} keys typed, ${frames} frames`);
     assert.ok(frames <= Math.ceil(seconds * MAX_FRAMES_PER_SECOND) + 1, `${frames} frames in ${seconds.toFixed(2)} s`);
-    assert.ok(await eventually(() => shown.some((line) => line.includes('counted to 1000000')), 60_000), shown.join('\n'));
+    assert.ok(
+      await eventually(() => shown.some((line) => line.includes('counted to 1000000')), 60_000),
+      shown.join('\n'),
+    );
     await dashboard.quit();
   });
 
@@ -270,7 +310,12 @@ describe('dashboard on a virtual terminal', () => {
       else process.env['NO_COLOR'] = noColor;
       let shown: string[] = [];
       try {
-        const dashboard = new Dashboard({ host, input: new VirtualTerminal(80, 20).input, output: new VirtualTerminal(80, 20).output, onPaint: (frame) => (shown = frame.lines) });
+        const dashboard = new Dashboard({
+          host,
+          input: new VirtualTerminal(80, 20).input,
+          output: new VirtualTerminal(80, 20).output,
+          onPaint: (frame) => (shown = frame.lines),
+        });
         assert.ok(await eventually(() => shown.some((line) => line.includes('moonpool')), 5000), shown.join('\n'));
         await dashboard.quit();
       } finally {
@@ -280,7 +325,10 @@ describe('dashboard on a virtual terminal', () => {
       return shown;
     };
     assert.ok((await painted(undefined)).some((line) => /\{\w+-fg\}/.test(line)));
-    assert.ok((await painted('')).some((line) => /\{\w+-fg\}/.test(line)), 'an empty NO_COLOR is as if unset');
+    assert.ok(
+      (await painted('')).some((line) => /\{\w+-fg\}/.test(line)),
+      'an empty NO_COLOR is as if unset',
+    );
     const plain = await painted('1');
     assert.ok(plain.some((line) => line.includes('moonpool')));
     assert.ok(!plain.some((line) => /-fg\}/.test(line)), plain.join('\n'));
@@ -290,11 +338,22 @@ describe('dashboard on a virtual terminal', () => {
     const host = await startHost('snapshots');
     const terminal = new VirtualTerminal(60, 20);
     let shown: string[] = [];
-    const dashboard = new Dashboard({ host, input: terminal.input, output: terminal.output, onPaint: (frame) => (shown = frame.lines) });
+    const dashboard = new Dashboard({
+      host,
+      input: terminal.input,
+      output: terminal.output,
+      onPaint: (frame) => (shown = frame.lines),
+    });
     terminal.type('spin_showing {"seconds": 0.2}\r');
-    assert.ok(await eventually(() => shown.some((line) => line.includes('spinning at width 58')), 5000), shown.join('\n'));
+    assert.ok(
+      await eventually(() => shown.some((line) => line.includes('spinning at width 58')), 5000),
+      shown.join('\n'),
+    );
     terminal.resize(120, 30);
-    assert.ok(await eventually(() => shown.some((line) => line.includes('spinning at width 118')), 5000), shown.join('\n'));
+    assert.ok(
+      await eventually(() => shown.some((line) => line.includes('spinning at width 118')), 5000),
+      shown.join('\n'),
+    );
     await dashboard.quit();
   });
 });

@@ -14,12 +14,26 @@ const raw = (fields: Partial<RawToolDefinition>): RawToolDefinition => rawDefini
 describe('empty Lua tables in schemas', () => {
   test('become [] for list keywords and {} for schemas and maps of schemas', () => {
     const fromLua = { type: 'object', properties: [], required: [], additionalProperties: [], allOf: [[]], items: [] };
-    assert.deepEqual(schemaFromLua(fromLua), { type: 'object', properties: {}, required: [], items: {}, additionalProperties: {}, allOf: [{}] });
+    assert.deepEqual(schemaFromLua(fromLua), {
+      type: 'object',
+      properties: {},
+      required: [],
+      items: {},
+      additionalProperties: {},
+      allOf: [{}],
+    });
   });
 
   test('come out in a canonical key order whatever order Lua iterated them in', () => {
-    const schema = schemaFromLua({ required: ['b'], properties: { b: { description: 'B', type: 'string' }, a: [] }, type: 'object' });
-    assert.equal(JSON.stringify(schema), '{"type":"object","properties":{"a":{},"b":{"type":"string","description":"B"}},"required":["b"]}');
+    const schema = schemaFromLua({
+      required: ['b'],
+      properties: { b: { description: 'B', type: 'string' }, a: [] },
+      type: 'object',
+    });
+    assert.equal(
+      JSON.stringify(schema),
+      '{"type":"object","properties":{"a":{},"b":{"type":"string","description":"B"}},"required":["b"]}',
+    );
   });
 });
 
@@ -48,7 +62,11 @@ describe('tool definitions', () => {
     ];
     for (const [fields, message] of cases) {
       const { tools, diagnostics } = check([raw({ ...fields, line: 7 }), raw({ name: 'fine', line: 20 })]);
-      assert.deepEqual(tools.map((tool) => tool.definition.name), ['fine'], JSON.stringify(fields));
+      assert.deepEqual(
+        tools.map((tool) => tool.definition.name),
+        ['fine'],
+        JSON.stringify(fields),
+      );
       assert.equal(diagnostics.length, 1, JSON.stringify(diagnostics));
       assert.equal(diagnostics[0]!.severity, 'error');
       assert.equal(diagnostics[0]!.line, 7);
@@ -66,28 +84,52 @@ describe('tool definitions', () => {
   test('an unknown field unlike any known one is a warning and the tool still loads', () => {
     const { tools, diagnostics } = check([raw({ fieldNames: ['description', 'name', 'notes', 'run'] })]);
     assert.equal(tools.length, 1);
-    assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [['warning', "tool 'tool': unknown field `notes` is ignored"]]);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.severity, d.message]),
+      [['warning', "tool 'tool': unknown field `notes` is ignored"]],
+    );
   });
 
   test('an unknown field close to a field the definition lacks is an error that names the field meant', () => {
     const { tools, diagnostics } = check([raw({ fieldNames: ['description', 'name', 'paramters', 'run'] })]);
     assert.equal(tools.length, 0);
-    assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [['error', "tool 'tool': unknown field `paramters` (did you mean `parameters`?)"]]);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.severity, d.message]),
+      [['error', "tool 'tool': unknown field `paramters` (did you mean `parameters`?)"]],
+    );
   });
 
   test('an unknown field close to a field the definition also sets stays a warning', () => {
-    const { tools, diagnostics } = check([raw({ fieldNames: ['description', 'name', 'render', 'renderer', 'run'], renderType: 'function' })]);
+    const { tools, diagnostics } = check([
+      raw({ fieldNames: ['description', 'name', 'render', 'renderer', 'run'], renderType: 'function' }),
+    ]);
     assert.equal(tools.length, 1);
-    assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [['warning', "tool 'tool': unknown field `renderer` is ignored (`render` is set too)"]]);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.severity, d.message]),
+      [['warning', "tool 'tool': unknown field `renderer` is ignored (`render` is set too)"]],
+    );
   });
 
   test('a schema without type object still has its other mistakes reported in the same run', () => {
-    const { tools, diagnostics } = check([raw({ parameters: { Type: 'object', properties: { s: { type: 'string', maxlength: 3 } } } })]);
+    const { tools, diagnostics } = check([
+      raw({ parameters: { Type: 'object', properties: { s: { type: 'string', maxlength: 3 } } } }),
+    ]);
     assert.equal(tools.length, 0);
     const messages = diagnostics.map((diagnostic) => diagnostic.message);
-    assert.ok(messages.some((message) => /parameters\.type must be 'object' \(got nil\)/.test(message)), messages.join('\n'));
-    assert.ok(messages.some((message) => /unknown keyword `Type` \(did you mean `type`\?\)/.test(message)), messages.join('\n'));
-    assert.ok(messages.some((message) => /properties\.s: unknown keyword `maxlength` \(did you mean `maxLength`\?\)/.test(message)), messages.join('\n'));
+    assert.ok(
+      messages.some((message) => /parameters\.type must be 'object' \(got nil\)/.test(message)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((message) => /unknown keyword `Type` \(did you mean `type`\?\)/.test(message)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((message) =>
+        /properties\.s: unknown keyword `maxlength` \(did you mean `maxLength`\?\)/.test(message),
+      ),
+      messages.join('\n'),
+    );
   });
 });
 
@@ -126,8 +168,13 @@ describe('arguments', () => {
   });
 
   test('__proto__ and constructor keys are plain data: no pollution, no crash', () => {
-    const args = JSON.parse('{"city":"x","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}') as unknown;
-    assert.deepEqual(argumentProblems(validate, args).sort(), ['args.__proto__: is not an accepted argument', 'args.constructor: is not an accepted argument']);
+    const args = JSON.parse(
+      '{"city":"x","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+    ) as unknown;
+    assert.deepEqual(argumentProblems(validate, args).sort(), [
+      'args.__proto__: is not an accepted argument',
+      'args.constructor: is not an accepted argument',
+    ]);
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
   });
 });

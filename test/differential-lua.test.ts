@@ -139,4 +139,3 @@ print(dofile('${PREEXISTING_MODULE}'), loadfile('${PREEXISTING_MODULE}')(), (req
 f = assert(io.open('${PREEXISTING_MODULE}', 'w')); f:write("return 'as the config loaded it'"); f:close()
 `));
 });
-

@@ -47,7 +47,9 @@ export class Differential {
   static async start(): Promise<Differential> {
     const probe = spawnSync(NATIVE_LUA, ['-v'], { encoding: 'utf8' });
     if (probe.error) {
-      throw new Error(`${NATIVE_LUA} is not installed, and the differential tests need it as their control (apt-get install lua5.4; .ci/run installs it): ${probe.error.message}`);
+      throw new Error(
+        `${NATIVE_LUA} is not installed, and the differential tests need it as their control (apt-get install lua5.4; .ci/run installs it): ${probe.error.message}`,
+      );
     }
     const dir = realpathSync(tempDir('moonpool-differential-'));
     cpSync(join(FIXTURES, 'differential'), dir, { recursive: true });
@@ -63,8 +65,13 @@ export class Differential {
     if (native.status !== 0) throw new Error(`the snippet failed natively:\n${native.stderr}`);
     const log: string[] = [];
     const result = await this.host.call('snippet', { path }, { onLog: (text) => log.push(text) });
-    if (result.status !== 'ok') throw new Error(`the snippet failed in moonpool (${result.status}):\n${result.content}`);
+    if (result.status !== 'ok')
+      throw new Error(`the snippet failed in moonpool (${result.status}):\n${result.content}`);
     const shortened = nativeChunkName(path);
-    return { native: lines(native.stdout), nativeErrors: lines(native.stderr), moonpool: log.map((text) => text.split(path).join(shortened)) };
+    return {
+      native: lines(native.stdout),
+      nativeErrors: lines(native.stderr),
+      moonpool: log.map((text) => text.split(path).join(shortened)),
+    };
   }
 }

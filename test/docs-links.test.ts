@@ -35,7 +35,8 @@ function proseLines(text: string): { line: number; text: string }[] {
       else if (marker[0] === fence) fence = undefined;
       return;
     }
-    if (fence === undefined) lines.push({ line: index + 1, text: raw.replace(/`[^`]*`/g, (span) => ' '.repeat(span.length)) });
+    if (fence === undefined)
+      lines.push({ line: index + 1, text: raw.replace(/`[^`]*`/g, (span) => ' '.repeat(span.length)) });
   });
   return lines;
 }
@@ -44,7 +45,8 @@ function proseLines(text: string): { line: number; text: string }[] {
 function linkTargets(text: string): { line: number; target: string }[] {
   const targets: { line: number; target: string }[] = [];
   for (const { line, text: prose } of proseLines(text)) {
-    for (const match of prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) targets.push({ line, target: match[1]! });
+    for (const match of prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+      targets.push({ line, target: match[1]! });
     const definition = /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/.exec(prose);
     if (definition) targets.push({ line, target: definition[1]! });
   }
@@ -98,7 +100,12 @@ function brokenLinks(root: string): string[] {
         problems.push(`${where}: no such file (${relative(realRoot, resolved)})`);
         continue;
       }
-      if (anchor !== undefined && anchor !== '' && resolved.endsWith('.md') && !headingAnchors(readFileSync(resolved, 'utf8')).has(anchor)) {
+      if (
+        anchor !== undefined &&
+        anchor !== '' &&
+        resolved.endsWith('.md') &&
+        !headingAnchors(readFileSync(resolved, 'utf8')).has(anchor)
+      ) {
         problems.push(`${where}: no heading #${anchor} in ${relative(realRoot, resolved)}`);
       }
     }
@@ -112,13 +119,19 @@ test('every relative link in README.md, CONTRIBUTING.md and docs/ resolves, anch
 
 test('README.md has at most 200 lines', () => {
   const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\n$/, '').split('\n').length;
-  assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines; at most ${README_MAX_LINES}: move detail into docs/`);
+  assert.ok(
+    lines <= README_MAX_LINES,
+    `README.md has ${lines} lines; at most ${README_MAX_LINES}: move detail into docs/`,
+  );
 });
 
 test('the link check finds a missing file, a missing heading and a link out of the repository', () => {
   const root = tempDir();
   mkdirSync(join(root, 'docs', 'decisions'), { recursive: true });
-  writeFileSync(join(root, 'docs', 'page.md'), '# A page\n\n## Its `code` heading, twice\n\n## Its `code` heading, twice\n');
+  writeFileSync(
+    join(root, 'docs', 'page.md'),
+    '# A page\n\n## Its `code` heading, twice\n\n## Its `code` heading, twice\n',
+  );
   writeFileSync(
     join(root, 'README.md'),
     [

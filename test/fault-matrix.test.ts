@@ -36,7 +36,12 @@ describe('fault matrix', async () => {
 
   const rows: [string, Record<string, unknown>, CallResult['status'], RegExp][] = [
     ['boom', {}, 'error', /faulty\.lua:\d+: boom\nstack traceback:/],
-    ['deep', {}, 'error', new RegExp(`^${deepFile}:3: failed deep inside\\nstack traceback:[\\s\\S]*${deepFile}:4: in`)],
+    [
+      'deep',
+      {},
+      'error',
+      new RegExp(`^${deepFile}:3: failed deep inside\\nstack traceback:[\\s\\S]*${deepFile}:4: in`),
+    ],
     ['spin', {}, 'timeout', /spin: timed out after 1 s/],
     ['backtrack', {}, 'timeout', /backtrack: timed out after 1 s/],
     ['huge_rep', {}, 'error', /resulting string too large|out of memory/],
@@ -61,7 +66,10 @@ describe('fault matrix', async () => {
       const seconds = uniqueSeconds();
       const result = await callBesideHealthy(name, { seconds });
       assert.equal(result.status, 'timeout');
-      assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), liveProcesses(`sleep ${seconds}`).join('\n'));
+      assert.ok(
+        await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0),
+        liveProcesses(`sleep ${seconds}`).join('\n'),
+      );
     }
   });
 
@@ -91,7 +99,10 @@ describe('fault matrix', async () => {
     assert.equal(result.title, '100000');
     assert.ok(answered > 0);
     assert.ok(logged <= 1_100_000, `${logged} characters of log reached the host`);
-    assert.match(last, /^\[moonpool: \d+ more lines \([\d,]+ characters\) of this call's log were dropped past its 1,000,000-character limit\]$/);
+    assert.match(
+      last,
+      /^\[moonpool: \d+ more lines \([\d,]+ characters\) of this call's log were dropped past its 1,000,000-character limit\]$/,
+    );
     assert.ok(lines < 100_000);
     assert.ok(titles < 3000, `${titles} title events`);
   });
@@ -102,14 +113,25 @@ describe('fault matrix', async () => {
   });
 
   test('available that raises, loops, or returns a non-boolean makes the tool unavailable with the reason', () => {
-    const gates = Object.fromEntries(host.allTools().filter((tool) => tool.name.startsWith('gate_')).map((tool) => [tool.name, tool]));
+    const gates = Object.fromEntries(
+      host
+        .allTools()
+        .filter((tool) => tool.name.startsWith('gate_'))
+        .map((tool) => [tool.name, tool]),
+    );
     assert.equal(gates['gate_throws']!.available, false);
     assert.match(gates['gate_throws']!.unavailableReason, /available\(\) raised an error: .*no prerequisites/);
     assert.equal(gates['gate_loops']!.available, false);
     assert.match(gates['gate_loops']!.unavailableReason, /available\(\) did not answer within 0\.5 s/);
     assert.equal(gates['gate_string']!.available, false);
-    assert.match(gates['gate_string']!.unavailableReason, /available\(\) returned a string; it must return true or false/);
-    assert.deepEqual(host.tools().filter((tool) => tool.name.startsWith('gate_')), []);
+    assert.match(
+      gates['gate_string']!.unavailableReason,
+      /available\(\) returned a string; it must return true or false/,
+    );
+    assert.deepEqual(
+      host.tools().filter((tool) => tool.name.startsWith('gate_')),
+      [],
+    );
   });
 
   test('a cancelled call of a tool that never ends resolves as cancelled', async () => {
@@ -145,7 +167,10 @@ describe('workers that die', () => {
     }
     const disabled = await host.call('boom', {});
     assert.equal(disabled.status, 'crashed');
-    assert.match(disabled.content, /boom: disabled after its workers crashed 3 times in 5 minutes; fix the tool and reload/);
+    assert.match(
+      disabled.content,
+      /boom: disabled after its workers crashed 3 times in 5 minutes; fix the tool and reload/,
+    );
     assert.equal((await host.call('echo', { text: 'other modules still work' })).status, 'ok');
     assert.equal((await host.reload()).ok, true);
     assert.equal((await host.call('boom', {})).status, 'error');
@@ -164,19 +189,24 @@ describe('workers lost while starting', () => {
     assert.equal((await host.call('boom', {})).status, 'error');
   });
 
-  test('killing every worker of a pool again and again, some still starting, leaves no queued call behind', { timeout: 60_000 }, async () => {
-    const host = await startHost('matrix', { maxThreadsPerModule: 2 });
-    const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
-    const pending = Array.from({ length: 8 }, () => host.call('nap', { seconds: '0.2' }));
-    for (let round = 0; round < 4; round++) {
-      await eventually(() => host.moduleThreads(module).length > 0, 5000);
-      for (const worker of host.moduleThreads(module)) void worker.terminate();
-      await new Promise((resolve) => setTimeout(resolve, 30));
-    }
-    const results = await Promise.all(pending);
-    // Each call ends once: woken, or crashed with its worker (or refused once the module is disabled).
-    for (const result of results) assert.ok(['ok', 'crashed'].includes(result.status), `${result.status}: ${result.content}`);
-  });
+  test(
+    'killing every worker of a pool again and again, some still starting, leaves no queued call behind',
+    { timeout: 60_000 },
+    async () => {
+      const host = await startHost('matrix', { maxThreadsPerModule: 2 });
+      const module = join(FIXTURES, 'matrix', 'lua', 'faulty.lua');
+      const pending = Array.from({ length: 8 }, () => host.call('nap', { seconds: '0.2' }));
+      for (let round = 0; round < 4; round++) {
+        await eventually(() => host.moduleThreads(module).length > 0, 5000);
+        for (const worker of host.moduleThreads(module)) void worker.terminate();
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      const results = await Promise.all(pending);
+      // Each call ends once: woken, or crashed with its worker (or refused once the module is disabled).
+      for (const result of results)
+        assert.ok(['ok', 'crashed'].includes(result.status), `${result.status}: ${result.content}`);
+    },
+  );
 });
 
 describe('closing', () => {
@@ -185,10 +215,16 @@ describe('closing', () => {
     const pending = [host.call('spin', {}), host.call('sleepy', { seconds: uniqueSeconds() }), host.call('bomb', {})];
     await new Promise((resolve) => setTimeout(resolve, 300));
     await host.close();
-    assert.deepEqual((await Promise.all(pending)).map((result) => result.status), ['cancelled', 'cancelled', 'cancelled']);
+    assert.deepEqual(
+      (await Promise.all(pending)).map((result) => result.status),
+      ['cancelled', 'cancelled', 'cancelled'],
+    );
   });
 });
 
 after(async () => {
-  assert.ok(await eventually(() => threads() <= baselineThreads + 2, 5000), `${threads()} threads, ${baselineThreads} before the suite`);
+  assert.ok(
+    await eventually(() => threads() <= baselineThreads + 2, 5000),
+    `${threads()} threads, ${baselineThreads} before the suite`,
+  );
 });

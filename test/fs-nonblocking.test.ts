@@ -45,7 +45,10 @@ describe('a FIFO nobody writes or reads', () => {
 
   test('is refused as code by dofile and require', async () => {
     const loaded = await host.call('dofile_fifo', { path: fifo });
-    assert.equal(loaded.content, `false | cannot open ${fifo}: Not a regular file (only regular files are loaded as code)`);
+    assert.equal(
+      loaded.content,
+      `false | cannot open ${fifo}: Not a regular file (only regular files are loaded as code)`,
+    );
     const required = await host.call('require_fifo', {});
     assert.equal(required.status, 'ok');
     assert.match(required.content, /^false \| module 'fifo_module' not found:/);

@@ -47,10 +47,16 @@ export function liveProcesses(needle: string): string[] {
  * in a private directory stays reachable); as anyone else, the command as it is. `skip` says why
  * it cannot be done here (root without `setpriv`).
  */
-export function permissionsEnforced(command: string, args: string[]): { command: string; args: string[] } | { skip: string } {
+export function permissionsEnforced(
+  command: string,
+  args: string[],
+): { command: string; args: string[] } | { skip: string } {
   if (process.getuid?.() !== 0) return { command, args };
   const probe = spawnSync('setpriv', ['--version'], { encoding: 'utf8' });
-  if (probe.error) return { skip: `as root, file permissions are met only without CAP_DAC_OVERRIDE, and setpriv (util-linux) is not installed: ${probe.error.message}` };
+  if (probe.error)
+    return {
+      skip: `as root, file permissions are met only without CAP_DAC_OVERRIDE, and setpriv (util-linux) is not installed: ${probe.error.message}`,
+    };
   return { command: 'setpriv', args: ['--bounding-set=-dac_override,-dac_read_search', '--', command, ...args] };
 }
 

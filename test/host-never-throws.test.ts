@@ -4,7 +4,18 @@
 // healthy tool beside the faulty one keeps answering correctly.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -13,8 +24,15 @@ import { CLI, FIXTURES, permissionsEnforced, startHost, tempDir } from './helper
 const CONFIG = join(FIXTURES, 'spill-faults');
 const LIMITS = { maxInlineChars: 2_000, maxInlineLines: 50 };
 
-async function spillBeside(host: Awaited<ReturnType<typeof startHost>>, disturb: 'none' | 'remove' | 'file', lines = 500) {
-  const [spilled, echoed] = await Promise.all([host.call('spill', { lines, disturb }), host.call('echo', { text: `beside ${disturb}` })]);
+async function spillBeside(
+  host: Awaited<ReturnType<typeof startHost>>,
+  disturb: 'none' | 'remove' | 'file',
+  lines = 500,
+) {
+  const [spilled, echoed] = await Promise.all([
+    host.call('spill', { lines, disturb }),
+    host.call('echo', { text: `beside ${disturb}` }),
+  ]);
   assert.deepEqual([echoed.status, echoed.content], ['ok', `beside ${disturb}`]);
   return spilled;
 }
@@ -36,7 +54,10 @@ test('a file in place of the spill directory: the model gets the inline head wit
   assert.equal(result.spillPath, undefined);
   assert.ok(result.content.length <= LIMITS.maxInlineChars);
   assert.match(result.content, /^line 1\n/);
-  assert.match(result.content, /\[output truncated: shown \d+ of 500 lines; the full output could not be saved \(ENOTDIR writing .*spill-.*\.txt\)\]$/);
+  assert.match(
+    result.content,
+    /\[output truncated: shown \d+ of 500 lines; the full output could not be saved \(ENOTDIR writing .*spill-.*\.txt\)\]$/,
+  );
   assert.equal(host.stats().spillFailures, 1);
   // The call is recorded all the same.
   await host.close();
@@ -85,7 +106,11 @@ test('moonpool call on a full disk answers and says in one line that its record 
   } catch {
     // Full, as intended.
   }
-  const run = spawnSync(process.execPath, [CLI, 'call', 'echo', JSON.stringify({ text: 'answered' }), '--config', CONFIG, '--state-dir', disk], { encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    [CLI, 'call', 'echo', JSON.stringify({ text: 'answered' }), '--config', CONFIG, '--state-dir', disk],
+    { encoding: 'utf8' },
+  );
   assert.deepEqual([run.status, run.stdout], [0, 'answered\n'], run.stderr);
   assert.match(run.stderr, /^moonpool: 1 call record was not written to the session log: [^\n]*\(ENOSPC\)[^\n]*\n$/);
 });
@@ -110,12 +135,18 @@ test('a state dir that is a file: calls still answer, the lost records are count
   const file = join(tempDir(), 'not-a-dir');
   writeFileSync(file, 'x');
   const host = await startHost(CONFIG, { ...LIMITS, stateDir: file });
-  const [spilled, echoed] = await Promise.all([host.call('spill', { lines: 500, disturb: 'none' }), host.call('echo', { text: 'fine' })]);
+  const [spilled, echoed] = await Promise.all([
+    host.call('spill', { lines: 500, disturb: 'none' }),
+    host.call('echo', { text: 'fine' }),
+  ]);
   assert.deepEqual([echoed.status, echoed.content], ['ok', 'fine']);
   assert.equal(spilled.status, 'ok');
   assert.match(spilled.content, /could not be saved \(ENOTDIR/);
   assert.deepEqual([host.stats().sessionLogFailures, host.stats().spillFailures], [2, 1]);
-  assert.match(host.sessionLogWarnings()[0]!, /the session log cannot be opened in .*not-a-dir \(ENOTDIR\); calls are not recorded/);
+  assert.match(
+    host.sessionLogWarnings()[0]!,
+    /the session log cannot be opened in .*not-a-dir \(ENOTDIR\); calls are not recorded/,
+  );
   assert.deepEqual(host.resume().records, []);
 });
 
@@ -123,22 +154,40 @@ test('the CLI refuses a state dir that is a file in one line, with exit code 2',
   const file = join(tempDir(), 'not-a-dir');
   writeFileSync(file, 'x');
   for (const command of [['call', 'echo', '{"text":"hi"}'], ['mcp']]) {
-    const run = spawnSync(process.execPath, [CLI, ...command, '--config', CONFIG, '--state-dir', file], { encoding: 'utf8', input: '' });
+    const run = spawnSync(process.execPath, [CLI, ...command, '--config', CONFIG, '--state-dir', file], {
+      encoding: 'utf8',
+      input: '',
+    });
     assert.equal(run.status, 2, run.stderr);
-    assert.equal(run.stderr, `moonpool: the state directory ${file} cannot be used (a file is in the way); pass --state-dir or set $XDG_STATE_HOME\n`);
+    assert.equal(
+      run.stderr,
+      `moonpool: the state directory ${file} cannot be used (a file is in the way); pass --state-dir or set $XDG_STATE_HOME\n`,
+    );
   }
 });
 
 test('the CLI refuses a state dir it may not write in one line, with exit code 2', (t) => {
   const parent = tempDir();
   const stateDir = join(parent, 'state');
-  const run = permissionsEnforced(process.execPath, [CLI, 'call', 'echo', '{"text":"hi"}', '--config', CONFIG, '--state-dir', stateDir]);
+  const run = permissionsEnforced(process.execPath, [
+    CLI,
+    'call',
+    'echo',
+    '{"text":"hi"}',
+    '--config',
+    CONFIG,
+    '--state-dir',
+    stateDir,
+  ]);
   if ('skip' in run) return t.skip(run.skip);
   chmodSync(parent, 0o555);
   try {
     const refused = spawnSync(run.command, run.args, { encoding: 'utf8' });
     assert.equal(refused.status, 2, refused.stderr);
-    assert.equal(refused.stderr, `moonpool: the state directory ${stateDir} cannot be used (EACCES); pass --state-dir or set $XDG_STATE_HOME\n`);
+    assert.equal(
+      refused.stderr,
+      `moonpool: the state directory ${stateDir} cannot be used (EACCES); pass --state-dir or set $XDG_STATE_HOME\n`,
+    );
   } finally {
     chmodSync(parent, 0o755);
   }
@@ -148,7 +197,11 @@ test('reload, render and resume answer with data when the config is gone, the sn
   const dir = tempDir();
   cpSync(join(FIXTURES, 'snapshots'), dir, { recursive: true });
   const host = await startHost(join(dir, 'init.lua'));
-  const garbage = await host.render('renders', new Uint8Array([0xc1, 0xff, 0x00]), { width: 40, height: 5, expand: false });
+  const garbage = await host.render('renders', new Uint8Array([0xc1, 0xff, 0x00]), {
+    width: 40,
+    height: 5,
+    expand: false,
+  });
   assert.equal(garbage.ok, false);
   rmSync(join(dir, 'init.lua'));
   const reloaded = await host.reload();

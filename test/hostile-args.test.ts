@@ -3,13 +3,30 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { checkDefinitions } from '../core/tool-definitions.js';
-import { compileParameters, createSchemaCompiler, MAX_SCHEMA_KEYWORDS, MAX_TOTAL_SCHEMA_KEYWORDS } from '../core/schema-compiler.js';
+import {
+  compileParameters,
+  createSchemaCompiler,
+  MAX_SCHEMA_KEYWORDS,
+  MAX_TOTAL_SCHEMA_KEYWORDS,
+} from '../core/schema-compiler.js';
 import { argumentProblems } from '../core/arguments.js';
 import type { RawToolDefinition } from '../shared/protocol.js';
 import { startHost } from './helpers.js';
 
 function definition(name: string, parameters: unknown): RawToolDefinition {
-  return { name, description: 'A tool.', parameters, timeout: null, runType: 'function', renderType: 'nil', availableType: 'nil', module: '/c/init.lua', file: '/c/init.lua', line: 1, fieldNames: [] };
+  return {
+    name,
+    description: 'A tool.',
+    parameters,
+    timeout: null,
+    runType: 'function',
+    renderType: 'nil',
+    availableType: 'nil',
+    module: '/c/init.lua',
+    file: '/c/init.lua',
+    line: 1,
+    fieldNames: [],
+  };
 }
 
 function compiled(schema: unknown) {
@@ -26,9 +43,15 @@ describe('hostile arguments', async () => {
     const healthy = Array.from({ length: 20 }, (_, n) => host.call('healthy', { n }));
     for (const result of await Promise.all(hostile)) {
       assert.equal(result.status, 'invalid_args');
-      assert.match(result.content, /args: matching a 4000000-character string against \/\\d\+-\\d\+\/ .* would take more work than one call's check may spend/);
+      assert.match(
+        result.content,
+        /args: matching a 4000000-character string against \/\\d\+-\\d\+\/ .* would take more work than one call's check may spend/,
+      );
     }
-    assert.deepEqual((await Promise.all(healthy)).map((result) => result.content), Array.from({ length: 20 }, (_, n) => `ok ${n}`));
+    assert.deepEqual(
+      (await Promise.all(healthy)).map((result) => result.content),
+      Array.from({ length: 20 }, (_, n) => `ok ${n}`),
+    );
   });
 
   test('strings within the budget are matched in linear time, a nested quantifier included', async () => {
@@ -59,7 +82,10 @@ describe('hostile arguments', async () => {
   test('a long array of enum values is checked by hashing, and a failure on every item lists 20 problems and counts the rest', async () => {
     const distinct = Array.from({ length: 1_999 }, (_, i) => `v${i + 1}`);
     assert.equal((await host.call('picks', { many: distinct })).status, 'ok');
-    assert.match((await host.call('picks', { many: [...distinct, 'v1'] })).content, /items ## 0 and 1999 are identical/);
+    assert.match(
+      (await host.call('picks', { many: [...distinct, 'v1'] })).content,
+      /items ## 0 and 1999 are identical/,
+    );
     const wrong = await host.call('picks', { many: Array.from({ length: 1_000 }, (_, i) => `wrong-${i}`) });
     assert.equal(wrong.status, 'invalid_args');
     assert.match(wrong.content, /… and 980 more problems$/);
@@ -80,15 +106,24 @@ describe('hostile arguments', async () => {
     const healthy = Array.from({ length: 10 }, (_, n) => host.call('healthy', { n }));
     for (const result of await Promise.all(hostile)) {
       assert.equal(result.status, 'invalid_args');
-      assert.match(result.content, /applying the schema to these arguments would take more steps than one call's check may take \(50000\)/);
+      assert.match(
+        result.content,
+        /applying the schema to these arguments would take more steps than one call's check may take \(50000\)/,
+      );
     }
-    assert.deepEqual((await Promise.all(healthy)).map((result) => result.content), Array.from({ length: 10 }, (_, n) => `ok ${n}`));
+    assert.deepEqual(
+      (await Promise.all(healthy)).map((result) => result.content),
+      Array.from({ length: 10 }, (_, n) => `ok ${n}`),
+    );
     assert.equal((await host.call('trees', { tree: ['a', 'b', 'c', 'd', 'e', 'f'] })).content, 'tree');
   });
 
   test('a long array under items is bounded by the steps too: 50,000 items pass, 60,000 are refused', async () => {
     const tags = (count: number) => ({ many: Array.from({ length: count }, (_, i) => `v${(i % 2_000) + 1}`) });
-    assert.match((await host.call('picks', tags(60_000))).content, /would take more steps than one call's check may take/);
+    assert.match(
+      (await host.call('picks', tags(60_000))).content,
+      /would take more steps than one call's check may take/,
+    );
     assert.match((await host.call('picks', tags(40_000))).content, /must NOT have duplicate items/);
   });
 
@@ -119,11 +154,21 @@ describe('hostile schemas', () => {
       ['^(?=a)a$', 'parameters.properties.s.pattern'],
       ['(?<!x)y', 'parameters.properties.s.pattern'],
     ] as const) {
-      const result = compileParameters(createSchemaCompiler(), { type: 'object', properties: { s: { type: 'string', pattern } } });
+      const result = compileParameters(createSchemaCompiler(), {
+        type: 'object',
+        properties: { s: { type: 'string', pattern } },
+      });
       assert.ok('problems' in result);
-      assert.match(result.problems[0]!.message, new RegExp(`^${where.replaceAll('.', '\\.')}: the pattern cannot run in linear time`));
+      assert.match(
+        result.problems[0]!.message,
+        new RegExp(`^${where.replaceAll('.', '\\.')}: the pattern cannot run in linear time`),
+      );
     }
-    const keyed = compileParameters(createSchemaCompiler(), { type: 'object', patternProperties: { '(x)\\1': {} }, propertyNames: { pattern: '(?!a)' } });
+    const keyed = compileParameters(createSchemaCompiler(), {
+      type: 'object',
+      patternProperties: { '(x)\\1': {} },
+      propertyNames: { pattern: '(?!a)' },
+    });
     assert.ok('problems' in keyed);
     assert.deepEqual(
       keyed.problems.map((problem) => problem.message.split(':')[0]),
@@ -132,57 +177,120 @@ describe('hostile schemas', () => {
   });
 
   test('over-long patterns and repeat counts that compile too large are refused', () => {
-    const long = compileParameters(createSchemaCompiler(), { type: 'object', properties: { s: { type: 'string', pattern: 'a'.repeat(1001) } } });
+    const long = compileParameters(createSchemaCompiler(), {
+      type: 'object',
+      properties: { s: { type: 'string', pattern: 'a'.repeat(1001) } },
+    });
     assert.ok('problems' in long && /longer than 1000 characters/.test(long.problems[0]!.message));
-    const big = compileParameters(createSchemaCompiler(), { type: 'object', properties: { s: { type: 'string', pattern: '[a-z]{1,1000}[0-9]{1,1000}[A-Z]{1,1000}[a-f]{1,1000}[x-z]{1,1000}[0-5]{1,1000}' } } });
-    assert.ok('problems' in big && /compiles to \d+ instructions; the limit is 5000/.test(big.problems[0]!.message), JSON.stringify(big));
+    const big = compileParameters(createSchemaCompiler(), {
+      type: 'object',
+      properties: {
+        s: {
+          type: 'string',
+          pattern: '[a-z]{1,1000}[0-9]{1,1000}[A-Z]{1,1000}[a-f]{1,1000}[x-z]{1,1000}[0-5]{1,1000}',
+        },
+      },
+    });
+    assert.ok(
+      'problems' in big && /compiles to \d+ instructions; the limit is 5000/.test(big.problems[0]!.message),
+      JSON.stringify(big),
+    );
   });
 
   test('a pattern key inside enum, const, default or examples is data, not a pattern', () => {
-    compiled({ properties: { s: { enum: [{ pattern: '(a)\\1' }], default: { pattern: '(?=x)' }, examples: [{ pattern: '\\1' }] } } });
+    compiled({
+      properties: {
+        s: { enum: [{ pattern: '(a)\\1' }], default: { pattern: '(?=x)' }, examples: [{ pattern: '\\1' }] },
+      },
+    });
   });
 
   test('keywords are bounded per tool and per config', () => {
-    const properties = (count: number, prefix = 'p') => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, { type: 'string' }]));
-    const one = compileParameters(createSchemaCompiler(), { type: 'object', properties: properties(MAX_SCHEMA_KEYWORDS) });
+    const properties = (count: number, prefix = 'p') =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, { type: 'string' }]));
+    const one = compileParameters(createSchemaCompiler(), {
+      type: 'object',
+      properties: properties(MAX_SCHEMA_KEYWORDS),
+    });
     assert.ok('problems' in one && /has \d+ keywords; the limit is 1000/.test(one.problems[0]!.message));
-    const tools = Array.from({ length: 6 }, (_, i) => definition(`tool${i}`, { type: 'object', properties: properties(450, `t${i}p`) }));
+    const tools = Array.from({ length: 6 }, (_, i) =>
+      definition(`tool${i}`, { type: 'object', properties: properties(450, `t${i}p`) }),
+    );
     const { tools: loaded, diagnostics } = checkDefinitions(tools, createSchemaCompiler());
     assert.equal(loaded.length, Math.floor(MAX_TOTAL_SCHEMA_KEYWORDS / 902));
-    assert.match(diagnostics[0]!.message, /tool 'tool5': the config's parameters schemas have more than 5000 keywords together/);
-    const same = Array.from({ length: 20 }, (_, i) => definition(`same${i}`, { type: 'object', properties: properties(450) }));
-    assert.equal(checkDefinitions(same, createSchemaCompiler()).tools.length, 20, 'a schema compiled once is reused without being charged again');
+    assert.match(
+      diagnostics[0]!.message,
+      /tool 'tool5': the config's parameters schemas have more than 5000 keywords together/,
+    );
+    const same = Array.from({ length: 20 }, (_, i) =>
+      definition(`same${i}`, { type: 'object', properties: properties(450) }),
+    );
+    assert.equal(
+      checkDefinitions(same, createSchemaCompiler()).tools.length,
+      20,
+      'a schema compiled once is reused without being charged again',
+    );
   });
 
   test('a tool refused for its own size costs the others nothing of the config total', () => {
-    const properties = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: 'string' }]));
-    const { tools, diagnostics } = checkDefinitions([definition('huge', { type: 'object', properties: properties(3000) }), definition('ok1', { type: 'object', properties: { a: { type: 'string' } } })], createSchemaCompiler());
-    assert.deepEqual(tools.map((tool) => tool.definition.name), ['ok1']);
+    const properties = (count: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: 'string' }]));
+    const { tools, diagnostics } = checkDefinitions(
+      [
+        definition('huge', { type: 'object', properties: properties(3000) }),
+        definition('ok1', { type: 'object', properties: { a: { type: 'string' } } }),
+      ],
+      createSchemaCompiler(),
+    );
+    assert.deepEqual(
+      tools.map((tool) => tool.definition.name),
+      ['ok1'],
+    );
     assert.equal(diagnostics.length, 1);
     assert.match(diagnostics[0]!.message, /tool 'huge': parameters: the schema has \d+ keywords; the limit is 1000/);
   });
 
   test('keys matched against patternProperties and propertyNames are charged like values', () => {
-    const keyed = compiled({ patternProperties: { '^k\\d+$': { type: 'number' } }, propertyNames: { pattern: '^[a-z0-9]+$' }, additionalProperties: false });
-    const keys = (count: number, length: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${String(i).padStart(length, '0')}`, i]));
+    const keyed = compiled({
+      patternProperties: { '^k\\d+$': { type: 'number' } },
+      propertyNames: { pattern: '^[a-z0-9]+$' },
+      additionalProperties: false,
+    });
+    const keys = (count: number, length: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${String(i).padStart(length, '0')}`, i]));
     assert.deepEqual(argumentProblems(keyed, keys(100, 8)), []);
-    assert.match(argumentProblems(keyed, keys(40_000, 30))[0]!, /^args: matching a 31-character string against .* would take more work than one call's check may spend/);
+    assert.match(
+      argumentProblems(keyed, keys(40_000, 30))[0]!,
+      /^args: matching a 31-character string against .* would take more work than one call's check may spend/,
+    );
     assert.ok(argumentProblems(keyed, { 'k-1': 1 }).includes('args["k-1"]: is not an accepted argument'));
   });
 
   test('the enum and uniqueItems of a tool schema behave as JSON Schema says', () => {
-    const validate = compiled({ properties: { e: { enum: [1, 'one', null, { a: [1, { b: 2 }] }, [1, 2]] }, u: { type: 'array', uniqueItems: true } } });
-    for (const good of [1, 'one', null, { a: [1, { b: 2 }] }, [1, 2]]) assert.deepEqual(argumentProblems(validate, { e: good }), []);
-    for (const bad of ['1', 2, { a: [1, { b: 3 }] }, [2, 1], { a: [1, { b: 2 }], c: 1 }, true]) assert.equal(argumentProblems(validate, { e: bad }).length, 1, JSON.stringify(bad));
+    const validate = compiled({
+      properties: {
+        e: { enum: [1, 'one', null, { a: [1, { b: 2 }] }, [1, 2]] },
+        u: { type: 'array', uniqueItems: true },
+      },
+    });
+    for (const good of [1, 'one', null, { a: [1, { b: 2 }] }, [1, 2]])
+      assert.deepEqual(argumentProblems(validate, { e: good }), []);
+    for (const bad of ['1', 2, { a: [1, { b: 3 }] }, [2, 1], { a: [1, { b: 2 }], c: 1 }, true])
+      assert.equal(argumentProblems(validate, { e: bad }).length, 1, JSON.stringify(bad));
     assert.deepEqual(argumentProblems(validate, { u: [1, '1', [1], { 1: 1 }] }), []);
-    assert.deepEqual(argumentProblems(validate, { u: [{ x: 1, y: 2 }, 3, { y: 2, x: 1 }] }), ['args.u: must NOT have duplicate items (items ## 0 and 2 are identical)']);
+    assert.deepEqual(argumentProblems(validate, { u: [{ x: 1, y: 2 }, 3, { y: 2, x: 1 }] }), [
+      'args.u: must NOT have duplicate items (items ## 0 and 2 are identical)',
+    ]);
   });
 
   test('an enum of 20,000 values passes the meta-schema check and compiles', () => {
     const values = Array.from({ length: 20_000 }, (_, i) => i);
     const validate = compiled({ properties: { n: { enum: values } } });
     assert.deepEqual(argumentProblems(validate, { n: 19_999 }), []);
-    const duplicate = compileParameters(createSchemaCompiler(), { type: 'object', properties: { n: { enum: [...values, 5] } } });
+    const duplicate = compileParameters(createSchemaCompiler(), {
+      type: 'object',
+      properties: { n: { enum: [...values, 5] } },
+    });
     assert.ok('problems' in duplicate && /must NOT have duplicate items/.test(duplicate.problems[0]!.message));
   });
 });
@@ -201,14 +309,22 @@ test('refused arguments are recorded in the session log only while small', async
 test('a format that backtracks (url) is checked only on strings of at most 2,048 characters, and charged as if it backtracked', () => {
   const validate = compileParameters(createSchemaCompiler(), {
     type: 'object',
-    properties: { u: { type: 'string', format: 'url' }, many: { type: 'array', items: { type: 'string', format: 'url' } } },
+    properties: {
+      u: { type: 'string', format: 'url' },
+      many: { type: 'array', items: { type: 'string', format: 'url' } },
+    },
   });
   assert.ok('validate' in validate);
   const started = performance.now();
-  assert.deepEqual(argumentProblems(validate.validate, { u: `http://a${':'.repeat(120_000)}\n` }), ['args.u: must match format "url"']);
+  assert.deepEqual(argumentProblems(validate.validate, { u: `http://a${':'.repeat(120_000)}\n` }), [
+    'args.u: must match format "url"',
+  ]);
   const long = `https://example.com/${'a'.repeat(2000)}`;
   assert.deepEqual(argumentProblems(validate.validate, { u: long }), []);
-  assert.match(argumentProblems(validate.validate, { many: Array<string>(50).fill(long) })[0]!, /would take more work than one call's check may spend/);
+  assert.match(
+    argumentProblems(validate.validate, { many: Array<string>(50).fill(long) })[0]!,
+    /would take more work than one call's check may spend/,
+  );
   // Seconds before (22 s for the 120,000-character string); milliseconds now, on any machine.
   assert.ok(performance.now() - started < 2000, `${Math.round(performance.now() - started)} ms`);
 });

@@ -29,7 +29,9 @@ describe('hostile input', async () => {
   });
 
   test('__proto__, constructor and prototype keys reach the tool as plain data and pollute nothing', async () => {
-    const args = JSON.parse('{"text":"ok","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}') as unknown;
+    const args = JSON.parse(
+      '{"text":"ok","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+    ) as unknown;
     const result = await host.call('takes_text', args);
     assert.equal(result.status, 'ok');
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
@@ -44,23 +46,42 @@ describe('hostile input', async () => {
     assert.ok('validate' in compileParameters(ajv, { type: 'object', patternProperties: { '^(\\w*)*$': {} } }));
     const refused = withPattern('^(a+)\\1$');
     assert.ok('problems' in refused);
-    assert.match(refused.problems[0]!.message, /parameters\.properties\.s\.pattern: the pattern cannot run in linear time/);
-    assert.ok('problems' in compileParameters(ajv, { type: 'object', properties: { s: { type: 'string', pattern: 'a'.repeat(1001) } } }));
+    assert.match(
+      refused.problems[0]!.message,
+      /parameters\.properties\.s\.pattern: the pattern cannot run in linear time/,
+    );
+    assert.ok(
+      'problems' in
+        compileParameters(ajv, { type: 'object', properties: { s: { type: 'string', pattern: 'a'.repeat(1001) } } }),
+    );
   });
 
   test('$data references are not evaluated: ajv treats them as an unknown keyword', () => {
-    const result = compileParameters(createSchemaCompiler(), { type: 'object', properties: { a: { type: 'number', maximum: { $data: '1/b' } } } });
+    const result = compileParameters(createSchemaCompiler(), {
+      type: 'object',
+      properties: { a: { type: 'number', maximum: { $data: '1/b' } } },
+    });
     assert.ok('problems' in result);
   });
 
   test('a session id or a replayed session that would leave the state directory is refused', async () => {
-    await assert.rejects(ToolHost.start({ config: `${FIXTURES}/hostile`, stateDir: tempDir(), sessionId: '../../etc' }), (error: unknown) => {
-      assert.ok(error instanceof MoonpoolError);
-      assert.equal(error.code, 'INVALID_OPTION');
-      return true;
-    });
-    const replay = spawnSync(process.execPath, [CLI, 'replay', '../../../etc/passwd', '--config', `${FIXTURES}/hostile`, '--state-dir', tempDir()], { encoding: 'utf8' });
+    await assert.rejects(
+      ToolHost.start({ config: `${FIXTURES}/hostile`, stateDir: tempDir(), sessionId: '../../etc' }),
+      (error: unknown) => {
+        assert.ok(error instanceof MoonpoolError);
+        assert.equal(error.code, 'INVALID_OPTION');
+        return true;
+      },
+    );
+    const replay = spawnSync(
+      process.execPath,
+      [CLI, 'replay', '../../../etc/passwd', '--config', `${FIXTURES}/hostile`, '--state-dir', tempDir()],
+      { encoding: 'utf8' },
+    );
     assert.equal(replay.status, 2);
-    assert.match(replay.stderr, /^moonpool: '\.\.\/\.\.\/\.\.\/etc\/passwd' is not a session id \(1-64 letters, digits, _ and -/);
+    assert.match(
+      replay.stderr,
+      /^moonpool: '\.\.\/\.\.\/\.\.\/etc\/passwd' is not a session id \(1-64 letters, digits, _ and -/,
+    );
   });
 });

@@ -20,7 +20,9 @@ export function hungFifo(): string {
 /** Runs `script` (an ES module) in a child node with the hung-mount preload: its first line of output, or undefined after `waitMs`. */
 export async function hungMountChildLine(script: string, args: string[], waitMs: number): Promise<string | undefined> {
   const preload = fileURLToPath(new URL('./hung-mount.cjs', import.meta.url));
-  const child = spawn(process.execPath, ['--require', preload, '--input-type=module', '-e', script, ...args], { stdio: 'pipe' });
+  const child = spawn(process.execPath, ['--require', preload, '--input-type=module', '-e', script, ...args], {
+    stdio: 'pipe',
+  });
   after(() => void child.kill('SIGKILL'));
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));

@@ -40,7 +40,8 @@ test('a worker free again and again for less than idleTimeoutMs, or busy past it
     assert.equal((await host.call('echo', { text: `call ${i}` })).content, `call ${i}`);
     freeSince = performance.now();
   }
-  if (threadIds(host, module)[0] !== worker) assert.ok(longestFree >= 250, `reaped after being free for at most ${longestFree.toFixed(0)} ms`);
+  if (threadIds(host, module)[0] !== worker)
+    assert.ok(longestFree >= 250, `reaped after being free for at most ${longestFree.toFixed(0)} ms`);
   // Busy for four idle timeouts: a worker reaped under its call would make it a crash.
   const napped = await host.call('nap', { seconds: '1' });
   assert.equal(napped.status, 'ok', napped.content);

@@ -12,34 +12,80 @@ import { ROOT, tempDir } from './helpers.js';
 
 const NPM = 'npm';
 
-test('a packed tarball installs globally without an install-script warning and runs `moonpool`, with no stray source maps', { timeout: 180_000 }, () => {
-  const dir = tempDir();
-  // The test run has built dist/ already: packing must not rebuild it under the other tests' feet.
-  const packed = JSON.parse(execFileSync(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' })) as [{ filename: string; files: { path: string }[] }];
-  const files = packed[0].files.map((file) => file.path);
-  assert.ok(files.includes('dist/ui/cli.js'), 'the tarball has no dist/ui/cli.js');
-  assert.deepEqual(files.filter((path) => path.endsWith('.map')), []);
-  assert.deepEqual(files.filter((path) => path.startsWith('dist/test/') || path.startsWith('dist/bench/')), []);
+test(
+  'a packed tarball installs globally without an install-script warning and runs `moonpool`, with no stray source maps',
+  { timeout: 180_000 },
+  () => {
+    const dir = tempDir();
+    // The test run has built dist/ already: packing must not rebuild it under the other tests' feet.
+    const packed = JSON.parse(
+      execFileSync(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }),
+    ) as [{ filename: string; files: { path: string }[] }];
+    const files = packed[0].files.map((file) => file.path);
+    assert.ok(files.includes('dist/ui/cli.js'), 'the tarball has no dist/ui/cli.js');
+    assert.deepEqual(
+      files.filter((path) => path.endsWith('.map')),
+      [],
+    );
+    assert.deepEqual(
+      files.filter((path) => path.startsWith('dist/test/') || path.startsWith('dist/bench/')),
+      [],
+    );
 
-  const prefix = join(dir, 'prefix');
-  const install = spawnSync(NPM, ['install', '--global', '--prefer-offline', '--no-audit', '--no-fund', '--prefix', prefix, join(dir, packed[0].filename)], { cwd: dir, encoding: 'utf8' });
-  assert.equal(install.status, 0, install.stderr);
-  assert.doesNotMatch(`${install.stdout}${install.stderr}`, /install.scripts|allow.?scripts/i);
+    const prefix = join(dir, 'prefix');
+    const install = spawnSync(
+      NPM,
+      [
+        'install',
+        '--global',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--prefix',
+        prefix,
+        join(dir, packed[0].filename),
+      ],
+      { cwd: dir, encoding: 'utf8' },
+    );
+    assert.equal(install.status, 0, install.stderr);
+    assert.doesNotMatch(`${install.stdout}${install.stderr}`, /install.scripts|allow.?scripts/i);
 
-  const bin = join(prefix, 'bin', 'moonpool');
-  const env = { ...process.env, XDG_CONFIG_HOME: dir, MOONPOOL_CONFIG: '', XDG_STATE_HOME: join(dir, 'state') };
-  const version = spawnSync(bin, ['--version'], { encoding: 'utf8', env });
-  assert.equal(version.stdout.trim(), (JSON.parse(execFileSync(NPM, ['pkg', 'get', 'version'], { cwd: ROOT, encoding: 'utf8' })) as string));
-  const list = spawnSync(bin, ['list'], { encoding: 'utf8', env, cwd: dir });
-  assert.equal(list.status, 0, list.stderr);
-  assert.match(list.stdout, /^count_lines +Count the lines/m);
-  const call = spawnSync(bin, ['call', 'count_lines', '{"path":"."}', '--cwd', join(prefix, 'lib', 'node_modules', 'moonpool')], { encoding: 'utf8', env, cwd: dir });
-  assert.equal(call.status, 0, call.stderr);
-  assert.match(call.stdout, /lines in \d+ files under \./);
-  // `moonpool/pi` resolves from beside the installed package, as from a pi extension's directory.
-  const piModule = spawnSync(process.execPath, ['--input-type=module', '-e', "const pi = await import('moonpool/pi'); console.log(typeof pi.default, typeof pi.createMoonpoolExtension)"], { encoding: 'utf8', env, cwd: join(prefix, 'lib') });
-  assert.equal(piModule.stdout.trim(), 'function function', piModule.stderr);
-  assert.ok(files.includes('dist/pi/index.d.ts'), 'the tarball has no types for moonpool/pi');
-  const installed = readdirSync(join(prefix, 'lib', 'node_modules', 'moonpool', 'dist', 'core'));
-  assert.deepEqual(installed.filter((name) => name.endsWith('.map')), []);
-});
+    const bin = join(prefix, 'bin', 'moonpool');
+    const env = { ...process.env, XDG_CONFIG_HOME: dir, MOONPOOL_CONFIG: '', XDG_STATE_HOME: join(dir, 'state') };
+    const version = spawnSync(bin, ['--version'], { encoding: 'utf8', env });
+    assert.equal(
+      version.stdout.trim(),
+      JSON.parse(execFileSync(NPM, ['pkg', 'get', 'version'], { cwd: ROOT, encoding: 'utf8' })) as string,
+    );
+    const list = spawnSync(bin, ['list'], { encoding: 'utf8', env, cwd: dir });
+    assert.equal(list.status, 0, list.stderr);
+    assert.match(list.stdout, /^count_lines +Count the lines/m);
+    const call = spawnSync(
+      bin,
+      ['call', 'count_lines', '{"path":"."}', '--cwd', join(prefix, 'lib', 'node_modules', 'moonpool')],
+      { encoding: 'utf8', env, cwd: dir },
+    );
+    assert.equal(call.status, 0, call.stderr);
+    assert.match(call.stdout, /lines in \d+ files under \./);
+    // `moonpool/pi` resolves from beside the installed package, as from a pi extension's directory.
+    const piModule = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const pi = await import('moonpool/pi'); console.log(typeof pi.default, typeof pi.createMoonpoolExtension)",
+      ],
+      { encoding: 'utf8', env, cwd: join(prefix, 'lib') },
+    );
+    assert.equal(piModule.stdout.trim(), 'function function', piModule.stderr);
+    assert.ok(files.includes('dist/pi/index.d.ts'), 'the tarball has no types for moonpool/pi');
+    const installed = readdirSync(join(prefix, 'lib', 'node_modules', 'moonpool', 'dist', 'core'));
+    assert.deepEqual(
+      installed.filter((name) => name.endsWith('.map')),
+      [],
+    );
+  },
+);

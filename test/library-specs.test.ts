@@ -17,18 +17,30 @@ test('the spec runner prints each test the same natively and in moonpool, failur
   const { native, moonpool } = await runLibrarySpecs(join(FIXTURES, 'spec-library'));
   assert.equal(native.passed, false);
   assert.equal(native.lines.at(-1), '7 passed, 2 failed, 1 pending');
-  assert.ok(native.lines.includes('FAIL a stack fails on purpose, naming what differs: expected { [1] = 1, [2] = 2 }, got { [1] = 1, [2] = 3 }'));
-  assert.ok(native.lines.includes("FAIL a stack reports a runtime error with its position: spec/stack_spec.lua:47: attempt to index a nil value (local 't')"));
+  assert.ok(
+    native.lines.includes(
+      'FAIL a stack fails on purpose, naming what differs: expected { [1] = 1, [2] = 2 }, got { [1] = 1, [2] = 3 }',
+    ),
+  );
+  assert.ok(
+    native.lines.includes(
+      "FAIL a stack reports a runtime error with its position: spec/stack_spec.lua:47: attempt to index a nil value (local 't')",
+    ),
+  );
   assert.deepEqual(moonpool, native);
 });
 
-describe('the specs of real Lua libraries', { skip: !existsSync(REAL_LIBRARIES) && `${REAL_LIBRARIES} is not there` }, () => {
-  for (const library of LIBRARIES) {
-    test(`${library}: every spec passes natively, and moonpool prints the same`, async () => {
-      const { native, moonpool } = await runLibrarySpecs(join(REAL_LIBRARIES, library));
-      assert.ok(native.passed, `natively:\n${native.lines.filter((line) => !line.startsWith('ok ')).join('\n')}`);
-      assert.match(native.lines.at(-1) ?? '', /^\d+ passed, 0 failed, 0 pending$/);
-      assert.deepEqual(moonpool, native);
-    });
-  }
-});
+describe(
+  'the specs of real Lua libraries',
+  { skip: !existsSync(REAL_LIBRARIES) && `${REAL_LIBRARIES} is not there` },
+  () => {
+    for (const library of LIBRARIES) {
+      test(`${library}: every spec passes natively, and moonpool prints the same`, async () => {
+        const { native, moonpool } = await runLibrarySpecs(join(REAL_LIBRARIES, library));
+        assert.ok(native.passed, `natively:\n${native.lines.filter((line) => !line.startsWith('ok ')).join('\n')}`);
+        assert.match(native.lines.at(-1) ?? '', /^\d+ passed, 0 failed, 0 pending$/);
+        assert.deepEqual(moonpool, native);
+      });
+    }
+  },
+);

@@ -26,7 +26,11 @@ const host = await startHost('snapshots');
 test('the running block shows a spinner and the render of the latest snapshot at the terminal width less one', async () => {
   const terminal = recordingTerminal();
   const live = new LiveBlock(terminal, host, 'spin_showing');
-  const result = await host.call('spin_showing', { seconds: 0.6 }, { onSnapshot: (snapshot) => live.setSnapshot(snapshot) });
+  const result = await host.call(
+    'spin_showing',
+    { seconds: 0.6 },
+    { onSnapshot: (snapshot) => live.setSnapshot(snapshot) },
+  );
   const rendered = await eventually(() => terminal.written.includes('  spinning at width 47\n'), 5000);
   live.finish();
   assert.ok(rendered, JSON.stringify(terminal.written));

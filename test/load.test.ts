@@ -74,7 +74,7 @@ test('1,000 concurrent calls over 10 modules, 10% faulty: each resolves once wit
   for (let i = 0; i < 1000; i++) {
     const m = i % MODULES;
     if (i % 10 === 3) {
-      const mode = modes[(i / 10) % modes.length | 0]!;
+      const mode = modes[((i / 10) % modes.length) | 0]!;
       expected.push({ status: mode === 'spin' ? 'timeout' : 'error' });
       calls.push(host.call(`fault_${m}`, { mode }));
     } else {

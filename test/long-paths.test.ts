@@ -10,7 +10,12 @@ import { ChunkNames, MAX_REMEMBERED_PATHS } from '../workers/chunk-names.js';
 
 /** A directory whose path is over 150 characters long, holding a copy of `fixture`. */
 function deepCopy(fixture: string): string {
-  const segments = ['a-rather-long-directory-name-for-a-team', 'agent-tooling-configuration-repository', 'moonpool-configs-live-here', 'one-more-level-to-be-sure'];
+  const segments = [
+    'a-rather-long-directory-name-for-a-team',
+    'agent-tooling-configuration-repository',
+    'moonpool-configs-live-here',
+    'one-more-level-to-be-sure',
+  ];
   const dir = join(realpathSync(tempDir('moonpool-long-')), ...segments, fixture);
   assert.ok(dir.length > 150, `the test directory is only ${dir.length} characters long`);
   mkdirSync(dir, { recursive: true });
@@ -35,7 +40,10 @@ describe('errors from a config over 150 characters deep', async () => {
     assert.equal(result.status, 'error');
     const [message, ...frames] = result.content.split('\n');
     assert.equal(message, `${module}:5: failed in the module`);
-    const locations = frames.map((line) => line.trim()).filter((line) => line.startsWith('/')).map((line) => line.split(': in ')[0]);
+    const locations = frames
+      .map((line) => line.trim())
+      .filter((line) => line.startsWith('/'))
+      .map((line) => line.split(': in ')[0]);
     assert.deepEqual(locations.slice(0, 4), [`${module}:5`, `${module}:8`, `${module}:11`, `${init}:17`]);
     assert.ok(!result.content.includes('...'), result.content);
   });
@@ -50,19 +58,30 @@ describe('errors from a config over 150 characters deep', async () => {
     const lines: string[] = [];
     const result = await host.call('prints_a_traceback', {}, { onLog: (text) => lines.push(text) });
     assert.equal(result.content, 'printed');
-    assert.ok(lines.some((line) => line.trim().startsWith(`${module}:16:`)), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => line.trim().startsWith(`${module}:16:`)),
+      lines.join('\n'),
+    );
   });
 
   test('after thousands of deep files were loaded, the last one is still named whole, quickly', async () => {
     const count = 2_000;
     const [loaded, healthy] = await Promise.all([host.call('loads_many', { count }), host.call('healthy', {})]);
     assert.equal(loaded.status, 'error');
-    assert.ok(loaded.content.startsWith(`${join(dir, `generated_${count}.lua`)}:1: the last one fails`), loaded.content);
+    assert.ok(
+      loaded.content.startsWith(`${join(dir, `generated_${count}.lua`)}:1: the last one fails`),
+      loaded.content,
+    );
     assert.equal(healthy.content, 'fine');
   });
 
   test('concurrently, a healthy tool of the same module keeps answering', async () => {
-    const results = await Promise.all([host.call('fails_in_module', {}), host.call('healthy', {}), host.call('fails_here', {}), host.call('healthy', {})]);
+    const results = await Promise.all([
+      host.call('fails_in_module', {}),
+      host.call('healthy', {}),
+      host.call('fails_here', {}),
+      host.call('healthy', {}),
+    ]);
     assert.deepEqual(
       results.map((result) => result.status),
       ['error', 'ok', 'error', 'ok'],
@@ -73,7 +92,10 @@ describe('errors from a config over 150 characters deep', async () => {
 
 test('moonpool check names a syntax error by the whole path of a deep config', () => {
   const dir = deepCopy('long-paths-syntax');
-  const run = spawnSync(process.execPath, [CLI, 'check', '--config', dir, '--state-dir', tempDir()], { encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, [CLI, 'check', '--config', dir, '--state-dir', tempDir()], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(run.status, 1, run.stderr);
   assert.ok(run.stdout.startsWith(`${join(dir, 'init.lua')}:6: '}' expected`), run.stdout);
 });

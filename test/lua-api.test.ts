@@ -14,7 +14,17 @@ test('io.open/write/lines/read/seek and os.rename work on real files relative to
   assert.equal(result.status, 'ok', result.content);
   assert.equal(
     result.content,
-    ['alpha,beta,42,gamma', 'alpha', 'beta', 'nil', '19', 'nil', 'notes.txt: No such file or directory', 'closed file', 'true'].join('|'),
+    [
+      'alpha,beta,42,gamma',
+      'alpha',
+      'beta',
+      'nil',
+      '19',
+      'nil',
+      'notes.txt: No such file or directory',
+      'closed file',
+      'true',
+    ].join('|'),
   );
   assert.equal(readFileSync(join(cwd, 'renamed.txt'), 'utf8'), 'alpha\nbeta\n42\ngamma');
   assert.ok(!existsSync(join(cwd, 'notes.txt')));
@@ -23,7 +33,9 @@ test('io.open/write/lines/read/seek and os.rename work on real files relative to
 test('all 256 byte values survive a file round trip, and NUL bytes reach the host intact', async () => {
   const result = await (await hostReady).call('binary', {});
   assert.equal(result.status, 'ok', result.content);
-  const expected = Array.from({ length: 256 }, (_, i) => (i < 0x80 ? String.fromCharCode(i) : `\\x${i.toString(16)}`)).join('');
+  const expected = Array.from({ length: 256 }, (_, i) =>
+    i < 0x80 ? String.fromCharCode(i) : `\\x${i.toString(16)}`,
+  ).join('');
   assert.equal(result.content, expected);
 });
 
@@ -32,7 +44,7 @@ test('os.getenv reads the host process environment', async () => {
   assert.equal(result.content, process.env['HOME']);
 });
 
-test("os.exit(code) ends the call: an error result for a failure, with what the tool printed", async () => {
+test('os.exit(code) ends the call: an error result for a failure, with what the tool printed', async () => {
   const exitCodeBefore = process.exitCode;
   const result = await (await hostReady).call('exit', {});
   assert.equal(result.status, 'error');
@@ -104,7 +116,17 @@ test('a table raised as an error shows its fields, or its __tostring', async () 
 });
 
 test('texts cross both ways whole, ASCII or not, short or long, as values and as keys', async () => {
-  const texts = ['', 'plain', 'héllo ✓ 🌍', 'a'.repeat(256), 'a'.repeat(257), 'é'.repeat(128), `${'x'.repeat(255)}é`, 'nul\u0000inside', `${'y'.repeat(300)}✓`];
+  const texts = [
+    '',
+    'plain',
+    'héllo ✓ 🌍',
+    'a'.repeat(256),
+    'a'.repeat(257),
+    'é'.repeat(128),
+    `${'x'.repeat(255)}é`,
+    'nul\u0000inside',
+    `${'y'.repeat(300)}✓`,
+  ];
   const result = await (await hostReady).call('texts', { texts });
   assert.equal(result.status, 'ok', result.content);
   const lines = texts.map((text) => `${Buffer.byteLength(text)}:${text}`);

@@ -11,7 +11,11 @@ const RUNNER = join(ROOT, 'dist', 'conformance', 'run.js');
 const SUITE = join(FIXTURES, 'conformance-suite');
 
 function conformance(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [RUNNER, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, INIT_CWD: ROOT } });
+  const run = spawnSync(process.execPath, [RUNNER, ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, INIT_CWD: ROOT },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -25,21 +29,26 @@ function row(stdout: string, file: string): string[] {
 test('the runner tells each file natively and in moonpool apart and fails on a moonpool-only failure', () => {
   const run = conformance([SUITE]);
   assert.equal(run.code, 1, run.stderr);
-  assert.deepEqual(row(run.stdout, 'harness_globals.lua').filter((cell) => !cell.endsWith(' s')), ['harness_globals.lua', 'pass', 'pass']);
-  assert.deepEqual(row(run.stdout, 'suite_helper.lua').filter((cell) => !cell.endsWith(' s')), ['suite_helper.lua', 'pass', 'pass']);
-  assert.deepEqual(row(run.stdout, 'fails_everywhere.lua').filter((cell) => !cell.endsWith(' s')), [
-    'fails_everywhere.lua',
-    'FAIL',
-    'FAIL',
-    'fails_everywhere.lua:3 | fails_everywhere.lua:3',
-  ]);
-  assert.deepEqual(row(run.stdout, 'fails_in_moonpool.lua').filter((cell) => !cell.endsWith(' s')), [
-    'fails_in_moonpool.lua',
-    'pass',
-    'FAIL',
-    '- | fails_in_moonpool.lua:4',
-  ]);
-  assert.match(run.stdout, /fails_in_moonpool\.lua fails only in moonpool:\nerror: .*fails_in_moonpool\.lua:4: size_t is 4 bytes here/);
+  assert.deepEqual(
+    row(run.stdout, 'harness_globals.lua').filter((cell) => !cell.endsWith(' s')),
+    ['harness_globals.lua', 'pass', 'pass'],
+  );
+  assert.deepEqual(
+    row(run.stdout, 'suite_helper.lua').filter((cell) => !cell.endsWith(' s')),
+    ['suite_helper.lua', 'pass', 'pass'],
+  );
+  assert.deepEqual(
+    row(run.stdout, 'fails_everywhere.lua').filter((cell) => !cell.endsWith(' s')),
+    ['fails_everywhere.lua', 'FAIL', 'FAIL', 'fails_everywhere.lua:3 | fails_everywhere.lua:3'],
+  );
+  assert.deepEqual(
+    row(run.stdout, 'fails_in_moonpool.lua').filter((cell) => !cell.endsWith(' s')),
+    ['fails_in_moonpool.lua', 'pass', 'FAIL', '- | fails_in_moonpool.lua:4'],
+  );
+  assert.match(
+    run.stdout,
+    /fails_in_moonpool\.lua fails only in moonpool:\nerror: .*fails_in_moonpool\.lua:4: size_t is 4 bytes here/,
+  );
   assert.match(run.stdout, /moonpool passes 2 of 4 files; native passes 3\.\n$/);
 });
 

@@ -7,7 +7,12 @@ import { PassThrough, Writable } from 'node:stream';
 import { test } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolHost } from '../core/index.js';
-import { LineTransport, MAX_HELD_INPUT_BYTES, MAX_UNWRITTEN_OUTPUT_CHARS, MAX_WRITE_CHARS } from '../ui/mcp/line-transport.js';
+import {
+  LineTransport,
+  MAX_HELD_INPUT_BYTES,
+  MAX_UNWRITTEN_OUTPUT_CHARS,
+  MAX_WRITE_CHARS,
+} from '../ui/mcp/line-transport.js';
 import { ProgressReporter, type ProgressUpdate } from '../ui/mcp/progress-reporter.js';
 import { eventually } from './helpers.js';
 
@@ -46,7 +51,10 @@ test('lines sent while the pipe is full wait for it to drain, then go out whole,
   await eventually(() => output.chunks.length === 2);
   output.takeOne();
   await Promise.all(rest);
-  assert.deepEqual(output.chunks, ['{"jsonrpc":"2.0","id":1,"method":"ping"}\n', [2, 3, 4].map((id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join('')]);
+  assert.deepEqual(output.chunks, [
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+    [2, 3, 4].map((id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(''),
+  ]);
 });
 
 test('while more output than the limit waits for a client that does not read, its requests wait unread', async () => {
@@ -57,7 +65,11 @@ test('while more output than the limit waits for a client that does not read, it
   transport.start();
   const first = transport.send(ping(1));
   await eventually(() => output.chunks.length === 1);
-  const big = transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(MAX_UNWRITTEN_OUTPUT_CHARS) } });
+  const big = transport.send({
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { data: 'x'.repeat(MAX_UNWRITTEN_OUTPUT_CHARS) },
+  });
   input.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}\n');
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(taken, [], 'a request was read while the output waited');
@@ -70,9 +82,16 @@ test('while more output than the limit waits for a client that does not read, it
 });
 
 test('an output that fails (EPIPE) closes the connection, and later lines are dropped, not held', async () => {
-  const output = new Writable({ write: (_chunk, _encoding, done) => done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })) });
+  const output = new Writable({
+    write: (_chunk, _encoding, done) => done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })),
+  });
   let closed = 0;
-  const transport = new LineTransport(new PassThrough(), output, () => undefined, () => void closed++);
+  const transport = new LineTransport(
+    new PassThrough(),
+    output,
+    () => undefined,
+    () => void closed++,
+  );
   transport.start();
   await transport.send(ping(1));
   await eventually(() => closed === 1);
@@ -110,8 +129,15 @@ test('an answer that cannot be serialised is answered with an error, and what co
   await eventually(() => output.chunks.length === 1);
   output.takeOne();
   await Promise.all(sent);
-  const lines = output.chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string } });
-  assert.deepEqual(lines.map((line) => line.id), [7, 8]);
+  const lines = output.chunks
+    .join('')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: number; error?: { code: number; message: string } });
+  assert.deepEqual(
+    lines.map((line) => line.id),
+    [7, 8],
+  );
   assert.equal(lines[0]!.error?.code, -32603);
   assert.match(lines[0]!.error?.message ?? '', /the answer could not be sent/);
 });
@@ -120,8 +146,18 @@ test('lines waiting together go out in writes of at most MAX_WRITE_CHARS, a long
   const output = new HeldPipe();
   const transport = new LineTransport(new PassThrough(), output, () => undefined);
   transport.start();
-  const text = (id: number, length: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { id, data: 'z'.repeat(length) } });
-  const messages = [text(1, MAX_WRITE_CHARS * 0.6), text(2, MAX_WRITE_CHARS * 0.3), text(3, MAX_WRITE_CHARS * 0.6), text(4, MAX_WRITE_CHARS * 2), text(5, 10)];
+  const text = (id: number, length: number): JSONRPCMessage => ({
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { id, data: 'z'.repeat(length) },
+  });
+  const messages = [
+    text(1, MAX_WRITE_CHARS * 0.6),
+    text(2, MAX_WRITE_CHARS * 0.3),
+    text(3, MAX_WRITE_CHARS * 0.6),
+    text(4, MAX_WRITE_CHARS * 2),
+    text(5, 10),
+  ];
   let written = false;
   const sent = Promise.all(messages.map((message) => transport.send(message))).then(() => (written = true));
   for (let taken = 0; !written; taken++) {
@@ -130,7 +166,8 @@ test('lines waiting together go out in writes of at most MAX_WRITE_CHARS, a long
   }
   await sent;
   const longLine = JSON.stringify(messages[3]).length + 1;
-  for (const chunk of output.chunks) assert.ok(chunk.length <= MAX_WRITE_CHARS || chunk.length === longLine, `a write of ${chunk.length} characters`);
+  for (const chunk of output.chunks)
+    assert.ok(chunk.length <= MAX_WRITE_CHARS || chunk.length === longLine, `a write of ${chunk.length} characters`);
   assert.equal(output.chunks.join(''), messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
 });
 
@@ -138,11 +175,20 @@ test('a client that closes its input while output waits past the limit is seen: 
   const input = new PassThrough();
   const output = new HeldPipe();
   let closed = 0;
-  const transport = new LineTransport(input, output, () => undefined, () => void closed++);
+  const transport = new LineTransport(
+    input,
+    output,
+    () => undefined,
+    () => void closed++,
+  );
   transport.start();
   void transport.send(ping(1));
   await eventually(() => output.chunks.length === 1);
-  void transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(MAX_UNWRITTEN_OUTPUT_CHARS) } });
+  void transport.send({
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { data: 'x'.repeat(MAX_UNWRITTEN_OUTPUT_CHARS) },
+  });
   input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
   input.end();
   assert.ok(await eventually(() => closed === 1), 'the end of the input was never seen');
@@ -155,7 +201,11 @@ test('past MAX_HELD_INPUT_BYTES of requests held while output waits, the input i
   transport.start();
   void transport.send(ping(1));
   await eventually(() => output.chunks.length === 1);
-  void transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'x'.repeat(MAX_UNWRITTEN_OUTPUT_CHARS) } });
+  void transport.send({
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { data: 'x'.repeat(MAX_UNWRITTEN_OUTPUT_CHARS) },
+  });
   const line = `${JSON.stringify(ping(2))}\n`;
   const chunk = line.repeat(Math.ceil(65_536 / line.length));
   for (let written = 0; written < MAX_HELD_INPUT_BYTES * 2; written += chunk.length) input.write(chunk);

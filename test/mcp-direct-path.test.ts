@@ -12,11 +12,24 @@ import { eventually } from './helpers.js';
 test('a call whose serving throws is answered -32603 with the message, not left unanswered', async () => {
   const sent: JSONRPCMessage[] = [];
   const host = { call: () => Promise.reject(new Error('the host broke')) } as unknown as ToolHost;
-  const direct = new DirectPath({ host, log: () => undefined, serverInfo: { name: 'moonpool', version: '0' }, readResource: () => Promise.reject(new Error('no resources here')) }, (message) => {
-    sent.push(message);
-    return Promise.resolve();
+  const direct = new DirectPath(
+    {
+      host,
+      log: () => undefined,
+      serverInfo: { name: 'moonpool', version: '0' },
+      readResource: () => Promise.reject(new Error('no resources here')),
+    },
+    (message) => {
+      sent.push(message);
+      return Promise.resolve();
+    },
+  );
+  const call = asPlainMessage({
+    jsonrpc: '2.0',
+    id: 'broken',
+    method: 'tools/call',
+    params: { name: 'any', arguments: {} },
   });
-  const call = asPlainMessage({ jsonrpc: '2.0', id: 'broken', method: 'tools/call', params: { name: 'any', arguments: {} } });
   assert.ok(call);
   direct.take(call);
   assert.ok(await eventually(() => sent.length === 1));

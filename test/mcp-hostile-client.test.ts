@@ -80,7 +80,11 @@ class RawServer {
   constructor(dir: string, state: string, { read = true } = {}) {
     this.reading = read;
     const config = join(dir, 'init.lua');
-    this.process = spawn(process.execPath, [CLI, 'mcp', '--config', config, '--state-dir', join(dir, state), '--cwd', dir], { env: { ...process.env, MOONPOOL_CONFIG: '' } });
+    this.process = spawn(
+      process.execPath,
+      [CLI, 'mcp', '--config', config, '--state-dir', join(dir, state), '--cwd', dir],
+      { env: { ...process.env, MOONPOOL_CONFIG: '' } },
+    );
     started.push(this.process);
     this.process.stderr.on('data', (chunk: Buffer) => {
       this.stderr += chunk.toString();
@@ -122,7 +126,12 @@ class RawServer {
   }
 
   async initialize(): Promise<void> {
-    this.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    this.send({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     if (this.reading) await this.answer('init');
     this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
@@ -141,7 +150,8 @@ class RawServer {
 }
 
 /** The `sleep` processes of naps for `seconds` (not the shells that start them). */
-const sleeping = (seconds: string): string[] => liveProcesses(`sleep ${seconds}`).filter((line) => /^\S+\s+sleep /.test(line));
+const sleeping = (seconds: string): string[] =>
+  liveProcesses(`sleep ${seconds}`).filter((line) => /^\S+\s+sleep /.test(line));
 
 describe('moonpool mcp direct path against a hostile client', () => {
   const dir = tempDir();
@@ -170,14 +180,20 @@ describe('moonpool mcp direct path against a hostile client', () => {
     assert.ok(!server.answered(id), 'a cancelled call was answered');
   }
 
-  test('two calls under one id both run, and cancelling the id stops both, unanswered', () => cancelTwoUnderOneId('twice'));
+  test('two calls under one id both run, and cancelling the id stops both, unanswered', () =>
+    cancelTwoUnderOneId('twice'));
 
   test('a cancel naming an id in flight on both paths stops the direct call and the SDK one', () =>
     cancelTwoUnderOneId('both', { _meta: { 'example.com/trace': 'sdk path' } }));
 
   test('a cancel sent with an id is a request (-32601) and stops nothing; a cancel after the answer, before the call or for an unknown id changes nothing', async () => {
     server.call('napping', 'nap', { seconds: '0.3' });
-    server.send({ jsonrpc: '2.0', id: 'not-a-notification', method: 'notifications/cancelled', params: { requestId: 'napping' } });
+    server.send({
+      jsonrpc: '2.0',
+      id: 'not-a-notification',
+      method: 'notifications/cancelled',
+      params: { requestId: 'napping' },
+    });
     server.cancel('never-sent');
     assert.equal((await server.answer('not-a-notification')).error?.code, -32601);
     assert.equal((await server.answer('napping')).result?.content?.[0]?.text, 'woke');
@@ -198,7 +214,12 @@ describe('moonpool mcp direct path against a hostile client', () => {
         '',
       ].join('\n'),
     );
-    const fields = { 'null-args': 'params.arguments', 'list-args': 'params.arguments', 'number-name': 'params.name', 'list-meta': 'params._meta' };
+    const fields = {
+      'null-args': 'params.arguments',
+      'list-args': 'params.arguments',
+      'number-name': 'params.name',
+      'list-meta': 'params._meta',
+    };
     for (const [id, field] of Object.entries(fields)) {
       const { error } = await server.answer(id);
       assert.equal(error?.code, -32602, id);
@@ -208,10 +229,19 @@ describe('moonpool mcp direct path against a hostile client', () => {
 
   test('an argument named __proto__ is refused with -32602 on the direct path and on the SDK path alike; elsewhere it is an argument', async () => {
     const proto = '{"__proto__":{"polluted":1},"b":2}';
-    server.process.stdin.write(`{"jsonrpc":"2.0","id":"proto-direct","method":"tools/call","params":{"name":"keys","arguments":${proto}}}\n`);
-    server.process.stdin.write(`{"jsonrpc":"2.0","id":"proto-sdk","method":"tools/call","params":{"name":"keys","arguments":${proto},"_meta":{"k":1}}}\n`);
-    server.process.stdin.write(`{"jsonrpc":"2.0","id":"proto-nested","method":"tools/call","params":{"name":"keys","arguments":{"a":${proto}}}}\n`);
-    const refusal = { code: -32602, message: 'Invalid params: params.arguments: "__proto__" cannot be an argument name' };
+    server.process.stdin.write(
+      `{"jsonrpc":"2.0","id":"proto-direct","method":"tools/call","params":{"name":"keys","arguments":${proto}}}\n`,
+    );
+    server.process.stdin.write(
+      `{"jsonrpc":"2.0","id":"proto-sdk","method":"tools/call","params":{"name":"keys","arguments":${proto},"_meta":{"k":1}}}\n`,
+    );
+    server.process.stdin.write(
+      `{"jsonrpc":"2.0","id":"proto-nested","method":"tools/call","params":{"name":"keys","arguments":{"a":${proto}}}}\n`,
+    );
+    const refusal = {
+      code: -32602,
+      message: 'Invalid params: params.arguments: "__proto__" cannot be an argument name',
+    };
     assert.deepEqual((await server.answer('proto-direct')).error, refusal);
     assert.deepEqual((await server.answer('proto-sdk')).error, refusal);
     assert.equal((await server.answer('proto-nested')).result?.content?.[0]?.text, 'a');
@@ -232,24 +262,36 @@ describe('moonpool mcp direct path against a hostile client', () => {
   test('a structured result with a field named __proto__ is the same error result on the direct path and on the SDK path', async () => {
     server.call('field-direct', 'protofield', {});
     server.call('field-sdk', 'protofield', {}, { _meta: { 'example.com/trace': 'sdk path' } });
-    const expected = { content: [{ type: 'text', text: 'protofield: run\'s structured result is not valid:\nstructured: "__proto__" cannot be a field name (MCP clients drop it)' }], isError: true };
+    const expected = {
+      content: [
+        {
+          type: 'text',
+          text: 'protofield: run\'s structured result is not valid:\nstructured: "__proto__" cannot be a field name (MCP clients drop it)',
+        },
+      ],
+      isError: true,
+    };
     assert.deepEqual((await server.answer('field-direct')).result, expected);
     assert.deepEqual((await server.answer('field-sdk')).result, expected);
   });
 
   test('progress on the direct path never comes after its answer', async () => {
-    for (let i = 0; i < 10; i++) server.call(`counted-${i}`, 'counts', { upto: 20_000 }, { _meta: { progressToken: `count-${i}` } });
+    for (let i = 0; i < 10; i++)
+      server.call(`counted-${i}`, 'counts', { upto: 20_000 }, { _meta: { progressToken: `count-${i}` } });
     for (let i = 0; i < 10; i++) await server.answer(`counted-${i}`);
     await server.ping('after-counted');
     for (let i = 0; i < 10; i++) {
       const answeredAt = server.messages.findIndex((message) => message.id === `counted-${i}`);
-      const late = server.messages.slice(answeredAt).filter((message) => message.params?.progressToken === `count-${i}`);
+      const late = server.messages
+        .slice(answeredAt)
+        .filter((message) => message.params?.progressToken === `count-${i}`);
       assert.deepEqual(late, [], `counted-${i}`);
     }
   });
 
   test('progress on the direct path stops at the cancel', async () => {
-    const progressOf = (): Message[] => server.messages.filter((message) => message.params?.progressToken === 'forever');
+    const progressOf = (): Message[] =>
+      server.messages.filter((message) => message.params?.progressToken === 'forever');
     server.call('counting', 'counts', {}, { _meta: { progressToken: 'forever' } });
     await server.until(() => progressOf().length >= 2);
     server.cancel('counting');

@@ -8,14 +8,36 @@ import { checkMessage } from '../ui/mcp/json-rpc-check.js';
 import { asPlainMessage } from '../ui/mcp/plain-requests.js';
 import { negotiatedVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../ui/mcp/protocol-version.js';
 
-const request = (method: string, params?: unknown, id: unknown = 1): unknown => ({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
-const notification = (method: string, params?: unknown): unknown => ({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) });
+const request = (method: string, params?: unknown, id: unknown = 1): unknown => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params === undefined ? {} : { params }),
+});
+const notification = (method: string, params?: unknown): unknown => ({
+  jsonrpc: '2.0',
+  method,
+  ...(params === undefined ? {} : { params }),
+});
 const initialize = (params: Record<string, unknown>): unknown =>
-  request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' }, ...params });
+  request('initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'c', version: '1' },
+    ...params,
+  });
 
 const PLAIN = [
   initialize({}),
-  initialize({ capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {}, experimental: { x: {} }, extensions: { 'a/b': {} } } }),
+  initialize({
+    capabilities: {
+      roots: { listChanged: true },
+      sampling: {},
+      elicitation: {},
+      experimental: { x: {} },
+      extensions: { 'a/b': {} },
+    },
+  }),
   initialize({ clientInfo: { name: 'c', version: '1', title: 'C' }, _meta: { progressToken: 't' } }),
   initialize({ protocolVersion: '1999-01-01' }),
   request('ping'),
@@ -24,7 +46,11 @@ const PLAIN = [
   request('resources/list'),
   request('resources/read', { uri: 'file:///x' }),
   request('tools/call', { name: 'echo' }),
-  request('tools/call', { name: 'echo', arguments: { text: 'x', nested: [1, { a: null }] }, _meta: { progressToken: 7 } }, Number.MAX_SAFE_INTEGER),
+  request(
+    'tools/call',
+    { name: 'echo', arguments: { text: 'x', nested: [1, { a: null }] }, _meta: { progressToken: 7 } },
+    Number.MAX_SAFE_INTEGER,
+  ),
   notification('notifications/initialized'),
   notification('notifications/cancelled', { requestId: 3, reason: 'r' }),
 ];
@@ -70,7 +96,8 @@ test('every message the direct path takes, the SDK takes as it is', () => {
 });
 
 test('near misses are left to the SDK path', () => {
-  for (const message of NEAR_MISSES) assert.equal(asPlainMessage(message), undefined, `taken: ${JSON.stringify(message)}`);
+  for (const message of NEAR_MISSES)
+    assert.equal(asPlainMessage(message), undefined, `taken: ${JSON.stringify(message)}`);
 });
 
 test("the protocol versions are the SDK's, and an unknown one is answered with the newest", () => {

@@ -62,7 +62,14 @@ describe('moonpool mcp answers every request', () => {
       else notifications.push(message.method ?? '');
       waiting.splice(0).forEach((resolve) => resolve());
     });
-    send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    );
     await nextAnswers(1);
     send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   });
@@ -74,11 +81,23 @@ describe('moonpool mcp answers every request', () => {
 
   test('a tool the server does not have is a -32602 error on both paths, not a tool result', async () => {
     // Plain params take the direct path; another `_meta` field takes the SDK's.
-    send(JSON.stringify({ jsonrpc: '2.0', id: 'plain', method: 'tools/call', params: { name: 'nosuch', arguments: {} } }));
+    send(
+      JSON.stringify({ jsonrpc: '2.0', id: 'plain', method: 'tools/call', params: { name: 'nosuch', arguments: {} } }),
+    );
     const [plain] = await nextAnswers(1);
-    send(JSON.stringify({ jsonrpc: '2.0', id: 'sdk', method: 'tools/call', params: { name: 'nosuch', arguments: {}, _meta: { other: 1 } } }));
+    send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'sdk',
+        method: 'tools/call',
+        params: { name: 'nosuch', arguments: {}, _meta: { other: 1 } },
+      }),
+    );
     const [sdk] = await nextAnswers(1);
-    for (const [reply, id] of [[plain, 'plain'], [sdk, 'sdk']] as const) {
+    for (const [reply, id] of [
+      [plain, 'plain'],
+      [sdk, 'sdk'],
+    ] as const) {
       assert.equal(reply?.id, id);
       assert.equal(reply?.result, undefined, JSON.stringify(reply));
       assert.equal(reply?.error?.code, -32602);
@@ -102,7 +121,14 @@ describe('moonpool mcp answers every request', () => {
     send('{"jsonrpc":"2.0","id":"eight","method":"tools/call","params":"ranges"}');
     send('{"id":9,"method":"tools/list"}');
     const replies = await nextAnswers(3);
-    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code]), [[7, -32600], ['eight', -32600], [9, -32600]]);
+    assert.deepEqual(
+      replies.map((reply) => [reply.id, reply.error?.code]),
+      [
+        [7, -32600],
+        ['eight', -32600],
+        [9, -32600],
+      ],
+    );
   });
 
   test('a line that is not JSON gets -32700, a batch -32600, and notifications and empty lines no answer', async () => {
@@ -112,7 +138,14 @@ describe('moonpool mcp answers every request', () => {
     send('{"jsonrpc":"2.0","method":"notifications/whatever","params":{}}');
     send('{"jsonrpc":"2.0","id":10,"method":"tools/list"}');
     const replies = await nextAnswers(3);
-    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code ?? 'result']), [[null, -32700], [null, -32600], [10, 'result']]);
+    assert.deepEqual(
+      replies.map((reply) => [reply.id, reply.error?.code ?? 'result']),
+      [
+        [null, -32700],
+        [null, -32600],
+        [10, 'result'],
+      ],
+    );
   });
 
   test('an unknown method gets -32601 and a tools/call with wrong params -32602 naming the field', async () => {
@@ -120,18 +153,37 @@ describe('moonpool mcp answers every request', () => {
     send('{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":5}}');
     send('{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"ranges","arguments":[1]}}');
     const replies = await nextAnswers(3);
-    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code]), [[11, -32601], [12, -32602], [13, -32602]]);
+    assert.deepEqual(
+      replies.map((reply) => [reply.id, reply.error?.code]),
+      [
+        [11, -32601],
+        [12, -32602],
+        [13, -32602],
+      ],
+    );
     assert.match(replies[1]!.error!.message, /^Invalid params: params\.name: /);
     assert.match(replies[2]!.error!.message, /^Invalid params: params\.arguments: /);
   });
 
   test('a progressToken that is an object, null or a fraction gets -32602 saying it must be a string or an integer', async () => {
     send('{"jsonrpc":"2.0","id":20,"method":"tools/list","params":{"_meta":{"progressToken":{}}}}');
-    send('{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"ranges","arguments":{"range":"1-2"},"_meta":{"progressToken":null}}}');
+    send(
+      '{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"ranges","arguments":{"range":"1-2"},"_meta":{"progressToken":null}}}',
+    );
     send('{"jsonrpc":"2.0","id":22,"method":"ping","params":{"_meta":{"progressToken":1.5}}}');
     const replies = await nextAnswers(3);
-    assert.deepEqual(replies.map((reply) => [reply.id, reply.error?.code]), [[20, -32602], [21, -32602], [22, -32602]]);
-    assert.equal(replies[0]!.error?.message, 'Invalid params: params._meta.progressToken: must be a string or an integer (got an object)');
+    assert.deepEqual(
+      replies.map((reply) => [reply.id, reply.error?.code]),
+      [
+        [20, -32602],
+        [21, -32602],
+        [22, -32602],
+      ],
+    );
+    assert.equal(
+      replies[0]!.error?.message,
+      'Invalid params: params._meta.progressToken: must be a string or an integer (got an object)',
+    );
     assert.match(replies[1]!.error!.message, /progressToken: must be a string or an integer \(got null\)$/);
     assert.match(replies[2]!.error!.message, /progressToken: must be a string or an integer \(got the number 1\.5\)$/);
   });
@@ -139,15 +191,26 @@ describe('moonpool mcp answers every request', () => {
   test('a request with a member JSON-RPC does not have gets -32600 naming it, not a params error', async () => {
     send('{"jsonrpc":"2.0","id":29,"method":"tools/list","extra":1}');
     const [reply] = await nextAnswers(1);
-    assert.deepEqual(reply!.error, { code: -32600, message: 'Invalid Request: unknown member "extra"; a request has "jsonrpc", "id", "method" and "params"' });
+    assert.deepEqual(reply!.error, {
+      code: -32600,
+      message: 'Invalid Request: unknown member "extra"; a request has "jsonrpc", "id", "method" and "params"',
+    });
   });
 
   test('initialize without its fields gets -32602 naming the first missing one, not an internal error', async () => {
     send('{"jsonrpc":"2.0","id":23,"method":"initialize","params":{}}');
-    send('{"jsonrpc":"2.0","id":24,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":[],"clientInfo":{"name":"x","version":"1"}}}');
+    send(
+      '{"jsonrpc":"2.0","id":24,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":[],"clientInfo":{"name":"x","version":"1"}}}',
+    );
     const replies = await nextAnswers(2);
-    assert.deepEqual(replies[0]!.error, { code: -32602, message: 'Invalid params: params.protocolVersion: is required' });
-    assert.deepEqual(replies[1]!.error, { code: -32602, message: 'Invalid params: params.capabilities: must be an object (got an array)' });
+    assert.deepEqual(replies[0]!.error, {
+      code: -32602,
+      message: 'Invalid params: params.protocolVersion: is required',
+    });
+    assert.deepEqual(replies[1]!.error, {
+      code: -32602,
+      message: 'Invalid params: params.capabilities: must be an object (got an array)',
+    });
   });
 
   test('resources/read, resources/list and ping with wrong params get -32602 in one line naming the field', async () => {
@@ -162,7 +225,11 @@ describe('moonpool mcp answers every request', () => {
         { code: -32602, message: 'Invalid params: params.uri: is required' },
         { code: -32602, message: 'Invalid params: params.cursor: must be a string (got the number 5)' },
         { code: -32602, message: 'Invalid params: params._meta: must be an object (got an array)' },
-        { code: -32602, message: 'Invalid params: params._meta["io.modelcontextprotocol/related-task"]: must be an object (got the number 5)' },
+        {
+          code: -32602,
+          message:
+            'Invalid params: params._meta["io.modelcontextprotocol/related-task"]: must be an object (got the number 5)',
+        },
       ],
     );
   });
@@ -174,36 +241,63 @@ describe('moonpool mcp answers every request', () => {
     const replies = await nextAnswers(2);
     assert.equal(replies[0]!.id, null);
     assert.match(replies[0]!.error?.message ?? '', /longer than 33554432 bytes/);
-    assert.deepEqual(replies[1], { jsonrpc: '2.0', id: 14, result: { content: [{ type: 'text', text: 'range 1-2' }], isError: false } });
+    assert.deepEqual(replies[1], {
+      jsonrpc: '2.0',
+      id: 14,
+      result: { content: [{ type: 'text', text: 'range 1-2' }], isError: false },
+    });
   });
 
   test('string and large safe-integer ids are answered with the same id; a hostile argument is invalid, not silence', async () => {
-    send(`{"jsonrpc":"2.0","id":${Number.MAX_SAFE_INTEGER},"method":"tools/call","params":{"name":"ranges","arguments":{"range":"${'1'.repeat(4_000_000)}"}}}`);
+    send(
+      `{"jsonrpc":"2.0","id":${Number.MAX_SAFE_INTEGER},"method":"tools/call","params":{"name":"ranges","arguments":{"range":"${'1'.repeat(4_000_000)}"}}}`,
+    );
     send('{"jsonrpc":"2.0","id":"s-1","method":"tools/list"}');
     const replies = await nextAnswers(2);
     const byId = new Map(replies.map((reply) => [reply.id, reply]));
     assert.equal(byId.get(Number.MAX_SAFE_INTEGER)?.result?.isError, true);
-    assert.match(byId.get(Number.MAX_SAFE_INTEGER)?.result?.content?.[0]?.text ?? '', /would take more work than one call's check may spend/);
+    assert.match(
+      byId.get(Number.MAX_SAFE_INTEGER)?.result?.content?.[0]?.text ?? '',
+      /would take more work than one call's check may spend/,
+    );
     assert.ok(byId.get('s-1')?.result);
   });
 
   test('many calls in one write are each answered once, alike whether plain or with extras the SDK serves', async () => {
-    const call = (id: number, params: string): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"ranges","arguments":{"range":"${id}-9"}${params}}}`;
-    const extras = ['', ',"_meta":{"progressToken":"p"}', ',"_meta":{"progressToken":3,"example.com/trace":"x"}', ',"extra":true'];
+    const call = (id: number, params: string): string =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"ranges","arguments":{"range":"${id}-9"}${params}}}`;
+    const extras = [
+      '',
+      ',"_meta":{"progressToken":"p"}',
+      ',"_meta":{"progressToken":3,"example.com/trace":"x"}',
+      ',"extra":true',
+    ];
     server.stdin.write(Array.from({ length: 40 }, (_, i) => `${call(100 + i, extras[i % extras.length]!)}\n`).join(''));
     const replies = await nextAnswers(40);
     // Calls with a progress token that wait for a worker are told so in progress notifications.
-    assert.ok(notifications.every((method) => method === 'notifications/progress'), notifications.join());
+    assert.ok(
+      notifications.every((method) => method === 'notifications/progress'),
+      notifications.join(),
+    );
     assert.deepEqual(
       replies.map((reply) => reply.id as number).sort((a, b) => a - b),
       Array.from({ length: 40 }, (_, i) => 100 + i),
     );
-    for (const reply of replies) assert.deepEqual(reply.result, { content: [{ type: 'text', text: `range ${String(reply.id)}-9` }], isError: false });
+    for (const reply of replies)
+      assert.deepEqual(reply.result, {
+        content: [{ type: 'text', text: `range ${String(reply.id)}-9` }],
+        isError: false,
+      });
   });
 
   test("the direct path answers initialize, ping, tools/list and resources/list as the SDK's path does", async () => {
     const init = (id: number, clientInfo: object): string =>
-      JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo } });
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo },
+      });
     send(init(40, { name: 'raw', version: '1' }));
     send(init(41, { name: 'raw', version: '1', websiteUrl: 'https://example.com' }));
     send('{"jsonrpc":"2.0","id":42,"method":"tools/list"}');
@@ -213,7 +307,12 @@ describe('moonpool mcp answers every request', () => {
     send('{"jsonrpc":"2.0","id":46,"method":"ping"}');
     send('{"jsonrpc":"2.0","id":47,"method":"ping","params":{"_meta":{"example.com/trace":"x"}}}');
     const byId = new Map((await nextAnswers(8)).map((reply) => [reply.id, reply]));
-    for (const [direct, sdk] of [[40, 41], [42, 43], [44, 45], [46, 47]] as const) {
+    for (const [direct, sdk] of [
+      [40, 41],
+      [42, 43],
+      [44, 45],
+      [46, 47],
+    ] as const) {
       assert.ok(byId.get(direct)?.result, JSON.stringify(byId.get(direct)));
       assert.deepEqual(byId.get(direct)?.result, byId.get(sdk)?.result);
     }
@@ -230,17 +329,31 @@ describe('moonpool mcp answers every request', () => {
     assert.deepEqual(replies.map((reply) => reply.id).sort(), [30, 31]);
     assert.equal(replies.find((reply) => reply.id === 30)?.result?.content?.[0]?.text, 'range 3-4');
     send('{"jsonrpc":"2.0","id":32,"method":"ping"}');
-    assert.deepEqual((await nextAnswers(1)).map((reply) => reply.id), [32]);
+    assert.deepEqual(
+      (await nextAnswers(1)).map((reply) => reply.id),
+      [32],
+    );
     assert.ok(!answers.some((reply) => reply.id === 'spinning'), 'the cancelled call was answered');
   });
 
   test("the SDK's own client lists and calls tools", async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: args('client'), env: { ...process.env, MOONPOOL_CONFIG: '' }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: args('client'),
+      env: { ...process.env, MOONPOOL_CONFIG: '' },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'moonpool-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['ranges', 'spin']);
-      assert.deepEqual(await client.callTool({ name: 'ranges', arguments: { range: '12-34' } }), { content: [{ type: 'text', text: 'range 12-34' }], isError: false });
+      assert.deepEqual(
+        (await client.listTools()).tools.map((tool) => tool.name),
+        ['ranges', 'spin'],
+      );
+      assert.deepEqual(await client.callTool({ name: 'ranges', arguments: { range: '12-34' } }), {
+        content: [{ type: 'text', text: 'range 12-34' }],
+        isError: false,
+      });
     } finally {
       await client.close();
     }

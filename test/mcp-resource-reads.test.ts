@@ -42,12 +42,22 @@ after(() => {
 
 function startServer(dir: string, heapMb: number) {
   writeFileSync(join(dir, 'init.lua'), TOOLS);
-  const server = spawn(process.execPath, [CLI, 'mcp', '--config', join(dir, 'init.lua'), '--state-dir', join(dir, 'state'), '--cwd', dir], {
-    env: { ...process.env, MOONPOOL_CONFIG: '', NODE_OPTIONS: `--max-old-space-size=${heapMb}` },
-  });
+  const server = spawn(
+    process.execPath,
+    [CLI, 'mcp', '--config', join(dir, 'init.lua'), '--state-dir', join(dir, 'state'), '--cwd', dir],
+    {
+      env: { ...process.env, MOONPOOL_CONFIG: '', NODE_OPTIONS: `--max-old-space-size=${heapMb}` },
+    },
+  );
   servers.push(server);
-  const send = (...messages: object[]): void => void server.stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
-  send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const send = (...messages: object[]): void =>
+    void server.stdin.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
+  send({
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return { server, send };
 }
@@ -73,33 +83,62 @@ function readAnswers(server: ReturnType<typeof spawn>) {
   return { answers, until, stopReading };
 }
 
-async function fillFile(send: (...messages: object[]) => void, reader: ReturnType<typeof readAnswers>): Promise<string> {
-  send({ jsonrpc: '2.0', id: 'fill', method: 'tools/call', params: { name: 'fill', arguments: { bytes: FILE_BYTES } } });
+async function fillFile(
+  send: (...messages: object[]) => void,
+  reader: ReturnType<typeof readAnswers>,
+): Promise<string> {
+  send({
+    jsonrpc: '2.0',
+    id: 'fill',
+    method: 'tools/call',
+    params: { name: 'fill', arguments: { bytes: FILE_BYTES } },
+  });
   await reader.until(() => reader.answers.has('fill'));
   return pathToFileURL(reader.answers.get('fill')?.result?.content?.[0]?.text ?? '').href;
 }
 
-test('twelve reads of a 2 MiB file of control bytes in one write, then a ping: all answered under a 64 MB heap', { timeout: 120_000 }, async () => {
-  const { server, send } = startServer(tempDir(), 64);
-  const reader = readAnswers(server);
-  const uri = await fillFile(send, reader);
-  const reads = Array.from({ length: 12 }, (_, index) => ({ jsonrpc: '2.0', id: `read-${index}`, method: 'resources/read', params: { uri } }));
-  send(...reads, { jsonrpc: '2.0', id: 'ping', method: 'ping' });
-  await reader.until(() => reader.answers.has('ping') && reads.every((read) => reader.answers.has(read.id)));
-  assert.equal(server.exitCode, null, 'the server died');
-  for (const read of reads) assert.equal(reader.answers.get(read.id)?.result?.contents?.[0]?.text?.length, FILE_BYTES, read.id);
-  server.stdin.end();
-  await once(server, 'exit');
-});
+test(
+  'twelve reads of a 2 MiB file of control bytes in one write, then a ping: all answered under a 64 MB heap',
+  { timeout: 120_000 },
+  async () => {
+    const { server, send } = startServer(tempDir(), 64);
+    const reader = readAnswers(server);
+    const uri = await fillFile(send, reader);
+    const reads = Array.from({ length: 12 }, (_, index) => ({
+      jsonrpc: '2.0',
+      id: `read-${index}`,
+      method: 'resources/read',
+      params: { uri },
+    }));
+    send(...reads, { jsonrpc: '2.0', id: 'ping', method: 'ping' });
+    await reader.until(() => reader.answers.has('ping') && reads.every((read) => reader.answers.has(read.id)));
+    assert.equal(server.exitCode, null, 'the server died');
+    for (const read of reads)
+      assert.equal(reader.answers.get(read.id)?.result?.contents?.[0]?.text?.length, FILE_BYTES, read.id);
+    server.stdin.end();
+    await once(server, 'exit');
+  },
+);
 
-test('a client that sends reads, never reads their answers and closes stdin: the server exits', { timeout: 60_000 }, async () => {
-  const { server, send } = startServer(tempDir(), 1024);
-  const reader = readAnswers(server);
-  const uri = await fillFile(send, reader);
-  reader.stopReading();
-  send(...Array.from({ length: 4 }, (_, index) => ({ jsonrpc: '2.0', id: `unread-${index}`, method: 'resources/read', params: { uri } })));
-  send({ jsonrpc: '2.0', id: 'ping', method: 'ping' });
-  server.stdin.end();
-  if (server.exitCode === null) await once(server, 'exit');
-  assert.equal(server.exitCode, 0);
-});
+test(
+  'a client that sends reads, never reads their answers and closes stdin: the server exits',
+  { timeout: 60_000 },
+  async () => {
+    const { server, send } = startServer(tempDir(), 1024);
+    const reader = readAnswers(server);
+    const uri = await fillFile(send, reader);
+    reader.stopReading();
+    send(
+      ...Array.from({ length: 4 }, (_, index) => ({
+        jsonrpc: '2.0',
+        id: `unread-${index}`,
+        method: 'resources/read',
+        params: { uri },
+      })),
+    );
+    send({ jsonrpc: '2.0', id: 'ping', method: 'ping' });
+    server.stdin.end();
+    if (server.exitCode === null) await once(server, 'exit');
+    assert.equal(server.exitCode, 0);
+  },
+);

@@ -31,7 +31,8 @@ let stderr = '';
 let listChanged = 0;
 
 const reloads = (): string[] => stderr.match(/reloaded: generation \d+/g) ?? [];
-const echoText = async (): Promise<string> => ((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).content as { text: string }[])[0]!.text;
+const echoText = async (): Promise<string> =>
+  ((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).content as { text: string }[])[0]!.text;
 
 before(async () => {
   writeFileSync(file, tool('echo', 'args.text'));
@@ -66,6 +67,9 @@ test('a save that changes no byte reloads nothing; a body edit reloads without l
   writeFileSync(file, `${tool('echo', 'args.text:upper()')}${tool('added', "'new'")}`);
   assert.ok(await eventually(() => listChanged > 0 && reloads().length > 1, 30_000), stderr);
   assert.deepEqual(reloads(), ['reloaded: generation 2', 'reloaded: generation 3']);
-  assert.deepEqual((await client.listTools()).tools.map(({ name }) => name), ['echo', 'added']);
+  assert.deepEqual(
+    (await client.listTools()).tools.map(({ name }) => name),
+    ['echo', 'added'],
+  );
   assert.equal(listChanged, 1);
 });

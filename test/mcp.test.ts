@@ -9,7 +9,11 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ToolListChangedNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { CLI, eventually, FIXTURES, liveProcesses, tempDir, uniqueSeconds } from './helpers.js';
 
 const TOOLS = `
@@ -71,45 +75,79 @@ describe('moonpool mcp', () => {
 
   test('tools/list gives every tool with its schema as inputSchema', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name), ['echo', 'refuse', 'steps', 'stuck']);
-    assert.deepEqual(tools[0]!.inputSchema, { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      ['echo', 'refuse', 'steps', 'stuck'],
+    );
+    assert.deepEqual(tools[0]!.inputSchema, {
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
   });
 
   test('a successful call returns text content; a tool error is isError', async () => {
-    assert.deepEqual(await client.callTool({ name: 'echo', arguments: { text: 'hello' } }), { content: [{ type: 'text', text: 'hello' }], isError: false });
-    assert.deepEqual(await client.callTool({ name: 'refuse', arguments: {} }), { content: [{ type: 'text', text: 'no, not today' }], isError: true });
+    assert.deepEqual(await client.callTool({ name: 'echo', arguments: { text: 'hello' } }), {
+      content: [{ type: 'text', text: 'hello' }],
+      isError: false,
+    });
+    assert.deepEqual(await client.callTool({ name: 'refuse', arguments: {} }), {
+      content: [{ type: 'text', text: 'no, not today' }],
+      isError: true,
+    });
   });
 
   test('arguments the schema rejects are an isError result listing each problem', async () => {
-    const result = (await client.callTool({ name: 'echo', arguments: { text: 3 } })) as { content: { text: string }[]; isError: boolean };
+    const result = (await client.callTool({ name: 'echo', arguments: { text: 3 } })) as {
+      content: { text: string }[];
+      isError: boolean;
+    };
     assert.equal(result.isError, true);
     assert.match(result.content[0]!.text, /args\.text: must be string/);
   });
 
   test('a long tool sends progress notifications: counting up, with the title and the rendered line', async () => {
     const progress: Progress[] = [];
-    const result = await client.callTool({ name: 'steps', arguments: { count: 6 } }, CallToolResultSchema, { onprogress: (update) => progress.push(update) });
+    const result = await client.callTool({ name: 'steps', arguments: { count: 6 } }, CallToolResultSchema, {
+      onprogress: (update) => progress.push(update),
+    });
     assert.equal((result.content as { text: string }[])[0]!.text, 'stepped');
     assert.ok(progress.length >= 3, `${progress.length} progress notifications`);
     progress.forEach((update, i) => assert.equal(update.progress, i + 1));
-    assert.ok(progress.every((update) => /^stepping(: step \d)?$/.test(update.message ?? '')), JSON.stringify(progress));
+    assert.ok(
+      progress.every((update) => /^stepping(: step \d)?$/.test(update.message ?? '')),
+      JSON.stringify(progress),
+    );
     assert.ok(progress.some((update) => /: step \d$/.test(update.message ?? '')));
   });
 
   test('cancelling a call stops it and leaves no process behind', async () => {
     const seconds = uniqueSeconds();
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'stuck', arguments: { seconds } }, CallToolResultSchema, { signal: controller.signal });
+    const pending = client.callTool({ name: 'stuck', arguments: { seconds } }, CallToolResultSchema, {
+      signal: controller.signal,
+    });
     assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length > 0, 5000));
     controller.abort();
     await assert.rejects(pending);
-    assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), liveProcesses(`sleep ${seconds}`).join('\n'));
-    assert.deepEqual(await client.callTool({ name: 'echo', arguments: { text: 'still serving' } }), { content: [{ type: 'text', text: 'still serving' }], isError: false });
+    assert.ok(
+      await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0),
+      liveProcesses(`sleep ${seconds}`).join('\n'),
+    );
+    assert.deepEqual(await client.callTool({ name: 'echo', arguments: { text: 'still serving' } }), {
+      content: [{ type: 'text', text: 'still serving' }],
+      isError: false,
+    });
   });
 
   test('an edit under --watch sends tools/list_changed and the new tool is listed', async () => {
-    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
-    writeFileSync(file, `${TOOLS}\nagent.on('discover_tools', function(r) r:add { name = 'added', description = 'New.', run = function() return 'new' end } end)\n`);
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    writeFileSync(
+      file,
+      `${TOOLS}\nagent.on('discover_tools', function(r) r:add { name = 'added', description = 'New.', run = function() return 'new' end } end)\n`,
+    );
     await changed;
     // An editor's save can reach the watcher as several changes, so more than one reload (and
     // notification) may follow; the new tool is there once the last one has loaded.
@@ -157,7 +195,13 @@ describe('moonpool mcp results beyond plain text', () => {
   test('tools/list carries the title, the annotations as MCP hints and the output schema', async () => {
     const weather = (await client.listTools()).tools.find((tool) => tool.name === 'weather');
     assert.equal(weather?.title, 'Weather');
-    assert.deepEqual(weather.annotations, { title: 'Weather', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    assert.deepEqual(weather.annotations, {
+      title: 'Weather',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     assert.deepEqual(weather.outputSchema?.required, ['city', 'celsius']);
   });
 
@@ -171,20 +215,31 @@ describe('moonpool mcp results beyond plain text', () => {
   });
 
   test('a structured result that does not match the output schema is an error naming the path', async () => {
-    const result = (await client.callTool({ name: 'weather', arguments: { city: 'Atlantis' } })) as { content: { text: string }[]; isError: boolean };
+    const result = (await client.callTool({ name: 'weather', arguments: { city: 'Atlantis' } })) as {
+      content: { text: string }[];
+      isError: boolean;
+    };
     assert.equal(result.isError, true);
-    assert.equal(result.content[0]!.text, "weather: run's structured result is not valid:\nstructured.celsius: must be number");
+    assert.equal(
+      result.content[0]!.text,
+      "weather: run's structured result is not valid:\nstructured.celsius: must be number",
+    );
     assert.equal('structuredContent' in result, false);
   });
 
   test('a tool with an output schema that returns plain text is an error saying structured is required', async () => {
-    const result = (await client.callTool({ name: 'weather', arguments: { city: 'Nowhere' } })) as { content: { text: string }[]; isError: boolean };
+    const result = (await client.callTool({ name: 'weather', arguments: { city: 'Nowhere' } })) as {
+      content: { text: string }[];
+      isError: boolean;
+    };
     assert.equal(result.isError, true);
     assert.match(result.content[0]!.text, /structured: is required, since the tool declares `output_schema`/);
   });
 
   test('a spilled result carries a resource_link that resources/read serves whole', async () => {
-    const result = (await client.callTool({ name: 'listing', arguments: { lines: 3000 } })) as { content: { type: string; text?: string; uri?: string; name?: string }[] };
+    const result = (await client.callTool({ name: 'listing', arguments: { lines: 3000 } })) as {
+      content: { type: string; text?: string; uri?: string; name?: string }[];
+    };
     const link = result.content.find((item) => item.type === 'resource_link');
     assert.ok(link?.uri, JSON.stringify(result.content.map((item) => item.type)));
     assert.match(link.name ?? '', /^listing-.*\.txt$/);
@@ -198,12 +253,17 @@ describe('moonpool mcp results beyond plain text', () => {
   });
 
   test('resources/read serves nothing outside the spill directory: not a link out, a FIFO, .., the state dir, another session or /etc', async () => {
-    const planted = (await client.callTool({ name: 'plant', arguments: { target: secret } })) as { content: { text: string }[] };
+    const planted = (await client.callTool({ name: 'plant', arguments: { target: secret } })) as {
+      content: { text: string }[];
+    };
     const spillDir = planted.content[0]!.text;
     const otherSession = join(dir, 'state', 'spill', 'another-session');
     mkdirSync(otherSession, { recursive: true });
     writeFileSync(join(otherSession, 'listing-x-1.txt'), 'another session');
-    assert.equal(((await client.readResource({ uri: fileUri(join(spillDir, 'note.txt')) })).contents[0] as { text: string }).text, 'a note');
+    assert.equal(
+      ((await client.readResource({ uri: fileUri(join(spillDir, 'note.txt')) })).contents[0] as { text: string }).text,
+      'a note',
+    );
     const refused = [
       fileUri(join(spillDir, 'outside.txt')),
       fileUri(join(spillDir, 'outside-dir', 'secret.txt')),
@@ -233,17 +293,30 @@ describe('moonpool mcp results beyond plain text', () => {
 
   test('progress notifications carry done and total from state.progress', async () => {
     const progress: Progress[] = [];
-    await client.callTool({ name: 'counted', arguments: { count: 4 } }, CallToolResultSchema, { onprogress: (update) => progress.push(update) });
+    await client.callTool({ name: 'counted', arguments: { count: 4 } }, CallToolResultSchema, {
+      onprogress: (update) => progress.push(update),
+    });
     assert.ok(progress.length >= 2, JSON.stringify(progress));
-    assert.ok(progress.every((update) => update.total === 4), JSON.stringify(progress));
-    progress.forEach((update, i) => assert.ok(i === 0 || update.progress > progress[i - 1]!.progress, JSON.stringify(progress)));
+    assert.ok(
+      progress.every((update) => update.total === 4),
+      JSON.stringify(progress),
+    );
+    progress.forEach((update, i) =>
+      assert.ok(i === 0 || update.progress > progress[i - 1]!.progress, JSON.stringify(progress)),
+    );
     assert.equal(progress.at(-1)?.progress, 4);
   });
 
   test('a state whose done stays or goes back sends no notification until done grows: progress only increases', async () => {
     const progress: Progress[] = [];
-    await client.callTool({ name: 'stalled', arguments: {} }, CallToolResultSchema, { onprogress: (update) => progress.push(update) });
-    assert.deepEqual(progress.map((update) => update.progress), [1, 2], JSON.stringify(progress));
+    await client.callTool({ name: 'stalled', arguments: {} }, CallToolResultSchema, {
+      onprogress: (update) => progress.push(update),
+    });
+    assert.deepEqual(
+      progress.map((update) => update.progress),
+      [1, 2],
+      JSON.stringify(progress),
+    );
     assert.equal(progress[1]!.total, 2);
   });
 });

@@ -12,14 +12,52 @@ const roundTrip = (value: unknown): unknown => decodeMsgpack(encodeMsgpack(value
 
 describe('values round-trip', () => {
   test('numbers at every width boundary, -0 and floats come back equal', () => {
-    const numbers = [0, 1, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER, -1, -32, -33, -128, -129, -32768, -32769, -(2 ** 31), -(2 ** 31) - 1, Number.MIN_SAFE_INTEGER, -0, 0.5, 1e300, -1e-300, Infinity, -Infinity];
+    const numbers = [
+      0,
+      1,
+      127,
+      128,
+      255,
+      256,
+      65535,
+      65536,
+      2 ** 32 - 1,
+      2 ** 32,
+      Number.MAX_SAFE_INTEGER,
+      -1,
+      -32,
+      -33,
+      -128,
+      -129,
+      -32768,
+      -32769,
+      -(2 ** 31),
+      -(2 ** 31) - 1,
+      Number.MIN_SAFE_INTEGER,
+      -0,
+      0.5,
+      1e300,
+      -1e-300,
+      Infinity,
+      -Infinity,
+    ];
     assert.deepEqual(roundTrip(numbers), numbers);
     assert.ok(Object.is((roundTrip([-0]) as number[])[0], -0));
     assert.ok(Number.isNaN(roundTrip(NaN)));
   });
 
   test('strings of every length class and of every plane come back equal', () => {
-    const strings = ['', 'a'.repeat(31), 'b'.repeat(32), 'c'.repeat(255), 'd'.repeat(256), 'e'.repeat(65536), 'é☃😀', '\u0000nul', '\ud800 lone surrogate'];
+    const strings = [
+      '',
+      'a'.repeat(31),
+      'b'.repeat(32),
+      'c'.repeat(255),
+      'd'.repeat(256),
+      'e'.repeat(65536),
+      'é☃😀',
+      '\u0000nul',
+      '\ud800 lone surrogate',
+    ];
     const back = roundTrip(strings) as string[];
     assert.deepEqual(back.slice(0, 8), strings.slice(0, 8));
     assert.equal(back[8], '\ufffd lone surrogate');
@@ -40,11 +78,24 @@ describe('values round-trip', () => {
 
   test('undefined, functions and symbols follow JSON: left out of objects, nil in arrays; toJSON is used', () => {
     const when = new Date(Date.UTC(2026, 0, 2));
-    assert.deepEqual(roundTrip({ a: undefined, f: () => 1, s: Symbol('x'), list: [undefined, () => 1], when }), { list: [null, null], when: '2026-01-02T00:00:00.000Z' });
+    assert.deepEqual(roundTrip({ a: undefined, f: () => 1, s: Symbol('x'), list: [undefined, () => 1], when }), {
+      list: [null, null],
+      when: '2026-01-02T00:00:00.000Z',
+    });
   });
 
   test('integers past 32 bits are written as the same 64-bit integers their BigInts are', () => {
-    for (const number of [2 ** 32, 2 ** 32 + 1, 1_798_000_000_123, 2 ** 52 + 3, Number.MAX_SAFE_INTEGER, -(2 ** 31) - 1, -(2 ** 32) - 5, -1_798_000_000_123, Number.MIN_SAFE_INTEGER]) {
+    for (const number of [
+      2 ** 32,
+      2 ** 32 + 1,
+      1_798_000_000_123,
+      2 ** 52 + 3,
+      Number.MAX_SAFE_INTEGER,
+      -(2 ** 31) - 1,
+      -(2 ** 32) - 5,
+      -1_798_000_000_123,
+      Number.MIN_SAFE_INTEGER,
+    ]) {
       assert.deepEqual([...encodeMsgpack(number)], [...encodeMsgpack(BigInt(number))], String(number));
     }
   });
@@ -59,7 +110,10 @@ describe('values round-trip', () => {
     const nested = { toJSON: () => ({ inner: [...encodeMsgpack({ during: true })] }) };
     const second = encodeMsgpack({ second: nested, big: 'y'.repeat(100_000) });
     assert.deepEqual(decodeMsgpack(first), { first: 'x'.repeat(100) });
-    assert.deepEqual(decodeMsgpack(second), { second: { inner: [...encodeMsgpack({ during: true })] }, big: 'y'.repeat(100_000) });
+    assert.deepEqual(decodeMsgpack(second), {
+      second: { inner: [...encodeMsgpack({ during: true })] },
+      big: 'y'.repeat(100_000),
+    });
   });
 
   test('the reserved room in front is zeroed and the value follows it', () => {
@@ -81,7 +135,9 @@ describe('keys stay data', () => {
 
   test('integer, float, boolean and byte keys (as the worker encodes Lua tables) become their text', () => {
     // { [5] = 1, [2.5] = 2, [true] = 3, ["\xff"] = 4 } as snapshot-encoder.ts writes it.
-    const bytes = Buffer.from([0x84, 0x05, 0x01, 0xcb, 0x40, 0x04, 0, 0, 0, 0, 0, 0, 0x02, 0xc3, 0x03, 0xc4, 0x01, 0xff, 0x04]);
+    const bytes = Buffer.from([
+      0x84, 0x05, 0x01, 0xcb, 0x40, 0x04, 0, 0, 0, 0, 0, 0, 0x02, 0xc3, 0x03, 0xc4, 0x01, 0xff, 0x04,
+    ]);
     assert.deepEqual(decodeMsgpack(bytes), { '5': 1, '2.5': 2, true: 3, '\\xff': 4 });
   });
 });
@@ -91,12 +147,18 @@ describe('what earlier versions wrote (msgpackr 2.1.4)', () => {
     const { records, warnings } = readSessionLog(join(FIXTURES, 'msgpackr-era', 'session.log'));
     assert.deepEqual(warnings.length, 1);
     assert.match(warnings[0]!, /call a1b2c3-3 \(misbehave\): snapshot of 70\.0 MiB not recorded/);
-    assert.deepEqual(records.map((record) => [record.callId, record.tool, record.status, record.durationMs, record.finishedAt]), [
-      ['a1b2c3-1', 'count_lines', 'ok', 40, 1764500000040],
-      ['a1b2c3-2', 'sh', 'ok', 120, 1764500001000],
-      ['a1b2c3-3', 'misbehave', 'invalid_args', 0, 1764500002000],
-    ]);
-    assert.deepEqual(records[0]!.args, { path: 'src', deep: { list: [1, -2, 3.5, null, true, 'é☃'], big: 2 ** 40, neg: -(2 ** 40) } });
+    assert.deepEqual(
+      records.map((record) => [record.callId, record.tool, record.status, record.durationMs, record.finishedAt]),
+      [
+        ['a1b2c3-1', 'count_lines', 'ok', 40, 1764500000040],
+        ['a1b2c3-2', 'sh', 'ok', 120, 1764500001000],
+        ['a1b2c3-3', 'misbehave', 'invalid_args', 0, 1764500002000],
+      ],
+    );
+    assert.deepEqual(records[0]!.args, {
+      path: 'src',
+      deep: { list: [1, -2, 3.5, null, true, 'é☃'], big: 2 ** 40, neg: -(2 ** 40) },
+    });
     assert.deepEqual(decodeMsgpack(records[0]!.snapshot!), { files: 3, lines: 12 });
     assert.equal(records[1]!.spillPath, '/state/spill/s/sh-a1b2c3-2.txt');
     assert.equal(JSON.stringify(records[2]!.args), '{"__proto__":{"polluted":true},"constructor":"x"}');
@@ -120,7 +182,10 @@ describe('hostile bytes', () => {
   ];
   for (const [name, bytes, message] of cases) {
     test(`${name} is a MsgpackError saying so`, () => {
-      assert.throws(() => decodeMsgpack(Buffer.from(bytes)), (error: unknown) => error instanceof MsgpackError && message.test(error.message));
+      assert.throws(
+        () => decodeMsgpack(Buffer.from(bytes)),
+        (error: unknown) => error instanceof MsgpackError && message.test(error.message),
+      );
     });
   }
 
@@ -171,12 +236,18 @@ test('scanning a map gives every field its kind, decodes only the fields asked f
   assert.equal(scanMsgpackMap(encodeMsgpack([1, 2]), new Set()), undefined);
   const cut = encodeMsgpack(value);
   assert.throws(() => scanMsgpackMap(cut.subarray(0, cut.length - 2), new Set()), MsgpackError);
-  assert.throws(() => scanMsgpackMap(Buffer.from([0x81, 0xa1, 0x61, 0xdd, 0xff, 0xff, 0xff, 0xff]), new Set()), /does not fit/);
+  assert.throws(
+    () => scanMsgpackMap(Buffer.from([0x81, 0xa1, 0x61, 0xdd, 0xff, 0xff, 0xff, 0xff]), new Set()),
+    /does not fit/,
+  );
 });
 
 test('decoding within limits refuses a value of more maps and arrays than allowed', () => {
   const many = encodeMsgpack(Array.from({ length: 100 }, () => ({})));
   assert.equal((decodeMsgpack(many, { values: 1000, containers: 101 }) as unknown[]).length, 100);
   assert.throws(() => decodeMsgpack(many, { values: 1000, containers: 50 }), /more than 50 maps and arrays/);
-  assert.throws(() => decodeMsgpack(encodeMsgpack(Array.from({ length: 100 }, () => 1)), { values: 50, containers: 10 }), /more than 50 values/);
+  assert.throws(
+    () => decodeMsgpack(encodeMsgpack(Array.from({ length: 100 }, () => 1)), { values: 50, containers: 10 }),
+    /more than 50 values/,
+  );
 });

@@ -14,7 +14,12 @@ test('a 5 MB result is cut to the inline limit with a notice, and the spill file
   assert.ok(lines.length <= 2_000);
   assert.equal(lines[0], `line 00000001 ${'.'.repeat(49)}`);
   const total = (5 * 1024 * 1024) / 64;
-  assert.match(lines.at(-1)!, new RegExp(`^\\[output truncated: shown [\\d,]+ of ${total.toLocaleString('en-US')} lines; the full output is in .+\\]$`));
+  assert.match(
+    lines.at(-1)!,
+    new RegExp(
+      `^\\[output truncated: shown [\\d,]+ of ${total.toLocaleString('en-US')} lines; the full output is in .+\\]$`,
+    ),
+  );
   assert.ok(result.spillPath?.startsWith(host.spillDir), result.spillPath);
   assert.ok(lines.at(-1)!.endsWith(`${result.spillPath}]`));
   const spilled = readFileSync(result.spillPath!, 'utf8');

@@ -69,19 +69,44 @@ describe('a tool held to its permissions', () => {
     assert.match(result.content, pattern);
   };
 
-  test('a bad call names the tool\'s file and line', async () => {
+  test("a bad call names the tool's file and line", async () => {
     const result = await host.call('lined', {});
     assert.equal(result.status, 'error');
-    const line = readFileSync(join(root, 'cfg', 'init.lua'), 'utf8').split('\n').findIndex((text) => text.includes("io.open('../secret.txt')")) + 1;
-    assert.match(result.content, new RegExp(`^${join(root, 'cfg', 'init.lua')}:${line}: read outside the tool's permissions: ${join(root, 'secret.txt')} \\(allowed: \\.\\)`));
+    const line =
+      readFileSync(join(root, 'cfg', 'init.lua'), 'utf8')
+        .split('\n')
+        .findIndex((text) => text.includes("io.open('../secret.txt')")) + 1;
+    assert.match(
+      result.content,
+      new RegExp(
+        `^${join(root, 'cfg', 'init.lua')}:${line}: read outside the tool's permissions: ${join(root, 'secret.txt')} \\(allowed: \\.\\)`,
+      ),
+    );
   });
 
   test('reads stay under the roots, through .., absolute paths and symbolic links', async () => {
-    assert.deepEqual(await run('bounded', "return io.open('inside.txt'):read('a')"), { status: 'ok', content: 'inside' });
-    assert.deepEqual(await run('bounded', "return io.open('to-inside'):read('a')"), { status: 'ok', content: 'inside' });
-    assert.deepEqual(await run('bounded', "return io.open('out/../inside.txt'):read('a')"), { status: 'ok', content: 'inside' });
-    const outside = new RegExp(`^probe:1: read outside the tool's permissions: ${join(root, 'secret.txt')} \\(allowed: \\., out/\\)`);
-    for (const path of ['../secret.txt', join(root, 'secret.txt'), 'to-secret', 'out/up/secret.txt', 'out/../../secret.txt']) {
+    assert.deepEqual(await run('bounded', "return io.open('inside.txt'):read('a')"), {
+      status: 'ok',
+      content: 'inside',
+    });
+    assert.deepEqual(await run('bounded', "return io.open('to-inside'):read('a')"), {
+      status: 'ok',
+      content: 'inside',
+    });
+    assert.deepEqual(await run('bounded', "return io.open('out/../inside.txt'):read('a')"), {
+      status: 'ok',
+      content: 'inside',
+    });
+    const outside = new RegExp(
+      `^probe:1: read outside the tool's permissions: ${join(root, 'secret.txt')} \\(allowed: \\., out/\\)`,
+    );
+    for (const path of [
+      '../secret.txt',
+      join(root, 'secret.txt'),
+      'to-secret',
+      'out/up/secret.txt',
+      'out/../../secret.txt',
+    ]) {
       await refused('bounded', `return io.open('${path}'):read('a')`, outside);
       await refused('bounded', `for line in io.lines('${path}') do return line end`, outside);
     }
@@ -89,18 +114,47 @@ describe('a tool held to its permissions', () => {
 
   test('code loads only from the roots and the config: require, loadfile, dofile', async () => {
     const outside = /^probe:1: read outside the tool's permissions: .*\/lib\/outside\.lua/;
-    await refused('bounded', `package.path = '${root}/lib/?.lua;' .. package.path; local m = require('outside') return m`, outside);
+    await refused(
+      'bounded',
+      `package.path = '${root}/lib/?.lua;' .. package.path; local m = require('outside') return m`,
+      outside,
+    );
     await refused('bounded', `local f = loadfile('${root}/lib/outside.lua') return f`, outside);
     await refused('bounded', `local v = dofile('../lib/outside.lua') return v`, outside);
-    assert.deepEqual(await run('full', `return dofile('../lib/outside.lua')`), { status: 'ok', content: 'loaded from outside' });
+    assert.deepEqual(await run('full', `return dofile('../lib/outside.lua')`), {
+      status: 'ok',
+      content: 'loaded from outside',
+    });
   });
 
   test('writes stay under the write roots: no create, truncate or write through a link out', async () => {
-    assert.deepEqual(await run('bounded', "local f = assert(io.open('out/new.txt', 'w')); f:write('x'); f:close(); return io.open('out/new.txt'):read('a')"), { status: 'ok', content: 'x' });
-    await refused('bounded', "return io.open('inside.txt', 'a')", /write outside the tool's permissions: .*\/work\/inside\.txt \(allowed: out\/\)/);
-    await refused('bounded', "return io.open('out/to-secret', 'w')", /write outside the tool's permissions: .*\/secret\.txt/);
-    await refused('bounded', "return io.open('out/dangling', 'w')", /write outside the tool's permissions: .*\/created\.txt/);
-    await refused('bounded', "return io.open('out/up/made.txt', 'w')", /write outside the tool's permissions: .*\/made\.txt/);
+    assert.deepEqual(
+      await run(
+        'bounded',
+        "local f = assert(io.open('out/new.txt', 'w')); f:write('x'); f:close(); return io.open('out/new.txt'):read('a')",
+      ),
+      { status: 'ok', content: 'x' },
+    );
+    await refused(
+      'bounded',
+      "return io.open('inside.txt', 'a')",
+      /write outside the tool's permissions: .*\/work\/inside\.txt \(allowed: out\/\)/,
+    );
+    await refused(
+      'bounded',
+      "return io.open('out/to-secret', 'w')",
+      /write outside the tool's permissions: .*\/secret\.txt/,
+    );
+    await refused(
+      'bounded',
+      "return io.open('out/dangling', 'w')",
+      /write outside the tool's permissions: .*\/created\.txt/,
+    );
+    await refused(
+      'bounded',
+      "return io.open('out/up/made.txt', 'w')",
+      /write outside the tool's permissions: .*\/made\.txt/,
+    );
     await refused('bounded', "return io.open('out/../inside.txt', 'r+')", /write outside the tool's permissions/);
     assert.equal(readFileSync(join(root, 'secret.txt'), 'utf8'), 'secret');
     assert.equal(existsSync(join(root, 'created.txt')), false);
@@ -108,23 +162,42 @@ describe('a tool held to its permissions', () => {
   });
 
   test('os.remove and os.rename act only under the write roots; a link is removed, not its target', async () => {
-    await refused('bounded', `local ok = os.remove('${root}/secret.txt') return ok`, /^probe:1: write outside the tool's permissions: .*\/secret\.txt/);
+    await refused(
+      'bounded',
+      `local ok = os.remove('${root}/secret.txt') return ok`,
+      /^probe:1: write outside the tool's permissions: .*\/secret\.txt/,
+    );
     await refused('bounded', "return os.remove('inside.txt')", /write outside the tool's permissions/);
-    await refused('bounded', "return os.rename('inside.txt', 'out/moved.txt')", /write outside the tool's permissions: .*\/work\/inside\.txt/);
-    await refused('bounded', "io.open('out/a.txt', 'w'):close(); return os.rename('out/a.txt', '../a.txt')", /write outside the tool's permissions: .*\/a\.txt/);
-    assert.deepEqual(await run('bounded', "return tostring(os.remove('out/to-secret'))"), { status: 'ok', content: 'true' });
+    await refused(
+      'bounded',
+      "return os.rename('inside.txt', 'out/moved.txt')",
+      /write outside the tool's permissions: .*\/work\/inside\.txt/,
+    );
+    await refused(
+      'bounded',
+      "io.open('out/a.txt', 'w'):close(); return os.rename('out/a.txt', '../a.txt')",
+      /write outside the tool's permissions: .*\/a\.txt/,
+    );
+    assert.deepEqual(await run('bounded', "return tostring(os.remove('out/to-secret'))"), {
+      status: 'ok',
+      content: 'true',
+    });
     assert.equal(readFileSync(join(root, 'secret.txt'), 'utf8'), 'secret');
     assert.ok(existsSync(join(work, 'inside.txt')));
   });
 
   test('a symbolic link swapped between the check and the open is caught on the opened file', async () => {
     // A node process swaps out/swap between a file inside and the secret as fast as it can.
-    const swapper = spawn(process.execPath, [
-      '-e',
-      `const fs = require('fs'); const at = (n) => ${JSON.stringify(join(work, 'out'))} + '/' + n;
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('fs'); const at = (n) => ${JSON.stringify(join(work, 'out'))} + '/' + n;
        for (let i = 0; ; i++) { const t = at('swap.tmp'); try { fs.unlinkSync(t) } catch {}
          fs.symlinkSync(i % 2 ? ${JSON.stringify(join(work, 'inside.txt'))} : ${JSON.stringify(join(root, 'secret.txt'))}, t); fs.renameSync(t, at('swap')); }`,
-    ], { stdio: 'ignore' });
+      ],
+      { stdio: 'ignore' },
+    );
     after(() => swapper.kill('SIGKILL'));
     const code = `local leaked, refused, read = 0, 0, 0
       for _ = 1, 3000 do
@@ -150,32 +223,58 @@ describe('a tool held to its permissions', () => {
     await refused('nothing', "return io.popen('echo hi'):read('a')", none);
     await refused('nothing', "return io.popen('cat', 'w')", none);
     await refused('nothing', "return os.execute('true')", none);
-    await refused('nothing', "return capture { 'echo', 'hi' }", /exec outside the tool's permissions: echo \(allowed: none\)/);
+    await refused(
+      'nothing',
+      "return capture { 'echo', 'hi' }",
+      /exec outside the tool's permissions: echo \(allowed: none\)/,
+    );
   });
 
   test('with a list, only those programs, without a shell; a shell string needs sh', async () => {
-    assert.deepEqual(await run('bounded', "return capture { 'echo', 'a;b', '$HOME', 5 }"), { status: 'ok', content: 'a;b $HOME 5' });
-    await refused('bounded', "return capture { 'rm', 'inside.txt' }", /exec outside the tool's permissions: rm \(allowed: echo, \/usr\/bin\/env\)/);
+    assert.deepEqual(await run('bounded', "return capture { 'echo', 'a;b', '$HOME', 5 }"), {
+      status: 'ok',
+      content: 'a;b $HOME 5',
+    });
+    await refused(
+      'bounded',
+      "return capture { 'rm', 'inside.txt' }",
+      /exec outside the tool's permissions: rm \(allowed: echo, \/usr\/bin\/env\)/,
+    );
     await refused('bounded', "return capture { '/bin/echo', 'x' }", /exec outside the tool's permissions: \/bin\/echo/);
     await refused('bounded', "return capture('echo hi')", /a shell command/);
     await refused('bounded', "return os.execute('echo hi')", /a shell command/);
     await refused('bounded', "return io.popen('echo hi')", /a shell command/);
-    assert.deepEqual(await run('shell', "return capture('echo hi; echo there')"), { status: 'ok', content: 'hi\nthere' });
-    assert.deepEqual(await run('shell', "return io.popen('echo piped'):read('a')"), { status: 'ok', content: 'piped\n' });
-    await refused('bounded', "return capture {}", /capture: the command list is empty/);
+    assert.deepEqual(await run('shell', "return capture('echo hi; echo there')"), {
+      status: 'ok',
+      content: 'hi\nthere',
+    });
+    assert.deepEqual(await run('shell', "return io.popen('echo piped'):read('a')"), {
+      status: 'ok',
+      content: 'piped\n',
+    });
+    await refused('bounded', 'return capture {}', /capture: the command list is empty/);
   });
 
   test('the environment holds only the declared variables, for os.getenv and for commands', async () => {
-    assert.deepEqual(await run('bounded', "return tostring(os.getenv('HOME')) .. ' ' .. tostring(os.getenv('PATH'))"), { status: 'ok', content: `${process.env['HOME']} nil` });
+    assert.deepEqual(await run('bounded', "return tostring(os.getenv('HOME')) .. ' ' .. tostring(os.getenv('PATH'))"), {
+      status: 'ok',
+      content: `${process.env['HOME']} nil`,
+    });
     const env = await run('bounded', "return capture { '/usr/bin/env' }");
     assert.equal(env.status, 'ok', env.content);
     // The shell that starts the program sets PWD itself.
-    const names = env.content.split('\n').map((line) => line.split('=')[0]).filter((name) => name !== 'PWD');
+    const names = env.content
+      .split('\n')
+      .map((line) => line.split('=')[0])
+      .filter((name) => name !== 'PWD');
     assert.deepEqual(names.sort(), ['HOME', 'MOONPOOL_CALL_TAG']);
   });
 
   test('a tool without permissions keeps full access', async () => {
-    assert.deepEqual(await run('full', "return io.open('../secret.txt'):read('a')"), { status: 'ok', content: 'secret' });
+    assert.deepEqual(await run('full', "return io.open('../secret.txt'):read('a')"), {
+      status: 'ok',
+      content: 'secret',
+    });
     assert.deepEqual(await run('full', "return capture('echo hi')"), { status: 'ok', content: 'hi' });
     assert.deepEqual(await run('full', "return tostring(os.getenv('PATH') ~= nil)"), { status: 'ok', content: 'true' });
   });
@@ -186,7 +285,11 @@ describe('checking the permissions field', () => {
     const root = tempDir();
     writeFileSync(join(root, 'init.lua'), lua);
     const host = await startHost(join(root, 'init.lua'));
-    return { host, tools: host.tools().map((tool) => tool.name), diagnostics: host.diagnostics().map((d) => `${d.line}: ${d.severity}: ${d.message}`) };
+    return {
+      host,
+      tools: host.tools().map((tool) => tool.name),
+      diagnostics: host.diagnostics().map((d) => `${d.line}: ${d.severity}: ${d.message}`),
+    };
   };
 
   test('each mistake is an error at its line, and the tool is not loaded', async () => {
@@ -211,9 +314,9 @@ end)
       "5: error: tool 'x': permissions.read must be true or a list of paths (got \"." + '")',
       "7: error: tool 'x': permissions.write[2] must be a non-empty path (got number 5)",
       "8: error: tool 'x': permissions.exec[1] must be a program's name or path, without spaces (its arguments are the call's) (got \"git log\")",
-      "9: error: tool 'x': permissions.env[1] must be a variable name (no `=`) (got \"A=B\")",
+      '9: error: tool \'x\': permissions.env[1] must be a variable name (no `=`) (got "A=B")',
       "10: error: tool 'x': unknown field `permissions.wirte` (did you mean `write`?)",
-      "13: error: tool 'y': `permissions` must be a table with the fields read, write, exec, env (got \"all\")",
+      '13: error: tool \'y\': `permissions` must be a table with the fields read, write, exec, env (got "all")',
     ]);
   });
 
@@ -232,6 +335,9 @@ end)
 end)
 agent.default_permissions { exec = 'git' }
 `);
-    assert.deepEqual([bad.tools, bad.diagnostics], [['y'], ["5: error: tool 'x': default permissions.exec must be true or a list of programs (got \"git\")"]]);
+    assert.deepEqual(
+      [bad.tools, bad.diagnostics],
+      [['y'], ['5: error: tool \'x\': default permissions.exec must be true or a list of programs (got "git")']],
+    );
   });
 });

@@ -1,7 +1,12 @@
 // pi as a user runs it, for the tests: a session runtime whose resource loader loads the user's
 // extension file (test/fixtures/pi/extension.ts, `export { default } from 'moonpool/pi'`) with
 // jiti, a faux provider scripting the model's turns offline, and pi's own tool row to draw with.
-import { fauxAssistantMessage, registerFauxProvider, type FauxProviderRegistration, type FauxResponseStep } from '@mariozechner/pi-ai';
+import {
+  fauxAssistantMessage,
+  registerFauxProvider,
+  type FauxProviderRegistration,
+  type FauxResponseStep,
+} from '@mariozechner/pi-ai';
 import {
   AuthStorage,
   createAgentSessionFromServices,
@@ -60,10 +65,21 @@ export async function openPiSession(options: PiSessionOptions = {}): Promise<PiS
       authStorage,
       settingsManager,
       modelRegistry,
-      resourceLoaderOptions: { additionalExtensionPaths: [USER_EXTENSION], noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true },
+      resourceLoaderOptions: {
+        additionalExtensionPaths: [USER_EXTENSION],
+        noSkills: true,
+        noPromptTemplates: true,
+        noThemes: true,
+        noContextFiles: true,
+      },
     });
     return {
-      ...(await createAgentSessionFromServices({ services, sessionManager: runtimeOptions.sessionManager, model: faux.getModel(), noTools: 'builtin' })),
+      ...(await createAgentSessionFromServices({
+        services,
+        sessionManager: runtimeOptions.sessionManager,
+        model: faux.getModel(),
+        noTools: 'builtin',
+      })),
       services,
       diagnostics: services.diagnostics,
     };
@@ -112,12 +128,19 @@ export async function openPiSession(options: PiSessionOptions = {}): Promise<PiS
 
 /** pi's UI as an extension sees it, keeping what `notify` was told (the rest does nothing, as in print mode). */
 function recordingUi(notices: string[]): ExtensionUIContext {
-  const quiet = new Proxy({}, { get: (_target, key) => (key === 'notify' ? (message: string) => void notices.push(message) : () => undefined) });
+  const quiet = new Proxy(
+    {},
+    { get: (_target, key) => (key === 'notify' ? (message: string) => void notices.push(message) : () => undefined) },
+  );
   return quiet as ExtensionUIContext;
 }
 
 /** pi's tool row for a call, as its interactive mode builds it; `redraws` counts pi's requestRender. */
-export function toolRow(session: PiSession, toolName: string, args: object): { row: ToolExecutionComponent; redrawn: () => Promise<void> } {
+export function toolRow(
+  session: PiSession,
+  toolName: string,
+  args: object,
+): { row: ToolExecutionComponent; redrawn: () => Promise<void> } {
   initTheme('dark');
   let wake: (() => void) | undefined;
   const ui = { requestRender: () => wake?.() } as unknown as TUI;

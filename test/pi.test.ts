@@ -8,7 +8,13 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fauxAssistantMessage, fauxToolCall } from '@mariozechner/pi-ai';
 import { visibleWidth } from '@mariozechner/pi-tui';
-import { DefaultPackageManager, SettingsManager, type AgentSessionEvent, type ExtensionFactory, type ToolExecutionComponent } from '@mariozechner/pi-coding-agent';
+import {
+  DefaultPackageManager,
+  SettingsManager,
+  type AgentSessionEvent,
+  type ExtensionFactory,
+  type ToolExecutionComponent,
+} from '@mariozechner/pi-coding-agent';
 import moonpoolExtension from '../pi/index.js';
 import { withoutPatterns } from '../pi/pi-schema.js';
 import { CLI, eventually, liveProcesses, ROOT, tempDir, uniqueSeconds } from './helpers.js';
@@ -25,10 +31,17 @@ const asPiExtension: ExtensionFactory = moonpoolExtension;
 type ToolEnd = Extract<AgentSessionEvent, { type: 'tool_execution_end' }>;
 type ToolUpdate = Extract<AgentSessionEvent, { type: 'tool_execution_update' }>;
 
-const isEnd = (toolCallId: string) => (event: AgentSessionEvent): event is ToolEnd => event.type === 'tool_execution_end' && event.toolCallId === toolCallId;
+const isEnd =
+  (toolCallId: string) =>
+  (event: AgentSessionEvent): event is ToolEnd =>
+    event.type === 'tool_execution_end' && event.toolCallId === toolCallId;
 /** An update that carries a state (the first ones may carry only the title). */
-const isStateUpdate = (toolCallId: string) => (event: AgentSessionEvent): event is ToolUpdate =>
-  event.type === 'tool_execution_update' && event.toolCallId === toolCallId && typeof (event.partialResult as { details?: { snapshot?: unknown } }).details?.snapshot === 'string';
+const isStateUpdate =
+  (toolCallId: string) =>
+  (event: AgentSessionEvent): event is ToolUpdate =>
+    event.type === 'tool_execution_update' &&
+    event.toolCallId === toolCallId &&
+    typeof (event.partialResult as { details?: { snapshot?: unknown } }).details?.snapshot === 'string';
 
 /** A tool result's text, as the model gets it (pi types results loosely). */
 function textOf(result: unknown): string {
@@ -40,7 +53,11 @@ async function ended(session: PiSession, toolCallId: string): Promise<ToolEnd> {
 }
 
 function assertFits(lines: string[], width: number): void {
-  for (const line of lines) assert.ok(visibleWidth(line) <= width, `a line is ${visibleWidth(line)} columns wide, over ${width}: ${JSON.stringify(line)}`);
+  for (const line of lines)
+    assert.ok(
+      visibleWidth(line) <= width,
+      `a line is ${visibleWidth(line)} columns wide, over ${width}: ${JSON.stringify(line)}`,
+    );
 }
 
 type RowResult = Parameters<ToolExecutionComponent['updateResult']>[0];
@@ -62,7 +79,11 @@ test('the extension is a pi extension factory', () => {
 
 test("docs/pi.md's setup is the one-file extension the tests load", () => {
   const page = readFileSync(join(ROOT, 'docs', 'pi.md'), 'utf8');
-  const userFile = readFileSync(USER_EXTENSION, 'utf8').split('\n').filter((line) => !line.startsWith('//')).join('\n').trim();
+  const userFile = readFileSync(USER_EXTENSION, 'utf8')
+    .split('\n')
+    .filter((line) => !line.startsWith('//'))
+    .join('\n')
+    .trim();
   assert.ok(page.includes(userFile), `docs/pi.md does not show ${userFile}`);
   assert.match(page, /pi -e /);
 });
@@ -70,19 +91,27 @@ test("docs/pi.md's setup is the one-file extension the tests load", () => {
 test('every available tool is registered under its own name with its schema; unavailable ones are left out', async () => {
   const session = await openPiSession();
   const names = session.runtime.session.getAllTools().map((tool) => tool.name);
-  for (const name of ['progress', 'wide', 'plain', 'fails', 'hangs']) assert.ok(names.includes(name), `${name} is not registered`);
+  for (const name of ['progress', 'wide', 'plain', 'fails', 'hangs'])
+    assert.ok(names.includes(name), `${name} is not registered`);
   assert.ok(!names.includes('withheld'));
   const progress = session.runtime.session.getToolDefinition('progress');
   assert.deepEqual((progress?.parameters as { required: string[] }).required, ['total', 'gate']);
   // pi checks arguments with backtracking regular expressions; moonpool checks patterns in RE2.
-  assert.deepEqual((progress?.parameters as { properties: Record<string, object> }).properties['code'], { type: 'string' });
+  assert.deepEqual((progress?.parameters as { properties: Record<string, object> }).properties['code'], {
+    type: 'string',
+  });
   assert.deepEqual(session.notices, []);
 });
 
 test("parallel calls stream each state through onUpdate, end with moonpool call's exact text, and draw the Lua render in pi's row", async () => {
   const session = await openPiSession();
   const gate = join(tempDir(), 'gate');
-  const turn = session.prompt([fauxAssistantMessage([fauxToolCall('progress', { total: 6, gate }, { id: 'p1' }), fauxToolCall('plain', { name: 'pi' }, { id: 'p2' })], { stopReason: 'toolUse' })]);
+  const turn = session.prompt([
+    fauxAssistantMessage(
+      [fauxToolCall('progress', { total: 6, gate }, { id: 'p1' }), fauxToolCall('plain', { name: 'pi' }, { id: 'p2' })],
+      { stopReason: 'toolUse' },
+    ),
+  ]);
 
   const update = (await session.nextEvent(isStateUpdate('p1'))) as ToolUpdate;
   const { row, redrawn } = toolRow(session, 'progress', { total: 6, gate });
@@ -101,7 +130,9 @@ test("parallel calls stream each state through onUpdate, end with moonpool call'
   await turn;
   assert.equal(progress.isError, false);
   assert.equal(textOf(progress.result), 'counted to 6');
-  const cli = spawnSync(process.execPath, [CLI, 'call', 'plain', '{"name":"pi"}', '--config', CONFIG], { encoding: 'utf8' });
+  const cli = spawnSync(process.execPath, [CLI, 'call', 'plain', '{"name":"pi"}', '--config', CONFIG], {
+    encoding: 'utf8',
+  });
   assert.equal(textOf(hello.result), cli.stdout.replace(/\n$/, ''));
 
   row.updateResult(rowResult(progress.result), false);
@@ -132,7 +163,10 @@ test('a render wider than the row is cut by display columns, wide characters cou
     await arrived;
     const lines = row.render(width);
     assertFits(lines, width);
-    assert.ok(!lines.some((line) => line.includes('\x1b[2J') || line.includes('\x1b]0;')), 'a terminal escape from render reached pi');
+    assert.ok(
+      !lines.some((line) => line.includes('\x1b[2J') || line.includes('\x1b]0;')),
+      'a terminal escape from render reached pi',
+    );
     if (width === 60) {
       assert.match(plain(lines), /界界界/);
       row.setExpanded(true);
@@ -159,9 +193,14 @@ test('a tool without render shows the text moonpool gives the model', async () =
 test('a running tool without render shows the last lines it printed', async () => {
   const session = await openPiSession();
   const gate = join(tempDir(), 'gate');
-  const turn = session.prompt([fauxAssistantMessage([fauxToolCall('talks', { gate }, { id: 't1' })], { stopReason: 'toolUse' })]);
+  const turn = session.prompt([
+    fauxAssistantMessage([fauxToolCall('talks', { gate }, { id: 't1' })], { stopReason: 'toolUse' }),
+  ]);
   const update = (await session.nextEvent(
-    (event) => event.type === 'tool_execution_update' && event.toolCallId === 't1' && JSON.stringify((event.partialResult as { details?: unknown }).details).includes('line 4'),
+    (event) =>
+      event.type === 'tool_execution_update' &&
+      event.toolCallId === 't1' &&
+      JSON.stringify((event.partialResult as { details?: unknown }).details).includes('line 4'),
   )) as ToolUpdate;
   const { row } = toolRow(session, 'talks', { gate });
   row.updateResult(rowResult(update.partialResult), true);
@@ -175,9 +214,14 @@ test('a running tool without render shows the last lines it printed', async () =
 
 test("arguments pi would convert (7 for a string) reach moonpool as the model wrote them: moonpool call's answer", async () => {
   const session = await openPiSession();
-  await session.prompt([fauxAssistantMessage([fauxToolCall('plain', { name: 7 }, { id: 'c1' })], { stopReason: 'toolUse' })]);
+  await session.prompt([
+    fauxAssistantMessage([fauxToolCall('plain', { name: 7 }, { id: 'c1' })], { stopReason: 'toolUse' }),
+  ]);
   const end = (await ended(session, 'c1')) as { result: { content: { text: string }[] }; isError: boolean };
-  assert.deepEqual(end.result.content.map((part) => part.text), ['plain: invalid arguments, run was not called:\nargs.name: must be string']);
+  assert.deepEqual(
+    end.result.content.map((part) => part.text),
+    ['plain: invalid arguments, run was not called:\nargs.name: must be string'],
+  );
   assert.equal(end.isError, true);
 });
 
@@ -187,7 +231,9 @@ test('a failing tool is an error result in pi, and its row still draws the last 
   const end = await ended(session, 'f1');
   assert.equal(end.isError, true);
   assert.match(textOf(end.result), /init\.lua:\d+: the fixture failed on purpose/);
-  const message = session.runtime.session.messages.find((entry) => entry.role === 'toolResult' && entry.toolCallId === 'f1');
+  const message = session.runtime.session.messages.find(
+    (entry) => entry.role === 'toolResult' && entry.toolCallId === 'f1',
+  );
   assert.equal(message?.role === 'toolResult' && message.isError, true);
   const { row, redrawn } = toolRow(session, 'fails', {});
   row.updateResult(rowResult(end.result, true), false);
@@ -199,10 +245,12 @@ test('a failing tool is an error result in pi, and its row still draws the last 
   assert.match(lines, /error/);
 });
 
-test("an aborted turn cancels the call and ends its processes at once", async () => {
+test('an aborted turn cancels the call and ends its processes at once', async () => {
   const session = await openPiSession();
   const seconds = uniqueSeconds();
-  const turn = session.prompt([fauxAssistantMessage([fauxToolCall('hangs', { seconds }, { id: 'h1' })], { stopReason: 'toolUse' })]);
+  const turn = session.prompt([
+    fauxAssistantMessage([fauxToolCall('hangs', { seconds }, { id: 'h1' })], { stopReason: 'toolUse' }),
+  ]);
   await session.nextEvent(isStateUpdate('h1'));
   assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length > 0), 'the command never started');
   const abortedAt = performance.now();
@@ -212,14 +260,21 @@ test("an aborted turn cancels the call and ends its processes at once", async ()
   assert.ok(performance.now() - abortedAt < 2000, `the abort took ${Math.round(performance.now() - abortedAt)} ms`);
   assert.equal(end.isError, true);
   assert.equal(textOf(end.result), 'hangs: cancelled');
-  assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), 'the command outlived the aborted call');
+  assert.ok(
+    await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0),
+    'the command outlived the aborted call',
+  );
 });
 
 test('arguments a backtracking pattern would hang on are refused by moonpool at once', async () => {
   const session = await openPiSession();
   const code = `${'a'.repeat(40)}!`;
   const startedAt = performance.now();
-  await session.prompt([fauxAssistantMessage([fauxToolCall('progress', { total: 1, gate: '/nonexistent', code }, { id: 'r1' })], { stopReason: 'toolUse' })]);
+  await session.prompt([
+    fauxAssistantMessage([fauxToolCall('progress', { total: 1, gate: '/nonexistent', code }, { id: 'r1' })], {
+      stopReason: 'toolUse',
+    }),
+  ]);
   const end = await ended(session, 'r1');
   assert.ok(performance.now() - startedAt < 5000);
   assert.equal(end.isError, true);
@@ -231,18 +286,33 @@ test('a resumed session re-renders each row from the details pi saved as JSON', 
   const first = await openPiSession({ sessionDir });
   const gate = join(tempDir(), 'gate');
   writeFileSync(gate, '');
-  await first.prompt([fauxAssistantMessage([fauxToolCall('progress', { total: 4, gate }, { id: 'r1' })], { stopReason: 'toolUse' })]);
+  await first.prompt([
+    fauxAssistantMessage([fauxToolCall('progress', { total: 4, gate }, { id: 'r1' })], { stopReason: 'toolUse' }),
+  ]);
   const file = first.runtime.session.sessionFile!;
   await first.close();
-  const saved = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { message?: { role: string; toolCallId?: string; details?: { snapshot?: unknown } } });
-  const record = saved.find((entry) => entry.message?.role === 'toolResult' && entry.message.toolCallId === 'r1')?.message;
+  const saved = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map(
+      (line) =>
+        JSON.parse(line) as { message?: { role: string; toolCallId?: string; details?: { snapshot?: unknown } } },
+    );
+  const record = saved.find(
+    (entry) => entry.message?.role === 'toolResult' && entry.message.toolCallId === 'r1',
+  )?.message;
   assert.equal(typeof record?.details?.snapshot, 'string');
 
   const resumed = await openPiSession({ sessionFile: file });
-  const message = resumed.runtime.session.messages.find((entry) => entry.role === 'toolResult' && entry.toolCallId === 'r1');
+  const message = resumed.runtime.session.messages.find(
+    (entry) => entry.role === 'toolResult' && entry.toolCallId === 'r1',
+  );
   assert.ok(message?.role === 'toolResult');
   const { row, redrawn } = toolRow(resumed, 'progress', { total: 4, gate });
-  row.updateResult(rowResult({ content: message.content, details: message.details as unknown }, message.isError), false);
+  row.updateResult(
+    rowResult({ content: message.content, details: message.details as unknown }, message.isError),
+    false,
+  );
   const arrived = redrawn();
   row.render(60);
   await arrived;
@@ -251,7 +321,13 @@ test('a resumed session re-renders each row from the details pi saved as JSON', 
 
 test('details damaged in a saved session show the recorded text instead of failing the row', async () => {
   const session = await openPiSession();
-  for (const details of [{ moonpool: 1, status: 'ok', snapshot: '!!not base64 msgpack!!' }, { moonpool: 1, status: 'ok', snapshot: 42 }, { moonpool: 1, status: 'exploded' }, null, 'text']) {
+  for (const details of [
+    { moonpool: 1, status: 'ok', snapshot: '!!not base64 msgpack!!' },
+    { moonpool: 1, status: 'ok', snapshot: 42 },
+    { moonpool: 1, status: 'exploded' },
+    null,
+    'text',
+  ]) {
     const { row, redrawn } = toolRow(session, 'progress', {});
     row.updateResult(rowResult({ content: [{ type: 'text', text: 'counted to 4' }], details }), false);
     const first = row.render(60);
@@ -267,12 +343,35 @@ test('details damaged in a saved session show the recorded text instead of faili
 
 test("pi's print mode exits by itself after a turn: session_shutdown closes the host", { timeout: 60_000 }, () => {
   const agentDir = tempDir();
-  const run = spawnSync(process.execPath, [PI_CLI, '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
-    encoding: 'utf8',
-    cwd: tempDir(),
-    env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'plain', args: { name: 'print mode' } }]) },
-    timeout: 50_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [
+      PI_CLI,
+      '-p',
+      '--no-session',
+      '--no-skills',
+      '--no-context-files',
+      '-e',
+      join(PI_FIXTURES, 'faux-model.ts'),
+      '-e',
+      USER_EXTENSION,
+      '--provider',
+      'faux',
+      '--model',
+      'faux-1',
+      'go',
+    ],
+    {
+      encoding: 'utf8',
+      cwd: tempDir(),
+      env: {
+        ...process.env,
+        PI_CODING_AGENT_DIR: agentDir,
+        MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'plain', args: { name: 'print mode' } }]),
+      },
+      timeout: 50_000,
+    },
+  );
   assert.equal(run.signal, null, `pi did not exit by itself: ${run.stderr}`);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /the tool said: hello print mode/);
@@ -281,12 +380,31 @@ test("pi's print mode exits by itself after a turn: session_shutdown closes the 
 test('a config that fails to load is reported through pi, and pi still starts', { timeout: 60_000 }, () => {
   const broken = join(tempDir(), 'init.lua');
   writeFileSync(broken, "agent.on('discover_tools', function(registry)\n  registry:add { name = 'x' \nend)\n");
-  const run = spawnSync(process.execPath, [PI_CLI, '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
-    encoding: 'utf8',
-    cwd: tempDir(),
-    env: { ...process.env, PI_CODING_AGENT_DIR: tempDir(), MOONPOOL_CONFIG: broken, MOONPOOL_FAUX_SCRIPT: '[]' },
-    timeout: 50_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [
+      PI_CLI,
+      '-p',
+      '--no-session',
+      '--no-skills',
+      '--no-context-files',
+      '-e',
+      join(PI_FIXTURES, 'faux-model.ts'),
+      '-e',
+      USER_EXTENSION,
+      '--provider',
+      'faux',
+      '--model',
+      'faux-1',
+      'go',
+    ],
+    {
+      encoding: 'utf8',
+      cwd: tempDir(),
+      env: { ...process.env, PI_CODING_AGENT_DIR: tempDir(), MOONPOOL_CONFIG: broken, MOONPOOL_FAUX_SCRIPT: '[]' },
+      timeout: 50_000,
+    },
+  );
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, new RegExp(`moonpool: .*init\\.lua:3: `));
   assert.ok(existsSync(broken));
@@ -299,36 +417,98 @@ test('pi keeps the session history $MOONPOOL_KEEP_SESSIONS asks for, as the CLI 
   writeFileSync(oldLog, '');
   const long = new Date(Date.now() - 90 * 86_400_000);
   utimesSync(oldLog, long, long);
-  const run = spawnSync(process.execPath, [PI_CLI, '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
-    encoding: 'utf8',
-    cwd: tempDir(),
-    env: { ...process.env, PI_CODING_AGENT_DIR: tempDir(), XDG_STATE_HOME: stateHome, MOONPOOL_KEEP_SESSIONS: 'forever', MOONPOOL_FAUX_SCRIPT: '[]' },
-    timeout: 50_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [
+      PI_CLI,
+      '-p',
+      '--no-session',
+      '--no-skills',
+      '--no-context-files',
+      '-e',
+      join(PI_FIXTURES, 'faux-model.ts'),
+      '-e',
+      USER_EXTENSION,
+      '--provider',
+      'faux',
+      '--model',
+      'faux-1',
+      'go',
+    ],
+    {
+      encoding: 'utf8',
+      cwd: tempDir(),
+      env: {
+        ...process.env,
+        PI_CODING_AGENT_DIR: tempDir(),
+        XDG_STATE_HOME: stateHome,
+        MOONPOOL_KEEP_SESSIONS: 'forever',
+        MOONPOOL_FAUX_SCRIPT: '[]',
+      },
+      timeout: 50_000,
+    },
+  );
   assert.equal(run.status, 0, run.stderr);
   assert.ok(existsSync(oldLog), 'the 90-day-old session was removed');
 });
 
-test('with no config of the user\'s, pi gets no moonpool tools (not the demo) and is told where the config was looked for', { timeout: 60_000 }, () => {
-  const configHome = tempDir();
-  const run = spawnSync(process.execPath, [PI_CLI, '-p', '--no-session', '--no-skills', '--no-context-files', '-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION, '--provider', 'faux', '--model', 'faux-1', 'go'], {
-    encoding: 'utf8',
-    cwd: tempDir(),
-    env: { ...process.env, PI_CODING_AGENT_DIR: tempDir(), MOONPOOL_CONFIG: '', XDG_CONFIG_HOME: configHome, MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'sh', args: { command: 'echo reached' } }]) },
-    timeout: 50_000,
-  });
-  assert.equal(run.status, 0, run.stderr);
-  assert.ok(run.stderr.includes(`moonpool: no config found ($MOONPOOL_CONFIG, ${join(configHome, 'moonpool', 'init.lua')}); no moonpool tools are registered`), run.stderr);
-  assert.match(run.stdout, /the tool said: Tool sh not found/);
-});
+test(
+  "with no config of the user's, pi gets no moonpool tools (not the demo) and is told where the config was looked for",
+  { timeout: 60_000 },
+  () => {
+    const configHome = tempDir();
+    const run = spawnSync(
+      process.execPath,
+      [
+        PI_CLI,
+        '-p',
+        '--no-session',
+        '--no-skills',
+        '--no-context-files',
+        '-e',
+        join(PI_FIXTURES, 'faux-model.ts'),
+        '-e',
+        USER_EXTENSION,
+        '--provider',
+        'faux',
+        '--model',
+        'faux-1',
+        'go',
+      ],
+      {
+        encoding: 'utf8',
+        cwd: tempDir(),
+        env: {
+          ...process.env,
+          PI_CODING_AGENT_DIR: tempDir(),
+          MOONPOOL_CONFIG: '',
+          XDG_CONFIG_HOME: configHome,
+          MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'sh', args: { command: 'echo reached' } }]),
+        },
+        timeout: 50_000,
+      },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.ok(
+      run.stderr.includes(
+        `moonpool: no config found ($MOONPOOL_CONFIG, ${join(configHome, 'moonpool', 'init.lua')}); no moonpool tools are registered`,
+      ),
+      run.stderr,
+    );
+    assert.match(run.stdout, /the tool said: Tool sh not found/);
+  },
+);
 
-test('a config with a Lua error is a notice in pi\'s UI, and pi starts without those tools', async () => {
+test("a config with a Lua error is a notice in pi's UI, and pi starts without those tools", async () => {
   const broken = join(tempDir(), 'init.lua');
   writeFileSync(broken, "agent.on('discover_tools', function(registry)\n  error('broken on purpose')\nend)\n");
   process.env['MOONPOOL_CONFIG'] = broken;
   try {
     const session = await openPiSession();
-    assert.deepEqual(session.runtime.session.getAllTools().filter((tool) => tool.name === 'progress'), []);
+    assert.deepEqual(
+      session.runtime.session.getAllTools().filter((tool) => tool.name === 'progress'),
+      [],
+    );
     assert.equal(session.notices.length, 1);
     assert.match(session.notices[0]!, /^moonpool: .*init\.lua:2: .*broken on purpose/);
   } finally {
@@ -368,9 +548,16 @@ test('the schema pi checks keeps every keyword but the patterns, and property na
 test("pi's own install route finds the extension: package.json's pi manifest names it", async () => {
   // `pi install /path/to/moonpool` adds the directory as a package; pi then loads what this resolves.
   const agentDir = tempDir();
-  const packages = new DefaultPackageManager({ cwd: agentDir, agentDir, settingsManager: SettingsManager.create(agentDir, agentDir) });
+  const packages = new DefaultPackageManager({
+    cwd: agentDir,
+    agentDir,
+    settingsManager: SettingsManager.create(agentDir, agentDir),
+  });
   const resolved = await packages.resolveExtensionSources([ROOT]);
-  assert.deepEqual(resolved.extensions.map((extension) => extension.path), [join(ROOT, 'dist', 'pi', 'index.js')]);
+  assert.deepEqual(
+    resolved.extensions.map((extension) => extension.path),
+    [join(ROOT, 'dist', 'pi', 'index.js')],
+  );
   const loaded = (await import(resolved.extensions[0]!.path)) as { default: unknown };
   assert.equal(loaded.default, moonpoolExtension);
 });

@@ -44,24 +44,31 @@ function ownCgroup(): { dir?: string; skip?: string } {
     .split('\n')
     .map((line) => line.split(' '))
     .find((fields) => fields[fields.indexOf('-') + 1] === 'cgroup2' && fields[3] === '/');
-  if (path === undefined || mount === undefined) return { skip: 'no cgroup v2 is mounted here: calls are contained by the /proc sweep' };
+  if (path === undefined || mount === undefined)
+    return { skip: 'no cgroup v2 is mounted here: calls are contained by the /proc sweep' };
   const dir = `${mount[4]}${path}`.replace(/\/$/, '');
   const probe = `${dir}/mptest-probe-${process.pid}`;
   try {
     mkdirSync(probe);
   } catch (error) {
-    return { skip: `no cgroup can be made under ${dir} (${(error as NodeJS.ErrnoException).code}): calls are contained by the /proc sweep` };
+    return {
+      skip: `no cgroup can be made under ${dir} (${(error as NodeJS.ErrnoException).code}): calls are contained by the /proc sweep`,
+    };
   }
   const killable = existsSync(`${probe}/cgroup.kill`);
   rmdirSync(probe);
-  return killable ? { dir } : { skip: 'cgroup v2 has no cgroup.kill here (Linux before 5.14): calls are contained by the /proc sweep' };
+  return killable
+    ? { dir }
+    : { skip: 'cgroup v2 has no cgroup.kill here (Linux before 5.14): calls are contained by the /proc sweep' };
 }
 
 const own = process.platform === 'linux' ? ownCgroup() : { skip: 'not Linux' };
 
 /** The cgroups below `parent`. */
 function cgroupsUnder(parent: string): string[] {
-  return readdirSync(parent, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  return readdirSync(parent, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
 }
 
 /** The cgroups a host of process `pid` has made under `parent` and not removed. */
@@ -86,15 +93,23 @@ function kill(pid: number): void {
 }
 
 /** The live `sleep SECONDS` processes (not the shells whose command lines name them). */
-const sleeps = (seconds: string): string[] => liveProcesses(`sleep ${seconds}`).filter((line) => /^\S+\s+sleep \S+$/.test(line.trim()));
+const sleeps = (seconds: string): string[] =>
+  liveProcesses(`sleep ${seconds}`).filter((line) => /^\S+\s+sleep \S+$/.test(line.trim()));
 
 function killSleeps(seconds: string): void {
-  for (const line of spawnSync('pgrep', ['-f', `sleep ${seconds}`], { encoding: 'utf8' }).stdout.split('\n')) if (line.trim() !== '') kill(Number(line));
+  for (const line of spawnSync('pgrep', ['-f', `sleep ${seconds}`], { encoding: 'utf8' }).stdout.split('\n'))
+    if (line.trim() !== '') kill(Number(line));
 }
 
 /** Runs the CLI with `env` added; resolves to its exit code and stdout. */
-function runCli(args: string[], env: Record<string, string>): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; stdout: string }> } {
-  const child = spawn(process.execPath, [CLI, ...args, '--config', FIXTURE, '--state-dir', tempDir()], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; stdout: string }> } {
+  const child = spawn(process.execPath, [CLI, ...args, '--config', FIXTURE, '--state-dir', tempDir()], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
   return { child, done: new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout }))) };
@@ -118,7 +133,11 @@ describe('a call with a cgroup of its own', { skip: own.skip }, async () => {
       const ready = `${dir}/ready`;
       let pid = 0;
       try {
-        const result = await host!.call('escape', { command: `perl ${dir}/daemon.pl ${ready} >/dev/null 2>&1`, ready, ending });
+        const result = await host!.call('escape', {
+          command: `perl ${dir}/daemon.pl ${ready} >/dev/null 2>&1`,
+          ready,
+          ending,
+        });
         assert.equal(result.status, ending, result.content);
         const [daemon, tagged] = readFileSync(ready, 'utf8').split(' ');
         pid = Number(daemon);
@@ -135,7 +154,11 @@ describe('a call with a cgroup of its own', { skip: own.skip }, async () => {
       writeFileSync(`${dir}/loop.pl`, FORK_LOOP);
       const [ready, beat, stop] = [`${dir}/ready`, `${dir}/beat`, `${dir}/stop`];
       try {
-        const result = await host!.call('escape', { command: `perl ${dir}/loop.pl ${ready} ${beat} ${stop} >/dev/null 2>&1`, ready, ending });
+        const result = await host!.call('escape', {
+          command: `perl ${dir}/loop.pl ${ready} ${beat} ${stop} >/dev/null 2>&1`,
+          ready,
+          ending,
+        });
         assert.equal(result.status, ending, result.content);
         assert.ok(await eventually(() => !alive(Number(readFileSync(beat, 'utf8')))), 'the loop ended');
         // A loop still running writes a new pid every fork: its last one must stay its last.
@@ -152,36 +175,47 @@ describe('a call with a cgroup of its own', { skip: own.skip }, async () => {
 });
 
 describe('MOONPOOL_CGROUP', () => {
-  test('names the directory where calls get their cgroups; those of a host that was killed are ended at the next start', { skip: own.skip }, async () => {
-    const parent = `${own.dir}/mptest-${process.pid}`;
-    mkdirSync(parent);
-    const seconds = uniqueSeconds();
-    try {
-      const crashed = runCli(['call', 'linger', JSON.stringify({ shape: 'setsid', seconds })], { MOONPOOL_CGROUP: parent });
-      assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
-      assert.equal(cgroupsOf(crashed.child.pid!, parent).length, 1, 'the call has its cgroup under MOONPOOL_CGROUP');
-      crashed.child.kill('SIGKILL');
-      await crashed.done;
-      assert.equal(sleeps(seconds).length, 1, 'the process outlived its killed host');
+  test(
+    'names the directory where calls get their cgroups; those of a host that was killed are ended at the next start',
+    { skip: own.skip },
+    async () => {
+      const parent = `${own.dir}/mptest-${process.pid}`;
+      mkdirSync(parent);
+      const seconds = uniqueSeconds();
+      try {
+        const crashed = runCli(['call', 'linger', JSON.stringify({ shape: 'setsid', seconds })], {
+          MOONPOOL_CGROUP: parent,
+        });
+        assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
+        assert.equal(cgroupsOf(crashed.child.pid!, parent).length, 1, 'the call has its cgroup under MOONPOOL_CGROUP');
+        crashed.child.kill('SIGKILL');
+        await crashed.done;
+        assert.equal(sleeps(seconds).length, 1, 'the process outlived its killed host');
 
-      const next = await runCli(['call', 'snippet', JSON.stringify({ code: "out(capture('cat /proc/self/cgroup'))" })], { MOONPOOL_CGROUP: parent }).done;
-      assert.equal(next.code, 0);
-      assert.match(next.stdout, new RegExp(`^0::.*/mptest-${process.pid}/moonpool-\\d+\\.`, 'm'));
-      assert.deepEqual(sleeps(seconds), [], 'the next host ended the process its killed predecessor left');
-      assert.deepEqual(cgroupsUnder(parent), [], 'and removed every cgroup');
-    } finally {
-      killSleeps(seconds);
-      for (const name of cgroupsUnder(parent)) {
-        writeFileSync(`${parent}/${name}/cgroup.kill`, '1');
-        await eventually(() => readFileSync(`${parent}/${name}/cgroup.events`, 'latin1').includes('populated 0'));
-        rmdirSync(`${parent}/${name}`);
+        const next = await runCli(
+          ['call', 'snippet', JSON.stringify({ code: "out(capture('cat /proc/self/cgroup'))" })],
+          { MOONPOOL_CGROUP: parent },
+        ).done;
+        assert.equal(next.code, 0);
+        assert.match(next.stdout, new RegExp(`^0::.*/mptest-${process.pid}/moonpool-\\d+\\.`, 'm'));
+        assert.deepEqual(sleeps(seconds), [], 'the next host ended the process its killed predecessor left');
+        assert.deepEqual(cgroupsUnder(parent), [], 'and removed every cgroup');
+      } finally {
+        killSleeps(seconds);
+        for (const name of cgroupsUnder(parent)) {
+          writeFileSync(`${parent}/${name}/cgroup.kill`, '1');
+          await eventually(() => readFileSync(`${parent}/${name}/cgroup.events`, 'latin1').includes('populated 0'));
+          rmdirSync(`${parent}/${name}`);
+        }
+        rmdirSync(parent);
       }
-      rmdirSync(parent);
-    }
-  });
+    },
+  );
 
   test('set to `off`, no cgroup is made, and the sweep still ends a tagged background process', async () => {
-    const where = await runCli(['call', 'snippet', JSON.stringify({ code: "out(capture('cat /proc/self/cgroup'))" })], { MOONPOOL_CGROUP: 'off' }).done;
+    const where = await runCli(['call', 'snippet', JSON.stringify({ code: "out(capture('cat /proc/self/cgroup'))" })], {
+      MOONPOOL_CGROUP: 'off',
+    }).done;
     assert.equal(where.code, 0);
     assert.doesNotMatch(where.stdout, /moonpool-/);
     const seconds = uniqueSeconds();

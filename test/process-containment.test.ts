@@ -36,7 +36,10 @@ describe('a call that ends by itself', async () => {
     test(`ends every process it started when it ends with ${ending}, whatever shape the process took`, async () => {
       const runs = SHAPES.map((shape) => ({ shape, seconds: uniqueSeconds() }));
       try {
-        const [healthy, ...results] = await Promise.all([host.call('healthy', {}), ...runs.map(({ shape, seconds }) => host.call('leave', { shape, seconds, ending }))]);
+        const [healthy, ...results] = await Promise.all([
+          host.call('healthy', {}),
+          ...runs.map(({ shape, seconds }) => host.call('leave', { shape, seconds, ending })),
+        ]);
         assert.deepEqual([healthy.status, healthy.content], ['ok', 'fine']);
         for (const [i, result] of results.entries()) {
           assert.equal(result.status, ending, `${runs[i]!.shape}: ${result.content}`);
@@ -66,11 +69,16 @@ describe('a call that ends by itself', async () => {
     const loop = uniqueSeconds();
     try {
       const calls = Promise.all([
-        host.call('hold', { command: `i=0; while [ $i -lt 200 ]; do setsid sleep ${burst} >/dev/null 2>&1 & i=$((i+1)); done; sleep 600` }),
+        host.call('hold', {
+          command: `i=0; while [ $i -lt 200 ]; do setsid sleep ${burst} >/dev/null 2>&1 & i=$((i+1)); done; sleep 600`,
+        }),
         host.call('hold', { command: `while :; do setsid sleep ${loop} >/dev/null 2>&1 & sleep 0.01; done` }),
         host.call('healthy', {}),
       ]);
-      assert.ok(await eventually(() => sleeps(burst).length >= 100 && sleeps(loop).length > 0, 5000), 'the processes started');
+      assert.ok(
+        await eventually(() => sleeps(burst).length >= 100 && sleeps(loop).length > 0, 5000),
+        'the processes started',
+      );
       const [bursting, looping, healthy] = await calls;
       assert.deepEqual([bursting.status, looping.status, healthy.content], ['timeout', 'timeout', 'fine']);
       await assertNoneLeft(burst, 'burst');
@@ -85,7 +93,10 @@ describe('a call that ends by itself', async () => {
     const kept = uniqueSeconds();
     const other = uniqueSeconds();
     try {
-      const [keep, leave] = await Promise.all([host.call('keep', { seconds: kept }), host.call('leave', { shape: 'setsid', seconds: other, ending: 'ok' })]);
+      const [keep, leave] = await Promise.all([
+        host.call('keep', { seconds: kept }),
+        host.call('leave', { shape: 'setsid', seconds: other, ending: 'ok' }),
+      ]);
       assert.deepEqual([keep.status, leave.status], ['ok', 'ok']);
       await assertNoneLeft(other, 'not kept');
       assert.equal(sleeps(kept).length, 1, 'the kept process is alive after its call');
@@ -102,7 +113,9 @@ describe('a call that is stopped from outside', () => {
     const host = await startHost(FIXTURE, { maxThreadsPerModule: SHAPES.length });
     const runs = SHAPES.map((shape) => ({ shape, seconds: uniqueSeconds(), controller: new AbortController() }));
     try {
-      const pending = runs.map(({ shape, seconds, controller }) => host.call('linger', { shape, seconds }, { signal: controller.signal }));
+      const pending = runs.map(({ shape, seconds, controller }) =>
+        host.call('linger', { shape, seconds }, { signal: controller.signal }),
+      );
       for (const { seconds, controller } of runs) {
         assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
         controller.abort();
@@ -139,7 +152,8 @@ describe('a call that is stopped from outside', () => {
     const runs = ['setsid', 'daemon', 'popen'].map((shape) => ({ shape, seconds: uniqueSeconds() }));
     try {
       const pending = runs.map(({ shape, seconds }) => host.call('linger', { shape, seconds }));
-      for (const { seconds } of runs) assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
+      for (const { seconds } of runs)
+        assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
       await host.close();
       for (const result of await Promise.all(pending)) assert.equal(result.status, 'cancelled');
       for (const { shape, seconds } of runs) await assertNoneLeft(seconds, shape);
@@ -152,9 +166,22 @@ describe('a call that is stopped from outside', () => {
   test('`moonpool call` exits leaving nothing behind from a tool that left a process in a new session', async () => {
     const seconds = uniqueSeconds();
     try {
-      const child = spawn(process.execPath, [CLI, 'call', 'leave', JSON.stringify({ shape: 'daemon', seconds, ending: 'ok' }), '--config', FIXTURE, '--state-dir', tempDir()], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          CLI,
+          'call',
+          'leave',
+          JSON.stringify({ shape: 'daemon', seconds, ending: 'ok' }),
+          '--config',
+          FIXTURE,
+          '--state-dir',
+          tempDir(),
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stdout = '';
       child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
       const code = await new Promise((resolve) => child.once('exit', resolve));
@@ -171,13 +198,30 @@ for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
   test(`\`moonpool call\` stopped with ${signal} cancels the call and leaves nothing behind`, async () => {
     const seconds = uniqueSeconds();
     try {
-      const child = spawn(process.execPath, [CLI, 'call', 'linger', JSON.stringify({ shape: 'daemon', seconds }), '--config', FIXTURE, '--state-dir', tempDir()], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          CLI,
+          'call',
+          'linger',
+          JSON.stringify({ shape: 'daemon', seconds }),
+          '--config',
+          FIXTURE,
+          '--state-dir',
+          tempDir(),
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       assert.ok(await eventually(() => sleeps(seconds).length > 0), 'the process started');
       child.kill(signal);
-      assert.equal(await exited, 128 + constants.signals[signal], 'exits as the shell expects of a command the signal stopped');
+      assert.equal(
+        await exited,
+        128 + constants.signals[signal],
+        'exits as the shell expects of a command the signal stopped',
+      );
       await assertNoneLeft(seconds, `after ${signal}`);
     } finally {
       cleanUp(seconds);
@@ -230,8 +274,16 @@ describe('the /proc sweep', () => {
     const tag = `test.${process.pid}.${Date.now()}`;
     const startedMs = Date.now();
     try {
-      const leader = spawn('/bin/sh', ['-c', `setsid sleep ${tagged} & exec sleep ${tagged}`], { detached: true, stdio: 'ignore', env: { ...process.env, [PROCESS_TAG_VARIABLE]: tag } });
-      const other = spawn('/bin/sh', ['-c', `exec sleep ${bystander}`], { detached: true, stdio: 'ignore', env: { ...process.env, [PROCESS_TAG_VARIABLE]: `${tag}.other` } });
+      const leader = spawn('/bin/sh', ['-c', `setsid sleep ${tagged} & exec sleep ${tagged}`], {
+        detached: true,
+        stdio: 'ignore',
+        env: { ...process.env, [PROCESS_TAG_VARIABLE]: tag },
+      });
+      const other = spawn('/bin/sh', ['-c', `exec sleep ${bystander}`], {
+        detached: true,
+        stdio: 'ignore',
+        env: { ...process.env, [PROCESS_TAG_VARIABLE]: `${tag}.other` },
+      });
       assert.ok(await eventually(() => sleeps(tagged).length === 2 && sleeps(bystander).length === 1));
       assert.ok(sweepTaskProcesses({ tag, groups: [leader.pid!], startedMs }) >= 2);
       await assertNoneLeft(tagged, 'tagged');

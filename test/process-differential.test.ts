@@ -135,7 +135,10 @@ const SNIPPETS: Record<string, string> = {
 function runNatively(code: string, cwd: string): string {
   const harness = `io.write(dofile(${JSON.stringify(HARNESS)})(io.read('a')))`;
   const run = spawnSync(NATIVE_LUA, ['-e', harness], { input: code, cwd, encoding: 'utf8' });
-  if (run.error) throw new Error(`native Lua (${NATIVE_LUA}) is needed for the differential tests: ${run.error.message}; install it (apt-get install lua5.4)`);
+  if (run.error)
+    throw new Error(
+      `native Lua (${NATIVE_LUA}) is needed for the differential tests: ${run.error.message}; install it (apt-get install lua5.4)`,
+    );
   assert.equal(run.status, 0, run.stderr);
   return run.stdout;
 }
@@ -181,7 +184,10 @@ describe('a popen read waits like capture', () => {
     const call = host.call('turn_then_read', { busy, ready }, { onTitle: (title) => (waiting = title === 'waiting') });
     assert.ok(await eventually(() => host.stats().cpu.running === 1), 'the call holds a turn while it shows progress');
     writeFileSync(busy, '');
-    assert.ok(await eventually(() => waiting && host.stats().cpu.running === 0), 'no turn is held while the call waits on the popen');
+    assert.ok(
+      await eventually(() => waiting && host.stats().cpu.running === 0),
+      'no turn is held while the call waits on the popen',
+    );
     writeFileSync(ready, '');
     const result = await call;
     assert.deepEqual([result.status, result.content], ['ok', 'done']);

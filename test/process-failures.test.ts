@@ -14,8 +14,16 @@ const PREFIX = { capture: 'capture', popen: 'io.popen', execute: 'os.execute' } 
 
 /** The line of the fixture's `fail` tool that runs the failing command for `how`. */
 function lineOf(how: 'output' | 'children' | 'none'): number {
-  const marker = { output: "command('head -c 70000000", children: "command('sleep ' .. args.seconds", none: "command('true')" }[how];
-  return readFileSync(INIT, 'utf8').split('\n').findIndex((line) => line.includes(marker)) + 1;
+  const marker = {
+    output: "command('head -c 70000000",
+    children: "command('sleep ' .. args.seconds",
+    none: "command('true')",
+  }[how];
+  return (
+    readFileSync(INIT, 'utf8')
+      .split('\n')
+      .findIndex((line) => line.includes(marker)) + 1
+  );
 }
 
 describe('failures of capture, io.popen and os.execute', async () => {
@@ -30,24 +38,37 @@ describe('failures of capture, io.popen and os.execute', async () => {
     ]);
     assert.equal(capture.status, 'error');
     assert.ok(
-      capture.content.startsWith(`${INIT}:${lineOf('output')}: capture: the command printed more than 64 MiB; write large output to a file instead`),
+      capture.content.startsWith(
+        `${INIT}:${lineOf('output')}: capture: the command printed more than 64 MiB; write large output to a file instead`,
+      ),
       capture.content,
     );
-    assert.deepEqual([popen.status, popen.content, execute.status, execute.content], ['ok', 'no failure', 'ok', 'no failure']);
+    assert.deepEqual(
+      [popen.status, popen.content, execute.status, execute.content],
+      ['ok', 'no failure', 'ok', 'no failure'],
+    );
     assert.equal(healthy.content, 'fine');
   });
 
   for (const via of VIAS) {
     test(`${PREFIX[via]} past 60 commands running at once fails at the tool line naming the limit, and the call's commands end with it`, async () => {
       const seconds = uniqueSeconds();
-      const [result, healthy] = await Promise.all([host.call('fail', { via, how: 'children', seconds }), host.call('healthy', {})]);
+      const [result, healthy] = await Promise.all([
+        host.call('fail', { via, how: 'children', seconds }),
+        host.call('healthy', {}),
+      ]);
       assert.equal(result.status, 'error');
       assert.ok(
-        result.content.startsWith(`${INIT}:${lineOf('children')}: ${PREFIX[via]}: too many processes: a call may have at most 60 commands running at once`),
+        result.content.startsWith(
+          `${INIT}:${lineOf('children')}: ${PREFIX[via]}: too many processes: a call may have at most 60 commands running at once`,
+        ),
         result.content,
       );
       assert.equal(healthy.content, 'fine');
-      assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), liveProcesses(`sleep ${seconds}`).join('\n'));
+      assert.ok(
+        await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0),
+        liveProcesses(`sleep ${seconds}`).join('\n'),
+      );
     });
   }
 
@@ -60,7 +81,9 @@ describe('failures of capture, io.popen and os.execute', async () => {
       const result = await inGone.call('fail', { via, how: 'none' });
       assert.equal(result.status, 'error', via);
       assert.ok(
-        result.content.startsWith(`${INIT}:${lineOf('none')}: ${PREFIX[via]}: cannot start the command: the working directory ${cwd} does not exist`),
+        result.content.startsWith(
+          `${INIT}:${lineOf('none')}: ${PREFIX[via]}: cannot start the command: the working directory ${cwd} does not exist`,
+        ),
         result.content,
       );
     }
@@ -92,7 +115,9 @@ describe('failures of capture, io.popen and os.execute', async () => {
     const block = meta.split('---@class CaptureOptions\n')[1]!.split(/\n(?!---@field)/)[0]!;
     const annotated = [...block.matchAll(/---@field (\w+)/g)].map((match) => match[1]!);
     const shell = readFileSync(join(ROOT, 'workers', 'lua', 'shell.lua'), 'utf8');
-    const known = [.../local CAPTURE_OPTIONS = \{([^}]*)\}/.exec(shell)![1]!.matchAll(/(\w+) = '/g)].map((match) => match[1]!);
+    const known = [.../local CAPTURE_OPTIONS = \{([^}]*)\}/.exec(shell)![1]!.matchAll(/(\w+) = '/g)].map(
+      (match) => match[1]!,
+    );
     assert.deepEqual(annotated.sort(), known.sort());
   });
 
@@ -115,7 +140,12 @@ describe('failures of capture, io.popen and os.execute', async () => {
     rmSync(cwd, { recursive: true });
     writeFileSync(cwd, 'a file where the directory was');
     const result = await inFile.call('fail', { via: 'capture', how: 'none' });
-    assert.ok(result.content.startsWith(`${INIT}:${lineOf('none')}: capture: cannot start the command: the working directory ${cwd} is not a directory`), result.content);
+    assert.ok(
+      result.content.startsWith(
+        `${INIT}:${lineOf('none')}: capture: cannot start the command: the working directory ${cwd} is not a directory`,
+      ),
+      result.content,
+    );
   });
 });
 
@@ -130,7 +160,10 @@ test('capture, io.popen and os.execute inside a coroutine of the tool say they c
   ] as const) {
     const result = await host.call(tool, {});
     assert.equal(result.status, 'error', tool);
-    assert.ok(result.content.includes(`${file}:${line}: ${caller}: cannot wait for a command inside a coroutine of your own`), `${tool}: ${result.content}`);
+    assert.ok(
+      result.content.includes(`${file}:${line}: ${caller}: cannot wait for a command inside a coroutine of your own`),
+      `${tool}: ${result.content}`,
+    );
   }
   const top = await host.call('at_top', {});
   assert.deepEqual([top.status, top.content], ['ok', 'hi there']);

@@ -50,12 +50,21 @@ async function until(check: () => boolean): Promise<void> {
 
 test('an unrelated zombie on the machine does not make every sweep take all 16 passes', async () => {
   // A bystander: a perl whose child has ended and that does not reap it until its stdin closes.
-  const parent: ChildProcess = spawn('/usr/bin/perl', ['-e', '$| = 1; my $pid = fork(); if ($pid == 0) { exit 0 } print "$pid\\n"; <STDIN>; waitpid($pid, 0);'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const parent: ChildProcess = spawn(
+    '/usr/bin/perl',
+    ['-e', '$| = 1; my $pid = fork(); if ($pid == 0) { exit 0 } print "$pid\\n"; <STDIN>; waitpid($pid, 0);'],
+    { stdio: ['pipe', 'pipe', 'ignore'] },
+  );
   try {
-    const zombie = await new Promise<number>((resolve) => parent.stdout!.once('data', (data: Buffer) => resolve(Number(String(data).trim()))));
+    const zombie = await new Promise<number>((resolve) =>
+      parent.stdout!.once('data', (data: Buffer) => resolve(Number(String(data).trim()))),
+    );
     await until(() => state(zombie) === 'Z');
     const { scans: fewest, ms } = fewestScans();
-    assert.ok(fewest <= 3, `the fewest scans of /proc in 5 sweeps was ${fewest} (${ms.toFixed(1)} ms), for a zombie that is not the task's`);
+    assert.ok(
+      fewest <= 3,
+      `the fewest scans of /proc in 5 sweeps was ${fewest} (${ms.toFixed(1)} ms), for a zombie that is not the task's`,
+    );
   } finally {
     parent.stdin!.end();
     parent.kill('SIGKILL');
@@ -69,7 +78,10 @@ test('an unrelated process with an empty environment does not make every sweep t
   try {
     await until(() => state(bystander.pid!) === 'S' && readFileSync(`/proc/${bystander.pid}/environ`).length === 0);
     const { scans: fewest, ms } = fewestScans();
-    assert.ok(fewest <= 3, `the fewest scans of /proc in 5 sweeps was ${fewest} (${ms.toFixed(1)} ms), for an \`env -i\` process that is not the task's`);
+    assert.ok(
+      fewest <= 3,
+      `the fewest scans of /proc in 5 sweeps was ${fewest} (${ms.toFixed(1)} ms), for an \`env -i\` process that is not the task's`,
+    );
   } finally {
     bystander.kill('SIGKILL');
   }

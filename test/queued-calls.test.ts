@@ -35,7 +35,11 @@ function watchedCall(): { events: string[]; running: () => boolean; options: Cal
   return {
     events,
     running: () => printed,
-    options: { onQueued: (place) => events.push(`queued ${place}`), onStart: () => events.push('start'), onLog: () => (printed = true) },
+    options: {
+      onQueued: (place) => events.push(`queued ${place}`),
+      onStart: () => events.push('start'),
+      onLog: () => (printed = true),
+    },
   };
 }
 
@@ -58,7 +62,10 @@ test('calls behind a busy module hear their place in line as it moves, then that
   assert.ok(await eventually(() => c.running() && c.events.includes('start'), 30_000), JSON.stringify(c.events));
   writeFileSync(gates[2]!, '');
   const results = await Promise.all([first, second, third]);
-  assert.deepEqual(results.map(({ status, content }) => [status, content]), Array(3).fill(['ok', 'through']));
+  assert.deepEqual(
+    results.map(({ status, content }) => [status, content]),
+    Array(3).fill(['ok', 'through']),
+  );
   assert.deepEqual([a.events, b.events, c.events], [[], ['queued 1', 'start'], ['queued 2', 'queued 1', 'start']]);
 });
 
@@ -70,10 +77,19 @@ test('calls made together on a cold module: those beyond its workers are queued,
   const calls = [watchedCall(), watchedCall(), watchedCall()];
   const results = calls.map(({ options }) => host.call('wait', { gate }, options));
   assert.ok(await eventually(() => calls.filter(({ running }) => running()).length === 2, 30_000));
-  assert.deepEqual(calls.map(({ events }) => events), [[], [], ['queued 1']]);
+  assert.deepEqual(
+    calls.map(({ events }) => events),
+    [[], [], ['queued 1']],
+  );
   writeFileSync(gate, '');
-  assert.deepEqual((await Promise.all(results)).map(({ status }) => status), ['ok', 'ok', 'ok']);
-  assert.deepEqual(calls.map(({ events }) => events), [[], [], ['queued 1', 'start']]);
+  assert.deepEqual(
+    (await Promise.all(results)).map(({ status }) => status),
+    ['ok', 'ok', 'ok'],
+  );
+  assert.deepEqual(
+    calls.map(({ events }) => events),
+    [[], [], ['queued 1', 'start']],
+  );
 });
 
 test('calls waiting for a worker start beyond the process-wide limit are queued, then start', async () => {
@@ -85,7 +101,10 @@ test('calls waiting for a worker start beyond the process-wide limit are queued,
   const lines = [EXISTS, `while exists('${hold}') do capture('sleep 0.02') end`];
   for (let i = 0; i < modules; i++) {
     const run = `function() while not exists('${release}') do capture('sleep 0.02') end return 'm${i}' end`;
-    writeFileSync(join(dir, `m${i}.lua`), `${EXISTS}\nreturn function(registry) registry:add { name = 'm${i}', description = 'Module ${i}.', run = ${run} } end\n`);
+    writeFileSync(
+      join(dir, `m${i}.lua`),
+      `${EXISTS}\nreturn function(registry) registry:add { name = 'm${i}', description = 'Module ${i}.', run = ${run} } end\n`,
+    );
     lines.push(`agent.on('discover_tools', require('m${i}'))`);
   }
   writeFileSync(join(dir, 'init.lua'), lines.join('\n'));
@@ -97,8 +116,14 @@ test('calls waiting for a worker start beyond the process-wide limit are queued,
   // Two more calls than the gate's places: at least two wait.
   assert.ok(await eventually(() => queued().length >= 2, 30_000), `${queued().length} queued`);
   rmSync(hold);
-  assert.ok(await eventually(() => queued().every(({ events }) => events.includes('start')), 60_000), JSON.stringify(queued().map(({ events }) => events)));
+  assert.ok(
+    await eventually(() => queued().every(({ events }) => events.includes('start')), 60_000),
+    JSON.stringify(queued().map(({ events }) => events)),
+  );
   writeFileSync(release, '');
-  assert.deepEqual((await Promise.all(results)).map(({ status, content }) => [status, content]), calls.map(({ name }) => ['ok', name]));
+  assert.deepEqual(
+    (await Promise.all(results)).map(({ status, content }) => [status, content]),
+    calls.map(({ name }) => ['ok', name]),
+  );
   for (const { events } of queued()) assert.deepEqual(events, ['queued 1', 'start']);
 });

@@ -43,12 +43,20 @@ test('the dashboard shows a call queued behind a busy module, then running', asy
   const host = await startHost(file, { maxThreadsPerModule: 1 });
   const terminal = new VirtualTerminal(100, 30);
   let shown: string[] = [];
-  const dashboard = new Dashboard({ host, input: terminal.input, output: terminal.output, onPaint: (frame) => (shown = frame.lines) });
+  const dashboard = new Dashboard({
+    host,
+    input: terminal.input,
+    output: terminal.output,
+    onPaint: (frame) => (shown = frame.lines),
+  });
   const screen = (): string => shown.join('\n');
   terminal.type(`wait {"gate": "${join(dir, 'a')}"}\r`);
   assert.ok(await eventually(() => screen().includes('started'), 30_000), screen());
   terminal.type(`wait {"gate": "${join(dir, 'b')}"}\r`);
-  assert.ok(await eventually(() => screen().includes('queued #1') && screen().includes('waiting for a worker…'), 30_000), screen());
+  assert.ok(
+    await eventually(() => screen().includes('queued #1') && screen().includes('waiting for a worker…'), 30_000),
+    screen(),
+  );
   writeFileSync(join(dir, 'a'), '');
   assert.ok(await eventually(() => screen().includes('through a') && !screen().includes('queued'), 30_000), screen());
   writeFileSync(join(dir, 'b'), '');
@@ -64,16 +72,34 @@ test("`moonpool call`'s live block shows the call queued, then running", async (
   assert.ok(await eventually(() => printed, 30_000));
   const terminal = { columns: 60, written: '', write: (text: string) => (terminal.written += text) };
   const live = new LiveBlock(terminal, host, 'wait');
-  const second = host.call('wait', { gate: join(dir, 'b') }, { onQueued: (place) => live.setQueued(place), onStart: () => live.setQueued(undefined), onLog: (text) => live.log(text) });
-  assert.ok(await eventually(() => /wait {2}queued #1 {2}\d/.test(terminal.written), 30_000), JSON.stringify(terminal.written));
+  const second = host.call(
+    'wait',
+    { gate: join(dir, 'b') },
+    {
+      onQueued: (place) => live.setQueued(place),
+      onStart: () => live.setQueued(undefined),
+      onLog: (text) => live.log(text),
+    },
+  );
+  assert.ok(
+    await eventually(() => /wait {2}queued #1 {2}\d/.test(terminal.written), 30_000),
+    JSON.stringify(terminal.written),
+  );
   const queuedUntil = terminal.written.length;
   writeFileSync(join(dir, 'a'), '');
-  assert.ok(await eventually(() => terminal.written.includes('started\n', queuedUntil), 30_000), JSON.stringify(terminal.written));
+  assert.ok(
+    await eventually(() => terminal.written.includes('started\n', queuedUntil), 30_000),
+    JSON.stringify(terminal.written),
+  );
   writeFileSync(join(dir, 'b'), '');
   await Promise.all([first, second]);
   live.finish();
   // Drawn after the call started: its headers no longer say queued.
-  const lastHeader = terminal.written.slice(queuedUntil).match(/[^\n\r]*wait {2}[^\n]*/g)?.at(-1) ?? '';
+  const lastHeader =
+    terminal.written
+      .slice(queuedUntil)
+      .match(/[^\n\r]*wait {2}[^\n]*/g)
+      ?.at(-1) ?? '';
   assert.ok(lastHeader !== '' && !lastHeader.includes('queued'), JSON.stringify(terminal.written.slice(queuedUntil)));
 });
 
@@ -92,17 +118,30 @@ test('over MCP, a queued call sends queued #N at progress -N, then running at 0,
   try {
     const gates = Array.from({ length: workers + 1 }, (_, i) => join(dir, `gate${i}`));
     const progress: Progress[][] = gates.map(() => []);
-    const calls = gates.map((gate, i) => client.callTool({ name: 'wait', arguments: { gate } }, CallToolResultSchema, { onprogress: (update) => progress[i]!.push(update) }));
+    const calls = gates.map((gate, i) =>
+      client.callTool({ name: 'wait', arguments: { gate } }, CallToolResultSchema, {
+        onprogress: (update) => progress[i]!.push(update),
+      }),
+    );
     const last = progress[workers]!;
     assert.ok(await eventually(() => last.length > 0, 30_000));
     assert.deepEqual(last, [{ progress: -1, message: 'queued #1' }]);
     writeFileSync(gates[0]!, '');
     assert.ok(await eventually(() => last.length > 1, 30_000), JSON.stringify(last));
-    assert.deepEqual(last, [{ progress: -1, message: 'queued #1' }, { progress: 0, message: 'running' }]);
+    assert.deepEqual(last, [
+      { progress: -1, message: 'queued #1' },
+      { progress: 0, message: 'running' },
+    ]);
     for (const gate of gates) writeFileSync(gate, '');
     const results = await Promise.all(calls);
-    assert.deepEqual(results.map((result) => (result.content as { text: string }[])[0]!.text), gates.map((_, i) => `through gate${i}`));
-    assert.ok(progress.slice(0, workers).every((updates) => updates.length === 0), JSON.stringify(progress));
+    assert.deepEqual(
+      results.map((result) => (result.content as { text: string }[])[0]!.text),
+      gates.map((_, i) => `through gate${i}`),
+    );
+    assert.ok(
+      progress.slice(0, workers).every((updates) => updates.length === 0),
+      JSON.stringify(progress),
+    );
   } finally {
     await client.close();
   }

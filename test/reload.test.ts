@@ -48,7 +48,10 @@ describe('reload', () => {
     assert.equal((await host.call('version', {})).content, 'v1');
     write(config('v2'));
     const result = await host.reload();
-    assert.deepEqual([result.ok, result.generation, result.added, result.removed, result.changed], [true, 2, [], [], ['version', 'slow']]);
+    assert.deepEqual(
+      [result.ok, result.generation, result.added, result.removed, result.changed],
+      [true, 2, [], [], ['version', 'slow']],
+    );
     assert.equal((await host.call('version', {})).content, 'v2');
   });
 
@@ -122,7 +125,10 @@ describe('reload', () => {
         assert.equal((await host.reload()).ok, false, `reload ${i}`);
       }
     }
-    assert.ok(await eventually(() => threads() <= baselineThreads, 10_000), `${threads()} threads, ${baselineThreads} after the first load`);
+    assert.ok(
+      await eventually(() => threads() <= baselineThreads, 10_000),
+      `${threads()} threads, ${baselineThreads} after the first load`,
+    );
     const grown = (process.memoryUsage().rss - baselineRss) / 1048576;
     assert.ok(grown < 100, `RSS grew by ${grown.toFixed(0)} MiB`);
   });
@@ -131,7 +137,12 @@ describe('reload', () => {
     const { file, write } = configDir('v1');
     const host = await startHost(file, { watch: true });
     const reloaded = new Promise<ReloadResult>((resolve) => host.once('reload', resolve));
-    write(config('v2', "agent.on('discover_tools', function(r) r:add { name = 'extra', description = 'New.', run = function() return 'x' end } end)"));
+    write(
+      config(
+        'v2',
+        "agent.on('discover_tools', function(r) r:add { name = 'extra', description = 'New.', run = function() return 'x' end } end)",
+      ),
+    );
     const result = await reloaded;
     assert.equal(result.ok, true);
     assert.deepEqual(result.added, ['extra']);

@@ -29,7 +29,11 @@ ${render === null ? "agent.on('discover_tools', function(registry) end)" : ''}`;
 }
 
 function moonpool(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, MOONPOOL_CONFIG: '' } });
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, MOONPOOL_CONFIG: '' },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -40,7 +44,10 @@ test('replay uses the current render, never runs the tool, and falls back to the
   writeFileSync(file, config("render = function(state) return 'v1 rendering of ' .. state.count end,"));
   assert.equal(moonpool(['call', 'counter', '{"n":3}', ...common], dir).code, 0);
 
-  writeFileSync(file, config("render = function(state, view) return { 'v2 rendering of ' .. state.count, 'width ' .. view.width } end,"));
+  writeFileSync(
+    file,
+    config("render = function(state, view) return { 'v2 rendering of ' .. state.count, 'width ' .. view.width } end,"),
+  );
   const v2 = moonpool(['replay', 'replayed', '--width', '50', ...common], dir);
   assert.equal(v2.code, 0, v2.stderr);
   assert.equal(v2.stdout, `✓ counter  to 3  ${/\d+\.\d s/.exec(v2.stdout)![0]}\n  v2 rendering of 3\n  width 48\n`);
@@ -48,7 +55,10 @@ test('replay uses the current render, never runs the tool, and falls back to the
   writeFileSync(file, config(null).replace(/registry:add \{[\s\S]*?\n {2}\}\n/, ''));
   const removed = moonpool(['replay', 'replayed', ...common], dir);
   assert.equal(removed.code, 0, removed.stderr);
-  assert.match(removed.stdout, /^✓ counter {2}to 3 {2}\d+\.\d s\n {2}counted to 3\n {2}\(counter is not defined in the current config; showing the text instead\)\n$/);
+  assert.match(
+    removed.stdout,
+    /^✓ counter {2}to 3 {2}\d+\.\d s\n {2}counted to 3\n {2}\(counter is not defined in the current config; showing the text instead\)\n$/,
+  );
 
   const runs = spawnSync('cat', [join(dir, 'runs.txt')], { encoding: 'utf8' }).stdout;
   assert.equal(runs, 'ran\n');

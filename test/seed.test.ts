@@ -48,7 +48,11 @@ describe('seed example 2: title, snapshots and the final state', () => {
     const result = await host.call('weather', { city: 'Oslo' }, { onTitle: (title) => titles.push(title) });
     assert.equal(result.status, 'ok');
     assert.equal(result.title, 'Oslo');
-    assert.deepEqual(decodeMsgpack(result.snapshot!), { phase: 'done', city: 'Oslo', report: 'sunny (1 argument: Oslo)' });
+    assert.deepEqual(decodeMsgpack(result.snapshot!), {
+      phase: 'done',
+      city: 'Oslo',
+      report: 'sunny (1 argument: Oslo)',
+    });
     assert.deepEqual(titles, ['Oslo']);
   });
 });
@@ -57,7 +61,10 @@ describe('seed example 3: available gates the tool', () => {
   test('with a weather command on PATH, the tool is listed and runs', async () => {
     withWeather();
     const host = await startHost(join(EXAMPLES, 'seed', '3-weather-available', 'init.lua'));
-    assert.deepEqual(host.tools().map((tool) => tool.name), ['weather']);
+    assert.deepEqual(
+      host.tools().map((tool) => tool.name),
+      ['weather'],
+    );
     assert.equal((await host.call('weather', { city: 'Rome' })).status, 'ok');
   });
 

@@ -14,7 +14,11 @@ const TAKERS = 6;
 
 async function race(path: string): Promise<string[]> {
   const startAt = Date.now() + 400;
-  const takers = Array.from({ length: TAKERS }, () => spawn(process.execPath, [join(ROOT, 'dist', 'test', 'lock-taker.js'), path, String(startAt)], { stdio: ['ignore', 'pipe', 'inherit'] }));
+  const takers = Array.from({ length: TAKERS }, () =>
+    spawn(process.execPath, [join(ROOT, 'dist', 'test', 'lock-taker.js'), path, String(startAt)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
   const answers = await Promise.all(
     takers.map(async (taker) => {
       let out = '';

@@ -79,12 +79,30 @@ test('a log of bad frames that each claim the rest of the file is skipped in lin
 
 test('damage is skipped and the intact records around it are read', () => {
   const stateDir = tempDir();
-  const path = writeLog(stateDir, 'around', Buffer.concat([encodeRecord(record('before')), badFrames(4096), encodeRecord(record('after'))]));
+  const path = writeLog(
+    stateDir,
+    'around',
+    Buffer.concat([encodeRecord(record('before')), badFrames(4096), encodeRecord(record('after'))]),
+  );
   const readout = readSessionLog(path);
-  assert.deepEqual(readout.records.map((entry) => entry.callId), ['before', 'after']);
+  assert.deepEqual(
+    readout.records.map((entry) => entry.callId),
+    ['before', 'after'],
+  );
   assert.match(readout.warnings.join('\n'), /skipped \d+ bytes at offset \d+/);
-  const small = writeLog(stateDir, 'garbage', Buffer.concat([encodeRecord(record('first')), Buffer.from('MPR1 and garbage MPR1'), encodeRecord(record('second'))]));
-  assert.deepEqual(readSessionLog(small).records.map((entry) => entry.callId), ['first', 'second']);
+  const small = writeLog(
+    stateDir,
+    'garbage',
+    Buffer.concat([
+      encodeRecord(record('first')),
+      Buffer.from('MPR1 and garbage MPR1'),
+      encodeRecord(record('second')),
+    ]),
+  );
+  assert.deepEqual(
+    readSessionLog(small).records.map((entry) => entry.callId),
+    ['first', 'second'],
+  );
 });
 
 test('listing a session whose record left out tens of thousands of lines costs time linear in them', () => {
@@ -113,9 +131,22 @@ test('a record of millions of empty maps is skipped with a warning, under a smal
   header.writeUInt32LE(payload.length, 4);
   header.writeUInt32LE(crc32(payload), 8);
   writeFileSync(join(stateDir, 'init.lua'), "agent.on('discover_tools', function(registry) end)\n");
-  writeLog(stateDir, 'maps', Buffer.concat([encodeRecord(record('before')), header, payload, encodeRecord(record('after'))]));
-  const env = { ...process.env, MOONPOOL_CONFIG: '', MOONPOOL_KEEP_SESSIONS: '', NODE_OPTIONS: '--max-old-space-size=128' };
-  const replay = spawnSync(process.execPath, [CLI, 'replay', 'maps', '--state-dir', stateDir, '--config', join(stateDir, 'init.lua')], { encoding: 'utf8', env });
+  writeLog(
+    stateDir,
+    'maps',
+    Buffer.concat([encodeRecord(record('before')), header, payload, encodeRecord(record('after'))]),
+  );
+  const env = {
+    ...process.env,
+    MOONPOOL_CONFIG: '',
+    MOONPOOL_KEEP_SESSIONS: '',
+    NODE_OPTIONS: '--max-old-space-size=128',
+  };
+  const replay = spawnSync(
+    process.execPath,
+    [CLI, 'replay', 'maps', '--state-dir', stateDir, '--config', join(stateDir, 'init.lua')],
+    { encoding: 'utf8', env },
+  );
   assert.equal(replay.status, 0, replay.stderr);
   assert.match(replay.stdout, /result before[\s\S]*result after/);
   assert.match(replay.stderr, /more than \d+ maps and arrays/);

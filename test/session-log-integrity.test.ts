@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { encodeMsgpack } from '../core/msgpack-codec.js';
-import { encodeRecord, MAX_RECORD_BYTES, readSession, readSessionLog, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
+import {
+  encodeRecord,
+  MAX_RECORD_BYTES,
+  readSession,
+  readSessionLog,
+  SessionLog,
+  sessionLogPath,
+  type SessionRecord,
+} from '../core/session-log.js';
 import { liveLockHolder } from '../core/session-lock.js';
 import { CLI, FIXTURES, ROOT, startHost, tempDir } from './helpers.js';
 
@@ -53,10 +61,13 @@ test('a record over the frame limit is stored with its snapshot dropped, and say
   log.append(record('after'));
   log.close();
   const { records, warnings } = readSessionLog(log.path);
-  assert.deepEqual(records.map((entry) => [entry.callId, entry.snapshot === undefined, entry.title]), [
-    ['big', true, 'kept'],
-    ['after', true, undefined],
-  ]);
+  assert.deepEqual(
+    records.map((entry) => [entry.callId, entry.snapshot === undefined, entry.title]),
+    [
+      ['big', true, 'kept'],
+      ['after', true, undefined],
+    ],
+  );
   assert.match(records[0]!.dropped![0]!, /snapshot of 64\.0 MiB not recorded: the record was over the 64\.0 MiB limit/);
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!, /call big \(demo\): snapshot of 64\.0 MiB not recorded/);
@@ -105,45 +116,60 @@ test('a write that fails half-way on a full disk is cut back, and records writte
   );
 });
 
-test('a second process on a session being written never cuts the first one\'s records', { timeout: 90_000 }, async () => {
-  const stateDir = tempDir();
-  const writer = spawn(process.execPath, [join(ROOT, 'dist', 'test', 'session-writer.js'), stateDir, 'shared'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  after(() => writer.kill('SIGKILL'));
-  const exited = new Promise<void>((resolve) => writer.on('exit', () => resolve()));
-  let completed = 0;
-  let partial = '';
-  const started = new Promise<void>((resolve) => {
-    writer.stdout.setEncoding('utf8').on('data', (text: string) => {
-      const lines = (partial + text).split('\n');
-      partial = lines.pop()!;
-      if (lines.length > 0) completed = Number(lines.at(-1));
-      if (completed >= 2_100) resolve();
+test(
+  "a second process on a session being written never cuts the first one's records",
+  { timeout: 90_000 },
+  async () => {
+    const stateDir = tempDir();
+    const writer = spawn(process.execPath, [join(ROOT, 'dist', 'test', 'session-writer.js'), stateDir, 'shared'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
-  });
-  // Past its fast burst, the writer appends every 10 ms: this process opens the session mid-stream.
-  await started;
-  const second = SessionLog.open(stateDir, 'shared');
-  assert.match(second.warnings[0]!, /is being written by process \d+; this host's calls go to .*shared\.\d+-[0-9a-f]+\.log/);
-  for (let i = 0; i < 5; i++) second.append(record(`second-${i}`));
-  second.close();
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  writer.kill('SIGKILL');
-  await exited;
-  const readout = readSession(stateDir, 'shared');
-  const firsts = readout.records.filter((entry) => entry.tool === 'writer').map((entry) => entry.callId);
-  assert.ok(firsts.length >= completed, `${firsts.length} of the writer's records read, ${completed} reported complete`);
-  firsts.forEach((id, i) => assert.equal(id, `c${i + 1}`));
-  assert.deepEqual(
-    readout.records.filter((entry) => entry.tool === 'demo').map((entry) => entry.callId),
-    ['second-0', 'second-1', 'second-2', 'second-3', 'second-4'],
-  );
-});
+    after(() => writer.kill('SIGKILL'));
+    const exited = new Promise<void>((resolve) => writer.on('exit', () => resolve()));
+    let completed = 0;
+    let partial = '';
+    const started = new Promise<void>((resolve) => {
+      writer.stdout.setEncoding('utf8').on('data', (text: string) => {
+        const lines = (partial + text).split('\n');
+        partial = lines.pop()!;
+        if (lines.length > 0) completed = Number(lines.at(-1));
+        if (completed >= 2_100) resolve();
+      });
+    });
+    // Past its fast burst, the writer appends every 10 ms: this process opens the session mid-stream.
+    await started;
+    const second = SessionLog.open(stateDir, 'shared');
+    assert.match(
+      second.warnings[0]!,
+      /is being written by process \d+; this host's calls go to .*shared\.\d+-[0-9a-f]+\.log/,
+    );
+    for (let i = 0; i < 5; i++) second.append(record(`second-${i}`));
+    second.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    writer.kill('SIGKILL');
+    await exited;
+    const readout = readSession(stateDir, 'shared');
+    const firsts = readout.records.filter((entry) => entry.tool === 'writer').map((entry) => entry.callId);
+    assert.ok(
+      firsts.length >= completed,
+      `${firsts.length} of the writer's records read, ${completed} reported complete`,
+    );
+    firsts.forEach((id, i) => assert.equal(id, `c${i + 1}`));
+    assert.deepEqual(
+      readout.records.filter((entry) => entry.tool === 'demo').map((entry) => entry.callId),
+      ['second-0', 'second-1', 'second-2', 'second-3', 'second-4'],
+    );
+  },
+);
 
 test('a lock left by a process that is gone is taken over and the torn tail its writer left is cut', () => {
   const stateDir = tempDir();
   const path = sessionLogPath(stateDir, 'stale');
   mkdirSync(join(stateDir, 'sessions'));
-  writeFileSync(path, Buffer.concat([encodeRecord(record('a')), encodeRecord(record('b')), encodeRecord(record('torn')).subarray(0, 30)]));
+  writeFileSync(
+    path,
+    Buffer.concat([encodeRecord(record('a')), encodeRecord(record('b')), encodeRecord(record('torn')).subarray(0, 30)]),
+  );
   const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
   writeFileSync(`${path}.lock`, `${gone.stdout}\n`);
   const log = SessionLog.open(stateDir, 'stale');
@@ -156,7 +182,10 @@ test('a lock left by a process that is gone is taken over and the torn tail its 
   log.append(record('c'));
   log.close();
   const readout = readSessionLog(path);
-  assert.deepEqual(readout.records.map((entry) => entry.callId), ['a', 'b', 'c']);
+  assert.deepEqual(
+    readout.records.map((entry) => entry.callId),
+    ['a', 'b', 'c'],
+  );
   assert.deepEqual(readout.warnings, []);
 });
 
@@ -181,7 +210,10 @@ test('records of an unexpected shape and damage between records are skipped with
     ]),
   );
   const readout = readSessionLog(path);
-  assert.deepEqual(readout.records.map((entry) => entry.callId), ['first', 'middle', 'last']);
+  assert.deepEqual(
+    readout.records.map((entry) => entry.callId),
+    ['first', 'middle', 'last'],
+  );
   assert.equal(readout.warnings.length, 6, readout.warnings.join('\n'));
   assert.match(readout.warnings[0]!, /its callId is not a string/);
   assert.match(readout.warnings[1]!, /the record is not a map/);
@@ -195,9 +227,20 @@ test('moonpool replay of a damaged session shows the intact blocks and says what
   const stateDir = tempDir();
   const path = sessionLogPath(stateDir, 'replayed');
   mkdirSync(join(stateDir, 'sessions'));
-  writeFileSync(path, Buffer.concat([encodeRecord(record('one', { tool: 'echo' })), frame(encodeMsgpack({ tool: 7 })), encodeRecord(record('two', { tool: 'echo' }))]));
+  writeFileSync(
+    path,
+    Buffer.concat([
+      encodeRecord(record('one', { tool: 'echo' })),
+      frame(encodeMsgpack({ tool: 7 })),
+      encodeRecord(record('two', { tool: 'echo' })),
+    ]),
+  );
   appendFileSync(path, 'torn tail');
-  const run = spawnSync(process.execPath, [CLI, 'replay', 'replayed', '--state-dir', stateDir, '--config', join(FIXTURES, 'spill-faults')], { encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    [CLI, 'replay', 'replayed', '--state-dir', stateDir, '--config', join(FIXTURES, 'spill-faults')],
+    { encoding: 'utf8' },
+  );
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /result one[\s\S]*result two/);
   assert.match(run.stderr, /skipped the record at offset \d+: its callId is not a string/);

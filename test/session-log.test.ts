@@ -25,10 +25,13 @@ test('each call appends a record with its args, status, content, title and last 
   await host.call('renders', { mode: 'lines' });
   const { records, warnings } = host.resume();
   assert.deepEqual(warnings, []);
-  assert.deepEqual(records.map((entry) => [entry.tool, entry.status, entry.content, entry.title]), [
-    ['waits', 'ok', 'waited', 'waiting'],
-    ['renders', 'ok', 'rendered lines', undefined],
-  ]);
+  assert.deepEqual(
+    records.map((entry) => [entry.tool, entry.status, entry.content, entry.title]),
+    [
+      ['waits', 'ok', 'waited', 'waiting'],
+      ['renders', 'ok', 'rendered lines', undefined],
+    ],
+  );
   assert.deepEqual(records[0]!.args, { seconds: 0 });
   assert.deepEqual(decodeMsgpack(records[0]!.snapshot!), { phase: 'done' });
 });
@@ -43,7 +46,10 @@ test('a torn last record is skipped with a warning, and the session can be appen
   appendFileSync(path, partial.subarray(0, partial.length - 5));
 
   const torn = readSessionLog(path);
-  assert.deepEqual(torn.records.map((entry) => entry.callId), ['c1', 'c2', 'c3']);
+  assert.deepEqual(
+    torn.records.map((entry) => entry.callId),
+    ['c1', 'c2', 'c3'],
+  );
   assert.equal(torn.warnings.length, 1);
   assert.match(torn.warnings[0]!, /a torn record \(the file ends inside it\)/);
 
@@ -52,7 +58,10 @@ test('a torn last record is skipped with a warning, and the session can be appen
   reopened.append(record(5));
   reopened.close();
   const after = readSessionLog(path);
-  assert.deepEqual(after.records.map((entry) => entry.callId), ['c1', 'c2', 'c3', 'c5']);
+  assert.deepEqual(
+    after.records.map((entry) => entry.callId),
+    ['c1', 'c2', 'c3', 'c5'],
+  );
   assert.deepEqual(after.warnings, []);
 });
 
@@ -68,42 +77,58 @@ test('a record whose bytes changed is detected by its checksum', () => {
   bytes.writeUInt8(bytes.readUInt8(flipped) ^ 0xff, flipped);
   writeFileSync(path, bytes);
   const readout = readSessionLog(path);
-  assert.deepEqual(readout.records.map((entry) => entry.callId), ['c1']);
+  assert.deepEqual(
+    readout.records.map((entry) => entry.callId),
+    ['c1'],
+  );
   assert.match(readout.warnings[0]!, /checksum does not match/);
 });
 
-test('kill -9 of a process in the middle of a stream of appends loses no completed record', { timeout: 90_000 }, async () => {
-  const stateDir = tempDir();
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'test', 'session-writer.js'), stateDir, 'killed'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let completed = 0;
-  let partial = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (text: string) => {
-    const lines = (partial + text).split('\n');
-    partial = lines.pop()!;
-    if (lines.length > 0) completed = Number(lines.at(-1));
-    if (completed >= 300) child.kill('SIGKILL');
-  });
-  const code = await exited;
-  assert.equal(code, null, `the writer exited with ${code} after ${completed} records instead of being killed`);
-  const path = sessionLogPath(stateDir, 'killed');
-  const readout = readSessionLog(path);
-  assert.ok(readout.records.length >= completed, `${readout.records.length} records read, ${completed} reported complete`);
-  readout.records.forEach((entry, i) => assert.equal(entry.callId, `c${i + 1}`));
-  assert.ok(readout.validBytes <= statSync(path).size);
+test(
+  'kill -9 of a process in the middle of a stream of appends loses no completed record',
+  { timeout: 90_000 },
+  async () => {
+    const stateDir = tempDir();
+    const child = spawn(process.execPath, [join(ROOT, 'dist', 'test', 'session-writer.js'), stateDir, 'killed'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let completed = 0;
+    let partial = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop()!;
+      if (lines.length > 0) completed = Number(lines.at(-1));
+      if (completed >= 300) child.kill('SIGKILL');
+    });
+    const code = await exited;
+    assert.equal(code, null, `the writer exited with ${code} after ${completed} records instead of being killed`);
+    const path = sessionLogPath(stateDir, 'killed');
+    const readout = readSessionLog(path);
+    assert.ok(
+      readout.records.length >= completed,
+      `${readout.records.length} records read, ${completed} reported complete`,
+    );
+    readout.records.forEach((entry, i) => assert.equal(entry.callId, `c${i + 1}`));
+    assert.ok(readout.validBytes <= statSync(path).size);
 
-  const log = SessionLog.open(stateDir, 'killed');
-  log.append(record(0));
-  log.close();
-  const after = readSessionLog(path);
-  assert.equal(after.records.length, readout.records.length + 1);
-  assert.deepEqual(after.warnings, []);
-});
+    const log = SessionLog.open(stateDir, 'killed');
+    log.append(record(0));
+    log.close();
+    const after = readSessionLog(path);
+    assert.equal(after.records.length, readout.records.length + 1);
+    assert.deepEqual(after.warnings, []);
+  },
+);
 
 test('records still queued when the host process exits without closing are written', () => {
   const stateDir = tempDir();
-  const child = spawnSync(process.execPath, [join(ROOT, 'dist', 'test', 'session-exiter.js'), stateDir, 'exited', '25'], { encoding: 'utf8' });
+  const child = spawnSync(
+    process.execPath,
+    [join(ROOT, 'dist', 'test', 'session-exiter.js'), stateDir, 'exited', '25'],
+    { encoding: 'utf8' },
+  );
   assert.equal(child.status, 0, child.stderr);
   const readout = readSessionLog(sessionLogPath(stateDir, 'exited'));
   assert.deepEqual(readout.warnings, []);
@@ -120,5 +145,8 @@ test('a record that cannot be encoded is counted as lost and the records around 
   log.flush();
   assert.equal(log.lost, 1);
   log.close();
-  assert.deepEqual(readSessionLog(log.path).records.map((entry) => entry.callId), ['c1', 'c3']);
+  assert.deepEqual(
+    readSessionLog(log.path).records.map((entry) => entry.callId),
+    ['c1', 'c3'],
+  );
 });

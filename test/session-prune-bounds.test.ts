@@ -43,5 +43,8 @@ test('removing eight times as many expired sessions beside thousands of kept one
   const few = Math.min(pruneMs(50), pruneMs(50));
   const many = Math.min(pruneMs(400), pruneMs(400));
   const ratio = many / Math.max(few, 1);
-  assert.ok(ratio < 3, `beside ${KEPT} kept sessions, removing 400 took ${ratio.toFixed(1)} times as long as removing 50 (${few.toFixed(0)} ms, ${many.toFixed(0)} ms)`);
+  assert.ok(
+    ratio < 3,
+    `beside ${KEPT} kept sessions, removing 400 took ${ratio.toFixed(1)} times as long as removing 50 (${few.toFixed(0)} ms, ${many.toFixed(0)} ms)`,
+  );
 });

@@ -14,7 +14,15 @@ import { CLI, startHost, tempDir } from './helpers.js';
 const SEGMENT_BYTES = 4096;
 const CALLS = 100;
 
-const record = (i: number): SessionRecord => ({ callId: `c${i}`, tool: 'echo', args: { i }, status: 'ok', content: `answer ${i} `.padEnd(150, '.'), durationMs: 1, finishedAt: 1_800_000_000_000 + i });
+const record = (i: number): SessionRecord => ({
+  callId: `c${i}`,
+  tool: 'echo',
+  args: { i },
+  status: 'ok',
+  content: `answer ${i} `.padEnd(150, '.'),
+  durationMs: 1,
+  finishedAt: 1_800_000_000_000 + i,
+});
 
 /** A session of CALLS records written with a small segment size, its log left open (in use) when `keepOpen`. */
 function writeSession(stateDir: string, id: string, keepOpen = false): SessionLog {
@@ -24,10 +32,16 @@ function writeSession(stateDir: string, id: string, keepOpen = false): SessionLo
   return log;
 }
 
-const logFiles = (stateDir: string): string[] => readdirSync(join(stateDir, 'sessions')).filter((name) => name.endsWith('.log')).sort();
+const logFiles = (stateDir: string): string[] =>
+  readdirSync(join(stateDir, 'sessions'))
+    .filter((name) => name.endsWith('.log'))
+    .sort();
 
 function moonpool(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, MOONPOOL_CONFIG: '', MOONPOOL_KEEP_SESSIONS: '' } });
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, MOONPOOL_CONFIG: '', MOONPOOL_KEEP_SESSIONS: '' },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -39,7 +53,8 @@ describe('session log segments', () => {
     assert.ok(files.length > 3, `segments: ${files.join(', ')}`);
     assert.equal(files.at(-1), 's.log');
     assert.deepEqual(files.slice(0, 3), ['s.000001.log', 's.000002.log', 's.000003.log']);
-    for (const name of files) assert.ok(statSync(join(stateDir, 'sessions', name)).size <= SEGMENT_BYTES, `${name} is past the segment size`);
+    for (const name of files)
+      assert.ok(statSync(join(stateDir, 'sessions', name)).size <= SEGMENT_BYTES, `${name} is past the segment size`);
     // A segment is cut only when the next record would not fit.
     assert.ok(statSync(join(stateDir, 'sessions', 's.000001.log')).size > SEGMENT_BYTES - 300);
     const { records, warnings } = readSession(stateDir, 's');
@@ -48,7 +63,11 @@ describe('session log segments', () => {
       records.map((entry) => entry.callId),
       Array.from({ length: CALLS }, (_, i) => `c${i + 1}`),
     );
-    const [listed] = JSON.parse(moonpool(['sessions', '--json', '--state-dir', stateDir]).stdout) as { id: string; calls: number; startedAt: number }[];
+    const [listed] = JSON.parse(moonpool(['sessions', '--json', '--state-dir', stateDir]).stdout) as {
+      id: string;
+      calls: number;
+      startedAt: number;
+    }[];
     assert.deepEqual([listed!.id, listed!.calls, listed!.startedAt], ['s', CALLS, record(1).finishedAt - 1]);
   });
 
@@ -68,9 +87,16 @@ describe('session log segments', () => {
       assert.ok(total <= 10 * 1024, `what stays fits the cap: ${total} bytes`);
       const { records, warnings } = readSession(stateDir, 'live');
       const removed = Number(/^live\.(\d+)\.log$/.exec(after[0]!)![1]) - 1;
-      assert.match(warnings[0]!, new RegExp(`^session live: the first ${removed} segments of its log were removed by the retention rule`));
+      assert.match(
+        warnings[0]!,
+        new RegExp(`^session live: the first ${removed} segments of its log were removed by the retention rule`),
+      );
       const ids = records.map((entry) => Number(entry.callId.slice(1)));
-      assert.deepEqual(ids, Array.from({ length: ids.length }, (_, i) => CALLS - ids.length + 1 + i), 'the newest calls, in order');
+      assert.deepEqual(
+        ids,
+        Array.from({ length: ids.length }, (_, i) => CALLS - ids.length + 1 + i),
+        'the newest calls, in order',
+      );
       assert.equal((JSON.parse(listed.stdout) as { calls: number }[])[0]!.calls, ids.length);
     } finally {
       log.close();
@@ -85,23 +111,37 @@ describe('session log segments', () => {
     const { records, warnings } = readSession(stateDir, 'torn');
     assert.equal(records.length, CALLS - 1);
     assert.equal(warnings.length, 1);
-    assert.match(warnings[0]!, /torn\.000001\.log: skipped \d+ bytes at offset \d+: a torn record \(the file ends inside it\)/);
+    assert.match(
+      warnings[0]!,
+      /torn\.000001\.log: skipped \d+ bytes at offset \d+: a torn record \(the file ends inside it\)/,
+    );
     const ids = records.map((entry) => Number(entry.callId.slice(1)));
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
   });
 
-  test("a host's own log rolls over at sessionSegmentBytes and its oldest segments go past the size cap", { timeout: 120_000 }, async () => {
-    const stateDir = tempDir();
-    const host = await startHost('matrix', { stateDir, sessionSegmentBytes: 2048, sessionMaxTotalBytes: 8192 });
-    for (let i = 1; i <= 80; i++) assert.equal((await host.call('echo', { text: `call ${i} `.padEnd(100, '.') })).status, 'ok');
-    await host.close();
-    const files = logFiles(stateDir);
-    const id = host.sessionId;
-    assert.ok(files.includes(`${id}.log`));
-    assert.ok(!files.includes(`${id}.000001.log`), `the oldest segment is gone: ${files.join(', ')}`);
-    assert.ok(files.some((name) => name.startsWith(`${id}.0`)), `later segments stay: ${files.join(', ')}`);
-    const { records, warnings } = readSession(stateDir, id);
-    assert.match(warnings[0]!, /segments? of its log (was|were) removed by the retention rule/);
-    assert.match(JSON.stringify(records.at(-1)!.args), /call 80 /, 'the last call is read back');
-  });
+  test(
+    "a host's own log rolls over at sessionSegmentBytes and its oldest segments go past the size cap",
+    { timeout: 120_000 },
+    async () => {
+      const stateDir = tempDir();
+      const host = await startHost('matrix', { stateDir, sessionSegmentBytes: 2048, sessionMaxTotalBytes: 8192 });
+      for (let i = 1; i <= 80; i++)
+        assert.equal((await host.call('echo', { text: `call ${i} `.padEnd(100, '.') })).status, 'ok');
+      await host.close();
+      const files = logFiles(stateDir);
+      const id = host.sessionId;
+      assert.ok(files.includes(`${id}.log`));
+      assert.ok(!files.includes(`${id}.000001.log`), `the oldest segment is gone: ${files.join(', ')}`);
+      assert.ok(
+        files.some((name) => name.startsWith(`${id}.0`)),
+        `later segments stay: ${files.join(', ')}`,
+      );
+      const { records, warnings } = readSession(stateDir, id);
+      assert.match(warnings[0]!, /segments? of its log (was|were) removed by the retention rule/);
+      assert.match(JSON.stringify(records.at(-1)!.args), /call 80 /, 'the last call is read back');
+    },
+  );
 });

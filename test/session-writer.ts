@@ -11,7 +11,15 @@ const [stateDir, sessionId] = process.argv.slice(2);
 const log = SessionLog.open(stateDir!, sessionId!);
 const started = Date.now();
 for (let i = 1; Date.now() - started < GIVE_UP_MS; i++) {
-  log.append({ callId: `c${i}`, tool: 'writer', args: { i }, status: 'ok', content: 'x'.repeat(1000 + (i % 5000)), durationMs: 0, finishedAt: Date.now() });
+  log.append({
+    callId: `c${i}`,
+    tool: 'writer',
+    args: { i },
+    status: 'ok',
+    content: 'x'.repeat(1000 + (i % 5000)),
+    durationMs: 0,
+    finishedAt: Date.now(),
+  });
   process.stdout.write(`${i}\n`);
   if (i > FAST_RECORDS) await sleep(10);
 }

@@ -5,7 +5,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
@@ -40,14 +51,22 @@ function writeSession(stateDir: string, id: string, records: SessionRecord[], ag
   for (const path of [sessionLogPath(stateDir, id), join(spill, 'tool-1.txt'), spill]) utimesSync(path, when, when);
 }
 
-function moonpool(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, MOONPOOL_CONFIG: '', MOONPOOL_KEEP_SESSIONS: '', ...env } });
+function moonpool(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { code: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, MOONPOOL_CONFIG: '', MOONPOOL_KEEP_SESSIONS: '', ...env },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** A live process holding a session's log open (its lock), until the test file ends. */
 async function holdSession(stateDir: string, id: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'test', 'session-writer.js'), stateDir, id], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'test', 'session-writer.js'), stateDir, id], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   after(() => void child.kill('SIGKILL'));
   // Its first record is written once it holds the lock.
   await once(createInterface({ input: child.stdout }), 'line');
@@ -58,7 +77,10 @@ describe('moonpool sessions', () => {
   test('lists one line per session — id, UTC start, calls, size — oldest first, the newest last', () => {
     const stateDir = tempDir();
     writeSession(stateDir, 'newer', [record('n1', Date.UTC(2026, 10, 30, 11, 0, 0), 5)]);
-    writeSession(stateDir, 'older', [record('o1', Date.UTC(2026, 10, 30, 9, 30, 0), 5), record('o2', Date.UTC(2026, 10, 30, 9, 31, 0), 5)]);
+    writeSession(stateDir, 'older', [
+      record('o1', Date.UTC(2026, 10, 30, 9, 30, 0), 5),
+      record('o2', Date.UTC(2026, 10, 30, 9, 31, 0), 5),
+    ]);
     const listed = moonpool(['sessions', '--state-dir', stateDir]);
     assert.equal(listed.code, 0, listed.stderr);
     const lines = listed.stdout.trimEnd().split('\n');
@@ -85,15 +107,24 @@ describe('moonpool sessions', () => {
     writeFileSync(join(stateDir, 'sessions', 'garbage.log'), 'not a session log at all\n');
     const listed = moonpool(['sessions', '--state-dir', stateDir]);
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /^torn .* 1 call .* damaged: torn\.log: skipped \d+ bytes at offset \d+: a torn record \(the file ends inside it\)$/m);
-    assert.match(listed.stdout, /^garbage .* 0 calls .* damaged: garbage\.log: skipped 25 bytes at offset 0: no record starts here$/m);
+    assert.match(
+      listed.stdout,
+      /^torn .* 1 call .* damaged: torn\.log: skipped \d+ bytes at offset \d+: a torn record \(the file ends inside it\)$/m,
+    );
+    assert.match(
+      listed.stdout,
+      /^garbage .* 0 calls .* damaged: garbage\.log: skipped 25 bytes at offset 0: no record starts here$/m,
+    );
   });
 
   test('a state dir that is a file is a one-line error, exit 2', () => {
     const file = join(tempDir(), 'state');
     writeFileSync(file, 'not a directory');
     const listed = moonpool(['sessions', '--state-dir', file]);
-    assert.deepEqual([listed.code, listed.stdout, listed.stderr], [2, '', `moonpool: the state directory ${file} is not a directory; pass --state-dir or set $XDG_STATE_HOME\n`]);
+    assert.deepEqual(
+      [listed.code, listed.stdout, listed.stderr],
+      [2, '', `moonpool: the state directory ${file} is not a directory; pass --state-dir or set $XDG_STATE_HOME\n`],
+    );
   });
 
   test('a log msgpackr wrote is listed whole, and a record that left its snapshot out is no damage', () => {
@@ -106,7 +137,10 @@ describe('moonpool sessions', () => {
 
   test('records with impossible times (NaN, 1e300) do not crash the listing', () => {
     const stateDir = tempDir();
-    writeSession(stateDir, 'odd-times', [{ ...record('nan', 0, 1), finishedAt: Number.NaN }, { ...record('huge', 0, 1), finishedAt: 1e300 }]);
+    writeSession(stateDir, 'odd-times', [
+      { ...record('nan', 0, 1), finishedAt: Number.NaN },
+      { ...record('huge', 0, 1), finishedAt: 1e300 },
+    ]);
     const listed = moonpool(['sessions', '--state-dir', stateDir]);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^odd-times {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ +2 calls /);
@@ -134,18 +168,44 @@ describe('moonpool sessions', () => {
     const result = await host.call('waits', { seconds: 0 });
     assert.equal(result.status, 'ok');
     assert.equal(host.stats().sessionLogFailures, 0);
-    assert.match(host.sessionLogWarnings().join('\n'), /fifo\.log: not a regular file; skipped; this host's calls go to .*fifo\.\d+-[0-9a-f]+\.log/);
+    assert.match(
+      host.sessionLogWarnings().join('\n'),
+      /fifo\.log: not a regular file; skipped; this host's calls go to .*fifo\.\d+-[0-9a-f]+\.log/,
+    );
   });
 
   test('a FIFO named like a session lock is never read: pruning, listing and a call on that session all finish', () => {
     const stateDir = tempDir();
     writeSession(stateDir, '20261101-000000-aaaaaa', [record('old', 1_000, 1)], 40);
     execFileSync('mkfifo', [`${sessionLogPath(stateDir, '20261101-000000-aaaaaa')}.lock`]);
-    const listed = spawnSync(process.execPath, [CLI, 'sessions', '--state-dir', stateDir, '--keep-sessions', 'forever'], { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+    const listed = spawnSync(
+      process.execPath,
+      [CLI, 'sessions', '--state-dir', stateDir, '--keep-sessions', 'forever'],
+      { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' },
+    );
     assert.equal(listed.status, 0, listed.stderr);
-    const called = spawnSync(process.execPath, [CLI, 'call', 'waits', '{"seconds":0}', '--config', join(FIXTURES, 'snapshots'), '--state-dir', stateDir, '--session', '20261101-000000-aaaaaa'], { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+    const called = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'call',
+        'waits',
+        '{"seconds":0}',
+        '--config',
+        join(FIXTURES, 'snapshots'),
+        '--state-dir',
+        stateDir,
+        '--session',
+        '20261101-000000-aaaaaa',
+      ],
+      { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' },
+    );
     assert.equal(called.status, 0, called.stderr);
-    const pruned = spawnSync(process.execPath, [CLI, 'sessions', '--state-dir', stateDir, '--keep-sessions', '0d'], { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+    const pruned = spawnSync(process.execPath, [CLI, 'sessions', '--state-dir', stateDir, '--keep-sessions', '0d'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    });
     assert.equal(pruned.status, 0, pruned.stderr);
   });
 
@@ -160,8 +220,14 @@ describe('moonpool sessions', () => {
     assert.equal((await host.call('waits', { seconds: 0 })).status, 'ok');
     await host.close();
     assert.equal(statSync(path).size, 2.25 * 2 ** 30);
-    assert.match(host.sessionLogWarnings().join('\n'), /huge\.log: \d+ bytes after its last intact record are more than a torn write leaves; it is not cut; this host's calls go to/);
-    assert.equal(readdirSync(join(stateDir, 'sessions')).filter((name) => /^huge\.\d+-[0-9a-f]+\.log$/.test(name)).length, 1);
+    assert.match(
+      host.sessionLogWarnings().join('\n'),
+      /huge\.log: \d+ bytes after its last intact record are more than a torn write leaves; it is not cut; this host's calls go to/,
+    );
+    assert.equal(
+      readdirSync(join(stateDir, 'sessions')).filter((name) => /^huge\.\d+-[0-9a-f]+\.log$/.test(name)).length,
+      1,
+    );
   });
 
   test('a symlink in place of a session log is never followed: the file it names is untouched', async () => {
@@ -184,7 +250,9 @@ describe('moonpool sessions', () => {
     assert.match(empty.stderr, /no sessions in /);
     writeSession(stateDir, 'one', [record('a', 5_000, 10)]);
     const listed = JSON.parse(moonpool(['sessions', '--json', '--state-dir', stateDir]).stdout) as unknown[];
-    assert.deepEqual(listed, [{ id: 'one', startedAt: 5_000, calls: 1, bytes: summarizeSessions(stateDir)[0]!.bytes, problems: [] }]);
+    assert.deepEqual(listed, [
+      { id: 'one', startedAt: 5_000, calls: 1, bytes: summarizeSessions(stateDir)[0]!.bytes, problems: [] },
+    ]);
   });
 });
 
@@ -247,7 +315,10 @@ describe('the retention rule', () => {
     const result = pruneSessions(stateDir, { maxAgeDays: Infinity, maxTotalBytes: oneSession * 2 }, undefined);
     assert.deepEqual(result.removed.sort(), ['a', 'b']);
     assert.equal(result.freedBytes, oneSession * 2);
-    assert.deepEqual(summarizeSessions(stateDir).map((summary) => summary.id), ['c', 'd']);
+    assert.deepEqual(
+      summarizeSessions(stateDir).map((summary) => summary.id),
+      ['c', 'd'],
+    );
   });
 
   test('a locked session older than the limit survives, and so does the caller’s own', async () => {
@@ -265,13 +336,22 @@ describe('the retention rule', () => {
   test('a session a host resumed stays while the host lives, even before its first call, and its calls go to its own log', async () => {
     const stateDir = tempDir();
     writeSession(stateDir, 'resumed', [record('r', 1_000, 1)], 90);
-    const host = await ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionId: 'resumed', sessionMaxAgeDays: Infinity });
+    const host = await ToolHost.start({
+      config: join(FIXTURES, 'snapshots'),
+      stateDir,
+      sessionId: 'resumed',
+      sessionMaxAgeDays: Infinity,
+    });
     after(() => host.close());
     assert.deepEqual(pruneSessions(stateDir, { maxAgeDays: 30, maxTotalBytes: Infinity }, undefined).removed, []);
     assert.equal((await host.call('storm', { n: 1 })).status, 'ok');
     await host.close();
     assert.equal(host.resume('resumed').records.length, 2);
-    assert.deepEqual(readdirSync(join(stateDir, 'sessions')), ['resumed.log'], 'the call went to the session’s own log, and the lock is gone');
+    assert.deepEqual(
+      readdirSync(join(stateDir, 'sessions')),
+      ['resumed.log'],
+      'the call went to the session’s own log, and the lock is gone',
+    );
   });
 
   test('old spill directories go, but not one holding anything else, nor a live session’s', async () => {
@@ -296,13 +376,17 @@ describe('the retention rule', () => {
   test('a session whose lock names a dead process is not in use and is removed, lock included', () => {
     const stateDir = tempDir();
     writeSession(stateDir, 'stale', [record('s', 1_000, 1)], 90);
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    }).stdout;
     const lock = `${sessionLogPath(stateDir, 'stale')}.lock`;
     writeFileSync(lock, `${dead}\n`);
     // Left behind by a writer that died as long ago as its last record.
     const long = new Date(Date.now() - 90 * DAY_MS);
     utimesSync(lock, long, long);
-    assert.deepEqual(pruneSessions(stateDir, { maxAgeDays: 30, maxTotalBytes: Infinity }, undefined).removed, ['stale']);
+    assert.deepEqual(pruneSessions(stateDir, { maxAgeDays: 30, maxTotalBytes: Infinity }, undefined).removed, [
+      'stale',
+    ]);
     assert.deepEqual(readdirSync(join(stateDir, 'sessions')), []);
   });
 
@@ -336,13 +420,21 @@ describe('the retention rule', () => {
     for (const id of ids) writeSession(stateDir, id, [record(id, 1_000, 1)], 10);
     writeSession(stateDir, 'fresh', [record('fresh', 1_000, 1)]);
     writeFileSync(join(stateDir, 'sessions', 'notes.txt'), 'mine');
-    const pruners = [0, 1].map(() => spawn(process.execPath, [join(ROOT, 'dist', 'test', 'session-pruner.js'), stateDir], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const pruners = [0, 1].map(() =>
+      spawn(process.execPath, [join(ROOT, 'dist', 'test', 'session-pruner.js'), stateDir], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
+    );
     for (const child of pruners) after(() => void child.kill('SIGKILL'));
     const lines = pruners.map((child) => createInterface({ input: child.stdout })[Symbol.asyncIterator]());
     for (const line of lines) assert.equal((await line.next()).value, 'ready');
     for (const child of pruners) child.stdin.end('go\n');
-    const removed = await Promise.all(lines.map(async (line) => JSON.parse((await line.next()).value as string) as string[]));
-    const exits = await Promise.all(pruners.map(async (child) => (child.exitCode ?? (await once(child, 'exit'))[0]) as number));
+    const removed = await Promise.all(
+      lines.map(async (line) => JSON.parse((await line.next()).value as string) as string[]),
+    );
+    const exits = await Promise.all(
+      pruners.map(async (child) => (child.exitCode ?? (await once(child, 'exit'))[0]) as number),
+    );
     assert.deepEqual(exits, [0, 0]);
     assert.deepEqual([...removed[0]!, ...removed[1]!].sort(), [...ids].sort());
     assert.deepEqual(readdirSync(join(stateDir, 'sessions')).sort(), ['fresh.log', 'notes.txt']);
@@ -357,7 +449,11 @@ describe('the retention rule', () => {
     const run = async (): Promise<{ code: number; stderr: string; stdout: string }> => {
       // --all: the other run's sessions, locked while it removes them, may list as newer and push
       // 'fresh' past the newest 20.
-      const child = spawn(process.execPath, [CLI, 'sessions', '--all', '--state-dir', stateDir, '--keep-sessions', '1d'], { env: { ...process.env, MOONPOOL_KEEP_SESSIONS: '' } });
+      const child = spawn(
+        process.execPath,
+        [CLI, 'sessions', '--all', '--state-dir', stateDir, '--keep-sessions', '1d'],
+        { env: { ...process.env, MOONPOOL_KEEP_SESSIONS: '' } },
+      );
       after(() => void child.kill('SIGKILL'));
       let stdout = '';
       let stderr = '';
@@ -367,7 +463,10 @@ describe('the retention rule', () => {
       return { code, stderr, stdout };
     };
     const results = await Promise.all([run(), run()]);
-    assert.deepEqual(results.map((result) => result.code), [0, 0]);
+    assert.deepEqual(
+      results.map((result) => result.code),
+      [0, 0],
+    );
     const removed = results.map((result) => Number(/removed (\d+) session/.exec(result.stderr)?.[1] ?? 0));
     assert.equal(removed[0]! + removed[1]!, ids.length, results.map((result) => result.stderr).join(''));
     for (const result of results) assert.match(result.stdout, /^fresh /m);
@@ -376,7 +475,8 @@ describe('the retention rule', () => {
 
   test('every command applies it at start; --keep-sessions and $MOONPOOL_KEEP_SESSIONS change it', () => {
     const stateDir = tempDir();
-    const list = (env: NodeJS.ProcessEnv, ...extra: string[]) => moonpool(['list', '--config', join(FIXTURES, 'snapshots'), '--state-dir', stateDir, ...extra], env);
+    const list = (env: NodeJS.ProcessEnv, ...extra: string[]) =>
+      moonpool(['list', '--config', join(FIXTURES, 'snapshots'), '--state-dir', stateDir, ...extra], env);
     writeSession(stateDir, 'ten-days', [record('t', 1_000, 1)], 10);
     writeSession(stateDir, 'forty-days', [record('f', 1_000, 1)], 40);
     assert.equal(list({}).code, 0);
@@ -389,8 +489,14 @@ describe('the retention rule', () => {
 
   test('a negative or NaN retention option is refused by ToolHost.start, naming the option', async () => {
     const stateDir = tempDir();
-    await assert.rejects(ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionMaxAgeDays: -1 }), /options\.sessionMaxAgeDays must be a number, at least 0 \(Infinity for no limit; got -1\)/);
-    await assert.rejects(ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionMaxTotalBytes: Number.NaN }), /options\.sessionMaxTotalBytes must be a number, at least 0/);
+    await assert.rejects(
+      ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionMaxAgeDays: -1 }),
+      /options\.sessionMaxAgeDays must be a number, at least 0 \(Infinity for no limit; got -1\)/,
+    );
+    await assert.rejects(
+      ToolHost.start({ config: join(FIXTURES, 'snapshots'), stateDir, sessionMaxTotalBytes: Number.NaN }),
+      /options\.sessionMaxTotalBytes must be a number, at least 0/,
+    );
   });
 
   test('a bad --keep-sessions or $MOONPOOL_KEEP_SESSIONS is a usage error naming it, and nothing is removed', () => {
@@ -409,7 +515,8 @@ describe('the retention rule', () => {
 test('after many calls `sessions` lists the newest 20 and says how many it left out; --all lists every one', () => {
   const stateDir = tempDir();
   const start = Date.now() - 3_600_000;
-  for (let i = 0; i < 25; i++) writeSession(stateDir, `20261201-0000${String(i).padStart(2, '0')}-aaaaaa`, [record(`c${i}`, start + i * 1000, 5)]);
+  for (let i = 0; i < 25; i++)
+    writeSession(stateDir, `20261201-0000${String(i).padStart(2, '0')}-aaaaaa`, [record(`c${i}`, start + i * 1000, 5)]);
   const listed = moonpool(['sessions', '--state-dir', stateDir]);
   assert.equal(listed.code, 0, listed.stderr);
   const lines = listed.stdout.trimEnd().split('\n');

@@ -23,7 +23,10 @@ describe('ctx:show', () => {
     const result = await (await hostReady).call('bad_state', {});
     assert.equal(result.status, 'error');
     const file = join(FIXTURES, 'snapshots', 'init.lua');
-    const line = readFileSync(file, 'utf8').split('\n').findIndex((text) => text.includes('ctx:show { items')) + 1;
+    const line =
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .findIndex((text) => text.includes('ctx:show { items')) + 1;
     assert.ok(result.content.startsWith(`${file}:${line}: ctx:show: state.items[3].cb is a function`), result.content);
   });
 
@@ -77,14 +80,25 @@ test('log lines and a title left pending while Lua computes arrive while it comp
 describe('render', () => {
   test('a string is split into lines and an array of lines is kept', async () => {
     const host = await hostReady;
-    assert.deepEqual(await host.render('renders', encodeMsgpack({ mode: 'string' }), VIEW), { ok: true, lines: ['one', 'two'] });
-    assert.deepEqual(await host.render('renders', encodeMsgpack({ mode: 'lines' }), VIEW), { ok: true, lines: ['first', 'second'] });
+    assert.deepEqual(await host.render('renders', encodeMsgpack({ mode: 'string' }), VIEW), {
+      ok: true,
+      lines: ['one', 'two'],
+    });
+    assert.deepEqual(await host.render('renders', encodeMsgpack({ mode: 'lines' }), VIEW), {
+      ok: true,
+      lines: ['first', 'second'],
+    });
   });
 
   test('an error, an overrun and a wrong return type fall back with the reason', async () => {
     const host = await hostReady;
-    const reasons = await Promise.all(['error', 'loop', 'number'].map(async (mode) => host.render('renders', encodeMsgpack({ mode }), VIEW)));
-    assert.deepEqual(reasons.map((reply) => reply.ok), [false, false, false]);
+    const reasons = await Promise.all(
+      ['error', 'loop', 'number'].map(async (mode) => host.render('renders', encodeMsgpack({ mode }), VIEW)),
+    );
+    assert.deepEqual(
+      reasons.map((reply) => reply.ok),
+      [false, false, false],
+    );
     const [error, loop, number] = reasons.map((reply) => (reply.ok ? '' : reply.reason));
     assert.match(error!, /^render failed: .*init\.lua:\d+: render broke$/);
     assert.equal(loop, 'render failed: took longer than its 50 ms budget');
@@ -94,7 +108,10 @@ describe('render', () => {
   test('a tool without render, and one the config no longer has, get the default block', async () => {
     const host = await hostReady;
     assert.deepEqual(await host.render('storm', encodeMsgpack({ i: 1 }), VIEW), { ok: false, reason: null });
-    assert.deepEqual(await host.render('gone', encodeMsgpack({ i: 1 }), VIEW), { ok: false, reason: 'gone is not defined in the current config' });
+    assert.deepEqual(await host.render('gone', encodeMsgpack({ i: 1 }), VIEW), {
+      ok: false,
+      reason: 'gone is not defined in the current config',
+    });
   });
 
   test('while a tool spins in pure Lua, render of its latest snapshot answers', async () => {
@@ -104,7 +121,9 @@ describe('render', () => {
     const release = join(tempDir(), 'release');
     let latest: Uint8Array | undefined;
     let ended = false;
-    const running = host.call('spin_showing', { until: release }, { onSnapshot: (bytes) => (latest = bytes) }).finally(() => (ended = true));
+    const running = host
+      .call('spin_showing', { until: release }, { onSnapshot: (bytes) => (latest = bytes) })
+      .finally(() => (ended = true));
     while (!latest) await new Promise((resolve) => setTimeout(resolve, 10));
     for (let i = 0; i < 5; i++) {
       const rendered = await host.render('spin_showing', latest, { ...VIEW, expand: true });

@@ -13,12 +13,18 @@ import { eventually, liveProcesses, startHost, tempDir, uniqueSeconds } from './
  * waits `loadSeconds` on a command first (the host's own load, before that, is quick). The seconds
  * are written as given: a number would print `600.1234` for `600.12340`, which `ps` is searched for.
  */
-function slowLoadingModules(count: number, loadSeconds: string): { config: string; names: string[]; slowLoads: () => void } {
+function slowLoadingModules(
+  count: number,
+  loadSeconds: string,
+): { config: string; names: string[]; slowLoads: () => void } {
   const dir = tempDir();
   mkdirSync(join(dir, 'tools'));
   const names = Array.from({ length: count }, (_, index) => `tool_${index + 1}`);
   for (const name of names) {
-    writeFileSync(join(dir, 'tools', `${name}.lua`), `return function(registry)\n  registry:add { name = '${name}', description = 'Returns ok.', timeout = 0.1, run = function() return 'ok' end }\nend\n`);
+    writeFileSync(
+      join(dir, 'tools', `${name}.lua`),
+      `return function(registry)\n  registry:add { name = '${name}', description = 'Returns ok.', timeout = 0.1, run = function() return 'ok' end }\nend\n`,
+    );
   }
   const marker = join(dir, 'slow');
   const requires = names.map((name) => `  require('tools.${name}')(registry)`).join('\n');
@@ -70,23 +76,31 @@ test('calls that wait for their worker to start are not timed while they wait', 
   );
 });
 
-test('a call waiting for its worker to start is cancelled at once, while every place is taken', { timeout: 20_000 }, async () => {
-  const seconds = uniqueSeconds();
-  const { config, names, slowLoads } = slowLoadingModules(WORKER_START_SLOTS + 1, seconds);
-  const host = await startHost(config, { loadTimeoutMs: 600_000 });
-  slowLoads();
-  const starting = names.slice(0, WORKER_START_SLOTS).map((name) => host.call(name, {}));
-  // Every place is taken: each of these workers waits in its load (a shell, and its sleep).
-  const sleeping = (): number => liveProcesses(`sleep ${seconds}`).filter((line) => /^\S+\s+sleep /.test(line.trim())).length;
-  assert.ok(await eventually(() => sleeping() === WORKER_START_SLOTS), liveProcesses(`sleep ${seconds}`).join('\n'));
-  const controller = new AbortController();
-  const waiting = host.call(names.at(-1)!, {}, { signal: controller.signal });
-  controller.abort();
-  assert.equal((await waiting).status, 'cancelled');
-  await host.close();
-  assert.deepEqual(
-    (await Promise.all(starting)).map((call) => call.status),
-    starting.map(() => 'cancelled'),
-  );
-  assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), liveProcesses(`sleep ${seconds}`).join('\n'));
-});
+test(
+  'a call waiting for its worker to start is cancelled at once, while every place is taken',
+  { timeout: 20_000 },
+  async () => {
+    const seconds = uniqueSeconds();
+    const { config, names, slowLoads } = slowLoadingModules(WORKER_START_SLOTS + 1, seconds);
+    const host = await startHost(config, { loadTimeoutMs: 600_000 });
+    slowLoads();
+    const starting = names.slice(0, WORKER_START_SLOTS).map((name) => host.call(name, {}));
+    // Every place is taken: each of these workers waits in its load (a shell, and its sleep).
+    const sleeping = (): number =>
+      liveProcesses(`sleep ${seconds}`).filter((line) => /^\S+\s+sleep /.test(line.trim())).length;
+    assert.ok(await eventually(() => sleeping() === WORKER_START_SLOTS), liveProcesses(`sleep ${seconds}`).join('\n'));
+    const controller = new AbortController();
+    const waiting = host.call(names.at(-1)!, {}, { signal: controller.signal });
+    controller.abort();
+    assert.equal((await waiting).status, 'cancelled');
+    await host.close();
+    assert.deepEqual(
+      (await Promise.all(starting)).map((call) => call.status),
+      starting.map(() => 'cancelled'),
+    );
+    assert.ok(
+      await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0),
+      liveProcesses(`sleep ${seconds}`).join('\n'),
+    );
+  },
+);

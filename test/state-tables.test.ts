@@ -50,7 +50,10 @@ describe('render receives the table that was shown', () => {
     assert.deepEqual(await roundTrip('depth_200', 3), { shown: '200 levels', rendered: '200 levels' });
     const refused = await (await hostReady).call('show', { kind: 'depth_201' });
     assert.equal(refused.status, 'error');
-    assert.match(refused.content, new RegExp(`^${FILE}:\\d+: ctx:show: state(\\.next){200} is nested deeper than 200 levels\\n`));
+    assert.match(
+      refused.content,
+      new RegExp(`^${FILE}:\\d+: ctx:show: state(\\.next){200} is nested deeper than 200 levels\\n`),
+    );
   });
 });
 
@@ -106,7 +109,10 @@ describe('snapshots from before, and damaged ones', () => {
       const rendered = await host.render('show', new Uint8Array(bytes), DESCRIBE);
       assert.equal(rendered.ok, false);
       assert.match((rendered as { reason: string }).reason, /^the snapshot could not be read: /);
-      assert.deepEqual(await host.render('show', encodeMsgpack({ a: 1 }), DESCRIBE), { ok: true, lines: ['s = table (1 keys)', 's[string:"a"] = integer 1'] });
+      assert.deepEqual(await host.render('show', encodeMsgpack({ a: 1 }), DESCRIBE), {
+        ok: true,
+        lines: ['s = table (1 keys)', 's[string:"a"] = integer 1'],
+      });
     });
   }
 
@@ -114,6 +120,9 @@ describe('snapshots from before, and damaged ones', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 250; i++) deep = [deep];
     const rendered = await (await hostReady).render('show', encodeMsgpack(deep), DESCRIBE);
-    assert.deepEqual(rendered, { ok: false, reason: 'the snapshot could not be read: the snapshot is nested deeper than 200 levels' });
+    assert.deepEqual(rendered, {
+      ok: false,
+      reason: 'the snapshot could not be read: the snapshot is nested deeper than 200 levels',
+    });
   });
 });

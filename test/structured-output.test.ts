@@ -15,9 +15,15 @@ describe('output_schema in registry:add', () => {
   const check = (fields: Partial<RawToolDefinition>) => checkDefinitions([raw(fields)], createSchemaCompiler());
 
   test('a good output schema loads, with empty Lua tables read by keyword', () => {
-    const { tools, diagnostics } = check({ outputSchema: { type: 'object', properties: { n: { type: 'integer' }, any: [] }, required: [] } });
+    const { tools, diagnostics } = check({
+      outputSchema: { type: 'object', properties: { n: { type: 'integer' }, any: [] }, required: [] },
+    });
     assert.deepEqual(diagnostics, []);
-    assert.deepEqual(tools[0]!.definition.outputSchema, { type: 'object', properties: { any: {}, n: { type: 'integer' } }, required: [] });
+    assert.deepEqual(tools[0]!.definition.outputSchema, {
+      type: 'object',
+      properties: { any: {}, n: { type: 'integer' } },
+      required: [],
+    });
     assert.ok(tools[0]!.validateOutput);
   });
 
@@ -28,24 +34,36 @@ describe('output_schema in registry:add', () => {
       [{ properties: {} }, /output_schema\.type must be 'object' \(got nil\)/],
       [{ type: 'object', properties: { n: { type: 'integr' } } }, /output_schema\.properties\.n\.type: /],
       [{ type: 'object', frobnicate: true }, /output_schema: unknown keyword `frobnicate`/],
-      [{ type: 'object', properties: { s: { type: 'string', pattern: '(a)\\1' } } }, /output_schema\.properties\.s\.pattern: /],
+      [
+        { type: 'object', properties: { s: { type: 'string', pattern: '(a)\\1' } } },
+        /output_schema\.properties\.s\.pattern: /,
+      ],
     ];
     for (const [outputSchema, message] of cases) {
       const { tools, diagnostics } = check({ outputSchema });
       assert.equal(tools.length, 0, JSON.stringify(outputSchema));
       assert.equal(diagnostics.length, 1, JSON.stringify(diagnostics));
-      assert.deepEqual([diagnostics[0]!.severity, diagnostics[0]!.file, diagnostics[0]!.line], ['error', '/config/init.lua', 7]);
+      assert.deepEqual(
+        [diagnostics[0]!.severity, diagnostics[0]!.file, diagnostics[0]!.line],
+        ['error', '/config/init.lua', 7],
+      );
       assert.match(diagnostics[0]!.message, message);
       assert.match(diagnostics[0]!.message, /^tool 'tool': /);
     }
   });
 
   test("output schemas count toward the config's total of schema keywords", () => {
-    const wide = { type: 'object', properties: Object.fromEntries(Array.from({ length: 990 }, (_, i) => [`p${i}`, {}])) };
+    const wide = {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 990 }, (_, i) => [`p${i}`, {}])),
+    };
     const definitions = Array.from({ length: 6 }, (_, i) => raw({ name: `t${i}`, outputSchema: wide }));
     const { tools, diagnostics } = checkDefinitions(definitions, createSchemaCompiler());
     assert.equal(tools.length, 5);
-    assert.match(diagnostics[0]?.message ?? '', /more than 5000 keywords together; this tool's output_schema is not compiled/);
+    assert.match(
+      diagnostics[0]?.message ?? '',
+      /more than 5000 keywords together; this tool's output_schema is not compiled/,
+    );
   });
 });
 
@@ -58,13 +76,19 @@ describe('structured results on a host', () => {
     const mismatch = await host.call('weather', { city: 'Atlantis' });
     assert.equal(mismatch.status, 'error');
     assert.equal(mismatch.structured, undefined);
-    assert.match(mismatch.content, /^weather: run's structured result is not valid:\nstructured\.celsius: must be number$/);
+    assert.match(
+      mismatch.content,
+      /^weather: run's structured result is not valid:\nstructured\.celsius: must be number$/,
+    );
   });
 
   test('a structured value that cannot be JSON is an error result naming where it sits', async () => {
     const host = await startHost('structured');
     const cases: [string, RegExp][] = [
-      ['with_function', /^with_function: run returned a `structured` that cannot be sent: structured\.cb is a function/],
+      [
+        'with_function',
+        /^with_function: run returned a `structured` that cannot be sent: structured\.cb is a function/,
+      ],
       ['a_list', /structured: must be a table with named fields \(a JSON object\), not a list/],
       ['not_a_number', /structured\.ratio: is not a finite number \(JSON has no NaN or infinity\)/],
       ['a_string', /a_string: run returned a `structured` that is a string; it must be a table/],

@@ -16,4 +16,6 @@ const after = await host.call('echo', { text: 'and after' });
 const closing = performance.now();
 await host.close();
 const closeMs = performance.now() - closing;
-process.stdout.write(`${JSON.stringify({ blocked: blocked.status, beside: [beside.status, beside.content], stuckThreads, after: [after.status, after.content], closeMs })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ blocked: blocked.status, beside: [beside.status, beside.content], stuckThreads, after: [after.status, after.content], closeMs })}\n`,
+);

@@ -90,5 +90,8 @@ test('ending a task on one side clears its groups, so the other side finds none'
   worker.record(pid);
   assert.ok(pidWords.includes(pid));
   worker.endTask();
-  assert.ok(pidWords.every((word) => word === 0), `${[...pidWords].join(',')}`);
+  assert.ok(
+    pidWords.every((word) => word === 0),
+    `${[...pidWords].join(',')}`,
+  );
 });

@@ -15,7 +15,10 @@ import { CLI, FIXTURES, tempDir } from './helpers.js';
 const CONFIG = join(FIXTURES, 'escapes', 'init.lua');
 
 function moonpool(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, MOONPOOL_CONFIG: '', MOONPOOL_KEEP_SESSIONS: '' } });
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, MOONPOOL_CONFIG: '', MOONPOOL_KEEP_SESSIONS: '' },
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -54,7 +57,10 @@ test('replay: a record whose status is not a status is skipped as damage; one wi
   header.write('MPR1', 0, 'latin1');
   header.writeUInt32LE(payload.length, 4);
   header.writeUInt32LE(crc32(payload), 8);
-  writeFileSync(sessionLogPath(stateDir, 'odd'), Buffer.concat([header, payload, encodeRecord({ ...base, callId: 'nan', status: 'ok', durationMs: Number.NaN })]));
+  writeFileSync(
+    sessionLogPath(stateDir, 'odd'),
+    Buffer.concat([header, payload, encodeRecord({ ...base, callId: 'nan', status: 'ok', durationMs: Number.NaN })]),
+  );
   const run = moonpool(['replay', 'odd', '--config', CONFIG, '--state-dir', stateDir]);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /its status .* is not a status/);

@@ -12,7 +12,10 @@ const FAMILY = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
 test('a family emoji is two columns and is never split by a wrap or a cut', () => {
   assert.equal(columns(FAMILY), 2);
   const rows = wrapColumns(FAMILY.repeat(5), 3);
-  assert.deepEqual(rows, Array.from({ length: 5 }, () => FAMILY));
+  assert.deepEqual(
+    rows,
+    Array.from({ length: 5 }, () => FAMILY),
+  );
   assert.equal(fitColumns(`a${FAMILY}b${FAMILY}`, 4), `a${FAMILY}…`);
   assert.deepEqual(wrapColumns(`ab${FAMILY}cd`, 3), ['ab', `${FAMILY}c`, 'd']);
 });
@@ -28,6 +31,9 @@ test('a long line of non-ASCII text wrapped again at the same width costs a smal
   const again = Math.min(...Array.from({ length: 5 }, () => time(77).ms));
   assert.equal(first.rows.length, Math.ceil(49_000 / 77));
   assert.deepEqual(time(77).rows, first.rows);
-  assert.ok(again * 10 < first.ms, `the first wrap took ${first.ms.toFixed(2)} ms, wrapping it again ${again.toFixed(2)} ms`);
+  assert.ok(
+    again * 10 < first.ms,
+    `the first wrap took ${first.ms.toFixed(2)} ms, wrapping it again ${again.toFixed(2)} ms`,
+  );
   assert.equal(wrapColumns(line, 40).length, Math.ceil(49_000 / 40));
 });

@@ -15,7 +15,10 @@ test("capture('sleep 600') with timeout = 1 returns a timeout within 2 s and lea
   assert.equal(result.status, 'timeout');
   assert.match(result.content, /stuck: timed out after 1 s \(set `timeout` in registry:add to allow longer\)/);
   assert.ok(elapsed < 2000, `took ${elapsed} ms`);
-  assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), liveProcesses(`sleep ${seconds}`).join('\n'));
+  assert.ok(
+    await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0),
+    liveProcesses(`sleep ${seconds}`).join('\n'),
+  );
 
   const next = await host.call('stuck', { seconds: '0' });
   assert.equal(next.status, 'ok');
@@ -27,7 +30,10 @@ test('a command that starts its own children in the background loses all of them
   const seconds = uniqueSeconds();
   const result = await host.call('spawner', { seconds });
   assert.equal(result.status, 'timeout');
-  assert.ok(await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0), liveProcesses(`sleep ${seconds}`).join('\n'));
+  assert.ok(
+    await eventually(() => liveProcesses(`sleep ${seconds}`).length === 0),
+    liveProcesses(`sleep ${seconds}`).join('\n'),
+  );
 });
 
 test('cancelling a call with an AbortSignal resolves it as cancelled and kills its processes', async () => {

@@ -14,13 +14,31 @@ function check(annotations: unknown) {
 
 describe('annotations in registry:add', () => {
   test('every hint loads and becomes the MCP title and *Hint fields', () => {
-    const { tools, diagnostics } = check({ title: 'A Tool', read_only: true, destructive: false, idempotent: true, open_world: false });
+    const { tools, diagnostics } = check({
+      title: 'A Tool',
+      read_only: true,
+      destructive: false,
+      idempotent: true,
+      open_world: false,
+    });
     assert.deepEqual(diagnostics, []);
     const { name, description, parameters, module, annotations } = tools[0]!.definition;
-    assert.deepEqual(annotations, { title: 'A Tool', readOnly: true, destructive: false, idempotent: true, openWorld: false });
+    assert.deepEqual(annotations, {
+      title: 'A Tool',
+      readOnly: true,
+      destructive: false,
+      idempotent: true,
+      openWorld: false,
+    });
     const entry = formatTool({ name, description, parameters, module, ...(annotations ? { annotations } : {}) }, 'mcp');
     assert.equal(entry['title'], 'A Tool');
-    assert.deepEqual(entry['annotations'], { title: 'A Tool', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    assert.deepEqual(entry['annotations'], {
+      title: 'A Tool',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
   });
 
   test('an empty table or no annotations at all leaves the MCP entry without them', () => {
@@ -37,7 +55,10 @@ describe('annotations in registry:add', () => {
       [{ destructive: 1 }, 'annotations.destructive must be true or false (got a number)'],
       [{ open_world: {} }, 'annotations.open_world must be true or false (got a table)'],
       [{ title: '' }, 'annotations.title must be a non-empty string of at most 200 characters (got 0 characters)'],
-      [{ title: 'x'.repeat(201) }, 'annotations.title must be a non-empty string of at most 200 characters (got 201 characters)'],
+      [
+        { title: 'x'.repeat(201) },
+        'annotations.title must be a non-empty string of at most 200 characters (got 201 characters)',
+      ],
       [{ title: 5 }, 'annotations.title must be a non-empty string of at most 200 characters (got a number)'],
       [true, '`annotations` must be a table with named fields (got a boolean)'],
       [['read_only'], '`annotations` must be a table with named fields (got a list)'],
@@ -45,7 +66,10 @@ describe('annotations in registry:add', () => {
     for (const [annotations, message] of cases) {
       const { tools, diagnostics } = check(annotations);
       assert.equal(tools.length, 0, JSON.stringify(annotations));
-      assert.deepEqual(diagnostics.map((d) => [d.severity, d.line, d.message]), [['error', 4, `tool 'tool': ${message}`]]);
+      assert.deepEqual(
+        diagnostics.map((d) => [d.severity, d.line, d.message]),
+        [['error', 4, `tool 'tool': ${message}`]],
+      );
     }
   });
 
@@ -53,16 +77,25 @@ describe('annotations in registry:add', () => {
     const { tools, diagnostics } = check({ readonly: true, readOnlyHint: true, colour: 'red', idempotent: true });
     assert.equal(tools.length, 1);
     assert.deepEqual(tools[0]!.definition.annotations, { idempotent: true });
-    assert.deepEqual(diagnostics.map((d) => [d.severity, d.message]), [
-      ['warning', "tool 'tool': unknown field `annotations.readonly` is ignored (did you mean `read_only`?)"],
-      ['warning', "tool 'tool': unknown field `annotations.readOnlyHint` is ignored (did you mean `read_only`?)"],
-      ['warning', "tool 'tool': unknown field `annotations.colour` is ignored (the fields are title, read_only, destructive, idempotent, open_world)"],
-    ]);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.severity, d.message]),
+      [
+        ['warning', "tool 'tool': unknown field `annotations.readonly` is ignored (did you mean `read_only`?)"],
+        ['warning', "tool 'tool': unknown field `annotations.readOnlyHint` is ignored (did you mean `read_only`?)"],
+        [
+          'warning',
+          "tool 'tool': unknown field `annotations.colour` is ignored (the fields are title, read_only, destructive, idempotent, open_world)",
+        ],
+      ],
+    );
   });
 
   test('a title with a control character (an escape, a line break) is an error naming where', () => {
     const { tools, diagnostics } = check({ title: 'Prog\u001b[31m' });
     assert.equal(tools.length, 0);
-    assert.match(diagnostics[0]!.message, /annotations\.title must be one line of printable characters \(got a control character at position 5\)/);
+    assert.match(
+      diagnostics[0]!.message,
+      /annotations\.title must be one line of printable characters \(got a control character at position 5\)/,
+    );
   });
 });

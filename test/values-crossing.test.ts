@@ -52,7 +52,10 @@ describe('ctx:show', () => {
     const host = await crossingHost();
     const fits = await besideHealthy(host, host.call('big_state', { mib: 15 }));
     assert.equal(fits.status, 'ok');
-    assert.deepEqual(await host.render('big_state', fits.snapshot!, VIEW), { ok: true, lines: [`blob of ${15 * MIB} bytes`] });
+    assert.deepEqual(await host.render('big_state', fits.snapshot!, VIEW), {
+      ok: true,
+      lines: [`blob of ${15 * MIB} bytes`],
+    });
     const over = await besideHealthy(host, host.call('big_state', { mib: 17 }));
     assert.equal(firstLine(over.content), `${FILE}:49: ctx:show: state too large (more than 16 MiB encoded)`);
   });
@@ -63,7 +66,10 @@ describe('results, titles, errors and log lines', () => {
     const host = await crossingHost();
     const over = await besideHealthy(host, host.call('big_result', { mib: 17 }));
     assert.equal(over.status, 'error');
-    assert.equal(over.content, 'run returned a result of 17,825,792 bytes, more than the 16 MiB a result may hold; write large output to a file in ctx.spill_dir and return a summary');
+    assert.equal(
+      over.content,
+      'run returned a result of 17,825,792 bytes, more than the 16 MiB a result may hold; write large output to a file in ctx.spill_dir and return a summary',
+    );
     const fits = await besideHealthy(host, host.call('big_result', { mib: 15 }));
     assert.equal(fits.status, 'ok');
     assert.equal(readFileSync(fits.spillPath!).length, 15 * MIB);
@@ -96,15 +102,24 @@ describe('results, titles, errors and log lines', () => {
     const lines: string[] = [];
     const result = await besideHealthy(host, host.call('huge_log', {}, { onLog: (line) => lines.push(line) }));
     assert.equal(result.content, 'printed');
-    assert.deepEqual(lines, ['after', "[moonpool: 1 more lines (40,000,000 characters) of this call's log were dropped past its 1,000,000-character limit]"]);
+    assert.deepEqual(lines, [
+      'after',
+      "[moonpool: 1 more lines (40,000,000 characters) of this call's log were dropped past its 1,000,000-character limit]",
+    ]);
   });
 
   test('render output past 4 MiB (one 100 KB line reached 200 times) is refused as the render reason', async () => {
     // The size is the point here, not the time: a budget no loaded machine reaches.
     const host = await startHost('crossing', { loadTimeoutMs: 30_000, renderBudgetMs: 600_000 });
     const shown = await host.call('huge_render', {});
-    assert.deepEqual(await host.render('huge_render', shown.snapshot!, VIEW), { ok: false, reason: 'render returned more than 4 MiB of lines' });
-    assert.deepEqual(await host.render('big_state', (await host.call('big_state', { mib: 0.001 })).snapshot!, VIEW), { ok: true, lines: ['blob of 1048 bytes'] });
+    assert.deepEqual(await host.render('huge_render', shown.snapshot!, VIEW), {
+      ok: false,
+      reason: 'render returned more than 4 MiB of lines',
+    });
+    assert.deepEqual(await host.render('big_state', (await host.call('big_state', { mib: 0.001 })).snapshot!, VIEW), {
+      ok: true,
+      lines: ['blob of 1048 bytes'],
+    });
   });
 });
 
@@ -115,13 +130,17 @@ test("moonpool's natives reached through debug.getupvalue hold their bounds too"
   assert.equal(result.content, 'survived');
   assert.equal(result.title, undefined);
   assert.deepEqual(decodeMsgpack(result.snapshot!), { after: true });
-  assert.deepEqual(lines, ["[moonpool: 1 more lines (10,485,760 characters) of this call's log were dropped past its 1,000,000-character limit]"]);
+  assert.deepEqual(lines, [
+    "[moonpool: 1 more lines (10,485,760 characters) of this call's log were dropped past its 1,000,000-character limit]",
+  ]);
 });
 
 describe('registry:add', () => {
   test('a DAG in parameters and a 2 MiB description are diagnostics naming the limit at their fields, and the other tools load', async () => {
     const host = await crossingHost();
-    const tooLarge = host.diagnostics().filter((diagnostic) => diagnostic.message.includes('definition too large (more than 1 MiB encoded)'));
+    const tooLarge = host
+      .diagnostics()
+      .filter((diagnostic) => diagnostic.message.includes('definition too large (more than 1 MiB encoded)'));
     assert.deepEqual(
       tooLarge.map((diagnostic) => [diagnostic.tool, diagnostic.line]),
       [
@@ -136,7 +155,10 @@ describe('registry:add', () => {
   test('past 10,000 registry:add calls the rest are not read, with a diagnostic saying how many', async () => {
     const host = await startHost('many-tools', { loadTimeoutMs: 60_000 });
     const messages = host.diagnostics().map((diagnostic) => diagnostic.message);
-    assert.ok(messages.includes('2,001 of 12,001 tool definitions were not read: a config may define at most 10,000 tools'), messages.slice(0, 3).join('\n'));
+    assert.ok(
+      messages.includes('2,001 of 12,001 tool definitions were not read: a config may define at most 10,000 tools'),
+      messages.slice(0, 3).join('\n'),
+    );
     assert.equal(host.tools().length, 10_000);
     assert.equal((await host.call('echo', { text: 'still here' })).content, 'still here');
   });

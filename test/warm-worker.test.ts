@@ -20,7 +20,10 @@ test('the first call takes the warmed worker, however far along its start is: no
   for (let round = 0; round < 3; round++) {
     const host = await startHost('warm-worker', { warmModuleWorker: true });
     assert.equal((await host.call('first', {})).content, 'nil');
-    assert.deepEqual(Object.values(host.stats().modules).map((pool) => pool.alive), [1]);
+    assert.deepEqual(
+      Object.values(host.stats().modules).map((pool) => pool.alive),
+      [1],
+    );
     await host.close();
   }
 });
@@ -38,7 +41,11 @@ test('a host whose config fails to load closes its warmed worker', async () => {
 test('`moonpool call` on a config that fails to load exits at once, its warmed worker gone with it', () => {
   const dir = tempDir();
   writeFileSync(join(dir, 'init.lua'), 'error("broken at load")\n');
-  const call = spawnSync(process.execPath, [CLI, 'call', 'anything', '--config', join(dir, 'init.lua'), '--state-dir', join(dir, 'state')], { encoding: 'utf8', timeout: 30_000 });
+  const call = spawnSync(
+    process.execPath,
+    [CLI, 'call', 'anything', '--config', join(dir, 'init.lua'), '--state-dir', join(dir, 'state')],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
   assert.equal(call.status, 2, call.stderr);
   assert.match(call.stderr, /broken at load/);
 });

@@ -8,7 +8,11 @@ import { ToolHost } from '../core/index.js';
 import { FIXTURES } from './helpers.js';
 
 const [stateDir, cancels, maxSeconds] = process.argv.slice(2);
-const host = await ToolHost.start({ config: join(FIXTURES, 'faults', 'init.lua'), stateDir: stateDir!, maxThreadsPerModule: 2 });
+const host = await ToolHost.start({
+  config: join(FIXTURES, 'faults', 'init.lua'),
+  stateDir: stateDir!,
+  maxThreadsPerModule: 2,
+});
 const deadline = Date.now() + Number(maxSeconds) * 1000;
 let cancelled = 0;
 let healthy = 0;

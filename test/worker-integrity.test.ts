@@ -20,7 +20,12 @@ describe('yields that reach the entry thread', () => {
   test('a top-level coroutine.yield of a 1,000-deep table is the native error, and the module keeps its state', async () => {
     const host = await integrityHost();
     assert.equal((await host.call('counter', {})).content, '1');
-    const results = await Promise.all([host.call('yield_top', {}), host.call('counter', {}), host.call('yield_top', {}), host.call('counter', {})]);
+    const results = await Promise.all([
+      host.call('yield_top', {}),
+      host.call('counter', {}),
+      host.call('yield_top', {}),
+      host.call('counter', {}),
+    ]);
     for (const yielded of [results[0], results[2]]) {
       assert.equal(yielded.status, 'error');
       assert.match(yielded.content, /^attempt to yield from outside a coroutine\n/);
@@ -34,7 +39,10 @@ describe('yields that reach the entry thread', () => {
     for (const args of [{ count: 0 }, {}]) {
       const result = await host.call('yield_raw', args);
       assert.equal(result.status, 'error');
-      assert.match(result.content, /^attempt to yield from outside a coroutine\nstack traceback:\n\t\[C\]: in function 'coroutine\.yield'/);
+      assert.match(
+        result.content,
+        /^attempt to yield from outside a coroutine\nstack traceback:\n\t\[C\]: in function 'coroutine\.yield'/,
+      );
     }
     assert.equal((await host.call('counter', {})).content, '1');
     assert.equal((await host.call('counter', {})).content, '2');
@@ -82,7 +90,10 @@ describe('WebAssembly traps', () => {
     const host = await integrityHost();
     const trapped = await host.render('trap', encodeMsgpack({}), VIEW);
     assert.deepEqual(trapped, { ok: false, reason: `render crashed its worker: ${TRAP}` });
-    assert.deepEqual(await host.render('trap_counter', encodeMsgpack({ count: 7 }), VIEW), { ok: true, lines: ['count 7'] });
+    assert.deepEqual(await host.render('trap_counter', encodeMsgpack({ count: 7 }), VIEW), {
+      ok: true,
+      lines: ['count 7'],
+    });
     await host.call('trap_counter', {});
     assert.equal(host.stats().modules[join(MODULES, 'traps.lua')]!.crashes, 1);
   });
@@ -92,7 +103,10 @@ describe('WebAssembly traps', () => {
     const tool = host.allTools().find((entry) => entry.name === 'available_trap')!;
     assert.equal(tool.available, false);
     assert.equal(tool.unavailableReason, `available() crashed its worker: ${TRAP}`);
-    assert.deepEqual(await host.render('trap_counter', encodeMsgpack({ count: 1 }), VIEW), { ok: true, lines: ['count 1'] });
+    assert.deepEqual(await host.render('trap_counter', encodeMsgpack({ count: 1 }), VIEW), {
+      ok: true,
+      lines: ['count 1'],
+    });
   });
 });
 
@@ -136,6 +150,9 @@ describe("a tool's own debug hook", () => {
 
   test('clearing the hook with debug.sethook() does not switch off the render budget', async () => {
     const host = await integrityHost();
-    assert.deepEqual(await host.render('own_hooks', encodeMsgpack({}), VIEW), { ok: false, reason: 'render failed: took longer than its 50 ms budget' });
+    assert.deepEqual(await host.render('own_hooks', encodeMsgpack({}), VIEW), {
+      ok: false,
+      reason: 'render failed: took longer than its 50 ms budget',
+    });
   });
 });

@@ -17,7 +17,10 @@ function requireInChild(file: string): { type: string; esModules: string[]; trac
     const esModules = Object.keys(require.cache).filter((path) => path.includes('/dist/') && path.endsWith('.js'));
     process.stdout.write(JSON.stringify({ type: typeof loaded, esModules }));
   `;
-  const run = spawnSync(process.execPath, ['--trace-require-module=all', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  const run = spawnSync(process.execPath, ['--trace-require-module=all', '-e', script], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   assert.equal(run.status, 0, run.stderr);
   return { ...(JSON.parse(run.stdout) as { type: string; esModules: string[] }), trace: run.stderr };
 }
@@ -46,7 +49,10 @@ test('the CommonJS entry serves calls: the ES worker module loads through import
 });
 
 test('workers terminated again and again while they load never take the process down', { timeout: 120_000 }, () => {
-  const run = spawnSync(process.execPath, [join(ROOT, 'dist', 'test', 'worker-churn.js'), tempDir(), '600', '40'], { encoding: 'utf8', timeout: 100_000 });
+  const run = spawnSync(process.execPath, [join(ROOT, 'dist', 'test', 'worker-churn.js'), tempDir(), '600', '40'], {
+    encoding: 'utf8',
+    timeout: 100_000,
+  });
   assert.equal(run.signal, null, `the churn process died of ${run.signal}: ${run.stderr}`);
   assert.equal(run.status, 0, run.stderr);
   const summary = JSON.parse(run.stdout) as { calls: number; cancelled: number; healthy: number; wrong: number };

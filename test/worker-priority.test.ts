@@ -15,30 +15,37 @@ function niceOf(threadId: string): number {
   return Number(fields[19 - 3]);
 }
 
-describe('worker priority', { skip: process.platform !== 'linux' && 'nice values are per thread on Linux only' }, () => {
-  test("a short call runs on its worker's thread at nice 0, and leaves it there", async () => {
-    const host = await startHost('priority');
-    const result = await host.call('reports', {});
-    assert.equal(result.status, 'ok');
-    const [threadId, nice] = result.content.split(' ');
-    assert.equal(nice, '0');
-    assert.equal(niceOf(threadId!), 0);
-  });
+describe(
+  'worker priority',
+  { skip: process.platform !== 'linux' && 'nice values are per thread on Linux only' },
+  () => {
+    test("a short call runs on its worker's thread at nice 0, and leaves it there", async () => {
+      const host = await startHost('priority');
+      const result = await host.call('reports', {});
+      assert.equal(result.status, 'ok');
+      const [threadId, nice] = result.content.split(' ');
+      assert.equal(nice, '0');
+      assert.equal(niceOf(threadId!), 0);
+    });
 
-  test('a call spinning without a checkpoint has its thread lowered to nice 10 while it runs', async () => {
-    const host = await startHost('priority', { timeoutMs: 120_000 });
-    let threadId: string | undefined;
-    const stop = new AbortController();
-    const result = host.call('spins', {}, { onTitle: (title) => (threadId = title), signal: stop.signal });
-    assert.ok(await eventually(() => threadId !== undefined && niceOf(threadId) === 10, 60_000), `thread ${threadId} not lowered`);
-    stop.abort();
-    assert.equal((await result).status, 'cancelled');
-  });
+    test('a call spinning without a checkpoint has its thread lowered to nice 10 while it runs', async () => {
+      const host = await startHost('priority', { timeoutMs: 120_000 });
+      let threadId: string | undefined;
+      const stop = new AbortController();
+      const result = host.call('spins', {}, { onTitle: (title) => (threadId = title), signal: stop.signal });
+      assert.ok(
+        await eventually(() => threadId !== undefined && niceOf(threadId) === 10, 60_000),
+        `thread ${threadId} not lowered`,
+      );
+      stop.abort();
+      assert.equal((await result).status, 'cancelled');
+    });
 
-  test('a command started by capture runs at nice 10', async () => {
-    const host = await startHost('priority');
-    const result = await host.call('commands', {});
-    assert.equal(result.status, 'ok');
-    assert.equal(result.content.trim(), '10');
-  });
-});
+    test('a command started by capture runs at nice 10', async () => {
+      const host = await startHost('priority');
+      const result = await host.call('commands', {});
+      assert.equal(result.status, 'ok');
+      assert.equal(result.content.trim(), '10');
+    });
+  },
+);

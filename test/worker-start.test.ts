@@ -12,7 +12,11 @@ test('a missing worker file ends the command with its reason, not a spin', { tim
   cpSync(join(ROOT, 'dist'), join(install, 'dist'), { recursive: true });
   rmSync(join(install, 'dist', 'workers', 'lua-worker-entry.cjs'));
   for (const name of ['workers', 'node_modules', 'package.json']) symlinkSync(join(ROOT, name), join(install, name));
-  const run = spawnSync(process.execPath, [join(install, 'dist', 'ui', 'cli.js'), 'list', '--config', join(FIXTURES, 'snapshots')], { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' });
+  const run = spawnSync(
+    process.execPath,
+    [join(install, 'dist', 'ui', 'cli.js'), 'list', '--config', join(FIXTURES, 'snapshots')],
+    { encoding: 'utf8', timeout: 30_000, killSignal: 'SIGKILL' },
+  );
   assert.equal(run.status, 2, `${run.signal ?? ''} ${run.stderr}`);
   assert.match(run.stderr, /a worker could not start: .*lua-worker-entry\.cjs/);
 });

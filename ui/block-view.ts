@@ -92,7 +92,11 @@ export function spinnerFrame(elapsedMs: number): string {
 
 /** The render view a block of `layout.width` columns offers a tool's `render`: its body's room. */
 export function renderView(layout: Pick<BlockLayout, 'width' | 'expand'>): RenderView {
-  return { width: bodyWidth(layout.width), height: layout.expand ? EXPANDED_RENDER_LINES : COLLAPSED_BODY_LINES, expand: layout.expand };
+  return {
+    width: bodyWidth(layout.width),
+    height: layout.expand ? EXPANDED_RENDER_LINES : COLLAPSED_BODY_LINES,
+    expand: layout.expand,
+  };
 }
 
 function bodyWidth(blockWidth: number): number {
@@ -102,7 +106,14 @@ function bodyWidth(blockWidth: number): number {
 /** The header's parts for a line of `width` columns (the title is what gets cut). */
 export function blockHeader(facts: BlockFacts, width: number): BlockHeader {
   const mark = facts.state === 'running' ? spinnerFrame(facts.elapsedMs) : STATUS_MARKS[facts.state];
-  const status = facts.state === 'ok' || facts.kind === 'note' ? '' : facts.state !== 'running' ? `  ${sanitizeLine(facts.state)}` : facts.queued === undefined ? '' : `  queued #${facts.queued}`;
+  const status =
+    facts.state === 'ok' || facts.kind === 'note'
+      ? ''
+      : facts.state !== 'running'
+        ? `  ${sanitizeLine(facts.state)}`
+        : facts.queued === undefined
+          ? ''
+          : `  queued #${facts.queued}`;
   const elapsed = facts.kind === 'call' ? formatElapsed(facts.elapsedMs) : '';
   // Five columns of separators and one spare: a row of the terminal's exact width wraps in some.
   const room = width - columns(mark) - columns(facts.tool) - columns(status) - columns(elapsed) - 6;
@@ -118,7 +129,10 @@ export function plainHeader(header: BlockHeader): string {
 function sourceLines(facts: BlockFacts): { lines: string[]; note?: string } {
   const { rendered } = facts;
   if (rendered?.ok) return { lines: rendered.lines.map((line) => sanitizeLine(line)) };
-  const note = rendered && !rendered.ok && rendered.reason ? `(${sanitizeLine(rendered.reason)}; showing the text instead)` : undefined;
+  const note =
+    rendered && !rendered.ok && rendered.reason
+      ? `(${sanitizeLine(rendered.reason)}; showing the text instead)`
+      : undefined;
   const withNote = (lines: string[]): { lines: string[]; note?: string } => (note ? { lines, note } : { lines });
   if (facts.state === 'running') {
     if (facts.recentLogs === undefined) return withNote([]);
@@ -141,12 +155,18 @@ export function blockBody(facts: BlockFacts, layout: BlockLayout): BlockBody {
   const rows = lines.flatMap((line) => wrapColumns(line, width));
   const noteRows = note === undefined ? [] : wrapColumns(note, width);
   if (layout.expand || facts.kind === 'note') return { rows, noteRows };
-  const shownNote = noteRows.length <= COLLAPSED_NOTE_LINES ? noteRows : [...noteRows.slice(0, COLLAPSED_NOTE_LINES - 1), fitColumns(`${noteRows[COLLAPSED_NOTE_LINES - 1]!}…`, width)];
+  const shownNote =
+    noteRows.length <= COLLAPSED_NOTE_LINES
+      ? noteRows
+      : [...noteRows.slice(0, COLLAPSED_NOTE_LINES - 1), fitColumns(`${noteRows[COLLAPSED_NOTE_LINES - 1]!}…`, width)];
   return { rows: collapse(rows, COLLAPSED_BODY_LINES - shownNote.length, layout.expandHint), noteRows: shownNote };
 }
 
 /** The block as plain lines (replay, the live block): the header fitted to the width, then the body indented. */
 export function plainBlockLines(facts: BlockFacts, layout: BlockLayout): string[] {
   const body = blockBody(facts, layout);
-  return [fitColumns(plainHeader(blockHeader(facts, layout.width)), layout.width), ...[...body.rows, ...body.noteRows].map((row) => `${BODY_INDENT}${row}`)];
+  return [
+    fitColumns(plainHeader(blockHeader(facts, layout.width)), layout.width),
+    ...[...body.rows, ...body.noteRows].map((row) => `${BODY_INDENT}${row}`),
+  ];
 }

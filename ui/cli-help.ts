@@ -11,14 +11,46 @@ interface CommandHelp {
 const SHARED = ['--config', '--cwd', '--state-dir', '--keep-sessions'];
 
 const HELP: Record<Command, CommandHelp> = {
-  dash: { usage: 'moonpool [dash] [--session ID] [--watch]', about: 'The terminal dashboard: type a tool name and its JSON arguments, or /help.', options: [...SHARED, '--session', '--timeout', '--cpu-slots', '--watch'] },
-  list: { usage: 'moonpool list [--json] [--format anthropic|openai|mcp]', about: 'The available tools, as a table, as JSON, or as a model API expects them.', options: [...SHARED] },
-  call: { usage: 'moonpool call TOOL [JSON] [--json]', about: 'Runs a tool once and prints its result (stdout; stderr when it failed). Ctrl-C cancels it (exit 130).', options: [...SHARED, '--session', '--timeout', '--cpu-slots'] },
-  check: { usage: 'moonpool check [--strict]', about: 'Loads the config and prints every problem as file:line: message.', options: ['--config', '--cwd', '--strict'] },
-  replay: { usage: 'moonpool replay SESSION|last [--width N] [--expand]', about: "A session's blocks, re-rendered with the current config; nothing runs.", options: ['--config', '--state-dir'] },
-  sessions: { usage: 'moonpool sessions [--json] [--all]', about: 'The recorded sessions, oldest first (the newest 20 without --all).', options: ['--state-dir', '--keep-sessions', '--all'] },
-  mcp: { usage: 'moonpool mcp [--watch]', about: "Serves the config's tools over MCP on stdio (never the bundled demo).", options: [...SHARED, '--session', '--timeout', '--cpu-slots', '--watch'] },
-  new: { usage: 'moonpool new NAME [--dir DIR]', about: 'Writes a new tool module to start from (never overwrites a file).', options: ['--config', '--dir'] },
+  dash: {
+    usage: 'moonpool [dash] [--session ID] [--watch]',
+    about: 'The terminal dashboard: type a tool name and its JSON arguments, or /help.',
+    options: [...SHARED, '--session', '--timeout', '--cpu-slots', '--watch'],
+  },
+  list: {
+    usage: 'moonpool list [--json] [--format anthropic|openai|mcp]',
+    about: 'The available tools, as a table, as JSON, or as a model API expects them.',
+    options: [...SHARED],
+  },
+  call: {
+    usage: 'moonpool call TOOL [JSON] [--json]',
+    about: 'Runs a tool once and prints its result (stdout; stderr when it failed). Ctrl-C cancels it (exit 130).',
+    options: [...SHARED, '--session', '--timeout', '--cpu-slots'],
+  },
+  check: {
+    usage: 'moonpool check [--strict]',
+    about: 'Loads the config and prints every problem as file:line: message.',
+    options: ['--config', '--cwd', '--strict'],
+  },
+  replay: {
+    usage: 'moonpool replay SESSION|last [--width N] [--expand]',
+    about: "A session's blocks, re-rendered with the current config; nothing runs.",
+    options: ['--config', '--state-dir'],
+  },
+  sessions: {
+    usage: 'moonpool sessions [--json] [--all]',
+    about: 'The recorded sessions, oldest first (the newest 20 without --all).',
+    options: ['--state-dir', '--keep-sessions', '--all'],
+  },
+  mcp: {
+    usage: 'moonpool mcp [--watch]',
+    about: "Serves the config's tools over MCP on stdio (never the bundled demo).",
+    options: [...SHARED, '--session', '--timeout', '--cpu-slots', '--watch'],
+  },
+  new: {
+    usage: 'moonpool new NAME [--dir DIR]',
+    about: 'Writes a new tool module to start from (never overwrites a file).',
+    options: ['--config', '--dir'],
+  },
 };
 
 /** The lines of USAGE that describe `option` (its line and the indented ones after it). */
@@ -38,5 +70,13 @@ export function isCommand(name: string): name is Command {
 export function helpText(topic?: Command): string {
   if (topic === undefined) return USAGE;
   const help = HELP[topic];
-  return [`Usage: ${help.usage}`, '', help.about, '', 'Options:', ...help.options.flatMap(optionLines), ...optionLines('-h,')].join('\n');
+  return [
+    `Usage: ${help.usage}`,
+    '',
+    help.about,
+    '',
+    'Options:',
+    ...help.options.flatMap(optionLines),
+    ...optionLines('-h,'),
+  ].join('\n');
 }

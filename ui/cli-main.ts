@@ -78,7 +78,9 @@ export async function main(argv: string[], output: Output = process): Promise<Cl
   // moonpool's own files failing cost the records and spill files only: one line says so.
   if (stats.sessionLogFailures > 0) {
     const why = host.sessionLogWarnings().at(-1);
-    output.stderr.write(`moonpool: ${stats.sessionLogFailures} call record${stats.sessionLogFailures === 1 ? ' was' : 's were'} not written to the session log${why === undefined ? '' : `: ${why}`}\n`);
+    output.stderr.write(
+      `moonpool: ${stats.sessionLogFailures} call record${stats.sessionLogFailures === 1 ? ' was' : 's were'} not written to the session log${why === undefined ? '' : `: ${why}`}\n`,
+    );
   }
   return { exitCode, stuckThreads: stats.stuckThreads, servedMcp };
 }
@@ -90,7 +92,11 @@ function usageLine(error: UsageError, command: CliInput['command'] | undefined):
   return `moonpool: ${error.message}; see '${commandAsRun()} help${topic === undefined ? '' : ` ${topic}`}'\n`;
 }
 
-async function runCli(argv: string[], output: Output, opened: (host: ToolHost, command: CliInput['command']) => void): Promise<number> {
+async function runCli(
+  argv: string[],
+  output: Output,
+  opened: (host: ToolHost, command: CliInput['command']) => void,
+): Promise<number> {
   let input: CliInput;
   try {
     input = parseCli(argv);
@@ -104,7 +110,9 @@ async function runCli(argv: string[], output: Output, opened: (host: ToolHost, c
     return 0;
   }
   if (input.command === 'version') {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     output.stdout.write(`${manifest.version}\n`);
     return 0;
   }

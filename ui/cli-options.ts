@@ -99,7 +99,10 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'v', default: false },
 } as const;
 
-const OPTION_SPELLINGS = Object.entries(OPTIONS).flatMap(([name, option]) => [`--${name}`, ...('short' in option ? [`-${option.short}`] : [])]);
+const OPTION_SPELLINGS = Object.entries(OPTIONS).flatMap(([name, option]) => [
+  `--${name}`,
+  ...('short' in option ? [`-${option.short}`] : []),
+]);
 
 /** node:util's parse error, said as moonpool says a usage error: the option as typed, the one meant. */
 function optionProblem(error: Error & { code?: string }): string {
@@ -108,7 +111,9 @@ function optionProblem(error: Error & { code?: string }): string {
     const meant = closestName(unknown, OPTION_SPELLINGS);
     return `unknown option '${unknown}'${meant ? ` (did you mean '${meant}'?)` : ''}`;
   }
-  const missing = /^Option '(-\w, )?(--[\w-]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(error.message)?.[2];
+  const missing = /^Option '(-\w, )?(--[\w-]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(
+    error.message,
+  )?.[2];
   if (missing !== undefined) return `${missing} needs a value`;
   const flag = /^Option '(-\w, )?(--[\w-]+)' does not take an argument/.exec(error.message)?.[2];
   if (flag !== undefined) return `${flag} takes no value`;
@@ -137,25 +142,53 @@ export function parseCli(argv: string[]): CliInput {
   let command: CliInput['command'];
   if (first === 'help') {
     const topic = rest[0];
-    if (topic !== undefined && !(COMMANDS as readonly string[]).includes(topic)) throw new UsageError(unknownCommand(topic));
-    return { command: 'help', ...(topic === undefined ? {} : { helpTopic: topic as Command }), positionals: [], json: false, all: false, expand: false, watch: false, strict: false };
+    if (topic !== undefined && !(COMMANDS as readonly string[]).includes(topic))
+      throw new UsageError(unknownCommand(topic));
+    return {
+      command: 'help',
+      ...(topic === undefined ? {} : { helpTopic: topic as Command }),
+      positionals: [],
+      json: false,
+      all: false,
+      expand: false,
+      watch: false,
+      strict: false,
+    };
   }
   if (values.version) command = 'version';
   else if (first === undefined) command = values.help ? 'help' : 'dash';
   else if ((COMMANDS as readonly string[]).includes(first)) command = first as Command;
   else throw new UsageError(unknownCommand(first));
   if (values.help) {
-    return { command: 'help', ...(first === undefined ? {} : { helpTopic: command as Command }), positionals: [], json: false, all: false, expand: false, watch: false, strict: false };
+    return {
+      command: 'help',
+      ...(first === undefined ? {} : { helpTopic: command as Command }),
+      positionals: [],
+      json: false,
+      all: false,
+      expand: false,
+      watch: false,
+      strict: false,
+    };
   }
   const topic = command === 'version' || command === 'help' ? undefined : command;
   const usage = (message: string): UsageError => new UsageError(message, topic);
 
-  const input: CliInput = { command, positionals: rest, json: values.json, all: values.all, expand: values.expand, watch: values.watch, strict: values.strict };
+  const input: CliInput = {
+    command,
+    positionals: rest,
+    json: values.json,
+    all: values.all,
+    expand: values.expand,
+    watch: values.watch,
+    strict: values.strict,
+  };
   if (values.config !== undefined) input.config = values.config;
   if (values.cwd !== undefined) input.cwd = values.cwd;
   if (values['state-dir'] !== undefined) input.stateDir = values['state-dir'];
   if (values.session !== undefined) {
-    if (!SESSION_ID_PATTERN.test(values.session)) throw usage(`--session takes a session id: 1-64 letters, digits, _ and - (got '${values.session}')`);
+    if (!SESSION_ID_PATTERN.test(values.session))
+      throw usage(`--session takes a session id: 1-64 letters, digits, _ and - (got '${values.session}')`);
     input.session = values.session;
   }
   if (values.format !== undefined) input.format = values.format;
@@ -163,17 +196,20 @@ export function parseCli(argv: string[]): CliInput {
   if (values['keep-sessions'] !== undefined) input.keepSessions = values['keep-sessions'];
   if (values.width !== undefined) {
     const width = Number(values.width);
-    if (!Number.isInteger(width) || width < 20) throw usage(`--width takes a whole number of columns, at least 20 (got '${values.width}')`);
+    if (!Number.isInteger(width) || width < 20)
+      throw usage(`--width takes a whole number of columns, at least 20 (got '${values.width}')`);
     input.width = width;
   }
   if (values.timeout !== undefined) {
     const seconds = Number(values.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0) throw usage(`--timeout takes a positive number of seconds (got '${values.timeout}')`);
+    if (!Number.isFinite(seconds) || seconds <= 0)
+      throw usage(`--timeout takes a positive number of seconds (got '${values.timeout}')`);
     input.timeoutSeconds = seconds;
   }
   if (values['cpu-slots'] !== undefined) {
     const slots = Number(values['cpu-slots']);
-    if (!Number.isInteger(slots) || slots < 1) throw usage(`--cpu-slots takes a whole number, at least 1 (got '${values['cpu-slots']}')`);
+    if (!Number.isInteger(slots) || slots < 1)
+      throw usage(`--cpu-slots takes a whole number, at least 1 (got '${values['cpu-slots']}')`);
     input.cpuSlots = slots;
   }
   return input;

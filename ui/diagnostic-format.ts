@@ -12,7 +12,9 @@ function likelyCause(diagnostic: Diagnostic): string {
   if (!diagnostic.file || !diagnostic.line || !/ expected .*near /.test(diagnostic.message)) return '';
   try {
     const source = readFileSync(diagnostic.file);
-    return source.length > MAX_HINT_SOURCE_BYTES ? '' : missingCommaHint(diagnostic.message, source.toString('utf8'), diagnostic.line);
+    return source.length > MAX_HINT_SOURCE_BYTES
+      ? ''
+      : missingCommaHint(diagnostic.message, source.toString('utf8'), diagnostic.line);
   } catch {
     return '';
   }
@@ -24,7 +26,9 @@ export function displayPath(file: string, cwd = process.cwd()): string {
 }
 
 export function formatDiagnostic(diagnostic: Diagnostic): string {
-  const where = diagnostic.file ? `${displayPath(diagnostic.file)}${diagnostic.line ? `:${diagnostic.line}` : ''}: ` : '';
+  const where = diagnostic.file
+    ? `${displayPath(diagnostic.file)}${diagnostic.line ? `:${diagnostic.line}` : ''}: `
+    : '';
   const severity = diagnostic.severity === 'warning' ? 'warning: ' : '';
   return `${where}${severity}${diagnostic.message}${likelyCause(diagnostic)}`;
 }

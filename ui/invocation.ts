@@ -20,7 +20,11 @@ export function commandAsRun(): string {
   if (asRun !== undefined) return asRun;
   const script = process.argv[1];
   const self = script === undefined ? undefined : realPath(script);
-  const onPath = (process.env['PATH'] ?? '').split(delimiter).filter(Boolean).map((dir) => realPath(join(dir, 'moonpool')));
-  asRun = self === undefined || onPath.includes(self) || script === undefined ? 'moonpool' : `node ${displayPath(script)}`;
+  const onPath = (process.env['PATH'] ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => realPath(join(dir, 'moonpool')));
+  asRun =
+    self === undefined || onPath.includes(self) || script === undefined ? 'moonpool' : `node ${displayPath(script)}`;
   return asRun;
 }

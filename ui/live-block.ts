@@ -82,7 +82,16 @@ export class LiveBlock {
 
   private draw(): void {
     if (this.finished) return;
-    const facts: BlockFacts = { kind: 'call', state: 'running', tool: this.tool, title: this.title, elapsedMs: Date.now() - this.started, content: '', rendered: this.rendered, queued: this.queued };
+    const facts: BlockFacts = {
+      kind: 'call',
+      state: 'running',
+      tool: this.tool,
+      title: this.title,
+      elapsedMs: Date.now() - this.started,
+      content: '',
+      rendered: this.rendered,
+      queued: this.queued,
+    };
     const lines = plainBlockLines(facts, this.layout());
     this.stream.write(`${lines.join('\n')}\n`);
     this.drawnLines = lines.length;

@@ -2,7 +2,14 @@
 // used, and refusing it for `mcp`, whose client is a model that would get the demo's `sh`), the options every command shares, and for the commands that record calls, a state
 // directory they can write (checked at start, so an unusable one is one line and exit 2).
 import { resolve } from 'node:path';
-import { defaultStateDir, MoonpoolError, ToolHost, resolveConfig, stateDirProblem, type ResolvedConfig } from '../core/index.js';
+import {
+  defaultStateDir,
+  MoonpoolError,
+  ToolHost,
+  resolveConfig,
+  stateDirProblem,
+  type ResolvedConfig,
+} from '../core/index.js';
 import type { CliInput } from './cli-options.js';
 import { displayPath } from './diagnostic-format.js';
 import { retentionOptions } from './retention-option.js';
@@ -31,7 +38,10 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
   // An MCP client often starts servers without the user's environment ($XDG_CONFIG_HOME): serving
   // the demo then would hand a model a shell by accident, and the client would hide the notice.
   if (config.source === 'bundled' && input.command === 'mcp') {
-    throw new MoonpoolError('CONFIG_NOT_FOUND', `no config found (--config, $MOONPOOL_CONFIG, ${displayPath(config.userFile ?? '~/.config/moonpool/init.lua')}); mcp does not serve the bundled demo: pass --config FILE`);
+    throw new MoonpoolError(
+      'CONFIG_NOT_FOUND',
+      `no config found (--config, $MOONPOOL_CONFIG, ${displayPath(config.userFile ?? '~/.config/moonpool/init.lua')}); mcp does not serve the bundled demo: pass --config FILE`,
+    );
   }
   const notice = configNotice(config);
   // The dashboard shows it on its own screen: printed here, it would stay hidden until it quits.

@@ -19,9 +19,15 @@ function flushed(stream: NodeJS.WritableStream): Promise<boolean> {
   });
 }
 
-export async function exitLeavingStuckThreads(stuckThreads: number, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): Promise<never> {
+export async function exitLeavingStuckThreads(
+  stuckThreads: number,
+  stdout: NodeJS.WritableStream,
+  stderr: NodeJS.WritableStream,
+): Promise<never> {
   const threads = stuckThreads === 1 ? '1 worker thread is' : `${stuckThreads} worker threads are`;
-  stderr.write(`moonpool: ${threads} stuck in a system call and cannot be stopped; exiting without waiting for ${stuckThreads === 1 ? 'it' : 'them'}\n`);
+  stderr.write(
+    `moonpool: ${threads} stuck in a system call and cannot be stopped; exiting without waiting for ${stuckThreads === 1 ? 'it' : 'them'}\n`,
+  );
   await Promise.all([flushed(stdout), flushed(stderr)]);
   process.kill(process.pid, 'SIGKILL');
   // SIGKILL is not delivered synchronously on every platform: never return into the caller.

@@ -5,7 +5,8 @@
 /* eslint-disable no-control-regex -- finding control characters is what this module is for */
 
 // CSI (ESC [ … final), OSC (ESC ] … BEL or ESC \), other ESC sequences, and C1 controls.
-const ESCAPE_SEQUENCE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[@-Z\\-_]?|[\x80-\x9f]/g;
+const ESCAPE_SEQUENCE =
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[@-Z\\-_]?|[\x80-\x9f]/g;
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/g;
 
 export function sanitizeLine(text: string, tabWidth = 4): string {

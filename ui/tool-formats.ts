@@ -14,7 +14,10 @@ export function formatTool(tool: ToolInfo, format: ToolFormat): Record<string, u
     case 'anthropic':
       return { name: tool.name, description: tool.description, input_schema: tool.parameters };
     case 'openai':
-      return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+      return {
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      };
     case 'mcp':
       return {
         name: tool.name,

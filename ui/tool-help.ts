@@ -33,7 +33,9 @@ const SHOWN_ENUM_VALUES = 6;
 function propertiesOf(parameters: unknown): [string, PropertySchema][] {
   const properties = (parameters as ObjectSchema | null)?.properties;
   if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) return [];
-  return Object.entries(properties).filter((entry): entry is [string, PropertySchema] => entry[1] !== null && typeof entry[1] === 'object');
+  return Object.entries(properties).filter(
+    (entry): entry is [string, PropertySchema] => entry[1] !== null && typeof entry[1] === 'object',
+  );
 }
 
 function requiredOf(parameters: unknown): Set<string> {
@@ -47,7 +49,11 @@ function typeText(property: PropertySchema): string {
     return `one of ${values.join(', ')}${property.enum.length > SHOWN_ENUM_VALUES ? ', …' : ''}`;
   }
   if (property.const !== undefined) return `always ${JSON.stringify(property.const)}`;
-  const type = Array.isArray(property.type) ? property.type.join(' or ') : typeof property.type === 'string' ? property.type : 'any';
+  const type = Array.isArray(property.type)
+    ? property.type.join(' or ')
+    : typeof property.type === 'string'
+      ? property.type
+      : 'any';
   const items = property.items as PropertySchema | undefined;
   return type === 'array' && typeof items?.type === 'string' ? `array of ${items.type}` : type;
 }
@@ -60,7 +66,10 @@ function limitsText(property: PropertySchema): string[] {
   if (number(property.exclusiveMinimum)) limits.push(`over ${property.exclusiveMinimum}`);
   if (number(property.maximum)) limits.push(`at most ${property.maximum}`);
   if (number(property.exclusiveMaximum)) limits.push(`under ${property.exclusiveMaximum}`);
-  for (const [low, high, unit] of [[property.minLength, property.maxLength, 'characters'], [property.minItems, property.maxItems, 'items']] as const) {
+  for (const [low, high, unit] of [
+    [property.minLength, property.maxLength, 'characters'],
+    [property.minItems, property.maxItems, 'items'],
+  ] as const) {
     if (number(low) && number(high)) limits.push(`${low}-${high} ${unit}`);
     else if (number(low)) limits.push(`at least ${low} ${unit}`);
     else if (number(high)) limits.push(`at most ${high} ${unit}`);

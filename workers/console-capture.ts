@@ -3,7 +3,8 @@
 // worker, console output goes to the running call's log instead, or nowhere between calls.
 
 export function captureConsole(log: (text: string) => void): void {
-  const route = (...parts: unknown[]): void => log(parts.map((part) => (typeof part === 'string' ? part : String(part))).join(' '));
+  const route = (...parts: unknown[]): void =>
+    log(parts.map((part) => (typeof part === 'string' ? part : String(part))).join(' '));
   console.log = route;
   console.info = route;
   console.warn = route;

@@ -98,7 +98,12 @@ export class CountHook {
     const toolCount = tool && tool.mask & LUA_MASKCOUNT ? tool.count : 0;
     this.countsPerTick = toolCount > 0 ? Math.max(1, Math.round(HOOK_INSTRUCTIONS / toolCount)) : 1;
     this.counts = 0;
-    this.raw._lua_sethook(L, this.pointer, (tool?.mask ?? 0) | LUA_MASKCOUNT, toolCount > 0 ? toolCount : HOOK_INSTRUCTIONS);
+    this.raw._lua_sethook(
+      L,
+      this.pointer,
+      (tool?.mask ?? 0) | LUA_MASKCOUNT,
+      toolCount > 0 ? toolCount : HOOK_INSTRUCTIONS,
+    );
   }
 
   private onEvent(L: number, ar: number): void {
@@ -108,7 +113,8 @@ export class CountHook {
       this.onTick(L);
     }
     const tool = this.toolHooks.get(L);
-    if (tool && (event !== LUA_HOOKCOUNT || tool.mask & LUA_MASKCOUNT)) this.callToolHook(L, event, this.raw.HEAP32[(ar + CURRENTLINE_OFFSET) >> 2]!);
+    if (tool && (event !== LUA_HOOKCOUNT || tool.mask & LUA_MASKCOUNT))
+      this.callToolHook(L, event, this.raw.HEAP32[(ar + CURRENTLINE_OFFSET) >> 2]!);
   }
 
   /** What ldblib's hook does: calls the thread's hook function with the event's name and line. */

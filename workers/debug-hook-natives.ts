@@ -40,7 +40,12 @@ const LUA_MASKCOUNT = 8;
 
 /** ldblib's makemask: 'c', 'r', 'l' in the string, and a count. */
 function makeMask(letters: string, count: number): number {
-  return (letters.includes('c') ? LUA_MASKCALL : 0) | (letters.includes('r') ? LUA_MASKRET : 0) | (letters.includes('l') ? LUA_MASKLINE : 0) | (count > 0 ? LUA_MASKCOUNT : 0);
+  return (
+    (letters.includes('c') ? LUA_MASKCALL : 0) |
+    (letters.includes('r') ? LUA_MASKRET : 0) |
+    (letters.includes('l') ? LUA_MASKLINE : 0) |
+    (count > 0 ? LUA_MASKCOUNT : 0)
+  );
 }
 
 /** ldblib's unmakemask. */
@@ -48,10 +53,16 @@ function maskLetters(mask: number): string {
   return `${mask & LUA_MASKCALL ? 'c' : ''}${mask & LUA_MASKRET ? 'r' : ''}${mask & LUA_MASKLINE ? 'l' : ''}`;
 }
 
-export function createDebugHookNatives(raw: DebugHookApi, stack: LuaStack, hook: CountHook, cString: (text: string) => number): Record<string, NativeFunction> {
+export function createDebugHookNatives(
+  raw: DebugHookApi,
+  stack: LuaStack,
+  hook: CountHook,
+  cString: (text: string) => number,
+): Record<string, NativeFunction> {
   const modeKey = cString('__mode');
   /** The thread an optional first argument names (and how many arguments it took), else L. */
-  const threadArgument = (L: number): [number, number] => (raw._lua_type(L, 1) === LUA_TTHREAD ? [raw._lua_tothread(L, 1), 1] : [L, 0]);
+  const threadArgument = (L: number): [number, number] =>
+    raw._lua_type(L, 1) === LUA_TTHREAD ? [raw._lua_tothread(L, 1), 1] : [L, 0];
   /** Pushes the hook table, made as ldblib makes it when it is not there yet. */
   const pushHookTable = (L: number): void => {
     if (raw._luaL_getsubtable(L, LUA_REGISTRYINDEX, hook.hookKey) !== 0) return;

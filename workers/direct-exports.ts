@@ -7,7 +7,10 @@
 const DIRECT = /^_(lua_|luaL_|malloc$|free$|realloc$)/;
 
 /** `module` with its wrapped functions replaced by the instance's exports (the module itself without them). */
-export function withDirectExports<T extends object>(module: T, exports: WebAssembly.Instance["exports"] | undefined): T {
+export function withDirectExports<T extends object>(
+  module: T,
+  exports: WebAssembly.Instance['exports'] | undefined,
+): T {
   if (exports === undefined) return module;
   const direct = Object.create(module) as Record<string, unknown>;
   for (const name of Object.keys(module)) {

@@ -21,12 +21,20 @@ interface LuaProblem {
 }
 
 /** Definition fields whose Lua name differs. */
-const LUA_FIELD_NAMES: Partial<Record<keyof RawToolDefinition, string>> = { fieldNames: 'field_names', outputSchema: 'output_schema' };
+const LUA_FIELD_NAMES: Partial<Record<keyof RawToolDefinition, string>> = {
+  fieldNames: 'field_names',
+  outputSchema: 'output_schema',
+};
 
 type FieldReader = (name: string, budget?: ReadBudget) => unknown;
 
 /** Reads `definitions` (argument 1) and `problems` (argument 2) of the prelude's `discovered` call on thread L. */
-export function readDiscovery(lua: LuaWasm, stack: LuaStack, L: number, configFile: string): { definitions: RawToolDefinition[]; diagnostics: Diagnostic[] } {
+export function readDiscovery(
+  lua: LuaWasm,
+  stack: LuaStack,
+  L: number,
+  configFile: string,
+): { definitions: RawToolDefinition[]; diagnostics: Diagnostic[] } {
   const budget = new ReadBudget(DISCOVERY_LIMIT_BYTES, 'the definitions together');
   const { definitions, unread } = readDefinitions(lua, stack, L, budget);
   let problems: LuaProblem[];
@@ -40,14 +48,26 @@ export function readDiscovery(lua: LuaWasm, stack: LuaStack, L: number, configFi
   return { definitions, diagnostics: problems.map((problem) => problemDiagnostic(problem, configFile)) };
 }
 
-function readDefinitions(lua: LuaWasm, stack: LuaStack, L: number, whole: ReadBudget): { definitions: RawToolDefinition[]; unread?: LuaProblem } {
+function readDefinitions(
+  lua: LuaWasm,
+  stack: LuaStack,
+  L: number,
+  whole: ReadBudget,
+): { definitions: RawToolDefinition[]; unread?: LuaProblem } {
   const count = Number(lua.lua_rawlen(L, 1));
   const unread = (left: number, why: string): LuaProblem => ({
     message: `${left.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} tool definitions were not read: ${why}`,
   });
   const definitions: RawToolDefinition[] = [];
   for (let i = 1; i <= count; i++) {
-    if (i > MAX_DEFINITIONS) return { definitions, unread: unread(count - MAX_DEFINITIONS, `a config may define at most ${MAX_DEFINITIONS.toLocaleString('en-US')} tools`) };
+    if (i > MAX_DEFINITIONS)
+      return {
+        definitions,
+        unread: unread(
+          count - MAX_DEFINITIONS,
+          `a config may define at most ${MAX_DEFINITIONS.toLocaleString('en-US')} tools`,
+        ),
+      };
     lua.lua_rawgeti(L, 1, BigInt(i));
     const own = new ReadBudget(DEFINITION_LIMIT_BYTES, 'definition', whole);
     const field: FieldReader = (name, budget = own) => {
@@ -66,7 +86,16 @@ function readDefinitions(lua: LuaWasm, stack: LuaStack, L: number, whole: ReadBu
       lua.lua_settop(L, -2);
       return { definitions, unread: unread(count - i + 1, error.message) };
     }
-    for (const name of ['name', 'description', 'parameters', 'timeout', 'annotations', 'outputSchema', 'permissions', 'fieldNames'] as const) {
+    for (const name of [
+      'name',
+      'description',
+      'parameters',
+      'timeout',
+      'annotations',
+      'outputSchema',
+      'permissions',
+      'fieldNames',
+    ] as const) {
       try {
         definition[name] = field(LUA_FIELD_NAMES[name] ?? name) as string[];
       } catch (error) {

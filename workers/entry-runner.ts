@@ -48,7 +48,11 @@ export class EntryRunner {
    * thread is reset. Returns a promise only when the Lua code yields (awaits); most calls
    * finish at once.
    */
-  call<R>(functionRef: number, pushArguments: (L: number) => number, readResults: (L: number, count: number) => R): R | Promise<R> {
+  call<R>(
+    functionRef: number,
+    pushArguments: (L: number) => number,
+    readResults: (L: number, count: number) => R,
+  ): R | Promise<R> {
     const L = this.thread.address;
     let status: number;
     try {

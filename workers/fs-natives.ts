@@ -106,7 +106,11 @@ export interface CodeSources {
  * file's real path to name its chunk by. Afterwards code comes from the disk, as in native Lua, so
  * a tool that rewrites a file loads what it wrote, and a chunk keeps the name it was given.
  */
-export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>, code: CodeSources): Record<string, NativeFunction> {
+export function createFsNatives(
+  cwd: string,
+  sources: Record<string, Uint8Array>,
+  code: CodeSources,
+): Record<string, NativeFunction> {
   const { configLoading, chunkNames, guard } = code;
   /**
    * `path` against the working directory. An empty path names no file, as for open(2): it must
@@ -180,7 +184,9 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
       // Truncated only once the opened file is known to be allowed.
       return attempt(path, () => {
         const absolute = resolve(path);
-        const fd = checked.open(access, absolute.toString('latin1'), () => fs.openSync(absolute, flags & ~O_TRUNC, 0o666));
+        const fd = checked.open(access, absolute.toString('latin1'), () =>
+          fs.openSync(absolute, flags & ~O_TRUNC, 0o666),
+        );
         if (flags & O_TRUNC && fs.fstatSync(fd).isFile()) fs.ftruncateSync(fd, 0);
         return [fd];
       });
@@ -200,7 +206,9 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
         const data = call.bytes(3) ?? Buffer.alloc(0);
         let written = 0;
         while (written < data.length) {
-          written += atOffsetOrStream(offset < 0 ? null : offset + written, (position) => fs.writeSync(fd, data, written, data.length - written, position));
+          written += atOffsetOrStream(offset < 0 ? null : offset + written, (position) =>
+            fs.writeSync(fd, data, written, data.length - written, position),
+          );
         }
         return [true];
       }),
@@ -232,7 +240,8 @@ export function createFsNatives(cwd: string, sources: Record<string, Uint8Array>
     },
     getenv: (call) => {
       const name = call.string(1);
-      if (name === null) throw new NativeError(`bad argument #1 to 'getenv' (string expected, got ${call.typeName(1)})`);
+      if (name === null)
+        throw new NativeError(`bad argument #1 to 'getenv' (string expected, got ${call.typeName(1)})`);
       return [guard()?.sees(name) === false ? null : (process.env[name] ?? null)];
     },
   };

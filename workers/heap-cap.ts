@@ -6,7 +6,10 @@ export interface HeapCapApi {
   _realloc(pointer: number, size: number): number;
   _free(pointer: number): void;
   _lua_setallocf(L: number, allocator: number, userData: number): void;
-  addFunction(fn: (userData: number, pointer: number, oldSize: number, newSize: number) => number, signature: string): number;
+  addFunction(
+    fn: (userData: number, pointer: number, oldSize: number, newSize: number) => number,
+    signature: string,
+  ): number;
 }
 
 export class HeapCap {

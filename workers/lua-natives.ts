@@ -67,7 +67,12 @@ export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown> 
  * upvalues), so to Lua it looks like a function of its C libraries: `debug.getinfo` says "C" with
  * no upvalues, and `string.dump` and `debug.upvaluejoin` refuse it.
  */
-export function installNatives(engine: LuaEngine, stack: LuaStack, name: string, natives: Record<string, NativeFunction>): void {
+export function installNatives(
+  engine: LuaEngine,
+  stack: LuaStack,
+  name: string,
+  natives: Record<string, NativeFunction>,
+): void {
   const lua = engine.global.lua;
   const L = engine.global.address;
   const entries = Object.entries(natives);

@@ -87,7 +87,8 @@ interface TaskScope {
  */
 function completed(reply: RunReply, problem: string | undefined, channel: CallChannel): RunReply {
   channel.addFinal(reply);
-  if (problem !== undefined && !reply.isError) Object.assign(reply, { content: problem, isError: true, failure: 'lua_error' });
+  if (problem !== undefined && !reply.isError)
+    Object.assign(reply, { content: problem, isError: true, failure: 'lua_error' });
   return reply;
 }
 
@@ -206,15 +207,25 @@ export class LuaRuntime {
    * pool is alike in, so a warmed worker makes it before it has a task (see `load`).
    */
   static async prepare(config: WorkerConfig, tasks: TaskTable): Promise<LuaRuntime> {
-    let exports: WebAssembly.Instance["exports"] | undefined;
+    let exports: WebAssembly.Instance['exports'] | undefined;
     const engine = await withCompiledModule(
       config.luaModule,
       () => new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
       (instance) => (exports = instance.exports),
     );
-    const runtime = new LuaRuntime(engine, config, tasks, withDirectExports(engine.global.lua.module as unknown as LuaRawApi & HeapCapApi, exports));
+    const runtime = new LuaRuntime(
+      engine,
+      config,
+      tasks,
+      withDirectExports(engine.global.lua.module as unknown as LuaRawApi & HeapCapApi, exports),
+    );
     runtime.installPrelude();
-    runtime.heapCap = new HeapCap(runtime.raw as unknown as HeapCapApi, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
+    runtime.heapCap = new HeapCap(
+      runtime.raw as unknown as HeapCapApi,
+      engine.global.address,
+      engine.global.getMemoryUsed(),
+      config.memoryLimitBytes,
+    );
     return runtime;
   }
 
@@ -285,7 +296,8 @@ export class LuaRuntime {
     // One met while the error was being reported (a huge __tostring) is the cap all the same.
     const capHit = this.heapCap !== undefined && this.heapCap.refusals !== refusals;
     if (ran.reply.failure === 'out_of_memory' && !capHit) ran.reply.failure = 'lua_error';
-    else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory') ran.reply.failure = 'out_of_memory';
+    else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory')
+      ran.reply.failure = 'out_of_memory';
     // A call that never showed anything has nothing left in the box.
     const problem = this.watch?.finish(ran.shows > 0);
     await channel.drain();
@@ -304,9 +316,19 @@ export class LuaRuntime {
   }
 
   /** Renders a snapshot with the tool's `render`, stopping it at `budgetMs`. */
-  async render(tool: string, snapshot: Uint8Array, view: RenderView, budgetMs: number, row: number, permissions?: ToolPermissions): Promise<RenderReply> {
+  async render(
+    tool: string,
+    snapshot: Uint8Array,
+    view: RenderView,
+    budgetMs: number,
+    row: number,
+    permissions?: ToolPermissions,
+  ): Promise<RenderReply> {
     if (!this.discovery.loaded) return { ok: false, reason: 'the config failed to load in this worker' };
-    const scope = { ...this.scopeFor(row, null, permissions), budget: { deadline: Date.now() + budgetMs, ms: budgetMs } };
+    const scope = {
+      ...this.scopeFor(row, null, permissions),
+      budget: { deadline: Date.now() + budgetMs, ms: budgetMs },
+    };
     this.hook.hold(this.runner.address, 'render');
     try {
       // Decoded by `render_state`, inside Lua: a state too big for the heap is an error of this render.
@@ -345,7 +367,11 @@ export class LuaRuntime {
       if (!(error instanceof LuaEntryError)) throw error;
       return { ok: false, error: error.message };
     };
-    const loaded = await this.invokeForReply('load', scope, (L) => (this.stack.pushString(L, this.config.configFile), 1)).catch(entryFailure);
+    const loaded = await this.invokeForReply(
+      'load',
+      scope,
+      (L) => (this.stack.pushString(L, this.config.configFile), 1),
+    ).catch(entryFailure);
     if (!loaded.ok) {
       const diagnostic = errorDiagnostic(loaded.error ?? 'unknown error', this.config.configFile);
       this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
@@ -353,20 +379,35 @@ export class LuaRuntime {
     }
     const discovered = await this.invokeForReply('discover', scope, () => 0).catch(entryFailure);
     if ('error' in discovered) {
-      this.discovery = { loaded: false, definitions: [], diagnostics: [errorDiagnostic(discovered.error, this.config.configFile)], logs: scope.logs };
+      this.discovery = {
+        loaded: false,
+        definitions: [],
+        diagnostics: [errorDiagnostic(discovered.error, this.config.configFile)],
+        logs: scope.logs,
+      };
       return;
     }
     this.discovery = { ...discovered, loaded: true };
-    if (scope.droppedLogLines > 0) scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
+    if (scope.droppedLogLines > 0)
+      scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
   }
 
   /** Runs a prelude entry point that answers with `native.reply`; its reply has the entry's shape. */
-  private async invokeForReply<E extends keyof EntryReplies>(entry: E, scope: TaskScope, pushArguments: (L: number) => number): Promise<EntryReplies[E]> {
+  private async invokeForReply<E extends keyof EntryReplies>(
+    entry: E,
+    scope: TaskScope,
+    pushArguments: (L: number) => number,
+  ): Promise<EntryReplies[E]> {
     return this.invoke(entry, scope, pushArguments, () => this.takeReply<E>());
   }
 
   /** Runs a prelude entry point in `scope`: what `readResults` made of its results. */
-  private async invoke<R>(entry: EntryName, scope: TaskScope, pushArguments: (L: number) => number, readResults: (L: number, count: number) => R): Promise<R> {
+  private async invoke<R>(
+    entry: EntryName,
+    scope: TaskScope,
+    pushArguments: (L: number) => number,
+    readResults: (L: number, count: number) => R,
+  ): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
     this.reply = undefined;
@@ -450,10 +491,19 @@ export class LuaRuntime {
     };
     if (count >= 5 && this.stack.typeNameAt(L, base + 5) === 'table') {
       try {
-        reply.structured = this.stack.readValue(L, base + 5, 'structured', { budget: new ReadBudget(RESULT_LIMIT_BYTES, 'structured') });
+        reply.structured = this.stack.readValue(L, base + 5, 'structured', {
+          budget: new ReadBudget(RESULT_LIMIT_BYTES, 'structured'),
+        });
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
-        return { reply: { content: `${tool}: run returned a \`structured\` that cannot be sent: ${error.message}`, isError: true, failure: 'bad_return' }, shows };
+        return {
+          reply: {
+            content: `${tool}: run returned a \`structured\` that cannot be sent: ${error.message}`,
+            isError: true,
+            failure: 'bad_return',
+          },
+          shows,
+        };
       }
     }
     return { reply, shows };
@@ -492,14 +542,25 @@ export class LuaRuntime {
       this.entries.set(name, global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
     }
     global.pop(1);
-    for (const name of ['__moonpool_entry', '__moonpool_native', '__moonpool_config_dir', '__moonpool_config_file', '__moonpool_cwd', '__moonpool_spill_dir']) {
+    for (const name of [
+      '__moonpool_entry',
+      '__moonpool_native',
+      '__moonpool_config_dir',
+      '__moonpool_config_file',
+      '__moonpool_cwd',
+      '__moonpool_spill_dir',
+    ]) {
       global.set(name, undefined);
     }
   }
 
   private natives(): Record<string, NativeFunction> {
     return {
-      ...createFsNatives(this.config.cwd, this.config.sources, { configLoading: () => !this.discovery.loaded, chunkNames: this.chunkNames, guard: () => this.scope.guard }),
+      ...createFsNatives(this.config.cwd, this.config.sources, {
+        configLoading: () => !this.discovery.loaded,
+        chunkNames: this.chunkNames,
+        guard: () => this.scope.guard,
+      }),
       ...createProcessNatives(this.config.cwd, () => this.scope),
       ...createMathNatives(),
       reply: (call) => {
@@ -512,7 +573,12 @@ export class LuaRuntime {
         return [];
       },
       discovered: (call) => {
-        const { definitions, diagnostics } = readDiscovery(this.engine.global.lua, this.stack, call.L, this.config.configFile);
+        const { definitions, diagnostics } = readDiscovery(
+          this.engine.global.lua,
+          this.stack,
+          call.L,
+          this.config.configFile,
+        );
         this.reply = { definitions, diagnostics, logs: this.scope.logs };
         return [];
       },
@@ -531,7 +597,9 @@ export class LuaRuntime {
         this.sendPendingEvents();
         return [];
       },
-      ...createDebugHookNatives(this.raw as unknown as DebugHookApi, this.stack, this.hook, (text) => this.cString(text)),
+      ...createDebugHookNatives(this.raw as unknown as DebugHookApi, this.stack, this.hook, (text) =>
+        this.cString(text),
+      ),
       ...createCoroutineNatives(this.raw as unknown as CoroutineApi, () => this.runner.address),
       render_state: (call) => {
         if (this.stack.typeNameAt(call.L, 1) !== 'table') return [];

@@ -87,7 +87,8 @@ export class ReadBudget {
 
   /** Spends `bytes`, or throws a LuaConversionError naming the limit (and spends nothing). */
   spend(bytes: number): void {
-    if (this.spent + bytes > this.limitBytes) throw new LuaConversionError(this.what, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
+    if (this.spent + bytes > this.limitBytes)
+      throw new LuaConversionError(this.what, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
     this.whole?.spend(bytes);
     this.spent += bytes;
   }
@@ -130,7 +131,8 @@ export function decodeLuaText(bytes: Uint8Array): string {
 function validSequenceLength(bytes: Uint8Array, at: number): number {
   const first = bytes[at]!;
   if (first < 0x80) return 1;
-  const length = first >= 0xc2 && first <= 0xdf ? 2 : first >= 0xe0 && first <= 0xef ? 3 : first >= 0xf0 && first <= 0xf4 ? 4 : 0;
+  const length =
+    first >= 0xc2 && first <= 0xdf ? 2 : first >= 0xe0 && first <= 0xef ? 3 : first >= 0xf0 && first <= 0xf4 ? 4 : 0;
   if (length === 0 || at + length > bytes.length) return 0;
   return isUtf8(bytes.subarray(at, at + length)) ? length : 0;
 }
@@ -228,7 +230,6 @@ export class LuaStack {
     this.pushBytes(L, Buffer.from(text, 'utf8'));
   }
 
-
   pushNil(L: number): void {
     this.module._lua_pushnil(L);
   }
@@ -244,7 +245,8 @@ export class LuaStack {
 
   /** Pushes a JSON-like value: objects and arrays become tables (arrays 1-based), null becomes nil. */
   pushValue(L: number, value: unknown, depth = 0): void {
-    if (depth > MAX_VALUE_DEPTH) throw new LuaConversionError('value', `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+    if (depth > MAX_VALUE_DEPTH)
+      throw new LuaConversionError('value', `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
     if (value === null || value === undefined) return this.pushNil(L);
     switch (typeof value) {
       case 'string':
@@ -296,7 +298,14 @@ export class LuaStack {
     return this.readAt(L, absolute, path, options, new Set(), 0);
   }
 
-  private readAt(L: number, index: number, path: string, options: ReadOptions, open: Set<number>, depth: number): unknown {
+  private readAt(
+    L: number,
+    index: number,
+    path: string,
+    options: ReadOptions,
+    open: Set<number>,
+    depth: number,
+  ): unknown {
     const type = this.typeAt(L, index);
     options.budget?.spend(VALUE_OVERHEAD_BYTES + (type === LUA_TSTRING ? this.byteLengthAt(L, index) : 0));
     switch (type) {
@@ -305,17 +314,29 @@ export class LuaStack {
       case LUA_TBOOLEAN:
         return this.booleanAt(L, index);
       case LUA_TNUMBER:
-        return this.module._lua_isinteger(L, index) ? Number(this.module._lua_tointegerx(L, index, 0)) : this.module._lua_tonumberx(L, index, 0);
+        return this.module._lua_isinteger(L, index)
+          ? Number(this.module._lua_tointegerx(L, index, 0))
+          : this.module._lua_tonumberx(L, index, 0);
       case LUA_TSTRING:
         return this.textAt(L, index);
       case LUA_TTABLE:
         return this.readTable(L, index, path, options, open, depth);
       default:
-        throw new LuaConversionError(path, `is a ${this.typeNameAt(L, index)}: only strings, numbers, booleans and tables can cross`);
+        throw new LuaConversionError(
+          path,
+          `is a ${this.typeNameAt(L, index)}: only strings, numbers, booleans and tables can cross`,
+        );
     }
   }
 
-  private readTable(L: number, index: number, path: string, options: ReadOptions, open: Set<number>, depth: number): unknown {
+  private readTable(
+    L: number,
+    index: number,
+    path: string,
+    options: ReadOptions,
+    open: Set<number>,
+    depth: number,
+  ): unknown {
     if (depth >= MAX_VALUE_DEPTH) throw new LuaConversionError(path, `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
     const identity = this.module._lua_topointer(L, index);
     if (open.has(identity)) throw new LuaConversionError(path, 'refers back to a table that contains it (a cycle)');
@@ -327,7 +348,10 @@ export class LuaStack {
       while (this.module._lua_next(L, index) !== 0) {
         const key = this.readKey(L, path);
         options.budget?.spend(VALUE_OVERHEAD_BYTES + (typeof key === 'string' ? key.length : 0));
-        entries.push([key, this.readAt(L, this.module._lua_gettop(L), luaKeyPath(path, key), options, open, depth + 1)]);
+        entries.push([
+          key,
+          this.readAt(L, this.module._lua_gettop(L), luaKeyPath(path, key), options, open, depth + 1),
+        ]);
         this.module._lua_settop(L, -2);
       }
     } catch (error) {
@@ -344,7 +368,10 @@ export class LuaStack {
     if (type === LUA_TSTRING) return this.textAt(L, -2);
     if (type === LUA_TNUMBER && this.module._lua_isinteger(L, -2)) return Number(this.module._lua_tointegerx(L, -2, 0));
     this.module._lua_settop(L, -3);
-    throw new LuaConversionError(path, `has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string and integer keys can cross`);
+    throw new LuaConversionError(
+      path,
+      `has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string and integer keys can cross`,
+    );
   }
 }
 

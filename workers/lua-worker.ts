@@ -8,7 +8,16 @@
 import type { MessagePort } from 'node:worker_threads';
 import { threadId as workerThreadId } from 'node:worker_threads';
 import { wrap, type Remote } from 'comlink';
-import type { TaskHandler, TaskKind, TaskOf, TaskReplies, RunReply, WorkerConfig, WorkerEvents, WorkerTask } from '../shared/protocol.js';
+import type {
+  TaskHandler,
+  TaskKind,
+  TaskOf,
+  TaskReplies,
+  RunReply,
+  WorkerConfig,
+  WorkerEvents,
+  WorkerTask,
+} from '../shared/protocol.js';
 import { TaskTable } from '../shared/task-table.js';
 import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
@@ -72,7 +81,8 @@ const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> 
   },
   discover: async (task) => (await runtimeFor(task)).discoveryReport(),
   available: async (task) => (await runtimeFor(task)).available(task.context, task.row),
-  render: async (task) => (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row, task.permissions),
+  render: async (task) =>
+    (await runtimeFor(task)).render(task.tool, task.snapshot, task.view, task.budgetMs, task.row, task.permissions),
   run: async (task) => {
     const lua = await runtimeFor(task);
     const reply = await lua.run(task.context, task.args, task.row, new CallChannel(events, task.context.callId));

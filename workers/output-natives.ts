@@ -59,7 +59,10 @@ export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (te
       const parts: string[] = [];
       for (let index = 1; index <= call.argc; index++) {
         const part = call.string(index);
-        if (part === null) throw new NativeError(`bad argument #${index} to 'warn' (string expected, got ${stack.typeNameAt(call.L, index)})`);
+        if (part === null)
+          throw new NativeError(
+            `bad argument #${index} to 'warn' (string expected, got ${stack.typeNameAt(call.L, index)})`,
+          );
         parts.push(part);
       }
       if (parts.length === 0) throw new NativeError("bad argument #1 to 'warn' (string expected, got no value)");

@@ -72,7 +72,10 @@ export class PermissionGuard {
   }
 
   private refuse(kind: keyof ToolPermissions, what: string): never {
-    const declared = kind === 'read' ? [...(this.permissions.read as string[]), ...(this.permissions.write as string[])] : (this.permissions[kind] as string[]);
+    const declared =
+      kind === 'read'
+        ? [...(this.permissions.read as string[]), ...(this.permissions.write as string[])]
+        : (this.permissions[kind] as string[]);
     const allowed = [...new Set(declared)].join(', ') || 'none';
     throw new NativeError(`${kind} outside the tool's permissions: ${what} (allowed: ${allowed})`, 'tool');
   }
@@ -129,6 +132,8 @@ export class PermissionGuard {
   environment(): NodeJS.ProcessEnv {
     const allowed = this.permissions.env;
     if (allowed === true) return process.env;
-    return Object.fromEntries(allowed.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]));
+    return Object.fromEntries(
+      allowed.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]),
+    );
   }
 }

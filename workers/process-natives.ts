@@ -50,7 +50,11 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
       const command = call.typeName(1) === 'table' ? (call.value(1, 'command') as string[]) : call.bytes(1)!;
       guard?.checkProgram(Array.isArray(command) ? command[0]! : null);
       const options = {
-        cwd, stdout: mode.stdout, writable: mode.writable, taskRow: mode.kept ? null : taskRow, log: (text: string) => channel?.log(text),
+        cwd,
+        stdout: mode.stdout,
+        writable: mode.writable,
+        taskRow: mode.kept ? null : taskRow,
+        log: (text: string) => channel?.log(text),
         ...(guard ? { env: guard.environment() } : {}),
       };
       const started = ShellProcess.start(command, options);
@@ -63,9 +67,18 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
         }),
       );
     },
-    process_read: (call) => ticket(running(call.number(1)).read().then((chunk) => [chunk])),
+    process_read: (call) =>
+      ticket(
+        running(call.number(1))
+          .read()
+          .then((chunk) => [chunk]),
+      ),
     process_write: (call) =>
-      ticket(running(call.number(1)).write(call.bytes(2) ?? Buffer.alloc(0)).then((outcome) => (outcome.ok ? [true] : [null, outcome.message, outcome.errno]))),
+      ticket(
+        running(call.number(1))
+          .write(call.bytes(2) ?? Buffer.alloc(0))
+          .then((outcome) => (outcome.ok ? [true] : [null, outcome.message, outcome.errno])),
+      ),
     process_finish: (call) => {
       const id = call.number(1);
       const process = running(id);

@@ -100,12 +100,17 @@ export class ShellProcess {
       return Promise.resolve({ ok: false, message: startFailure(error, options.cwd) });
     }
     if (child.pid === undefined) {
-      return new Promise((resolve) => child.once('error', (error) => resolve({ ok: false, message: startFailure(error, options.cwd) })));
+      return new Promise((resolve) =>
+        child.once('error', (error) => resolve({ ok: false, message: startFailure(error, options.cwd) })),
+      );
     }
     child.on('error', () => undefined);
     if (options.taskRow && !options.taskRow.record(child.pid)) {
       killGroup(child.pid);
-      return Promise.resolve({ ok: false, message: `too many processes: a call may have at most ${MAX_LIVE_GROUPS} commands running at once` });
+      return Promise.resolve({
+        ok: false,
+        message: `too many processes: a call may have at most ${MAX_LIVE_GROUPS} commands running at once`,
+      });
     }
     const gate = child.stdio[3] as Writable;
     gate.on('error', () => undefined);
@@ -120,7 +125,9 @@ export class ShellProcess {
     private readonly options: ShellOptions,
   ) {
     this.exited = new Promise((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal: signal === null ? null : constants.signals[signal] })),
+      child.once('exit', (code, signal) =>
+        resolve({ code, signal: signal === null ? null : constants.signals[signal] }),
+      ),
     );
     const stdout = child.stdout!;
     this.stdoutEnded = new Promise((resolve) => stdout.once('close', resolve));
@@ -191,7 +198,10 @@ export class ShellProcess {
     await Promise.race([this.logsEnded, new Promise((resolve) => (grace = setTimeout(resolve, LOG_GRACE_MS)))]);
     clearTimeout(grace);
     if (this.overflow) {
-      return { ok: false, message: `the command printed more than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB; write large output to a file instead` };
+      return {
+        ok: false,
+        message: `the command printed more than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB; write large output to a file instead`,
+      };
     }
     return { ok: true, value: { ...status, stdout: Buffer.concat(this.pending) } };
   }

@@ -79,7 +79,11 @@ export class SnapshotDecoder {
   }
 
   private isNaN(L: number, index: number): boolean {
-    return this.raw._lua_type(L, index) === 3 && this.raw._lua_isinteger(L, index) === 0 && Number.isNaN(this.raw._lua_tonumberx(L, index, 0));
+    return (
+      this.raw._lua_type(L, index) === 3 &&
+      this.raw._lua_isinteger(L, index) === 0 &&
+      Number.isNaN(this.raw._lua_tonumberx(L, index, 0))
+    );
   }
 
   private checkStack(L: number): void {

@@ -4,7 +4,14 @@
 // Keys keep their Lua type (integer, float, string, boolean), so `render` gets the table back.
 import { isUtf8 } from 'node:buffer';
 import { writeHeader } from '../shared/msgpack.js';
-import { decodeLuaText, describeBytes, LuaConversionError, MAX_VALUE_DEPTH, luaKeyPath, type LuaRawApi } from './lua-stack.js';
+import {
+  decodeLuaText,
+  describeBytes,
+  LuaConversionError,
+  MAX_VALUE_DEPTH,
+  luaKeyPath,
+  type LuaRawApi,
+} from './lua-stack.js';
 
 /** A key on the path to the value being written; a string key by the range its bytes take in the buffer. */
 type PathKey = number | boolean | [number, number];
@@ -68,7 +75,9 @@ export class SnapshotEncoder {
       case LUA_TTABLE:
         return this.table(L, index, depth);
       default:
-        throw this.refusal(`is a ${LUA_TYPE_NAMES[type] ?? 'value of unknown type'}: only strings, numbers, booleans and tables can cross`);
+        throw this.refusal(
+          `is a ${LUA_TYPE_NAMES[type] ?? 'value of unknown type'}: only strings, numbers, booleans and tables can cross`,
+        );
     }
   }
 
@@ -137,14 +146,18 @@ export class SnapshotEncoder {
     if (type === LUA_TSTRING) return this.string(L, index);
     if (type === LUA_TNUMBER) {
       this.number(L, index);
-      return this.raw._lua_isinteger(L, index) !== 0 ? Number(this.raw._lua_tointegerx(L, index, 0)) : this.raw._lua_tonumberx(L, index, 0);
+      return this.raw._lua_isinteger(L, index) !== 0
+        ? Number(this.raw._lua_tointegerx(L, index, 0))
+        : this.raw._lua_tonumberx(L, index, 0);
     }
     if (type === LUA_TBOOLEAN) {
       const value = this.raw._lua_toboolean(L, index) !== 0;
       this.byte(value ? 0xc3 : 0xc2);
       return value;
     }
-    throw this.refusal(`has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string, number and boolean keys can cross`);
+    throw this.refusal(
+      `has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string, number and boolean keys can cross`,
+    );
   }
 
   /** Writes the string at `index`; returns where its bytes are in the buffer. */
@@ -203,7 +216,8 @@ export class SnapshotEncoder {
   /** Makes room for `bytes` more, refusing past the limit. */
   private reserve(bytes: number): void {
     const needed = this.length + bytes;
-    if (needed > this.limitBytes) throw new LuaConversionError(this.root, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
+    if (needed > this.limitBytes)
+      throw new LuaConversionError(this.root, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
     if (needed <= this.buffer.length) return;
     const grown = Buffer.allocUnsafe(Math.min(this.limitBytes, Math.max(needed, this.buffer.length * 2)));
     this.buffer.copy(grown, 0, 0, this.length);
@@ -211,7 +225,11 @@ export class SnapshotEncoder {
   }
 
   private refusal(problem: string): LuaConversionError {
-    const path = this.keys.reduce<string>((parent, key) => luaKeyPath(parent, Array.isArray(key) ? decodeLuaText(this.buffer.subarray(key[0], key[1])) : key), this.root);
+    const path = this.keys.reduce<string>(
+      (parent, key) =>
+        luaKeyPath(parent, Array.isArray(key) ? decodeLuaText(this.buffer.subarray(key[0], key[1])) : key),
+      this.root,
+    );
     return new LuaConversionError(path, problem);
   }
 }

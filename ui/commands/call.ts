@@ -23,7 +23,11 @@ export function parseArguments(text: string | undefined): unknown {
 function resultAsJson(result: CallResult): string {
   const { snapshot, ...rest } = result;
   const shown = snapshot === undefined ? rest : { ...rest, snapshot: decodeSnapshot(snapshot) };
-  return JSON.stringify(shown, (_key, value: unknown) => (value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value), 2);
+  return JSON.stringify(
+    shown,
+    (_key, value: unknown) => (value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value),
+    2,
+  );
 }
 
 export async function callTool(host: ToolHost, input: CliInput, output: Output): Promise<number> {
@@ -41,7 +45,8 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
   for (const signal of STOP_SIGNALS) process.once(signal, cancel);
   const stderr = output.stderr as NodeJS.WriteStream;
   // The live block (and the width tables it draws with) loads only for a terminal.
-  const live = stderr.isTTY && !input.json ? new (await import('../live-block.js')).LiveBlock(stderr, host, name) : undefined;
+  const live =
+    stderr.isTTY && !input.json ? new (await import('../live-block.js')).LiveBlock(stderr, host, name) : undefined;
   try {
     const result = await host.call(name, args, {
       signal: controller.signal,

@@ -9,7 +9,8 @@ import { sanitizeLines } from '../terminal-text.js';
 export function checkConfig(host: ToolHost, output: Output, strict = false): number {
   for (const line of host.loadLogs()) for (const part of sanitizeLines(line)) output.stderr.write(`print: ${part}\n`);
   const diagnostics = host.diagnostics();
-  for (const diagnostic of diagnostics) output.stdout.write(`${sanitizeLines(formatDiagnostic(diagnostic)).join('\n')}\n`);
+  for (const diagnostic of diagnostics)
+    output.stdout.write(`${sanitizeLines(formatDiagnostic(diagnostic)).join('\n')}\n`);
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
   const warnings = diagnostics.length - errors;
   const tools = host.allTools();

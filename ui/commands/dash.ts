@@ -9,7 +9,9 @@ import { configNotice, type Output } from '../open-host.js';
 export async function runDashboard(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   const stdout = output.stdout as NodeJS.WriteStream;
   if (!stdout.isTTY || !process.stdin.isTTY) {
-    output.stderr.write(`moonpool: the dashboard needs a terminal; '${commandAsRun()} list' and '${commandAsRun()} call' work without one\n`);
+    output.stderr.write(
+      `moonpool: the dashboard needs a terminal; '${commandAsRun()} list' and '${commandAsRun()} call' work without one\n`,
+    );
     return 2;
   }
   const notice = configNotice(resolveConfig(input.config));
@@ -19,7 +21,10 @@ export async function runDashboard(host: ToolHost, input: CliInput, output: Outp
     ...(notice === undefined ? {} : { notices: [notice] }),
   });
   await dashboard.done;
-  const named = [input.config === undefined ? '' : ` --config ${input.config}`, input.stateDir === undefined ? '' : ` --state-dir ${input.stateDir}`].join('');
+  const named = [
+    input.config === undefined ? '' : ` --config ${input.config}`,
+    input.stateDir === undefined ? '' : ` --state-dir ${input.stateDir}`,
+  ].join('');
   output.stderr.write(`resume with: ${commandAsRun()} --session ${host.sessionId}${named}\n`);
   return 0;
 }

@@ -9,9 +9,16 @@ import { formatTool, isToolFormat, TOOL_FORMATS } from '../tool-formats.js';
 
 export function listTools(host: ToolHost, input: CliInput, output: Output): number {
   if (input.format !== undefined) {
-    if (!isToolFormat(input.format)) throw new UsageError(`--format takes one of ${TOOL_FORMATS.join(', ')} (got '${input.format}')`);
+    if (!isToolFormat(input.format))
+      throw new UsageError(`--format takes one of ${TOOL_FORMATS.join(', ')} (got '${input.format}')`);
     const format = input.format;
-    output.stdout.write(`${JSON.stringify(host.tools().map((tool) => formatTool(tool, format)), null, 2)}\n`);
+    output.stdout.write(
+      `${JSON.stringify(
+        host.tools().map((tool) => formatTool(tool, format)),
+        null,
+        2,
+      )}\n`,
+    );
     return 0;
   }
   if (input.json) {
@@ -24,10 +31,14 @@ export function listTools(host: ToolHost, input: CliInput, output: Output): numb
     output.stdout.write(`${tool.name.padEnd(width)}  ${sanitizeLine(tool.description.split('\n')[0] ?? '')}\n`);
   }
   for (const tool of all) {
-    if (!tool.available) output.stdout.write(`${tool.name.padEnd(width)}  (unavailable: ${sanitizeLine(tool.unavailableReason ?? '')})\n`);
+    if (!tool.available)
+      output.stdout.write(`${tool.name.padEnd(width)}  (unavailable: ${sanitizeLine(tool.unavailableReason ?? '')})\n`);
   }
   if (all.length === 0) output.stdout.write(`no tools in ${displayPath(host.configFile)}\n`);
   const errors = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').length;
-  if (errors > 0) output.stderr.write(`moonpool: ${errors} problem${errors === 1 ? '' : 's'} in the config; run '${commandAsRun()} check' to see them\n`);
+  if (errors > 0)
+    output.stderr.write(
+      `moonpool: ${errors} problem${errors === 1 ? '' : 's'} in the config; run '${commandAsRun()} check' to see them\n`,
+    );
   return 0;
 }

@@ -17,18 +17,26 @@ const ANNOTATIONS = fileURLToPath(new URL('../../../workers/lua/meta', import.me
 
 export function newTool(input: CliInput, output: Output): number {
   const [name, ...extra] = input.positionals;
-  if (name === undefined || extra.length > 0) throw new UsageError('new takes one tool name: moonpool new NAME [--dir DIR]');
-  if (!NAME_PATTERN.test(name)) throw new UsageError(`a new tool's name is a Lua identifier of at most 64 characters (got '${name}')`);
+  if (name === undefined || extra.length > 0)
+    throw new UsageError('new takes one tool name: moonpool new NAME [--dir DIR]');
+  if (!NAME_PATTERN.test(name))
+    throw new UsageError(`a new tool's name is a Lua identifier of at most 64 characters (got '${name}')`);
   const config = resolveConfig(input.config);
   // Without a config of their own, a user's first tool starts their config, never the bundled demo.
-  const dir = input.dir ?? (config.source === 'bundled' ? join(process.env['XDG_CONFIG_HOME'] || join(homedir(), '.config'), 'moonpool') : dirname(config.file));
+  const dir =
+    input.dir ??
+    (config.source === 'bundled'
+      ? join(process.env['XDG_CONFIG_HOME'] || join(homedir(), '.config'), 'moonpool')
+      : dirname(config.file));
   try {
     if (!writeTool(name, dir, output)) return 2;
   } catch (error) {
     output.stderr.write(`moonpool: cannot write the new tool in ${displayPath(dir)}: ${(error as Error).message}\n`);
     return 2;
   }
-  output.stdout.write(`try it: moonpool call ${name} '{"who":"Ada"}'${input.dir ? ` --config ${displayPath(dir)}` : ''}\n`);
+  output.stdout.write(
+    `try it: moonpool call ${name} '{"who":"Ada"}'${input.dir ? ` --config ${displayPath(dir)}` : ''}\n`,
+  );
   return 0;
 }
 
@@ -48,7 +56,9 @@ function writeTool(name: string, dir: string, output: Output): boolean {
 
   const requireLine = `require('${name}')`;
   if (!existsSync(init)) {
-    writeFileSync(init, `-- moonpool config: each tool lives in a module under lua/.\n${requireLine}\n`, { flag: 'wx' });
+    writeFileSync(init, `-- moonpool config: each tool lives in a module under lua/.\n${requireLine}\n`, {
+      flag: 'wx',
+    });
     output.stdout.write(`wrote ${displayPath(init)}\n`);
   } else if (!readFileSync(init, 'utf8').includes(requireLine)) {
     appendFileSync(init, `${readFileSync(init, 'utf8').endsWith('\n') ? '' : '\n'}${requireLine}\n`);

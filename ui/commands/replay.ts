@@ -29,7 +29,8 @@ function sessionExists(stateDir: string, id: string): boolean {
  */
 export function withReplayTarget(input: CliInput, output: Output): CliInput {
   const [named, ...extra] = input.positionals;
-  if (named === undefined) throw new UsageError(`replay needs a session id (or last): ${commandAsRun()} replay SESSION`);
+  if (named === undefined)
+    throw new UsageError(`replay needs a session id (or last): ${commandAsRun()} replay SESSION`);
   if (extra.length > 0) throw new UsageError(`replay takes one session id (got ${extra.length + 1})`);
   let session = named;
   if (named === 'last') {
@@ -39,9 +40,15 @@ export function withReplayTarget(input: CliInput, output: Output): CliInput {
     session = newest.id;
     output.stderr.write(`moonpool: replaying ${session}, the newest session\n`);
   } else if (!SESSION_ID_PATTERN.test(named)) {
-    throw new UsageError(`'${named}' is not a session id (1-64 letters, digits, _ and -; see ${commandAsRun()} sessions)`);
+    throw new UsageError(
+      `'${named}' is not a session id (1-64 letters, digits, _ and -; see ${commandAsRun()} sessions)`,
+    );
   } else if (!sessionExists(resolve(input.stateDir ?? defaultStateDir()), named)) {
-    throw new UsageError(`no session '${named}' in ${resolve(input.stateDir ?? defaultStateDir())}; '${commandAsRun()} sessions' lists them`, 'replay', false);
+    throw new UsageError(
+      `no session '${named}' in ${resolve(input.stateDir ?? defaultStateDir())}; '${commandAsRun()} sessions' lists them`,
+      'replay',
+      false,
+    );
   }
   return { ...input, positionals: [session], session };
 }
@@ -53,13 +60,23 @@ export async function replaySession(host: ToolHost, input: CliInput, output: Out
   // A warning may quote what the log holds (a call's id, tool, a line it left out).
   for (const warning of warnings) output.stderr.write(`moonpool: ${sanitizeLine(warning)}\n`);
   if (records.length === 0) {
-    output.stderr.write(`moonpool: session ${sessionId} has no ${warnings.length === 0 ? '' : 'readable '}recorded calls\n`);
+    output.stderr.write(
+      `moonpool: session ${sessionId} has no ${warnings.length === 0 ? '' : 'readable '}recorded calls\n`,
+    );
     return 2;
   }
   const layout = { width: input.width ?? DEFAULT_WIDTH, expand: input.expand, expandHint: '--expand shows all' };
   for (const record of records) {
     const rendered = record.snapshot ? await host.render(record.tool, record.snapshot, renderView(layout)) : undefined;
-    const facts: BlockFacts = { kind: 'call', state: record.status, tool: record.tool, title: record.title, elapsedMs: record.durationMs, content: record.content, rendered };
+    const facts: BlockFacts = {
+      kind: 'call',
+      state: record.status,
+      tool: record.tool,
+      title: record.title,
+      elapsedMs: record.durationMs,
+      content: record.content,
+      rendered,
+    };
     output.stdout.write(`${plainBlockLines(facts, layout).join('\n')}\n`);
   }
   return 0;

@@ -3,7 +3,15 @@
 // first and the newest last, the one `replay last` shows. It needs no config and starts no worker.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { MoonpoolError, defaultStateDir, DEFAULT_SESSION_MAX_AGE_DAYS, DEFAULT_SESSION_MAX_TOTAL_BYTES, pruneSessions, summarizeSessions, type SessionSummary } from '../../core/index.js';
+import {
+  MoonpoolError,
+  defaultStateDir,
+  DEFAULT_SESSION_MAX_AGE_DAYS,
+  DEFAULT_SESSION_MAX_TOTAL_BYTES,
+  pruneSessions,
+  summarizeSessions,
+  type SessionSummary,
+} from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import type { Output } from '../open-host.js';
 import { retentionFrom } from '../retention-option.js';
@@ -24,14 +32,19 @@ function formatBytes(bytes: number): string {
 /** The time as `2026-11-30 10:54:00Z`, or a placeholder as wide for one a damaged record made impossible. */
 function utcTime(ms: number): string {
   const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? '(no valid time)'.padEnd(20) : `${date.toISOString().slice(0, 19).replace('T', ' ')}Z`;
+  return Number.isNaN(date.getTime())
+    ? '(no valid time)'.padEnd(20)
+    : `${date.toISOString().slice(0, 19).replace('T', ' ')}Z`;
 }
 
 function note(summary: SessionSummary, sessionsDir: string): string {
   const notes: string[] = [];
   if (summary.inUseBy !== undefined) notes.push(`in use (pid ${summary.inUseBy})`);
   const [first, ...more] = summary.problems;
-  if (first !== undefined) notes.push(`damaged: ${first.replace(`${sessionsDir}/`, '')}${more.length > 0 ? ` (and ${more.length} more)` : ''}`);
+  if (first !== undefined)
+    notes.push(
+      `damaged: ${first.replace(`${sessionsDir}/`, '')}${more.length > 0 ? ` (and ${more.length} more)` : ''}`,
+    );
   return notes.join('  ');
 }
 
@@ -43,17 +56,31 @@ export function listSessions(input: CliInput, output: Output): number {
   if (input.positionals.length > 0) throw new UsageError(`sessions takes no arguments (got '${input.positionals[0]}')`);
   const stateDir = resolve(input.stateDir ?? defaultStateDir());
   if (existsSync(stateDir) && !statSync(stateDir).isDirectory()) {
-    throw new MoonpoolError('STATE_DIR_UNUSABLE', `the state directory ${stateDir} is not a directory; pass --state-dir or set $XDG_STATE_HOME`);
+    throw new MoonpoolError(
+      'STATE_DIR_UNUSABLE',
+      `the state directory ${stateDir} is not a directory; pass --state-dir or set $XDG_STATE_HOME`,
+    );
   }
-  const retention = retentionFrom(input.keepSessions) ?? { maxAgeDays: DEFAULT_SESSION_MAX_AGE_DAYS, maxTotalBytes: DEFAULT_SESSION_MAX_TOTAL_BYTES };
+  const retention = retentionFrom(input.keepSessions) ?? {
+    maxAgeDays: DEFAULT_SESSION_MAX_AGE_DAYS,
+    maxTotalBytes: DEFAULT_SESSION_MAX_TOTAL_BYTES,
+  };
   const pruned = pruneSessions(stateDir, retention, undefined);
   if (pruned.removed.length > 0 || pruned.removedSegments.length > 0) {
     const rule = `${retention.maxAgeDays === Infinity ? 'any age' : `${retention.maxAgeDays} days`}, ${formatBytes(retention.maxTotalBytes)}`;
     const what = [
-      ...(pruned.removed.length > 0 ? [`${pruned.removed.length} session${pruned.removed.length === 1 ? '' : 's'}`] : []),
-      ...(pruned.removedSegments.length > 0 ? [`${pruned.removedSegments.length} old log segment${pruned.removedSegments.length === 1 ? '' : 's'} of sessions in use`] : []),
+      ...(pruned.removed.length > 0
+        ? [`${pruned.removed.length} session${pruned.removed.length === 1 ? '' : 's'}`]
+        : []),
+      ...(pruned.removedSegments.length > 0
+        ? [
+            `${pruned.removedSegments.length} old log segment${pruned.removedSegments.length === 1 ? '' : 's'} of sessions in use`,
+          ]
+        : []),
     ];
-    output.stderr.write(`moonpool: removed ${what.join(' and ')} past the retention rule (${rule}; --keep-sessions): ${formatBytes(pruned.freedBytes)} freed\n`);
+    output.stderr.write(
+      `moonpool: removed ${what.join(' and ')} past the retention rule (${rule}; --keep-sessions): ${formatBytes(pruned.freedBytes)} freed\n`,
+    );
   }
   const summaries = summarizeSessions(stateDir);
   if (input.json) {
@@ -66,12 +93,21 @@ export function listSessions(input: CliInput, output: Output): number {
   }
   // Each `moonpool call` is a session of its own: a long list is cut to its newest, and says so.
   const shown = input.all ? summaries : summaries.slice(-SHOWN_SESSIONS);
-  if (shown.length < summaries.length) output.stderr.write(`moonpool: ${summaries.length - shown.length} older sessions not shown (--all lists every one)\n`);
+  if (shown.length < summaries.length)
+    output.stderr.write(
+      `moonpool: ${summaries.length - shown.length} older sessions not shown (--all lists every one)\n`,
+    );
   const idWidth = Math.max(...shown.map((summary) => summary.id.length));
   const sessionsDir = `${stateDir}/sessions`;
   for (const summary of shown) {
     const calls = `${summary.calls} call${summary.calls === 1 ? '' : 's'}`;
-    const cells = [summary.id.padEnd(idWidth), utcTime(summary.startedAt), calls.padStart(11), formatBytes(summary.bytes).padStart(10), note(summary, sessionsDir)];
+    const cells = [
+      summary.id.padEnd(idWidth),
+      utcTime(summary.startedAt),
+      calls.padStart(11),
+      formatBytes(summary.bytes).padStart(10),
+      note(summary, sessionsDir),
+    ];
     output.stdout.write(`${cells.join('  ').trimEnd()}\n`);
   }
   return 0;

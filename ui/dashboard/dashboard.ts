@@ -76,8 +76,23 @@ export class Dashboard {
       warnings: false,
       title: 'moonpool',
     } as blessed.Widgets.IScreenOptions);
-    this.transcriptBox = blessed.box({ parent: this.screen, top: 0, left: 0, width: '100%', height: '100%-2', tags: true });
-    this.statusBox = blessed.box({ parent: this.screen, bottom: 1, left: 0, width: '100%', height: 1, tags: false, style: this.color ? { fg: 'black', bg: 'white' } : { inverse: true } });
+    this.transcriptBox = blessed.box({
+      parent: this.screen,
+      top: 0,
+      left: 0,
+      width: '100%',
+      height: '100%-2',
+      tags: true,
+    });
+    this.statusBox = blessed.box({
+      parent: this.screen,
+      bottom: 1,
+      left: 0,
+      width: '100%',
+      height: 1,
+      tags: false,
+      style: this.color ? { fg: 'black', bg: 'white' } : { inverse: true },
+    });
     this.inputBox = blessed.box({ parent: this.screen, bottom: 0, left: 0, width: '100%', height: 1, tags: true });
     this.transcript = new Transcript(host, () => this.scheduler.request());
     this.editor = new LineEditor({
@@ -89,7 +104,9 @@ export class Dashboard {
     });
     this.scheduler = new FrameScheduler(() => this.paint());
 
-    this.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined) => this.onKey(ch, key));
+    this.screen.on('keypress', (ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined) =>
+      this.onKey(ch, key),
+    );
     this.screen.on('resize', () => this.scheduler.request());
     host.on('reload', (result) => this.showReload(result));
 
@@ -119,7 +136,9 @@ export class Dashboard {
   private resume(sessionId: string): void {
     const { records, warnings } = this.options.host.resume(sessionId);
     for (const record of records) {
-      const block = this.transcript.add((id) => new Block(id, 'call', record.tool, record.finishedAt - record.durationMs));
+      const block = this.transcript.add(
+        (id) => new Block(id, 'call', record.tool, record.finishedAt - record.durationMs),
+      );
       block.finish(record);
     }
     for (const warning of warnings) this.note('session', warning, 'error');
@@ -258,7 +277,9 @@ export class Dashboard {
       result.changed.length > 0 ? `changed ${result.changed.join(', ')}` : '',
     ].filter(Boolean);
     const lines = result.ok
-      ? [`reloaded: generation ${result.generation} (${result.durationMs} ms)${changes.length > 0 ? `; ${changes.join('; ')}` : ''}`]
+      ? [
+          `reloaded: generation ${result.generation} (${result.durationMs} ms)${changes.length > 0 ? `; ${changes.join('; ')}` : ''}`,
+        ]
       : [`reload failed; the previous config (generation ${result.generation}) is still running`];
     lines.push(...result.diagnostics.map(formatDiagnostic));
     this.note('reload', lines.join('\n'), result.ok ? 'ok' : 'error');
@@ -315,7 +336,13 @@ export class Dashboard {
     const visible = lines.slice(top, bottom);
     this.transcriptBox.setContent(visible.join('\n'));
     const { host } = this.options;
-    const view = { sessionId: host.sessionId, toolCount: host.tools().length, running: this.transcript.running().length, expand: this.expand, scrolledBack: this.scrollBack };
+    const view = {
+      sessionId: host.sessionId,
+      toolCount: host.tools().length,
+      running: this.transcript.running().length,
+      expand: this.expand,
+      scrolledBack: this.scrollBack,
+    };
     this.statusBox.setContent(fitColumns(statusLine(host.stats(), view), width));
     this.inputBox.setContent(this.inputLine(width));
     this.screen.render();
@@ -330,7 +357,12 @@ export class Dashboard {
     while (columns(chars.slice(start, cursor + 1).join('')) > width - 4) start++;
     const before = blessed.escape(chars.slice(start, cursor).join(''));
     const at = blessed.escape(chars[cursor] ?? ' ');
-    const after = blessed.escape(fitColumns(chars.slice(cursor + 1).join(''), Math.max(0, width - 4 - columns(chars.slice(start, cursor + 1).join('')))));
+    const after = blessed.escape(
+      fitColumns(
+        chars.slice(cursor + 1).join(''),
+        Math.max(0, width - 4 - columns(chars.slice(start, cursor + 1).join(''))),
+      ),
+    );
     return `{bold}>{/bold} ${before}{inverse}${at}{/inverse}${after}`;
   }
 

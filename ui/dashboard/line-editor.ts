@@ -135,7 +135,10 @@ export class LineEditor {
       this.insertTemplate(word);
       return [];
     }
-    const candidates = this.completions.names().filter((name) => name.startsWith(word)).sort();
+    const candidates = this.completions
+      .names()
+      .filter((name) => name.startsWith(word))
+      .sort();
     if (candidates.length === 0) return [];
     const shared = candidates.reduce((prefix, name) => {
       let i = 0;

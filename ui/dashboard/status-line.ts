@@ -16,7 +16,9 @@ export interface ViewState {
 export function statusLine(stats: HostStats, view: ViewState): string {
   const modules = Object.entries(stats.modules)
     .filter(([, pool]) => pool.alive > 0 || pool.busy > 0 || pool.queued > 0 || pool.crashes > 0)
-    .map(([module, pool]) => `${basename(module, '.lua')} ${pool.busy}/${pool.alive}${pool.disabled ? ' (disabled)' : ''}`);
+    .map(
+      ([module, pool]) => `${basename(module, '.lua')} ${pool.busy}/${pool.alive}${pool.disabled ? ' (disabled)' : ''}`,
+    );
   const queued = Object.values(stats.modules).reduce((sum, pool) => sum + pool.queued, 0);
   const crashes = Object.values(stats.modules).reduce((sum, pool) => sum + pool.crashes, 0);
   // What changes first, the session (said again on quit) last: a narrow terminal cuts only that.
@@ -24,7 +26,9 @@ export function statusLine(stats: HostStats, view: ViewState): string {
     ...(view.scrolledBack > 0 ? [`↑ scrolled ${view.scrolledBack} lines (PgDn)`] : []),
     `gen ${stats.generation}`,
     `${view.toolCount} tools`,
-    stats.cpu.waiting > 0 ? `${view.running} running, ${stats.cpu.waiting} waiting for a CPU turn` : `${view.running} running`,
+    stats.cpu.waiting > 0
+      ? `${view.running} running, ${stats.cpu.waiting} waiting for a CPU turn`
+      : `${view.running} running`,
     // A queue, crashes and expanded blocks are news; their absence needs no room.
     ...(queued > 0 ? [`queue ${queued}`] : []),
     ...(crashes > 0 ? [`crashes ${crashes}`] : []),

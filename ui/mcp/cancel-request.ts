@@ -6,7 +6,12 @@ import { CancelledNotificationSchema, JSONRPCNotificationSchema } from '@modelco
 import type { RequestId } from './plain-requests.js';
 
 export function cancelledRequestId(message: unknown): RequestId | undefined {
-  if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'notifications/cancelled') return undefined;
+  if (
+    typeof message !== 'object' ||
+    message === null ||
+    (message as { method?: unknown }).method !== 'notifications/cancelled'
+  )
+    return undefined;
   if (!JSONRPCNotificationSchema.safeParse(message).success) return undefined;
   const cancel = CancelledNotificationSchema.safeParse(message);
   return cancel.success ? cancel.data.params.requestId : undefined;

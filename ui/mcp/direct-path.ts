@@ -35,7 +35,11 @@ export class DirectPath {
       case 'initialized':
         return;
       case 'initialize':
-        this.answer(message.id, { protocolVersion: negotiatedVersion(message.protocolVersion), capabilities: SERVER_CAPABILITIES, serverInfo: this.context.serverInfo });
+        this.answer(message.id, {
+          protocolVersion: negotiatedVersion(message.protocolVersion),
+          capabilities: SERVER_CAPABILITIES,
+          serverInfo: this.context.serverInfo,
+        });
         return;
       case 'ping':
         this.answer(message.id, {});
@@ -44,7 +48,10 @@ export class DirectPath {
         this.answer(message.id, { tools: this.context.host.tools().map((tool) => formatTool(tool, 'mcp')) });
         return;
       case 'resources/list':
-        this.answerWhenDone(message.id, listSpillResources(this.context.host.spillDir).then((resources) => ({ resources })));
+        this.answerWhenDone(
+          message.id,
+          listSpillResources(this.context.host.spillDir).then((resources) => ({ resources })),
+        );
         return;
       case 'resources/read':
         this.answerWhenDone(message.id, this.context.readResource(message.uri));
@@ -79,7 +86,8 @@ export class DirectPath {
     const calls = this.running.get(call.id);
     if (calls) calls.push(stop);
     else this.running.set(call.id, [stop]);
-    const notify = (notification: ServerNotification): Promise<void> => (stop.signal.aborted ? Promise.resolve() : this.send({ jsonrpc: '2.0', ...notification }));
+    const notify = (notification: ServerNotification): Promise<void> =>
+      stop.signal.aborted ? Promise.resolve() : this.send({ jsonrpc: '2.0', ...notification });
     try {
       const result = await serveToolCall(this.context, call.name, call.args, call.progressToken, stop.signal, notify);
       if (!stop.signal.aborted) this.answer(call.id, result);

@@ -6,7 +6,8 @@ import { errorAnswer, INVALID_PARAMS, INVALID_REQUEST, type AnswerId } from './j
 import { paramsProblem, requestProblem } from './params-check.js';
 
 /** `forward` carries the message as the SDK's schema parsed it, so the SDK need not parse it again. */
-export type LineVerdict = { kind: 'forward'; message: JSONRPCMessage } | { kind: 'ignore' } | { kind: 'answer'; error: JSONRPCError };
+export type LineVerdict =
+  { kind: 'forward'; message: JSONRPCMessage } | { kind: 'ignore' } | { kind: 'answer'; error: JSONRPCError };
 
 /** An id the SDK can answer with (a string or a safe integer), or null. */
 function usableId(id: unknown): AnswerId {
@@ -25,7 +26,14 @@ export function checkMessage(message: unknown): LineVerdict {
   const parsed = JSONRPCMessageSchema.safeParse(message);
   if (parsed.success) return paramsVerdict(parsed.data);
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    return { kind: 'answer', error: errorAnswer(null, INVALID_REQUEST, 'Invalid Request: a message is one JSON object (batches are not supported)') };
+    return {
+      kind: 'answer',
+      error: errorAnswer(
+        null,
+        INVALID_REQUEST,
+        'Invalid Request: a message is one JSON object (batches are not supported)',
+      ),
+    };
   }
   const fields = message as Record<string, unknown>;
   // A reply to the server, or a notification (no id): JSON-RPC answers neither.
@@ -45,17 +53,25 @@ export function checkMessage(message: unknown): LineVerdict {
             : params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))
               ? '"params" must be an object'
               : undefined;
-  if (problem !== undefined) return { kind: 'answer', error: errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${problem}`) };
+  if (problem !== undefined)
+    return { kind: 'answer', error: errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${problem}`) };
   // A request JSON-RPC's schema still rejects: a bad `_meta` (a progressToken of {}), or an extra member.
-  const rejected = requestProblem(message) ?? { inParams: false, text: 'the message does not match the JSON-RPC request schema' };
+  const rejected = requestProblem(message) ?? {
+    inParams: false,
+    text: 'the message does not match the JSON-RPC request schema',
+  };
   return {
     kind: 'answer',
-    error: rejected.inParams ? errorAnswer(id, INVALID_PARAMS, `Invalid params: ${rejected.text}`) : errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${rejected.text}`),
+    error: rejected.inParams
+      ? errorAnswer(id, INVALID_PARAMS, `Invalid params: ${rejected.text}`)
+      : errorAnswer(id, INVALID_REQUEST, `Invalid Request: ${rejected.text}`),
   };
 }
 
 function paramsVerdict(message: JSONRPCMessage): LineVerdict {
   if (!('id' in message) || !('method' in message)) return { kind: 'forward', message };
   const problem = paramsProblem(message);
-  return problem === undefined ? { kind: 'forward', message } : { kind: 'answer', error: errorAnswer(message.id, INVALID_PARAMS, `Invalid params: ${problem}`) };
+  return problem === undefined
+    ? { kind: 'forward', message }
+    : { kind: 'answer', error: errorAnswer(message.id, INVALID_PARAMS, `Invalid params: ${problem}`) };
 }

@@ -10,11 +10,20 @@ export const INTERNAL_ERROR = -32603;
 export type AnswerId = string | number | null;
 
 export function errorAnswer(id: AnswerId, code: number, message: string, data?: unknown): JSONRPCError {
-  return { jsonrpc: '2.0', id: id as string | number, error: { code, message, ...(data === undefined ? {} : { data }) } };
+  return {
+    jsonrpc: '2.0',
+    id: id as string | number,
+    error: { code, message, ...(data === undefined ? {} : { data }) },
+  };
 }
 
 /** A handler's failure as the SDK answers it: the error's own code when it has one, else -32603. */
 export function failureAnswer(id: string | number, error: unknown): JSONRPCError {
   const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
-  return errorAnswer(id, Number.isSafeInteger(code) ? (code as number) : INTERNAL_ERROR, typeof message === 'string' ? message : 'Internal error', data);
+  return errorAnswer(
+    id,
+    Number.isSafeInteger(code) ? (code as number) : INTERNAL_ERROR,
+    typeof message === 'string' ? message : 'Internal error',
+    data,
+  );
 }

@@ -30,7 +30,13 @@ function lineOf(message: JSONRPCMessage): string | undefined {
     return JSON.stringify(message);
   } catch (error) {
     if (!('id' in message) || !('result' in message || 'error' in message)) return undefined;
-    return JSON.stringify(errorAnswer(message.id ?? null, INTERNAL_ERROR, `Internal error: the answer could not be sent (${(error as Error).message})`));
+    return JSON.stringify(
+      errorAnswer(
+        message.id ?? null,
+        INTERNAL_ERROR,
+        `Internal error: the answer could not be sent (${(error as Error).message})`,
+      ),
+    );
   }
 }
 
@@ -87,7 +93,9 @@ export class LineTransport {
     this.outgoing.push(line);
     this.outgoingChars += line.length;
     if (this.outgoingChars > MAX_UNWRITTEN_OUTPUT_CHARS) this.holdingInput = true;
-    this.nextWrite ??= this.drained.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(() => this.writeOutgoing());
+    this.nextWrite ??= this.drained
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => this.writeOutgoing());
     return this.nextWrite;
   }
 
@@ -191,7 +199,12 @@ export class LineTransport {
   private takeChunk(chunk: Buffer): void {
     let start = 0;
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      if (!this.skipping) this.take(this.chunks.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...this.chunks, chunk.subarray(start, end)]));
+      if (!this.skipping)
+        this.take(
+          this.chunks.length === 0
+            ? chunk.subarray(start, end)
+            : Buffer.concat([...this.chunks, chunk.subarray(start, end)]),
+        );
       this.chunks = [];
       this.held = 0;
       this.skipping = false;
@@ -206,7 +219,9 @@ export class LineTransport {
     if (this.skipping || start === chunk.length) return;
     this.held += chunk.length - start;
     if (this.held > MAX_REQUEST_LINE_BYTES) {
-      void this.send(errorAnswer(null, INVALID_REQUEST, `Invalid Request: a message is longer than ${MAX_REQUEST_LINE_BYTES} bytes`));
+      void this.send(
+        errorAnswer(null, INVALID_REQUEST, `Invalid Request: a message is longer than ${MAX_REQUEST_LINE_BYTES} bytes`),
+      );
       this.chunks = [];
       this.held = 0;
       this.skipping = true;

@@ -15,7 +15,8 @@ import type { SdkPath } from './sdk-path.js';
 import { readSpillResource } from './spill-resources.js';
 
 function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 /** The SDK's path, opened on the first message that needs it; messages wait in order meanwhile. */
@@ -59,7 +60,9 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
   };
   const send = (message: Parameters<LineTransport['send']>[0]): Promise<void> => transport.send(message);
   const direct = new DirectPath(context, send);
-  const sdk = new LazySdkPath(async () => (await import('./sdk-path.js')).SdkPath.open(context, send, (requestId) => direct.cancel(requestId)));
+  const sdk = new LazySdkPath(async () =>
+    (await import('./sdk-path.js')).SdkPath.open(context, send, (requestId) => direct.cancel(requestId)),
+  );
   let stopServing: () => void = () => undefined;
   const serving = new Promise<void>((resolve) => (stopServing = resolve));
   const transport = new LineTransport(
@@ -81,7 +84,11 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
   let listed = toolList();
   const onReload = (result: ReloadResult): void => {
     for (const diagnostic of result.diagnostics) log(formatDiagnostic(diagnostic));
-    log(result.ok ? `reloaded: generation ${result.generation}` : `reload failed; generation ${result.generation} keeps serving`);
+    log(
+      result.ok
+        ? `reloaded: generation ${result.generation}`
+        : `reload failed; generation ${result.generation} keeps serving`,
+    );
     const now = toolList();
     if (!result.ok || now === listed) return;
     listed = now;

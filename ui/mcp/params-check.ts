@@ -41,27 +41,47 @@ function describeValue(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-const EXPECTED: Record<string, string> = { object: 'an object', record: 'an object', array: 'an array', string: 'a string', number: 'a number', boolean: 'true or false' };
+const EXPECTED: Record<string, string> = {
+  object: 'an object',
+  record: 'an object',
+  array: 'an array',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+};
 
 function valueAt(message: unknown, path: PropertyKey[]): unknown {
   let value = message;
-  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of path)
+    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   return value;
 }
 
 function describeIssue(issue: Issue, message: unknown): string {
-  const path = issue.path.reduce<string>((text, key) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(String(key)) ? `${text}${text ? '.' : ''}${String(key)}` : `${text}[${JSON.stringify(String(key))}]`), '') || 'params';
+  const path =
+    issue.path.reduce<string>(
+      (text, key) =>
+        /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(String(key))
+          ? `${text}${text ? '.' : ''}${String(key)}`
+          : `${text}[${JSON.stringify(String(key))}]`,
+      '',
+    ) || 'params';
   const value = valueAt(message, issue.path);
   if (value === undefined) return `${path}: is required`;
-  if (issue.path.at(-1) === 'progressToken') return `${path}: must be a string or an integer (got ${describeValue(value)})`;
+  if (issue.path.at(-1) === 'progressToken')
+    return `${path}: must be a string or an integer (got ${describeValue(value)})`;
   const expected = issue.code === 'invalid_type' && issue.expected !== undefined ? EXPECTED[issue.expected] : undefined;
   if (expected !== undefined) return `${path}: must be ${expected} (got ${describeValue(value)})`;
   return `${path}: ${issue.message}`;
 }
 
 /** What is wrong with a well-formed request's params for its method, or undefined. */
-export function paramsProblem(message: { method: string; params?: Record<string, unknown> | undefined }): string | undefined {
-  if (message.method === 'tools/call' && hasProtoArgument(message.params?.['arguments'])) return 'params.arguments: "__proto__" cannot be an argument name';
+export function paramsProblem(message: {
+  method: string;
+  params?: Record<string, unknown> | undefined;
+}): string | undefined {
+  if (message.method === 'tools/call' && hasProtoArgument(message.params?.['arguments']))
+    return 'params.arguments: "__proto__" cannot be an argument name';
   const parsed = PARAMS_SCHEMAS.get(message.method)?.safeParse(message);
   if (parsed === undefined || parsed.success) return undefined;
   const issue = parsed.error.issues[0];
@@ -78,5 +98,11 @@ export function requestProblem(message: unknown): { inParams: boolean; text: str
   if (issue === undefined) return undefined;
   if (issue.path.length > 0) return { inParams: true, text: describeIssue(issue, message) };
   const members = (issue.keys ?? []).map((key) => JSON.stringify(key)).join(', ');
-  return { inParams: false, text: issue.code === 'unrecognized_keys' ? `unknown member ${members}; a request has "jsonrpc", "id", "method" and "params"` : issue.message };
+  return {
+    inParams: false,
+    text:
+      issue.code === 'unrecognized_keys'
+        ? `unknown member ${members}; a request has "jsonrpc", "id", "method" and "params"`
+        : issue.message,
+  };
 }

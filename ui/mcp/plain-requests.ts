@@ -11,7 +11,13 @@ export type PlainMessage =
   | { kind: 'initialize'; id: RequestId; protocolVersion: string }
   | { kind: 'ping'; id: RequestId }
   | { kind: 'tools/list'; id: RequestId }
-  | { kind: 'tools/call'; id: RequestId; name: string; args: Record<string, unknown>; progressToken: RequestId | undefined }
+  | {
+      kind: 'tools/call';
+      id: RequestId;
+      name: string;
+      args: Record<string, unknown>;
+      progressToken: RequestId | undefined;
+    }
   | { kind: 'resources/list'; id: RequestId }
   | { kind: 'resources/read'; id: RequestId; uri: string }
   | { kind: 'initialized' }
@@ -61,7 +67,12 @@ function isRequestId(value: unknown): value is RequestId {
 /** `_meta` absent, or holding a progress token and nothing else. */
 function plainMeta(params: Fields): boolean {
   const meta = params['_meta'];
-  return meta === undefined || (isPlainObject(meta) && onlyMembers(meta, META_MEMBERS) && (meta['progressToken'] === undefined || isRequestId(meta['progressToken'])));
+  return (
+    meta === undefined ||
+    (isPlainObject(meta) &&
+      onlyMembers(meta, META_MEMBERS) &&
+      (meta['progressToken'] === undefined || isRequestId(meta['progressToken'])))
+  );
 }
 
 /** Params of only the members named (and a plain `_meta`); absent params are `{}` (null is not). */
@@ -80,12 +91,20 @@ const CAPABILITY_CHECKS: Record<string, (value: unknown) => boolean> = {
   experimental: (value) => objectOfObjects(value),
   extensions: (value) => objectOfObjects(value),
   sampling: (value) => objectOfObjects(value, SAMPLING_MEMBERS),
-  roots: (value) => isPlainObject(value) && onlyMembers(value, ROOTS_MEMBERS) && (value['listChanged'] === undefined || typeof value['listChanged'] === 'boolean'),
+  roots: (value) =>
+    isPlainObject(value) &&
+    onlyMembers(value, ROOTS_MEMBERS) &&
+    (value['listChanged'] === undefined || typeof value['listChanged'] === 'boolean'),
   elicitation: (value) => isPlainObject(value) && Object.keys(value).length === 0,
 };
 
 function plainCapabilities(value: unknown): boolean {
-  return isPlainObject(value) && Object.entries(value).every(([key, capability]) => Object.hasOwn(CAPABILITY_CHECKS, key) && CAPABILITY_CHECKS[key]!(capability));
+  return (
+    isPlainObject(value) &&
+    Object.entries(value).every(
+      ([key, capability]) => Object.hasOwn(CAPABILITY_CHECKS, key) && CAPABILITY_CHECKS[key]!(capability),
+    )
+  );
 }
 
 function plainClientInfo(value: unknown): boolean {
@@ -102,7 +121,13 @@ function asRequest(message: Fields, id: RequestId): PlainMessage | undefined {
   switch (message['method']) {
     case 'initialize': {
       const params = paramsOf(message, INITIALIZE_PARAMS);
-      if (!params || typeof params['protocolVersion'] !== 'string' || !plainCapabilities(params['capabilities']) || !plainClientInfo(params['clientInfo'])) return undefined;
+      if (
+        !params ||
+        typeof params['protocolVersion'] !== 'string' ||
+        !plainCapabilities(params['capabilities']) ||
+        !plainClientInfo(params['clientInfo'])
+      )
+        return undefined;
       return { kind: 'initialize', id, protocolVersion: params['protocolVersion'] };
     }
     case 'ping':
@@ -110,11 +135,15 @@ function asRequest(message: Fields, id: RequestId): PlainMessage | undefined {
     case 'tools/list':
     case 'resources/list': {
       const params = paramsOf(message, LIST_PARAMS);
-      return params && (params['cursor'] === undefined || typeof params['cursor'] === 'string') ? { kind: message['method'], id } : undefined;
+      return params && (params['cursor'] === undefined || typeof params['cursor'] === 'string')
+        ? { kind: message['method'], id }
+        : undefined;
     }
     case 'resources/read': {
       const params = paramsOf(message, READ_PARAMS);
-      return params && typeof params['uri'] === 'string' ? { kind: 'resources/read', id, uri: params['uri'] } : undefined;
+      return params && typeof params['uri'] === 'string'
+        ? { kind: 'resources/read', id, uri: params['uri'] }
+        : undefined;
     }
     case 'tools/call': {
       const params = paramsOf(message, CALL_PARAMS);
@@ -131,10 +160,16 @@ function asRequest(message: Fields, id: RequestId): PlainMessage | undefined {
 
 function asNotification(message: Fields): PlainMessage | undefined {
   if (!onlyMembers(message, NOTIFICATION_MEMBERS)) return undefined;
-  if (message['method'] === 'notifications/initialized') return paramsOf(message, NO_PARAMS) ? { kind: 'initialized' } : undefined;
+  if (message['method'] === 'notifications/initialized')
+    return paramsOf(message, NO_PARAMS) ? { kind: 'initialized' } : undefined;
   if (message['method'] !== 'notifications/cancelled') return undefined;
   const params = paramsOf(message, CANCEL_PARAMS);
-  if (!params || !isRequestId(params['requestId']) || (params['reason'] !== undefined && typeof params['reason'] !== 'string')) return undefined;
+  if (
+    !params ||
+    !isRequestId(params['requestId']) ||
+    (params['reason'] !== undefined && typeof params['reason'] !== 'string')
+  )
+    return undefined;
   return { kind: 'cancelled', requestId: params['requestId'] };
 }
 

@@ -15,7 +15,10 @@ export const MAX_FRACTION_BYTES = 1024;
 const PROGRESS_KEY = Buffer.from('progress');
 
 function isProgressKey(bytes: Uint8Array, at: number): boolean {
-  return bytes[at] === (0xa0 | PROGRESS_KEY.length) && Buffer.compare(bytes.subarray(at + 1, at + 1 + PROGRESS_KEY.length), PROGRESS_KEY) === 0;
+  return (
+    bytes[at] === (0xa0 | PROGRESS_KEY.length) &&
+    Buffer.compare(bytes.subarray(at + 1, at + 1 + PROGRESS_KEY.length), PROGRESS_KEY) === 0
+  );
 }
 
 function fractionOf(value: unknown): ProgressFraction | undefined {
@@ -36,7 +39,10 @@ export function progressFraction(snapshot: Uint8Array): ProgressFraction | undef
       reader.skip();
       const valueAt = reader.offset;
       reader.skip();
-      if (isProgressKey(snapshot, keyAt)) return reader.offset - valueAt <= MAX_FRACTION_BYTES ? fractionOf(decodeSnapshot(snapshot.subarray(valueAt, reader.offset))) : undefined;
+      if (isProgressKey(snapshot, keyAt))
+        return reader.offset - valueAt <= MAX_FRACTION_BYTES
+          ? fractionOf(decodeSnapshot(snapshot.subarray(valueAt, reader.offset)))
+          : undefined;
     }
   } catch (error) {
     // Bytes that are not a whole msgpack value carry no fraction.

@@ -88,7 +88,11 @@ export class ProgressReporter {
       const message = await this.message();
       if (this.ended) return;
       this.progress = progress;
-      await this.send({ progress, ...(fraction?.total === undefined ? {} : { total: fraction.total }), ...(message === undefined ? {} : { message }) });
+      await this.send({
+        progress,
+        ...(fraction?.total === undefined ? {} : { total: fraction.total }),
+        ...(message === undefined ? {} : { message }),
+      });
     } catch {
       // The client went away or the render failed: progress is best effort.
     } finally {

@@ -19,7 +19,11 @@ export class ResourceReads {
 
   run<T>(read: () => Promise<T>): Promise<T> {
     if (this.waiting >= MAX_WAITING_READS) {
-      return Promise.reject(new BusyError(`Server busy: ${MAX_WAITING_READS} resources/read requests wait already; send it again once some are answered`));
+      return Promise.reject(
+        new BusyError(
+          `Server busy: ${MAX_WAITING_READS} resources/read requests wait already; send it again once some are answered`,
+        ),
+      );
     }
     this.waiting++;
     const result = this.tail

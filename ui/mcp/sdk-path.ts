@@ -38,17 +38,27 @@ export class SdkPath {
   ) {
     const { host } = context;
     this.server = new Server(context.serverInfo, { capabilities: SERVER_CAPABILITIES });
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: host.tools().map((tool) => formatTool(tool, 'mcp')) }));
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: host.tools().map((tool) => formatTool(tool, 'mcp')),
+    }));
     // The calls the direct path leaves here: a `task`, other `_meta`, other params.
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra): Promise<CallToolResult> => {
       const { name, arguments: args = {}, _meta: meta } = request.params;
-      return serveToolCall(context, name, args, meta?.progressToken, extra.signal, (notification) => extra.sendNotification(notification));
+      return serveToolCall(context, name, args, meta?.progressToken, extra.signal, (notification) =>
+        extra.sendNotification(notification),
+      );
     });
-    this.server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listSpillResources(host.spillDir) }));
+    this.server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+      resources: await listSpillResources(host.spillDir),
+    }));
     this.server.setRequestHandler(ReadResourceRequestSchema, (request) => context.readResource(request.params.uri));
   }
 
-  static async open(context: McpContext, send: (message: JSONRPCMessage) => Promise<void>, cancelDirect: (requestId: RequestId) => void): Promise<SdkPath> {
+  static async open(
+    context: McpContext,
+    send: (message: JSONRPCMessage) => Promise<void>,
+    cancelDirect: (requestId: RequestId) => void,
+  ): Promise<SdkPath> {
     const path = new SdkPath(context, send, cancelDirect);
     await path.server.connect(path.transport);
     return path;

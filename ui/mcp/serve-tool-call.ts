@@ -27,7 +27,9 @@ export function serveToolCall(
   const onLog = (text: string): void => log(`${name}: ${text}`);
   // Without a progress token there is nothing to end afterwards: no async step of its own.
   if (progressToken === undefined) return host.call(name, args, { signal, onLog }).then(answerOf);
-  const progress = new ProgressReporter(host, name, (update) => notify({ method: 'notifications/progress', params: { progressToken, ...update } }));
+  const progress = new ProgressReporter(host, name, (update) =>
+    notify({ method: 'notifications/progress', params: { progressToken, ...update } }),
+  );
   const options = {
     signal,
     onLog,
@@ -36,5 +38,8 @@ export function serveToolCall(
     onQueued: (place: number) => progress.setQueued(place),
     onStart: () => progress.setStarted(),
   };
-  return host.call(name, args, options).then(answerOf).finally(() => progress.end());
+  return host
+    .call(name, args, options)
+    .then(answerOf)
+    .finally(() => progress.end());
 }

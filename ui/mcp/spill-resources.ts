@@ -29,7 +29,10 @@ class ResourceError extends Error {
   }
 }
 
-const notFound = (uri: string, why: string): ResourceError => new ResourceError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 300)} (${why})`, { uri: uri.slice(0, 300) });
+const notFound = (uri: string, why: string): ResourceError =>
+  new ResourceError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 300)} (${why})`, {
+    uri: uri.slice(0, 300),
+  });
 
 /** The spill directory's real path, or undefined while it does not exist (no call has spilled). */
 function realSpillDir(spillDir: string): string | undefined {
@@ -50,7 +53,10 @@ function pathOfUri(uri: string): string {
   try {
     url = new URL(uri);
   } catch {
-    throw new ResourceError(INVALID_PARAMS, `Invalid params: params.uri: ${JSON.stringify(uri.slice(0, 300))} is not a URI`);
+    throw new ResourceError(
+      INVALID_PARAMS,
+      `Invalid params: params.uri: ${JSON.stringify(uri.slice(0, 300))} is not a URI`,
+    );
   }
   if (url.protocol !== 'file:') throw notFound(uri, 'only file: URIs of spill files are served');
   try {
@@ -64,14 +70,22 @@ export async function readSpillResource(spillDir: string, uri: string): Promise<
   const path = pathOfUri(uri);
   const dir = realSpillDir(spillDir);
   // A first look by name, so nothing elsewhere is even opened; the open file is what counts.
-  if (dir === undefined || !(isInside(resolve(spillDir), path) || isInside(dir, path))) throw notFound(uri, "not in this session's spill directory");
+  if (dir === undefined || !(isInside(resolve(spillDir), path) || isInside(dir, path)))
+    throw notFound(uri, "not in this session's spill directory");
   let file;
   try {
     // Non-blocking: a FIFO planted there must not hang the server; no final symlink is followed.
     file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw notFound(uri, code === 'ELOOP' ? 'a symbolic link is not served' : code === 'ENOENT' ? 'no such file' : (code ?? 'cannot be opened'));
+    throw notFound(
+      uri,
+      code === 'ELOOP'
+        ? 'a symbolic link is not served'
+        : code === 'ENOENT'
+          ? 'no such file'
+          : (code ?? 'cannot be opened'),
+    );
   }
   try {
     const opened = await readlink(`/proc/self/fd/${file.fd}`);
@@ -79,7 +93,10 @@ export async function readSpillResource(spillDir: string, uri: string): Promise<
     const stats = await file.stat();
     if (!stats.isFile()) throw notFound(uri, 'not a regular file');
     if (stats.size > MAX_RESOURCE_BYTES) {
-      throw new ResourceError(INVALID_PARAMS, `Invalid params: ${uri.slice(0, 300)} holds ${stats.size} bytes; resources/read serves at most ${MAX_RESOURCE_BYTES}`);
+      throw new ResourceError(
+        INVALID_PARAMS,
+        `Invalid params: ${uri.slice(0, 300)} holds ${stats.size} bytes; resources/read serves at most ${MAX_RESOURCE_BYTES}`,
+      );
     }
     const bytes = await file.readFile();
     const content = isUtf8(bytes)
