@@ -373,8 +373,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         content: `${name}: not run: moonpool is shutting down`,
         durationMs: 0,
       };
-    // One async function from here to the pool, not one per step: each step's promise cost the
-    // host's thread about 1 µs a call under a burst of MCP calls (see docs/decisions/0003).
     this.callsRunning++;
     const generation = this.generation;
     // The generation stays open until the call has ended, even if a reload replaces it meanwhile.
