@@ -261,7 +261,8 @@ test(
   async () => {
     const slowFile = join(tempDir(), 'slow');
     const config = toolsConfig(slowFile);
-    const host = await startHost(config, { maxThreadsPerModule: 2, loadTimeoutMs: 300, timeoutMs: 200 });
+    // Limits a worker's start on a loaded machine stays under: only the endless load reaches them.
+    const host = await startHost(config, { maxThreadsPerModule: 2, loadTimeoutMs: 5000, timeoutMs: 5000 });
     writeFileSync(slowFile, '');
     const stop = new AbortController();
     const [timedOut, cancelled] = await Promise.all([
@@ -599,8 +600,8 @@ test(
       config: toolsConfig(),
       stateDir: tempDir(),
       maxThreadsPerModule: 1,
-      loadTimeoutMs: 300,
-      timeoutMs: 300,
+      loadTimeoutMs: 5000,
+      timeoutMs: 5000,
     });
     after(() => host.close());
     const entry = join(install, 'dist', 'workers', 'lua-worker-entry.cjs');

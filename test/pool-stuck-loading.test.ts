@@ -33,8 +33,8 @@ test(
       config: join(dir, 'init.lua'),
       stateDir: tempDir(),
       maxThreadsPerModule: 1,
-      loadTimeoutMs: 300,
-      timeoutMs: 300,
+      loadTimeoutMs: 5000,
+      timeoutMs: 5000,
     });
     after(() => host.close());
     // The host has loaded; from now on a worker that starts finds wasmoon's code unreadable.

@@ -16,6 +16,7 @@ import { eventually, liveProcesses, startHost, tempDir, uniqueSeconds } from './
 function slowLoadingModules(
   count: number,
   loadSeconds: string,
+  timeoutSeconds = 0.1,
 ): { config: string; names: string[]; slowLoads: () => void } {
   const dir = tempDir();
   mkdirSync(join(dir, 'tools'));
@@ -23,7 +24,7 @@ function slowLoadingModules(
   for (const name of names) {
     writeFileSync(
       join(dir, 'tools', `${name}.lua`),
-      `return function(registry)\n  registry:add { name = '${name}', description = 'Returns ok.', timeout = 0.1, run = function() return 'ok' end }\nend\n`,
+      `return function(registry)\n  registry:add { name = '${name}', description = 'Returns ok.', timeout = ${timeoutSeconds}, run = function() return 'ok' end }\nend\n`,
     );
   }
   const marker = join(dir, 'slow');
@@ -64,10 +65,10 @@ test('a start withdrawn while it waits is answered false and its turn goes to th
 });
 
 test('calls that wait for their worker to start are not timed while they wait', async () => {
-  // Three waves of starts, each loading for 0.6 s: the last wave waits at least 1.2 s, which with
-  // its own load is past the 1.5 s allowance (plus the 0.1 s timeout) — unless waiting is free.
-  const { config, names, slowLoads } = slowLoadingModules(3 * WORKER_START_SLOTS, '0.6');
-  const host = await startHost(config, { loadTimeoutMs: 1500 });
+  // Three waves of starts, each loading for 1 s: the last wave waits at least 2 s, which with its
+  // own load is past the 2.5 s allowance (plus the 0.3 s timeout) — unless waiting is free.
+  const { config, names, slowLoads } = slowLoadingModules(3 * WORKER_START_SLOTS, '1', 0.3);
+  const host = await startHost(config, { loadTimeoutMs: 2500 });
   slowLoads();
   const results = await Promise.all(names.map((name) => host.call(name, {})));
   assert.deepEqual(
