@@ -461,6 +461,17 @@ export class WorkerPool {
     }
   }
 
+  /** A call sent an event, so a worker has it: its caller hears that it started, before the event; those behind move up. */
+  private heardFrom(callId: string): void {
+    for (const job of this.jobs.values()) {
+      if (job.callId !== callId || job.place === undefined) continue;
+      tell(() => job.limits.onStart?.());
+      job.queued = false;
+      job.place = undefined;
+      this.reportPlaces();
+    }
+  }
+
   /** Terminates the pool's threads whose code never loaded (stuck reading it, say), so that piscina starts others. */
   private stopThreadsNeverUp(): void {
     for (const thread of this.piscina.threads) {
@@ -510,11 +521,18 @@ export class WorkerPool {
     this.settleCameUp();
     const router: WorkerEvents = {
       log: (callId, texts) => {
+        this.heardFrom(callId);
         const listener = this.listeners.get(callId);
         if (listener) for (const text of texts) listener.log(text);
       },
-      title: (callId, text) => this.listeners.get(callId)?.title(text),
-      snapshot: (callId, bytes) => this.listeners.get(callId)?.snapshot(bytes),
+      title: (callId, text) => {
+        this.heardFrom(callId);
+        this.listeners.get(callId)?.title(text);
+      },
+      snapshot: (callId, bytes) => {
+        this.heardFrom(callId);
+        this.listeners.get(callId)?.snapshot(bytes);
+      },
       retire: (callId, reply) => {
         // Kept only for a call in flight: one already ended (its deadline came first) never reads it.
         const running = [...this.jobs.values()].some((job) => job.callId === callId && job.stopped === undefined);
