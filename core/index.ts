@@ -36,3 +36,4 @@ export { makeDirectory } from './make-directory.js';
 // For front ends that say what was meant: the closest known name, a syntax error's likely cause.
 export { closestName } from './name-suggestion.js';
 export { missingCommaHint } from './syntax-hint.js';
+export { CALL_STATUSES } from './session-record.js';

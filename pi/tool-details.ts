@@ -1,21 +1,9 @@
 // What a moonpool tool row keeps in pi's `details`: the call's status, title and last `ctx:show`
 // state. pi saves `details` as JSON, so the state's msgpack bytes travel as base64; details read
 // back from a session file are checked field by field, since the file may have been edited.
-import type { CallResult, CallStatus } from '../core/index.js';
+import { CALL_STATUSES, type CallResult, type CallStatus } from '../core/index.js';
 
 export const DETAILS_VERSION = 1;
-
-const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>([
-  'ok',
-  'error',
-  'timeout',
-  'cancelled',
-  'crashed',
-  'invalid_args',
-  'unavailable',
-  'unknown_tool',
-  'busy',
-]);
 
 export interface MoonpoolDetails {
   /** Marks details written by moonpool, and their layout. */
