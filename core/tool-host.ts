@@ -19,7 +19,7 @@ import {
   type ResolvedHostOptions,
   type ToolHostOptions,
 } from './host-options.js';
-import type { Diagnostic, RenderView } from '../shared/protocol.js';
+import type { Diagnostic, RenderView, ToolPermissions } from '../shared/protocol.js';
 import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
 import { pruneSessions } from './session-retention.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
@@ -45,6 +45,8 @@ export interface ToolInfo {
   annotations?: ToolAnnotations;
   /** From `output_schema` in registry:add, when given: the shape of `CallResult.structured`. */
   outputSchema?: ParametersSchema;
+  /** What the tool declared it may touch (its own, or the config's default); null: it declared nothing and has full access. */
+  permissions: ToolPermissions | null;
 }
 
 /** A loaded tool: where it is defined, and whether it is offered (when not, always why). */
@@ -331,13 +333,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   tools(): ToolInfo[] {
     return this.allTools()
       .filter((tool) => tool.available)
-      .map(({ name, description, parameters, module, annotations, outputSchema }) => ({
+      .map(({ name, description, parameters, module, annotations, outputSchema, permissions }) => ({
         name,
         description,
         parameters,
         module,
         ...(annotations === undefined ? {} : { annotations }),
         ...(outputSchema === undefined ? {} : { outputSchema }),
+        permissions,
       }));
   }
 
@@ -350,6 +353,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       module: definition.module,
       ...(definition.annotations === undefined ? {} : { annotations: definition.annotations }),
       ...(definition.outputSchema === undefined ? {} : { outputSchema: definition.outputSchema }),
+      permissions: definition.permissions ?? null,
       file: definition.file,
       line: definition.line,
       ...(availability.available ? { available: true } : { available: false, unavailableReason: availability.reason }),

@@ -1,10 +1,12 @@
 // One moonpool tool as a pi tool: the call runs in moonpool (isolated as always) with pi's signal,
 // each state reaches pi through onUpdate while it runs, and the result's text is exactly the text
-// `moonpool call` gives the model. The row draws the tool's Lua `render` of the latest state.
+// `moonpool call` gives the model. The row's first line names the tool and what it may touch; below,
+// the row draws the tool's Lua `render` of the latest state.
 import type { ToolHost, ToolInfo } from '../core/index.js';
 import { LuaRenderComponent } from './lua-render-component.js';
 import type { PiTextContent, PiToolDefinition } from './pi-api.js';
 import { withoutPatterns } from './pi-schema.js';
+import { ToolHeader } from './tool-header.js';
 import {
   encodeSnapshot,
   finishedDetails,
@@ -48,6 +50,9 @@ export function piTool(
         },
       });
       return { content: text(result.content), details: finishedDetails(result) };
+    },
+    renderCall(_args, theme) {
+      return new ToolHeader(tool.name, tool.permissions, theme);
     },
     renderResult(result, { expanded }, theme, context) {
       const details = readDetails(result.details);

@@ -2,7 +2,7 @@
 // blessed at most 30 frames a second. Typed lines become calls or commands; Esc cancels the newest
 // running call, Ctrl-O expands every block, PgUp/PgDn scroll, Ctrl-C cancels what runs and quits.
 import blessed from 'blessed';
-import type { ReloadResult, ToolHost } from '../../core/index.js';
+import { describePermissions, type ReloadResult, type ToolHost } from '../../core/index.js';
 import { colorWanted } from '../color-choice.js';
 import { displayPath, formatDiagnostic } from '../diagnostic-format.js';
 import { columns, fitColumns } from '../text-width.js';
@@ -256,7 +256,7 @@ export class Dashboard {
     }
   }
 
-  /** Each tool: its name and description (or why it is unavailable), then its arguments, indented. */
+  /** Each tool: its name and description (or why it is unavailable), then what it may touch and its arguments, indented. */
   private toolList(): string {
     const tools = this.options.host.allTools();
     if (tools.length === 0) return 'no tools are loaded';
@@ -265,6 +265,7 @@ export class Dashboard {
     return tools
       .flatMap((tool) => [
         `${tool.name}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason})`}`,
+        `    ${describePermissions(tool.permissions)}`,
         ...parameterLines(tool.parameters, width).map((line) => `    ${line}`),
       ])
       .join('\n');
