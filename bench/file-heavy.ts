@@ -1,7 +1,8 @@
 // file-heavy: what declared permissions cost a tool that reads many files. The same Lua runs with
 // full access and with `read = { '.' }` (each open then judged on its descriptor), in alternating
 // rounds, over 1,000 source-like files of about 3 KB: `scan` counts lines and words (the goal: at
-// most 5% slower guarded), `slurp` only opens, reads and closes (the check's cost alone).
+// most 5% slower guarded), `slurp` only opens, reads and closes (the check's cost alone), `emit`
+// writes as many files of formatted lines into out/ (`write = { 'out' }` when guarded).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +35,7 @@ async function timePair(host: ToolHost, open: string, guarded: string): Promise<
 export async function fileHeavy(): Promise<ScenarioResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'moonpool-bench-files-'));
   const cwd = join(dir, 'work');
-  mkdirSync(cwd);
+  mkdirSync(join(cwd, 'out'), { recursive: true });
   for (let i = 1; i <= FILES; i++) writeFileSync(join(cwd, `f${i}.txt`), sourceLike(i));
   const host = await ToolHost.start({
     config: join(BENCH_FIXTURES, 'files', 'init.lua'),
@@ -44,9 +45,11 @@ export async function fileHeavy(): Promise<ScenarioResult[]> {
   try {
     const [scan, scanGuarded] = await timePair(host, 'scan', 'scan_guarded');
     const [slurp, slurpGuarded] = await timePair(host, 'slurp', 'slurp_guarded');
+    const [emit, emitGuarded] = await timePair(host, 'emit', 'emit_guarded');
     return [
       compare('file-heavy', 'ms median', scanGuarded, { name: 'same tool, full access', value: scan }, { max: 1.05 }),
       compare('file-open-only', 'ms median', slurpGuarded, { name: 'same tool, full access', value: slurp }, {}),
+      compare('file-writes', 'ms median', emitGuarded, { name: 'same tool, full access', value: emit }, {}),
     ];
   } finally {
     await host.close();
