@@ -45,6 +45,7 @@ export interface PiToolDefinition<Details> {
     params: unknown,
     signal: AbortSignal | undefined,
     onUpdate: ((partial: PiToolResult<Details>) => void) | undefined,
+    context: PiContext,
   ): Promise<PiToolResult<Details>>;
   renderResult(
     result: { content: unknown; details?: unknown },
@@ -56,6 +57,10 @@ export interface PiToolDefinition<Details> {
 
 export interface PiUi {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
+  /** The option picked, or undefined when the selector was dismissed. */
+  select(title: string, options: string[], opts?: { signal?: AbortSignal }): Promise<string | undefined>;
+  /** Yes or no; a dismissed dialog is no. */
+  confirm(title: string, message: string, opts?: { signal?: AbortSignal }): Promise<boolean>;
 }
 
 export interface PiContext {
