@@ -109,3 +109,22 @@ describe(
     });
   },
 );
+
+describe('moonpool replay', () => {
+  test("shows what each call asked and the answers, from the session's log", () => {
+    const stateDir = tempDir();
+    const common = ['--config', CONFIG, '--state-dir', stateDir, '--session', 'asked'];
+    const options = { encoding: 'utf8' as const, cwd: stateDir, env: { ...process.env, MOONPOOL_CONFIG: '' } };
+    for (const tool of ['pick', 'pick_no_default', 'delete'])
+      spawnSync(
+        process.execPath,
+        [CLI, 'call', tool, ...(tool === 'delete' ? ['{"default":true}'] : []), ...common],
+        options,
+      );
+    const replay = spawnSync(process.execPath, [CLI, 'replay', 'asked', ...common], options);
+    assert.equal(replay.status, 0, replay.stderr);
+    assert.match(replay.stdout, /answer: green\n {2}\? Which colour\? → green\n/);
+    assert.match(replay.stdout, /\? Which colour\? → no answer: unavailable\n/);
+    assert.match(replay.stdout, /\? Delete 3 files\? → yes\n/);
+  });
+});

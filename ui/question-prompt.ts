@@ -1,8 +1,9 @@
 // A tool's question (`ctx:ask`) as the terminal front ends show it and read its answer: the
 // question and its numbered choices, what Enter picks, and a typed reply turned into an answer (a
 // choice's number or its text; y/yes/n/no for a confirm; an empty reply for the default).
-// `unattendedAnswer` is the answer when no one is asked (`--yes`, no terminal).
-import type { AskAnswer, AskQuestion } from '../core/index.js';
+// `unattendedAnswer` is the answer when no one is asked (`--yes`, no terminal); `exchangeLine`
+// says what was asked and answered, for a replayed block.
+import type { AskAnswer, AskExchange, AskQuestion } from '../core/index.js';
 import { sanitizeLines } from './terminal-text.js';
 
 /** The question and, for a choice, its choices numbered from 1, the default marked; safe to show. */
@@ -59,4 +60,19 @@ export function keyAnswer(question: AskQuestion, key: string): AskAnswer | undef
 /** The answer when no one is asked: the question's default, else none (`unavailable`). */
 export function unattendedAnswer(question: AskQuestion): AskAnswer {
   return question.default === undefined ? { refused: 'unavailable' } : { answer: question.default };
+}
+
+/** `? Which colour? → blue` (or `→ no answer: declined`), safe to show. */
+export function exchangeLine(exchange: AskExchange): string {
+  const asked = sanitizeLines(exchange.question.question).join(' ');
+  const { answer } = exchange;
+  const said =
+    answer === undefined
+      ? `no answer: ${exchange.refused ?? 'unavailable'}`
+      : typeof answer === 'boolean'
+        ? answer
+          ? 'yes'
+          : 'no'
+        : sanitizeLines(answer).join(' ');
+  return `? ${asked} → ${said}`;
 }
