@@ -107,13 +107,26 @@ describe('moonpool mcp with a client that can be asked', () => {
   });
 });
 
-describe('moonpool mcp with a client that cannot be asked', () => {
-  test('the tool hears nil, unavailable', async () => {
+describe('moonpool mcp and the elicitation capability', () => {
+  test('a client without it is never asked: the tool hears nil, unavailable', async () => {
     const client = await connect({});
     try {
       assert.equal(textOf(await client.callTool({ name: 'pick', arguments: {} })), 'no answer: unavailable');
     } finally {
       await client.close();
+    }
+  });
+
+  test('a client that declares forms explicitly (served by the SDK path) is asked; one with only URLs is not', async () => {
+    const forms = await connect({ elicitation: { form: {} } });
+    const urls = await connect({ elicitation: { url: {} } });
+    try {
+      forms.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { answer: 'red' } }));
+      assert.equal(textOf(await forms.callTool({ name: 'pick', arguments: {} })), 'answer: red');
+      assert.equal(textOf(await urls.callTool({ name: 'pick', arguments: {} })), 'no answer: unavailable');
+    } finally {
+      await forms.close();
+      await urls.close();
     }
   });
 });

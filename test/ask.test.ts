@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AskQuestion } from '../core/index.js';
-import { startHost } from './helpers.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIXTURES, startHost } from './helpers.js';
 
 const SLEEP = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -70,6 +72,11 @@ test('without onAsk, or with one that throws or answers off the question, the to
   assert.equal(declined.questions?.[0]?.refused, 'declined');
 });
 
+test('a question in available() is answered nil, unavailable: no one is asked there', async () => {
+  const host = await startHost('ask');
+  assert.equal((await host.call('asks_in_available', {}, { onAsk: () => ({ answer: true }) })).content, 'offered');
+});
+
 test("the call's time limit stands still while its question waits, and runs again after", async () => {
   const host = await startHost('ask');
   // One second of time limit, two waiting for the answer.
@@ -120,16 +127,20 @@ test('two questions in a row are asked in order and recorded in the session log'
 
 test('a question of a bad shape is a Lua error at the line of the ctx:ask', async () => {
   const host = await startHost('ask');
+  const source = readFileSync(join(FIXTURES, 'ask', 'init.lua'), 'utf8').split('\n');
+  /** The fixture's line that holds `text`. */
+  const line = (text: string): number => source.findIndex((row) => row.includes(text)) + 1;
+  const at = (text: string, message: string): RegExp => new RegExp(`init\\.lua:${line(text)}: ${message}`);
   const expected: Record<string, RegExp> = {
-    none: /init\.lua:57: ctx:ask expects \{ question = .*, got nil/,
-    dot: /init\.lua:58: ctx:ask must be called with a colon/,
-    empty_question: /init\.lua:59: ctx:ask: question must be a non-empty string, got an empty one/,
+    none: at('none = ', 'ctx:ask expects \\{ question = .*, got nil'),
+    dot: at('dot = ', 'ctx:ask must be called with a colon'),
+    empty_question: at('empty_question = ', 'ctx:ask: question must be a non-empty string, got an empty one'),
     no_choices: /init\.lua:\d+: ctx:ask expects .*: it has neither choices nor confirm = true/,
     both: /init\.lua:\d+: ctx:ask: give either choices or confirm = true, not both/,
     bad_default: /init\.lua:\d+: ctx:ask: default must be one of the choices, got "c"/,
     repeated: /init\.lua:\d+: ctx:ask: choices\[2\] repeats "a"/,
     unknown: /init\.lua:\d+: ctx:ask: unknown field colour/,
-    coroutine: /init\.lua:66: ctx:ask: cannot wait for a command inside a coroutine of your own/,
+    coroutine: at('coroutine.wrap', 'ctx:ask: cannot wait for a command inside a coroutine of your own'),
   };
   for (const [shape, pattern] of Object.entries(expected)) {
     const result = await host.call('bad_ask', { shape }, { onAsk: () => ({ answer: true }) });
