@@ -19,7 +19,7 @@ export interface AskExchange {
   waitedMs: number;
 }
 
-/** Questions a call keeps with their answers; past it they are only counted. */
+/** Questions a call keeps with their answers; later ones are asked and answered all the same. */
 export const MAX_KEPT_QUESTIONS = 50;
 
 const NO_ONE: AskAnswer = { refused: 'unavailable' };
@@ -37,8 +37,6 @@ function fits(question: AskQuestion, answer: unknown): answer is AskAnswer {
 
 export class CallQuestions {
   readonly exchanges: AskExchange[] = [];
-  /** Questions asked past MAX_KEPT_QUESTIONS. */
-  notKept = 0;
 
   constructor(private readonly handler: AskHandler | undefined) {}
 
@@ -46,8 +44,7 @@ export class CallQuestions {
   async ask(question: AskQuestion, signal: AbortSignal): Promise<AskAnswer> {
     const started = performance.now();
     const answer = await this.answerOf(question, signal);
-    if (this.exchanges.length >= MAX_KEPT_QUESTIONS) this.notKept++;
-    else
+    if (this.exchanges.length < MAX_KEPT_QUESTIONS)
       this.exchanges.push({
         question,
         ...('answer' in answer ? { answer: answer.answer } : { refused: answer.refused }),
