@@ -17,6 +17,7 @@ import { reloadScenario } from './reload.js';
 import { responsiveness } from './responsiveness.js';
 import { snapshotStorm } from './snapshot-storm.js';
 import { throughput } from './throughput.js';
+import { fileHeavy } from './file-heavy.js';
 import { isPinnedChild, PINNED_FLAG } from './pinned.js';
 import type { ScenarioResult } from './scenario.js';
 
@@ -37,6 +38,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult | ScenarioResult[]>
   'cold-start-list': coldStartList,
   'cold-start-call': coldStartCall,
   'first-calls-50': firstCalls50,
+  'file-heavy': fileHeavy,
 };
 
 function row(result: ScenarioResult): string {

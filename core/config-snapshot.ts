@@ -38,6 +38,8 @@ export interface SkippedEntry {
 }
 
 export interface ConfigSnapshot {
+  /** The real path of the directory read. */
+  dir: string;
   /** Real path → file contents. */
   sources: Record<string, Uint8Array>;
   /** Why some files were left out (too many, too large): they are read from disk when needed. */
@@ -99,7 +101,8 @@ export async function snapshotConfig(dir: string): Promise<ConfigSnapshot> {
   let bytes = 0;
   let entries = 0;
   let sliceStartedAt = performance.now();
-  const pending = [realpathSync(dir)];
+  const root = realpathSync(dir);
+  const pending = [root];
   while (pending.length > 0) {
     const current = pending.pop()!;
     let listing: Dir;
@@ -133,6 +136,7 @@ export async function snapshotConfig(dir: string): Promise<ConfigSnapshot> {
         }
         if (files >= MAX_SNAPSHOT_FILES || bytes + file.bytes.length > MAX_SNAPSHOT_BYTES) {
           return {
+            dir: root,
             sources,
             skipped,
             truncated: `the config directory holds more than ${MAX_SNAPSHOT_FILES} Lua files or ${MAX_SNAPSHOT_BYTES / 1048576} MiB`,
@@ -146,21 +150,22 @@ export async function snapshotConfig(dir: string): Promise<ConfigSnapshot> {
       listing.closeSync();
     }
   }
-  return { sources, skipped };
+  return { dir: root, sources, skipped };
 }
 
-/**
- * A digest of the Lua files a load of the config `file` reads (their real paths and bytes): equal
- * digests, the same snapshot. Undefined when the config cannot be read.
- */
-export async function snapshotDigest(file: string): Promise<string | undefined> {
+/** Reads the Lua files of the directory of the config `file`; undefined when it cannot be read. */
+export async function readConfigSnapshot(file: string): Promise<ConfigSnapshot | undefined> {
   try {
-    const { sources } = await snapshotConfig(dirname(realpathSync(file)));
-    const hash = createHash('sha256');
-    for (const path of Object.keys(sources).sort())
-      hash.update(`${path}\0${sources[path]!.length}\0`).update(sources[path]!);
-    return hash.digest('hex');
+    return await snapshotConfig(dirname(realpathSync(file)));
   } catch {
     return undefined;
   }
+}
+
+/** A digest of a snapshot's files (their real paths and bytes): equal digests, the same files. */
+export function snapshotDigest({ sources }: ConfigSnapshot): string {
+  const hash = createHash('sha256');
+  for (const path of Object.keys(sources).sort())
+    hash.update(`${path}\0${sources[path]!.length}\0`).update(sources[path]!);
+  return hash.digest('hex');
 }

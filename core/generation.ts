@@ -45,6 +45,8 @@ export interface GenerationOptions {
   threads: ThreadWatch;
   /** Start a module pool's worker beside the inspect worker, for the first module called. */
   warmModuleWorker?: boolean;
+  /** The config directory's files as the host already read them (used when of the config's directory). */
+  snapshot?: ConfigSnapshot | undefined;
 }
 
 export interface ToolState extends CheckedTool {
@@ -365,7 +367,8 @@ async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
     return { problem: `the config file ${options.configFile} does not exist (or is a symbolic link to nothing)` };
   }
   if (!statSync(configFile).isFile()) return { problem: `the config file ${options.configFile} is not a regular file` };
-  const snapshot = await snapshotConfig(dirname(configFile));
+  const dir = dirname(configFile);
+  const snapshot = options.snapshot?.dir === dir ? options.snapshot : await snapshotConfig(dir);
   const workerConfig = {
     configFile,
     configDir: dirname(configFile),

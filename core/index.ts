@@ -17,7 +17,14 @@ export {
 // CallResult.structured (run's `structured` table, checked against ToolInfo.outputSchema) and
 // ToolInfo.annotations/outputSchema are optional fields added for MCP: older readers can ignore them.
 export type { CallResult, CallStatus, CallOptions } from './call-result.js';
-export type { Diagnostic, RenderView, AskQuestion, AskAnswer, AskRefusal } from '../shared/protocol.js';
+export type {
+  Diagnostic,
+  RenderView,
+  ToolPermissions,
+  AskQuestion,
+  AskAnswer,
+  AskRefusal,
+} from '../shared/protocol.js';
 export type { AskExchange, AskHandler } from './call-questions.js';
 export type { RenderResult } from './generation.js';
 export type { ParametersSchema } from './tool-definitions.js';
@@ -36,5 +43,7 @@ export { resolveConfig, BUNDLED_CONFIG, type ResolvedConfig } from './config-pat
 export { makeDirectory } from './make-directory.js';
 // For front ends that say what was meant: the closest known name, a syntax error's likely cause.
 export { closestName } from './name-suggestion.js';
+// For front ends that show what a tool may touch.
+export { describePermissions, FULL_ACCESS, writesNothing } from './tool-permissions.js';
 export { missingCommaHint } from './syntax-hint.js';
 export { CALL_STATUSES } from './session-record.js';

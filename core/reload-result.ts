@@ -12,13 +12,13 @@ export interface ReloadResult {
   diagnostics: Diagnostic[];
   added: string[];
   removed: string[];
-  /** Tools whose description, schema, module (or its code), timeout, callbacks or availability changed. */
+  /** Tools whose description, schema, module (or its code), timeout, callbacks, permissions or availability changed. */
   changed: string[];
   durationMs: number;
 }
 
 function fingerprint(tool: ToolState): string {
-  const { description, parameters, module, timeoutMs, hasRender, hasAvailable } = tool.definition;
+  const { description, parameters, module, timeoutMs, hasRender, hasAvailable, permissions } = tool.definition;
   return JSON.stringify([
     description,
     parameters,
@@ -27,6 +27,7 @@ function fingerprint(tool: ToolState): string {
     timeoutMs ?? null,
     hasRender,
     hasAvailable,
+    permissions ?? null,
     tool.availability.available,
   ]);
 }

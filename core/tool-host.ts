@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { CpuSlots, type CpuSlotStats } from '../shared/cpu-slots.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
-import { snapshotDigest } from './config-snapshot.js';
+import { readConfigSnapshot, snapshotDigest, type ConfigSnapshot } from './config-snapshot.js';
 import type { CallOptions, CallResult } from './call-result.js';
 import { Generation, type LoadOutcome, type RenderResult } from './generation.js';
 import { diffTools, type ReloadResult } from './reload-result.js';
@@ -19,7 +19,7 @@ import {
   type ResolvedHostOptions,
   type ToolHostOptions,
 } from './host-options.js';
-import type { Diagnostic, RenderView } from '../shared/protocol.js';
+import type { Diagnostic, RenderView, ToolPermissions } from '../shared/protocol.js';
 import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
 import { pruneSessions } from './session-retention.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
@@ -45,6 +45,8 @@ export interface ToolInfo {
   annotations?: ToolAnnotations;
   /** From `output_schema` in registry:add, when given: the shape of `CallResult.structured`. */
   outputSchema?: ParametersSchema;
+  /** What the tool declared it may touch (its own, or the config's default); null: it declared nothing and has full access. */
+  permissions: ToolPermissions | null;
 }
 
 /** A loaded tool: where it is defined, and whether it is offered (when not, always why). */
@@ -219,9 +221,12 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return this.generation !== undefined;
   }
 
-  private async loadGeneration(): Promise<LoadOutcome> {
-    // Read before the load reads them: a change in between makes the next watch event reload.
-    if (this.options.watch) this.loadedDigest = await snapshotDigest(this.configFile);
+  /** Loads the config from `snapshot`, or from its files as they are now (read once, digested under `watch`). */
+  private async loadGeneration(snapshot?: ConfigSnapshot): Promise<LoadOutcome> {
+    if (this.options.watch) {
+      snapshot ??= await readConfigSnapshot(this.configFile);
+      this.loadedDigest = snapshot === undefined ? undefined : snapshotDigest(snapshot);
+    }
     return Generation.load({
       number: (this.generation?.number ?? 0) + 1,
       configFile: this.configFile,
@@ -238,6 +243,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       threads: this.threads,
       // Only the first generation's: a reload's first call finds its modules' workers in use.
       warmModuleWorker: this.options.warmModuleWorker && this.generation === undefined,
+      snapshot,
     });
   }
 
@@ -294,13 +300,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private reloadIfChanged(): void {
     this.reloads = this.reloads
       .then(async () => {
-        const digest = await snapshotDigest(this.configFile);
-        return digest !== undefined && digest === this.loadedDigest ? undefined : this.reloadNow();
+        const snapshot = await readConfigSnapshot(this.configFile);
+        const unchanged = snapshot !== undefined && snapshotDigest(snapshot) === this.loadedDigest;
+        return unchanged ? undefined : this.reloadNow(snapshot);
       })
       .catch(() => undefined);
   }
 
-  private async reloadNow(): Promise<ReloadResult> {
+  private async reloadNow(snapshot?: ConfigSnapshot): Promise<ReloadResult> {
     const failed = (message: string): ReloadResult => ({
       ok: false,
       generation: this.generation?.number ?? 0,
@@ -314,7 +321,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const startedAt = performance.now();
     let reloaded: ReloadResult;
     try {
-      reloaded = this.adopt(await this.loadGeneration(), startedAt);
+      reloaded = this.adopt(await this.loadGeneration(snapshot), startedAt);
     } catch (error) {
       reloaded = failed(`the reload failed: ${(error as Error).message}`);
     }
@@ -326,13 +333,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   tools(): ToolInfo[] {
     return this.allTools()
       .filter((tool) => tool.available)
-      .map(({ name, description, parameters, module, annotations, outputSchema }) => ({
+      .map(({ name, description, parameters, module, annotations, outputSchema, permissions }) => ({
         name,
         description,
         parameters,
         module,
         ...(annotations === undefined ? {} : { annotations }),
         ...(outputSchema === undefined ? {} : { outputSchema }),
+        permissions,
       }));
   }
 
@@ -345,6 +353,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       module: definition.module,
       ...(definition.annotations === undefined ? {} : { annotations: definition.annotations }),
       ...(definition.outputSchema === undefined ? {} : { outputSchema: definition.outputSchema }),
+      permissions: definition.permissions ?? null,
       file: definition.file,
       line: definition.line,
       ...(availability.available ? { available: true } : { available: false, unavailableReason: availability.reason }),

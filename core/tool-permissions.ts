@@ -82,10 +82,10 @@ export function checkPermissions(value: unknown): PermissionsCheck {
   return problems.length > 0 ? { problems } : { permissions, problems };
 }
 
-/** A tool whose permissions write nothing and start nothing (MCP's `readOnlyHint`). */
-export function writesNothing(permissions: ToolPermissions | undefined): boolean {
+/** A tool whose permissions write nothing and start nothing (MCP's `readOnlyHint`); null: declared none. */
+export function writesNothing(permissions: ToolPermissions | null): boolean {
   return (
-    permissions !== undefined &&
+    permissions !== null &&
     Array.isArray(permissions.write) &&
     permissions.write.length === 0 &&
     Array.isArray(permissions.exec) &&
@@ -93,8 +93,12 @@ export function writesNothing(permissions: ToolPermissions | undefined): boolean
   );
 }
 
-/** One line per kind: `read: ., ~/.cache/x; write: out/; exec: none; env: HOME`. */
-export function describePermissions(permissions: ToolPermissions): string {
+/** What a tool with no declared permissions may do, as every view says it. */
+export const FULL_ACCESS = 'full access (declares no permissions)';
+
+/** One line: `read: ., ~/.cache/x; write: out/; exec: none; env: HOME`, or FULL_ACCESS for null. */
+export function describePermissions(permissions: ToolPermissions | null): string {
+  if (permissions === null) return FULL_ACCESS;
   return KINDS.map((kind) => {
     const allowed = permissions[kind];
     return `${kind}: ${allowed === true ? 'any' : allowed.length === 0 ? 'none' : allowed.join(', ')}`;

@@ -1,11 +1,14 @@
 // One moonpool tool as a pi tool: the call runs in moonpool (isolated as always) with pi's signal,
 // each state reaches pi through onUpdate while it runs, its questions go to pi's dialogs
-// (pi-question.ts), and the result's text is exactly the text `moonpool call` gives the model. The row draws the tool's Lua `render` of the latest state.
+// (pi-question.ts), and the result's text is exactly the text `moonpool call` gives the model. The
+// row's first line names the tool and what it may touch; below, the row draws the tool's Lua
+// `render` of the latest state.
 import type { ToolHost, ToolInfo } from '../core/index.js';
 import { LuaRenderComponent } from './lua-render-component.js';
 import { askInPi } from './pi-question.js';
 import type { PiTextContent, PiToolDefinition } from './pi-api.js';
 import { withoutPatterns } from './pi-schema.js';
+import { ToolHeader } from './tool-header.js';
 import {
   encodeSnapshot,
   finishedDetails,
@@ -50,6 +53,9 @@ export function piTool(
         onAsk: (question, questionSignal) => askInPi(context, tool.name, question, questionSignal),
       });
       return { content: text(result.content), details: finishedDetails(result) };
+    },
+    renderCall(_args, theme) {
+      return new ToolHeader(tool.name, tool.permissions, theme);
     },
     renderResult(result, { expanded }, theme, context) {
       const details = readDetails(result.details);

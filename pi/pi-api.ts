@@ -9,7 +9,7 @@ export interface PiComponent {
 }
 
 /** The colours moonpool's rows use; pi's Theme has these and more. */
-export type PiThemeColor = 'toolOutput' | 'muted' | 'dim' | 'error' | 'warning';
+export type PiThemeColor = 'toolTitle' | 'toolOutput' | 'muted' | 'dim' | 'error' | 'warning';
 
 export interface PiTheme {
   fg(color: PiThemeColor, text: string): string;
@@ -47,6 +47,8 @@ export interface PiToolDefinition<Details> {
     onUpdate: ((partial: PiToolResult<Details>) => void) | undefined,
     context: PiContext,
   ): Promise<PiToolResult<Details>>;
+  /** The row's first line, above what renderResult draws. */
+  renderCall(args: unknown, theme: PiTheme): PiComponent;
   renderResult(
     result: { content: unknown; details?: unknown },
     options: { expanded: boolean; isPartial: boolean },

@@ -35,7 +35,12 @@ describe('moonpool new', () => {
     });
 
     const common = ['--config', dir, '--state-dir', join(dir, 'state')];
-    assert.match(moonpool(['check', ...common], dir).stdout, /1 tool loaded; 0 errors, 0 warnings/);
+    // It declares its permissions, so even --strict finds nothing to say.
+    assert.deepEqual(moonpool(['check', '--strict', ...common], dir), {
+      code: 0,
+      stdout: '1 tool loaded; 0 errors, 0 warnings\n',
+      stderr: '',
+    });
     assert.deepEqual(moonpool(['call', 'greet', '{"who":"Ada","steps":2}', ...common], dir).stdout, 'Hello, Ada!\n');
 
     const host = await startHost(join(dir, 'init.lua'));
@@ -94,6 +99,38 @@ describe('moonpool new', () => {
         `${tool}: ${JSON.stringify(state.progress)}`,
       );
     }
+  });
+
+  test('the demo passes check --strict, and each of its tools runs within the permissions it declares', async () => {
+    const demo = join(ROOT, 'examples', 'demo');
+    const check = moonpool(['check', '--strict', '--config', demo, '--state-dir', tempDir()], tempDir());
+    assert.equal(check.code, 0, check.stdout);
+    assert.doesNotMatch(check.stdout, /note:|warning:/);
+    const host = await startHost(demo, { cwd: join(ROOT, 'examples') });
+    assert.ok(host.allTools().every((tool) => tool.permissions !== null));
+    const outcomes = await Promise.all(
+      (
+        [
+          ['count_lines', { path: 'seed/1-weather/init.lua' }],
+          ['count_lines', { path: 'no-such-dir' }],
+          ['primes', { limit: 100 }],
+          ['sh', { command: 'echo ran' }],
+          ['misbehave', { mode: 'sleep' }],
+          ['misbehave', { mode: 'error' }],
+        ] as const
+      ).map(async ([tool, args]) => {
+        const result = await host.call(tool, args);
+        return [tool, result.status, result.content.split('\n')[0]];
+      }),
+    );
+    assert.deepEqual(outcomes, [
+      ['count_lines', 'ok', '19 lines in 1 file under seed/1-weather/init.lua'],
+      ['count_lines', 'error', 'no-such-dir: no such file or directory'],
+      ['primes', 'ok', '25 primes below 100; the largest is 97'],
+      ['sh', 'ok', 'ran'],
+      ['misbehave', 'timeout', 'misbehave: timed out after 3 s (set `timeout` in registry:add to allow longer)'],
+      ['misbehave', 'error', `${join(demo, 'lua', 'misbehave.lua')}:22: failing on purpose`],
+    ]);
   });
 
   test('never overwrites a file, and adds the require line to an existing init.lua', () => {

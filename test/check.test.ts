@@ -252,8 +252,9 @@ describe('moonpool check on real configs', () => {
       `${file}:13: tool 'repeat_word': parameters.properties.times: unknown keyword \`minimun\` (did you mean \`minimum\`?)`,
       `${file}:16: tool 'repeat_word': parameters: unknown keyword \`requried\` (did you mean \`required\`?)`,
       `${file}:24: tool 'word_count': unknown field \`paramters\` (did you mean \`parameters\`?)`,
+      `${file}:32: note: tool 'fine' declares no permissions, so it may touch every file, command and variable (set \`permissions\` in registry:add)`,
       `${file}:36: warning: tool 'fine': unknown field \`notes\` is ignored`,
-      '1 tool loaded; 4 errors, 1 warning',
+      '1 tool loaded; 4 errors, 1 warning, 1 note',
       '',
     ]);
   });
@@ -262,7 +263,7 @@ describe('moonpool check on real configs', () => {
     const dir = tempDir();
     writeFileSync(
       join(dir, 'init.lua'),
-      "agent.on('discover_tools', function(r)\n  r:add { name = 'x', description = 'X.', run = function() return 'x' end,\n    notes = 'mine' }\nend)\n",
+      "agent.on('discover_tools', function(r)\n  r:add { name = 'x', description = 'X.', permissions = {}, run = function() return 'x' end,\n    notes = 'mine' }\nend)\n",
     );
     const plain = moonpool(['check', '--config', dir]);
     assert.equal(plain.code, 0, plain.stdout);

@@ -162,7 +162,8 @@ describe('moonpool check', () => {
       .split('\n')
       .slice(0, -1)
       .map((line) => line.split(': ')[0]);
-    assert.deepEqual(locations, [`${file}:10`, `${file}:17`, `${file}:20`, `${file}:24`]);
+    // The good tool at line 3 declares no permissions: a note, in line order.
+    assert.deepEqual(locations, [`${file}:3`, `${file}:10`, `${file}:17`, `${file}:20`, `${file}:24`]);
     assert.match(run.stdout, /:10: registry:add: `name` must match/);
     assert.match(
       run.stdout,
@@ -170,7 +171,7 @@ describe('moonpool check', () => {
     );
     assert.match(run.stdout, /:20: tool 'no_run': `run` must be a function \(got nil\)/);
     assert.match(run.stdout, /:24: duplicate tool name 'good'/);
-    assert.match(run.stdout, /1 tool loaded; 4 errors, 0 warnings\n$/);
+    assert.match(run.stdout, /1 tool loaded; 4 errors, 0 warnings, 1 note\n$/);
     const good = moonpool(['call', 'good', '--config', broken]);
     assert.deepEqual([good.code, good.stdout], [0, 'fine\n']);
   });

@@ -4,7 +4,7 @@
 // while a tool that declares none keeps full access.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { startHost, tempDir } from './helpers.js';
@@ -214,6 +214,52 @@ describe('a tool held to its permissions', () => {
     assert.equal(result.status, 'ok', result.content);
     const [leaked, refusedCount, read] = result.content.split(' ').map(Number);
     assert.equal(leaked, 0, `the secret was read ${leaked} times (${refusedCount} refused, ${read} read inside)`);
+  });
+
+  test('a directory swapped for a link between the check and the act creates, removes or moves nothing outside', async () => {
+    // out/swapdir leads by turns to a directory inside the write roots and to one outside them.
+    const outside = join(root, 'outside-dir');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'keep'), 'kept');
+    writeFileSync(join(outside, 'stay'), 'stayed');
+    mkdirSync(join(work, 'out', 'real-dir'));
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('fs'); const at = (n) => ${JSON.stringify(join(work, 'out'))} + '/' + n;
+       for (let i = 0; ; i++) { const t = at('swapdir.tmp'); try { fs.unlinkSync(t) } catch {}
+         fs.symlinkSync(i % 2 ? at('real-dir') : ${JSON.stringify(outside)}, t); fs.renameSync(t, at('swapdir')); }`,
+      ],
+      { stdio: 'ignore' },
+    );
+    after(() => swapper.kill('SIGKILL'));
+    const code = `local created, refused = 0, 0
+      for i = 1, 3000 do
+        local ok, file = pcall(io.open, 'out/swapdir/f' .. i, 'w')
+        if not ok then refused = refused + 1 elseif file then file:close(); created = created + 1 end
+        pcall(os.remove, 'out/swapdir/keep')
+        pcall(os.rename, 'out/swapdir/stay', 'out/taken')
+      end
+      return created .. ' ' .. refused`;
+    const result = await run('bounded', code);
+    swapper.kill('SIGKILL');
+    assert.equal(result.status, 'ok', result.content);
+    const [created, refusedCount] = result.content.split(' ').map(Number);
+    assert.deepEqual(
+      readdirSync(outside).sort(),
+      ['keep', 'stay'],
+      `${created} created inside, ${refusedCount} refused`,
+    );
+  });
+
+  test('a write through a link that stays inside the roots creates its target', async () => {
+    symlinkSync('made-through-link.txt', join(work, 'out', 'to-mine'));
+    assert.deepEqual(
+      await run('bounded', "local f = assert(io.open('out/to-mine', 'w')); f:write('y'); return f:close()"),
+      { status: 'ok', content: 'true' },
+    );
+    assert.equal(readFileSync(join(work, 'out', 'made-through-link.txt'), 'utf8'), 'y');
   });
 
   test('without exec no process starts, by any of the ways there are', async () => {

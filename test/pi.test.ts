@@ -190,6 +190,28 @@ test('a tool without render shows the text moonpool gives the model', async () =
   assert.match(plain(row.render(60)), /hello world/);
 });
 
+test("the row's first line names the tool and what it may touch, cut to the row's width", async () => {
+  const session = await openPiSession();
+  await session.prompt([fauxAssistantMessage([fauxToolCall('plain', {}, { id: 'h1' })], { stopReason: 'toolUse' })]);
+  const end = await ended(session, 'h1');
+  for (const [tool, access] of [
+    ['plain', 'read: .; write: none; exec: none; env: HOME'],
+    ['wide', 'full access (declares no permissions)'],
+  ] as const) {
+    const { row } = toolRow(session, tool, {});
+    row.updateResult(rowResult(end.result), false);
+    assert.equal(
+      plain(row.render(60))
+        .split('\n')
+        .find((line) => line.trim() !== ''),
+      ` ${tool}  ${access}`,
+    );
+    const narrow = row.render(16);
+    assertFits(narrow, 16);
+    assert.match(plain(narrow), new RegExp(`^ ${tool}  \\S.*…$`, 'm'));
+  }
+});
+
 test('a running tool without render shows the last lines it printed', async () => {
   const session = await openPiSession();
   const gate = join(tempDir(), 'gate');

@@ -38,7 +38,11 @@ describe('a call that ends by itself', async () => {
       try {
         const [healthy, ...results] = await Promise.all([
           host.call('healthy', {}),
-          ...runs.map(({ shape, seconds }) => host.call('leave', { shape, seconds, ending })),
+          ...runs.map(({ shape, seconds }) =>
+            ending === 'timeout'
+              ? host.call('leave_then_spin', { shape, seconds })
+              : host.call('leave', { shape, seconds, ending }),
+          ),
         ]);
         assert.deepEqual([healthy.status, healthy.content], ['ok', 'fine']);
         for (const [i, result] of results.entries()) {

@@ -30,7 +30,10 @@ describe('annotations in registry:add', () => {
       idempotent: true,
       openWorld: false,
     });
-    const entry = formatTool({ name, description, parameters, module, ...(annotations ? { annotations } : {}) }, 'mcp');
+    const entry = formatTool(
+      { name, description, parameters, module, ...(annotations ? { annotations } : {}), permissions: null },
+      'mcp',
+    );
     assert.equal(entry['title'], 'A Tool');
     assert.deepEqual(entry['annotations'], {
       title: 'A Tool',

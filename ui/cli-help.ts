@@ -18,7 +18,8 @@ const HELP: Record<Command, CommandHelp> = {
   },
   list: {
     usage: 'moonpool list [--json] [--format anthropic|openai|mcp]',
-    about: 'The available tools, as a table, as JSON, or as a model API expects them.',
+    about:
+      'The available tools and what each may touch (its permissions, or full access), as a table, as JSON, or as a model API expects them.',
     options: [...SHARED],
   },
   call: {
@@ -28,7 +29,8 @@ const HELP: Record<Command, CommandHelp> = {
   },
   check: {
     usage: 'moonpool check [--strict]',
-    about: 'Loads the config and prints every problem as file:line: message.',
+    about:
+      'Loads the config and prints every problem as file:line: message, and a note for each tool that declares no permissions.',
     options: ['--config', '--cwd', '--strict'],
   },
   replay: {

@@ -29,7 +29,7 @@ Options:
   --cpu-slots N      how many calls may execute Lua at once; the rest take turns
                      (default: the number of CPUs)
   --dir DIR          where 'new' writes (default: the config's directory)
-  --strict           check: warnings fail too (exit 1)
+  --strict           check: warnings, and tools that declare no permissions, fail too (exit 1)
   --yes              call: answer a tool's questions (ctx:ask) with their defaults, never asking;
                      without a terminal (stdin) that is what happens anyway
   --all              sessions: list every one, not only the newest 20
@@ -39,8 +39,9 @@ Options:
   -h, --help         this text (after a command: that command's)
   -v, --version      the version
 
-Exit codes: 0 ok, 1 the tool reported an error (or check found errors; with --strict, warnings), 2 usage, config or
-state-dir error, 137 a worker thread was stuck in a system call (the process ended itself).`;
+Exit codes: 0 ok, 1 the tool reported an error (or check found errors; with --strict, warnings or
+tools without permissions), 2 usage, config or state-dir error, 137 a worker thread was stuck in a
+system call (the process ended itself).`;
 
 export interface CliInput {
   command: Command | 'help' | 'version';
@@ -60,7 +61,7 @@ export interface CliInput {
   width?: number;
   expand: boolean;
   watch: boolean;
-  /** `check`: warnings count as failures. */
+  /** `check`: warnings and tools without permissions count as failures. */
   strict: boolean;
   /** `call`: a tool's questions take their defaults; none is asked. */
   yes: boolean;

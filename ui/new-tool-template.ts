@@ -1,5 +1,5 @@
-// The module `moonpool new NAME` writes: one tool with every part a tool can have (schema, run
-// with live progress, render, available), small enough to read and change.
+// The module `moonpool new NAME` writes: one tool with every part a tool can have (schema,
+// permissions, run with live progress, render, available), small enough to read and change.
 
 export function newToolModule(name: string): string {
   return `-- ${name}: a tool made by \`moonpool new\`. Rename, rewrite, and run \`moonpool check\`.
@@ -16,13 +16,15 @@ agent.on('discover_tools', function(registry)
       required = { 'who' },
     },
     timeout = 30,
+    -- What it may touch: it may start \`sleep\` (without a shell) and see one variable, nothing more.
+    permissions = { exec = { 'sleep' }, env = { 'GREET_OFF' } },
     run = function(args, ctx)
       ctx:title(args.who)
       local steps = args.steps or 3
       for step = 1, steps do
         -- \`progress = { done, total }\` is what MCP clients see as the call's progress.
         ctx:show { progress = { done = step, total = steps }, who = args.who }
-        capture('sleep 0.1')
+        capture { 'sleep', '0.1' }
       end
       ctx:show { progress = { done = steps, total = steps }, who = args.who, greeted = true }
       return ('Hello, %s!'):format(args.who)
@@ -35,15 +37,8 @@ agent.on('discover_tools', function(registry)
       return ('[%s%s] step %d of %d'):format(('#'):rep(filled), ('-'):rep(width - filled), done, total)
     end,
     available = function(ctx)
-      -- Runs at every load, so it stays cheap: \`sleep\` is looked for on PATH without starting a process.
-      for dir in (os.getenv('PATH') or ''):gmatch('[^:]+') do
-        local file = io.open(dir .. '/sleep')
-        if file then
-          file:close()
-          return true
-        end
-      end
-      return false
+      -- Runs at every load, so it stays cheap: \`GREET_OFF=1\` in the environment withholds the tool.
+      return os.getenv('GREET_OFF') == nil
     end,
   }
 end)

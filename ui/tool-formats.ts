@@ -1,5 +1,6 @@
-// Tool definitions in the exact shape each model API expects.
-import type { ToolAnnotations, ToolInfo } from '../core/index.js';
+// Tool definitions in the exact shape each model API expects. Over MCP, a tool whose declared
+// permissions write nothing and start nothing is read-only (`readOnlyHint`) unless its author says.
+import { writesNothing, type ToolAnnotations, type ToolInfo } from '../core/index.js';
 
 export const TOOL_FORMATS = ['anthropic', 'openai', 'mcp'] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
@@ -18,16 +19,24 @@ export function formatTool(tool: ToolInfo, format: ToolFormat): Record<string, u
         type: 'function',
         function: { name: tool.name, description: tool.description, parameters: tool.parameters },
       };
-    case 'mcp':
+    case 'mcp': {
+      const annotations = withReadOnlyFromPermissions(tool);
       return {
         name: tool.name,
         ...(tool.annotations?.title === undefined ? {} : { title: tool.annotations.title }),
         description: tool.description,
         inputSchema: tool.parameters,
         ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
-        ...(tool.annotations === undefined ? {} : { annotations: mcpAnnotations(tool.annotations) }),
+        ...(annotations === undefined ? {} : { annotations: mcpAnnotations(annotations) }),
       };
+    }
   }
+}
+
+/** The tool's annotations, `readOnly` set from its permissions when the author set none. */
+function withReadOnlyFromPermissions(tool: ToolInfo): ToolAnnotations | undefined {
+  if (tool.annotations?.readOnly !== undefined || !writesNothing(tool.permissions)) return tool.annotations;
+  return { ...tool.annotations, readOnly: true };
 }
 
 /**

@@ -6,7 +6,7 @@ import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { NativeError, type NativeCall, type NativeFunction } from './lua-natives.js';
 import type { ChunkNames } from './chunk-names.js';
-import type { Access, PermissionGuard } from './permission-guard.js';
+import type { PermissionGuard } from './permission-guard.js';
 
 const MESSAGES: Record<string, string> = {
   ENOENT: 'No such file or directory',
@@ -31,7 +31,7 @@ const MESSAGES: Record<string, string> = {
   ENOTREG: 'Not a regular file (only regular files are loaded as code)',
 };
 
-const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_NONBLOCK } = fs.constants;
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_NONBLOCK } = fs.constants;
 
 /**
  * fopen's modes as open(2) flags, all with O_NONBLOCK: a FIFO nobody writes (or reads) or a
@@ -64,7 +64,7 @@ function atOffsetOrStream(offset: number | null, transfer: (position: number | n
 /** Reads a file to load as code: only a regular file, opened without blocking, and one the guard allows. */
 function readCodeFile(path: Buffer, guard: PermissionGuard | null): Buffer {
   const open = (): number => fs.openSync(path, O_RDONLY | O_NONBLOCK);
-  const fd = guard ? guard.open('read', path.toString('latin1'), open) : open();
+  const fd = guard ? guard.openToRead(path.toString('latin1'), open) : open();
   try {
     if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
     return fs.readFileSync(fd);
@@ -134,13 +134,6 @@ export function createFsNatives(
       return failure(error, label);
     }
   };
-  /** `path` against the working directory, refused unless the task may reach it (`itself`: a link not followed). */
-  const allowed = (path: Buffer, access: Access, itself = false): Buffer => {
-    const absolute = resolve(path);
-    guard()?.checkPath(access, absolute.toString('latin1'), itself);
-    return absolute;
-  };
-
   const absoluteOf = (path: Buffer): string => normalize(resolve(path).toString('utf8'));
   /** The snapshot's key for a path: its real path, or (for a file gone from disk) its absolute path. */
   const sourceKey = (path: Buffer): string => {
@@ -178,17 +171,12 @@ export function createFsNatives(
       const path = pathArg(call, 1);
       const mode = call.string(2) ?? 'r';
       const flags = OPEN_FLAGS[mode] ?? OPEN_FLAGS['r']!;
-      const access: Access = mode === 'r' ? 'read' : 'write';
       const checked = guard();
       if (!checked) return attempt(path, () => [fs.openSync(resolve(path), flags, 0o666)]);
-      // Truncated only once the opened file is known to be allowed.
       return attempt(path, () => {
         const absolute = resolve(path);
-        const fd = checked.open(access, absolute.toString('latin1'), () =>
-          fs.openSync(absolute, flags & ~O_TRUNC, 0o666),
-        );
-        if (flags & O_TRUNC && fs.fstatSync(fd).isFile()) fs.ftruncateSync(fd, 0);
-        return [fd];
+        if (mode !== 'r') return [checked.openToWrite(absolute.toString('latin1'), flags, 0o666)];
+        return [checked.openToRead(absolute.toString('latin1'), () => fs.openSync(absolute, flags, 0o666))];
       });
     },
     fs_read: (call) =>
@@ -220,8 +208,10 @@ export function createFsNatives(
     fs_remove: (call) => {
       const path = pathArg(call, 1);
       return attempt(path, () => {
-        const target = allowed(path, 'write', true);
-        if (fs.lstatSync(target).isDirectory()) fs.rmdirSync(target);
+        const checked = guard();
+        const target = resolve(path);
+        if (checked) checked.remove(target.toString('latin1'));
+        else if (fs.lstatSync(target).isDirectory()) fs.rmdirSync(target);
         else fs.unlinkSync(target);
         return [true];
       });
@@ -229,13 +219,23 @@ export function createFsNatives(
     fs_rename: (call) => {
       const from = pathArg(call, 1);
       const to = pathArg(call, 2);
-      return attempt(null, () => (fs.renameSync(allowed(from, 'write', true), allowed(to, 'write', true)), [true]));
+      return attempt(null, () => {
+        const checked = guard();
+        if (checked) checked.rename(resolve(from).toString('latin1'), resolve(to).toString('latin1'));
+        else fs.renameSync(resolve(from), resolve(to));
+        return [true];
+      });
     },
     fs_tmpname: () => {
       // node:crypto is loaded here, not at the worker's start (few tools call os.tmpname).
       const path = join(tmpdir(), `lua_${process.getBuiltinModule('node:crypto').randomBytes(6).toString('hex')}`);
-      guard()?.checkPath('write', Buffer.from(path).toString('latin1'));
-      fs.closeSync(fs.openSync(path, 'wx', 0o600));
+      const checked = guard();
+      const exclusive = O_WRONLY | O_CREAT | O_EXCL;
+      fs.closeSync(
+        checked
+          ? checked.openToWrite(Buffer.from(path).toString('latin1'), exclusive, 0o600)
+          : fs.openSync(path, exclusive, 0o600),
+      );
       return [path];
     },
     getenv: (call) => {

@@ -1,8 +1,10 @@
 // Holds a tool's code to the permissions it declared (registry:add's `permissions`). A path is
 // judged by where the kernel would take it: the real path of its existing part (symbolic links and
-// `..` followed, a dangling link followed to where a create would land) with the rest appended; a
-// descriptor once opened is judged again by its /proc/self/fd link, so a link swapped between the
-// check and the open is caught. Programs and environment variables are held to their lists.
+// `..` followed, a dangling link followed to where a create would land) with the rest appended. A
+// read is judged again by its opened descriptor's /proc/self/fd link, and a write is opened inside
+// a directory already opened and judged (`/proc/self/fd/DIR/name`, the last link not followed), so
+// nothing swapped between a check and an open gets through. Programs and environment variables are
+// held to their lists.
 // Paths are handled as byte strings (latin1), so a file name that is not UTF-8 is judged as it is.
 import fs from 'node:fs';
 import { homedir } from 'node:os';
@@ -10,10 +12,14 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { NativeError } from './lua-natives.js';
 import type { ToolPermissions } from '../shared/protocol.js';
 
-export type Access = 'read' | 'write';
+type Access = 'read' | 'write';
 
 /** Symbolic links followed while resolving one path, as the kernel's ELOOP bound. */
 const MAX_LINKS = 40;
+
+/** open(2)'s O_PATH on Linux, which Node does not export: a descriptor that only names a place. */
+const O_PATH = 0o10000000;
+const { O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 
 /** A UTF-8 string as a byte string, and back. */
 const asBytes = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
@@ -81,10 +87,11 @@ export class PermissionGuard {
   }
 
   /**
-   * Refuses `path` (absolute, a byte string) unless it lies under a root of `access`. `itself`:
-   * the path names the entry itself, a link not followed (remove, rename).
+   * Refuses `path` (absolute, a byte string) unless it lies under a root of `access`, for a path
+   * that could not be opened: outside the roots it is refused rather than said to be missing.
+   * `itself`: the path names the entry itself, a link not followed (remove, rename).
    */
-  checkPath(access: Access, path: string, itself = false): void {
+  private checkPath(access: Access, path: string, itself = false): void {
     const roots = this.roots[access];
     if (roots === null) return;
     const real = itself ? join(realPath(dirname(path)), basename(path)) : realPath(path);
@@ -92,26 +99,85 @@ export class PermissionGuard {
   }
 
   /**
-   * What `open` opened from `path` (absolute, a byte string), refused (and closed) when it lies
-   * outside the roots of `access`: the descriptor's own link is what is judged, so nothing swapped
-   * after a check can slip through. A write is judged by its path first too, since opening may
-   * create; a path that fails to open is judged by its path, so a missing file outside is refused.
+   * What `open` opened from `path` (absolute, a byte string) to read, refused (and closed) when it
+   * lies outside the read roots: the descriptor's own link is what is judged, so nothing swapped
+   * after a check can slip through. A path that fails to open is judged by its path, so a missing
+   * file outside is refused.
    */
-  open(access: Access, path: string, open: () => number): number {
-    const roots = this.roots[access];
+  openToRead(path: string, open: () => number): number {
+    const roots = this.roots.read;
     if (roots === null) return open();
-    if (access === 'write') this.checkPath(access, path);
     let fd: number;
     try {
       fd = open();
     } catch (error) {
-      this.checkPath(access, path);
+      this.checkPath('read', path);
       throw error;
     }
     const real = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'latin1' });
     if (inside(real, roots)) return fd;
     fs.closeSync(fd);
-    return this.refuse(access, asText(real));
+    return this.refuse('read', asText(real));
+  }
+
+  /**
+   * Runs `act` on `path`'s entry (absolute, a byte string) as `/proc/self/fd/DIR/name`, DIR its
+   * directory opened (O_PATH) and judged by its descriptor against the write roots first: the entry
+   * acted on is the one judged, whatever is swapped meanwhile. The last component is not followed.
+   */
+  private inJudgedDirectory<T>(path: string, act: (entry: Buffer, where: string) => T): T {
+    const roots = this.roots.write;
+    if (roots === null) return act(Buffer.from(path, 'latin1'), dirname(path));
+    let directory: number;
+    try {
+      directory = fs.openSync(Buffer.from(dirname(path), 'latin1'), O_PATH | O_DIRECTORY);
+    } catch (error) {
+      this.checkPath('write', path, true);
+      throw error;
+    }
+    try {
+      const where = fs.readlinkSync(`/proc/self/fd/${directory}`, { encoding: 'latin1' });
+      const real = join(where, basename(path));
+      if (!inside(real, roots)) this.refuse('write', asText(real));
+      return act(Buffer.from(`/proc/self/fd/${directory}/${basename(path)}`, 'latin1'), where);
+    } finally {
+      fs.closeSync(directory);
+    }
+  }
+
+  /**
+   * Opens `path` (absolute, a byte string) to write with open(2) `flags`, inside the write roots or
+   * not at all: in its judged directory, without following a last link; such a link is followed
+   * here, to be judged the same way, so nothing is created or opened outside the roots.
+   */
+  openToWrite(path: string, flags: number, mode: number): number {
+    if (this.roots.write === null) return fs.openSync(Buffer.from(path, 'latin1'), flags, mode);
+    let target = path;
+    for (let links = 0; ; links++) {
+      const opened = this.inJudgedDirectory(target, (entry, where) => {
+        try {
+          return fs.openSync(entry, flags | O_NOFOLLOW, mode);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ELOOP' || links >= MAX_LINKS) throw error;
+          return resolve(where, fs.readlinkSync(entry, { encoding: 'latin1' }));
+        }
+      });
+      if (typeof opened === 'number') return opened;
+      target = opened;
+    }
+  }
+
+  /** Removes `path`'s entry itself (a link, not its target; an empty directory too), only inside the write roots. */
+  remove(path: string): void {
+    this.inJudgedDirectory(path, (entry) => {
+      if (fs.lstatSync(entry).isDirectory()) fs.rmdirSync(entry);
+      else fs.unlinkSync(entry);
+    });
+  }
+
+  /** Renames the entry `from` to `to` (both absolute byte strings), both judged as for `remove`. */
+  rename(from: string, to: string): void {
+    this.inJudgedDirectory(from, (source) => this.inJudgedDirectory(to, (target) => fs.renameSync(source, target)));
   }
 
   /** Refuses a program the tool may not start: its name as the tool gave it, or null for a shell command. */

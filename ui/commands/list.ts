@@ -1,5 +1,7 @@
-// `moonpool list`: the available tools, as a table, as JSON, or in a model API's exact shape.
-import type { ToolHost } from '../../core/index.js';
+// `moonpool list`: the available tools, as a table, as JSON, or in a model API's exact shape. The
+// table and the JSON say what each tool may touch: its declared permissions, or full access
+// (`"permissions": null` in the JSON) for a tool that declares none.
+import { describePermissions, type ToolHost, type ToolStatus } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import { commandAsRun } from '../invocation.js';
 import { displayPath } from '../diagnostic-format.js';
@@ -27,12 +29,16 @@ export function listTools(host: ToolHost, input: CliInput, output: Output): numb
   }
   const all = host.allTools();
   const width = Math.max(4, ...all.map((tool) => tool.name.length));
+  const permissionsLine = (tool: ToolStatus): string =>
+    `${' '.repeat(width)}  ${sanitizeLine(describePermissions(tool.permissions))}\n`;
   for (const tool of all.filter((entry) => entry.available)) {
     output.stdout.write(`${tool.name.padEnd(width)}  ${sanitizeLine(tool.description.split('\n')[0] ?? '')}\n`);
+    output.stdout.write(permissionsLine(tool));
   }
   for (const tool of all) {
-    if (!tool.available)
-      output.stdout.write(`${tool.name.padEnd(width)}  (unavailable: ${sanitizeLine(tool.unavailableReason ?? '')})\n`);
+    if (tool.available) continue;
+    output.stdout.write(`${tool.name.padEnd(width)}  (unavailable: ${sanitizeLine(tool.unavailableReason ?? '')})\n`);
+    output.stdout.write(permissionsLine(tool));
   }
   if (all.length === 0) output.stdout.write(`no tools in ${displayPath(host.configFile)}\n`);
   const errors = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').length;

@@ -5,7 +5,13 @@
 // number (or y/n) on an empty line, or a typed choice and Enter (Enter alone: the default); Esc
 // declines it.
 import blessed from 'blessed';
-import type { AskAnswer, AskQuestion, ReloadResult, ToolHost } from '../../core/index.js';
+import {
+  describePermissions,
+  type AskAnswer,
+  type AskQuestion,
+  type ReloadResult,
+  type ToolHost,
+} from '../../core/index.js';
 import { colorWanted } from '../color-choice.js';
 import { displayPath, formatDiagnostic } from '../diagnostic-format.js';
 import { columns, fitColumns } from '../text-width.js';
@@ -311,7 +317,7 @@ export class Dashboard {
     }
   }
 
-  /** Each tool: its name and description (or why it is unavailable), then its arguments, indented. */
+  /** Each tool: its name and description (or why it is unavailable), then what it may touch and its arguments, indented. */
   private toolList(): string {
     const tools = this.options.host.allTools();
     if (tools.length === 0) return 'no tools are loaded';
@@ -320,6 +326,7 @@ export class Dashboard {
     return tools
       .flatMap((tool) => [
         `${tool.name}  ${tool.available ? tool.description.split('\n')[0] : `(unavailable: ${tool.unavailableReason})`}`,
+        `    ${describePermissions(tool.permissions)}`,
         ...parameterLines(tool.parameters, width).map((line) => `    ${line}`),
       ])
       .join('\n');

@@ -1,8 +1,12 @@
 -- count_lines: walks a source tree, counts lines per language, and shows live progress.
 local progress = require('progress')
 
--- Directories skipped below the root (never the root itself, whatever its path contains).
-local SKIP = [[-mindepth 1 -type d \( -name node_modules -o -name .git -o -name dist \) -prune -o -type f -print]]
+-- The files below a directory, skipping node_modules, .git and dist below it (never the root
+-- itself, whatever its path contains): a program and its arguments, run without a shell.
+local function find_files(root)
+  return { 'find', root, '-mindepth', '1', '-type', 'd', '(', '-name', 'node_modules', '-o', '-name', '.git',
+    '-o', '-name', 'dist', ')', '-prune', '-o', '-type', 'f', '-print' }
+end
 
 local function language(path)
   return path:match('%.([%w_]+)$') or '(none)'
@@ -32,6 +36,8 @@ agent.on('discover_tools', function(registry)
   registry:add {
     name = 'count_lines',
     description = 'Count the lines of every file under a directory, per language (file extension).',
+    -- Reads under the working directory, starts only `test` and `find`, writes nothing.
+    permissions = { read = { '.' }, exec = { 'test', 'find' } },
     parameters = {
       type = 'object',
       properties = {
@@ -42,17 +48,22 @@ agent.on('discover_tools', function(registry)
       local root = args.path or '.'
       ctx:title(root)
       -- A file is counted as itself; a directory, by the files below it.
-      local _, not_file = capture('test -f ' .. shquote(root))
-      local _, not_directory = capture('test -d ' .. shquote(root))
+      local _, not_file = capture { 'test', '-f', root }
+      local _, not_directory = capture { 'test', '-d', root }
       if not_file ~= 0 and not_directory ~= 0 then
         return { content = root .. ': no such file or directory', is_error = true }
       end
-      local listing, code = capture('find ' .. shquote(root) .. (not_file == 0 and ' -maxdepth 0' or ' ' .. SKIP) .. ' | sort')
-      if code ~= 0 then
-        return { content = 'cannot list ' .. root .. ': find exited with ' .. code, is_error = true }
-      end
       local files = {}
-      for path in listing:gmatch('[^\n]+') do files[#files + 1] = path end
+      if not_file == 0 then
+        files[1] = root
+      else
+        local listing, code = capture(find_files(root))
+        if code ~= 0 then
+          return { content = 'cannot list ' .. root .. ': find exited with ' .. code, is_error = true }
+        end
+        for path in listing:gmatch('[^\n]+') do files[#files + 1] = path end
+        table.sort(files)
+      end
       local by_language, total_lines = {}, 0
       for i, path in ipairs(files) do
         local lines = count_file(path)

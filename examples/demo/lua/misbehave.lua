@@ -3,6 +3,7 @@ agent.on('discover_tools', function(registry)
   registry:add {
     name = 'misbehave',
     description = 'Fail on purpose: loop forever, sleep in a child process, raise an error, or exhaust memory.',
+    permissions = { exec = { 'sleep' } },
     parameters = {
       type = 'object',
       properties = {
@@ -16,7 +17,7 @@ agent.on('discover_tools', function(registry)
       if args.mode == 'loop' then
         while true do end
       elseif args.mode == 'sleep' then
-        capture('sleep 600')
+        capture { 'sleep', '600' }
       elseif args.mode == 'error' then
         error('failing on purpose')
       elseif args.mode == 'oom' then

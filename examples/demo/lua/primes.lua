@@ -14,6 +14,7 @@ agent.on('discover_tools', function(registry)
   registry:add {
     name = 'primes',
     description = 'Count the prime numbers below a limit by trial division (deliberately CPU-heavy).',
+    permissions = {}, -- it only computes: no file, no command, no variable
     parameters = {
       type = 'object',
       properties = {

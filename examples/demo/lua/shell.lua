@@ -3,6 +3,8 @@ agent.on('discover_tools', function(registry)
   registry:add {
     name = 'sh',
     description = 'Run a shell command (/bin/sh -c) in the working directory; returns stdout and the exit code.',
+    -- A shell runs anything, so it is given everything, in so many words.
+    permissions = { read = true, write = true, exec = true, env = true },
     parameters = {
       type = 'object',
       properties = { command = { type = 'string', description = 'The command line to run.' } },

@@ -3,6 +3,8 @@ agent.on('discover_tools', function(registry)
   registry:add {
     name = 'weather',
     description = 'Look up the current weather for a city.',
+    -- Its commands are shell strings (sh), which find `weather` on PATH.
+    permissions = { exec = { 'sh' }, env = { 'PATH' } },
     -- A JSON Schema object describing the arguments, shown to the model.
     parameters = {
       type = 'object',
