@@ -1,6 +1,7 @@
 // What a call returns to the host, and the model-facing messages for each way a call can end.
 // Messages built from lists (problems, tool names) are bounded like results.
 import { clip, listWithin } from './bounded-text.js';
+import type { AskExchange, AskHandler } from './call-questions.js';
 
 /** Problems listed in an `invalid_args` message; the rest are counted. */
 export const MAX_LISTED_PROBLEMS = 20;
@@ -33,6 +34,8 @@ export interface CallResult {
   title?: string;
   /** The last `ctx:show` state, msgpack-encoded. */
   snapshot?: Uint8Array;
+  /** What the call asked the user (`ctx:ask`) and the answers, in order, when it asked anything. */
+  questions?: AskExchange[];
   durationMs: number;
 }
 
@@ -52,6 +55,13 @@ export interface CallOptions {
   onQueued?: (place: number) => void;
   /** Told when a call that was queued is taken by a worker: it runs from now on. */
   onStart?: () => void;
+  /**
+   * Asks the user a tool's question (`ctx:ask`): resolve to `{ answer }` (one of the question's
+   * `choices`, or a boolean for a `confirm`) or `{ refused: 'declined' }`. The call's time limit
+   * is paused until it settles; `signal` aborts when the call ends first (cancelled). Without it,
+   * or when it throws or answers anything else, the tool hears `nil, 'unavailable'`.
+   */
+  onAsk?: AskHandler;
 }
 
 export function formatSeconds(ms: number): string {

@@ -17,7 +17,15 @@ export {
 // CallResult.structured (run's `structured` table, checked against ToolInfo.outputSchema) and
 // ToolInfo.annotations/outputSchema are optional fields added for MCP: older readers can ignore them.
 export type { CallResult, CallStatus, CallOptions } from './call-result.js';
-export type { Diagnostic, RenderView, ToolPermissions } from '../shared/protocol.js';
+export type {
+  Diagnostic,
+  RenderView,
+  ToolPermissions,
+  AskQuestion,
+  AskAnswer,
+  AskRefusal,
+} from '../shared/protocol.js';
+export type { AskExchange, AskHandler } from './call-questions.js';
 export type { RenderResult } from './generation.js';
 export type { ParametersSchema } from './tool-definitions.js';
 export type { ToolAnnotations } from './tool-annotations.js';

@@ -4,6 +4,7 @@
 import { decodeMsgpack, encodeMsgpack, scanMsgpackMap, type DecodeLimits } from './msgpack-codec.js';
 import type { MsgpackKind } from '../shared/msgpack.js';
 import type { CallStatus } from './call-result.js';
+import type { AskExchange } from './call-questions.js';
 
 /** Largest payload the log writes; whatever the host can produce fits once its snapshot is dropped. */
 export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
@@ -21,6 +22,8 @@ export interface SessionRecord {
   durationMs: number;
   /** The last `ctx:show` state, msgpack-encoded. */
   snapshot?: Uint8Array;
+  /** What the call asked the user (`ctx:ask`) and the answers, when it asked anything. */
+  questions?: AskExchange[];
   /** When the call finished (ms since the epoch). */
   finishedAt: number;
   /** What was left out to keep the record within MAX_RECORD_BYTES, one line each. */
@@ -65,10 +68,29 @@ export function recordShapeProblem(value: unknown): string | undefined {
   }
   if (record['snapshot'] !== undefined && !(record['snapshot'] instanceof Uint8Array))
     return 'its snapshot is not bytes';
+  const questions = record['questions'];
+  if (questions !== undefined && !(Array.isArray(questions) && questions.every(isExchange)))
+    return 'its questions are not questions and answers';
   const dropped = record['dropped'];
   if (dropped !== undefined && !(Array.isArray(dropped) && dropped.every((line) => typeof line === 'string')))
     return 'its dropped list is not strings';
   return undefined;
+}
+
+/** Whether a decoded value is an AskExchange as the host writes it. */
+function isExchange(value: unknown): value is AskExchange {
+  if (typeof value !== 'object' || value === null) return false;
+  const { question, answer, refused, waitedMs } = value as Record<string, unknown>;
+  if (typeof question !== 'object' || question === null || typeof waitedMs !== 'number') return false;
+  const { kind, question: text, choices } = question as Record<string, unknown>;
+  if (typeof text !== 'string') return false;
+  if (kind === 'choice' && !(Array.isArray(choices) && choices.every((choice) => typeof choice === 'string')))
+    return false;
+  if (kind !== 'choice' && kind !== 'confirm') return false;
+  return (
+    (answer === undefined || typeof answer === 'string' || typeof answer === 'boolean') &&
+    (refused === undefined || refused === 'declined' || refused === 'unavailable')
+  );
 }
 
 /** The record decoded from a payload, or why it cannot be one. */
@@ -108,6 +130,8 @@ export function outlineRecord(payload: Uint8Array): { durationMs: number; finish
   for (const key of OPTIONAL_STRINGS)
     if (kind(key) !== undefined && kind(key) !== 'string') return { problem: `its ${key} is not a string` };
   if (kind('snapshot') !== undefined && kind('snapshot') !== 'binary') return { problem: 'its snapshot is not bytes' };
+  if (kind('questions') !== undefined && kind('questions') !== 'array')
+    return { problem: 'its questions are not questions and answers' };
   if (kind('dropped') !== undefined && kind('dropped') !== 'array')
     return { problem: 'its dropped list is not strings' };
   return { durationMs, finishedAt };

@@ -4,6 +4,7 @@ import { argumentProblems } from './arguments.js';
 import { limitOutput, type OutputLimits } from './output-limit.js';
 import { messages, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
 import { checkStructured } from './structured-result.js';
+import { CallQuestions } from './call-questions.js';
 import { CRASH_LIMIT, CRASH_WINDOW_MS, type Generation } from './generation.js';
 import type { CallEvents } from '../shared/protocol.js';
 
@@ -27,6 +28,7 @@ export async function runToolCall(
   options: CallOptions,
 ): Promise<CallResult> {
   const started = performance.now();
+  const questions = new CallQuestions(options.onAsk);
   const finish = (status: CallStatus, content: string, extra: Partial<CallResult> = {}): CallResult => ({
     callId: settings.callId,
     tool: name,
@@ -34,6 +36,7 @@ export async function runToolCall(
     isError: status !== 'ok',
     content,
     durationMs: Math.round(performance.now() - started),
+    ...(questions.exchanges.length > 0 ? { questions: questions.exchanges } : {}),
     ...extra,
   });
 
@@ -54,19 +57,17 @@ export async function runToolCall(
   if (pool.queueFull) return finish('busy', messages.busy(name, pool.stats().queued));
 
   let lastSnapshot: Uint8Array | undefined;
-  // A caller that asked for no events gets none: nothing to route.
-  const wantsEvents = options.onLog !== undefined || options.onTitle !== undefined || options.onSnapshot !== undefined;
-  const events: CallEvents | undefined = wantsEvents
-    ? {
-        log: (text) => options.onLog?.(text),
-        title: (text) => options.onTitle?.(text),
-        snapshot: (bytes) => {
-          lastSnapshot = bytes;
-          options.onSnapshot?.(bytes);
-        },
-      }
-    : undefined;
-  const stopListening = events ? pool.listen(settings.callId, events) : undefined;
+  // A question is heard even from a caller that cannot answer it, so that it is recorded.
+  const events: CallEvents = {
+    log: (text) => options.onLog?.(text),
+    title: (text) => options.onTitle?.(text),
+    snapshot: (bytes) => {
+      lastSnapshot = bytes;
+      options.onSnapshot?.(bytes);
+    },
+    ask: (question, signal) => questions.ask(question, signal),
+  };
+  const stopListening = pool.listen(settings.callId, events);
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
   const { permissions } = tool.definition;
   const context = { tool: name, callId: settings.callId, ...(permissions ? { permissions } : {}) };
@@ -119,7 +120,7 @@ export async function runToolCall(
     if (output.spillError !== undefined) settings.onSpillFailure();
     return finish(reply.isError ? 'error' : 'ok', output.content, extra);
   } finally {
-    stopListening?.();
+    stopListening();
   }
 }
 

@@ -429,7 +429,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   private record(log: SessionLog, result: CallResult, args: unknown): void {
-    const { callId, tool, status, content, spillPath, title, durationMs, snapshot } = result;
+    const { callId, tool, status, content, spillPath, title, durationMs, snapshot, questions } = result;
     // Arguments that were refused or never checked are logged only while small: recording megabytes
     // a model sent in error would cost the host's thread more than checking them did. Every other
     // status comes after the arguments passed their checks.
@@ -448,6 +448,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     if (spillPath !== undefined) record.spillPath = spillPath;
     if (title !== undefined) record.title = title;
     if (snapshot !== undefined) record.snapshot = snapshot;
+    if (questions !== undefined) record.questions = questions;
     // A call whose record cannot be written still returns its result; the log counts the loss.
     log.enqueue(record);
   }

@@ -3,7 +3,8 @@
 // `idleTimeout`, `maxQueue`, and an AbortSignal that terminates the worker running its task. This
 // layer adds what moonpool promises beyond that:
 // - a task's time limit counts from when a worker picked it up (the stamps in the shared task
-//   table), with a cold worker's allowance for loading the config; waiting for a worker is free;
+//   table), with a cold worker's allowance for loading the config; waiting for a worker is free,
+//   and so is waiting for the user's answer to a question the task asked (`ctx:ask`);
 // - every process a task started is ended however the task ends (TaskTable.endTask);
 // - a worker told to stop that does not exit is counted (ThreadWatch), never awaited for ever;
 // - a worker that retires after running out of memory hands its reply over first;
@@ -16,6 +17,8 @@ import { Piscina } from 'piscina';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import {
   EVENTS_PORT_KEY,
+  type AskAnswer,
+  type AskQuestion,
   type CallEvents,
   type PoolTask,
   type RunReply,
@@ -118,6 +121,10 @@ interface Job {
   queued?: boolean;
   /** The place in line its caller was last told (0: none yet), while it is queued. */
   place?: number | undefined;
+  /** Time its questions to the user have waited for their answers: its time limit is that much later. */
+  askedMs: number;
+  /** When the question it waits on was asked (its worker runs nothing meanwhile). */
+  askingSince?: number | undefined;
 }
 
 export class WorkerPool {
@@ -213,7 +220,15 @@ export class WorkerPool {
     const row = this.rows.acquire();
     if (row === undefined) return { kind: 'busy' };
     const callId = task.kind === 'run' ? task.context.callId : undefined;
-    const job: Job = { row, callId, kind: task.kind, limits, abort: new AbortController(), unpickedMs: 0 };
+    const job: Job = {
+      row,
+      callId,
+      kind: task.kind,
+      limits,
+      abort: new AbortController(),
+      unpickedMs: 0,
+      askedMs: 0,
+    };
     this.jobs.set(row, job);
     const cancel = (): void => this.stop(job, { kind: 'cancelled' });
     try {
@@ -422,8 +437,10 @@ export class WorkerPool {
       const started = this.rows.table.stampOf(job.row, 'started');
       const pickedAt = this.rows.table.stampOf(job.row, 'picked');
       lowerLongTask(this.rows.table, job.row, started, now);
+      // A task waiting for the user's answer runs nothing: its time stands still.
+      if (job.askingSince !== undefined) continue;
       if (started !== undefined) {
-        if (now >= started + timeoutMs) this.stop(job, { kind: 'timeout' });
+        if (now >= started + timeoutMs + job.askedMs) this.stop(job, { kind: 'timeout' });
       } else if (pickedAt !== undefined) {
         if (now >= pickedAt + coldStartMs + timeoutMs) this.stop(job, { kind: 'timeout' });
       } else if (room) {
@@ -469,6 +486,26 @@ export class WorkerPool {
       job.queued = false;
       job.place = undefined;
       this.reportPlaces();
+    }
+  }
+
+  /**
+   * A running call's question to the user, asked through its listener. While it waits, the call's
+   * time limit is paused: its worker awaits this answer and runs no Lua. One question at a time;
+   * ending the call (a cancel, closing) aborts the question.
+   */
+  private async ask(callId: string, question: AskQuestion): Promise<AskAnswer> {
+    const job = [...this.jobs.values()].find((entry) => entry.callId === callId && entry.stopped === undefined);
+    const listener = this.listeners.get(callId);
+    if (job === undefined || listener?.ask === undefined || job.askingSince !== undefined)
+      return { refused: 'unavailable' };
+    this.heardFrom(callId);
+    job.askingSince = Date.now();
+    try {
+      return await listener.ask(question, job.abort.signal);
+    } finally {
+      job.askedMs += Date.now() - job.askingSince;
+      job.askingSince = undefined;
     }
   }
 
@@ -533,6 +570,7 @@ export class WorkerPool {
         this.heardFrom(callId);
         this.listeners.get(callId)?.snapshot(bytes);
       },
+      ask: (callId, question) => this.ask(callId, question),
       retire: (callId, reply) => {
         // Kept only for a call in flight: one already ended (its deadline came first) never reads it.
         const running = [...this.jobs.values()].some((job) => job.callId === callId && job.stopped === undefined);

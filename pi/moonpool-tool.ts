@@ -1,9 +1,11 @@
 // One moonpool tool as a pi tool: the call runs in moonpool (isolated as always) with pi's signal,
-// each state reaches pi through onUpdate while it runs, and the result's text is exactly the text
-// `moonpool call` gives the model. The row's first line names the tool and what it may touch; below,
-// the row draws the tool's Lua `render` of the latest state.
+// each state reaches pi through onUpdate while it runs, its questions go to pi's dialogs
+// (pi-question.ts), and the result's text is exactly the text `moonpool call` gives the model. The
+// row's first line names the tool and what it may touch; below, the row draws the tool's Lua
+// `render` of the latest state.
 import type { ToolHost, ToolInfo } from '../core/index.js';
 import { LuaRenderComponent } from './lua-render-component.js';
+import { askInPi } from './pi-question.js';
 import type { PiTextContent, PiToolDefinition } from './pi-api.js';
 import { withoutPatterns } from './pi-schema.js';
 import { ToolHeader } from './tool-header.js';
@@ -27,7 +29,7 @@ export function piTool(
     label: tool.name,
     description: tool.description,
     parameters: withoutPatterns(tool.parameters) as object,
-    async execute(toolCallId, params, signal, onUpdate) {
+    async execute(toolCallId, params, signal, onUpdate, context) {
       const args = modelArgs(toolCallId) ?? params;
       let title: string | undefined;
       let snapshot: string | undefined;
@@ -48,6 +50,7 @@ export function piTool(
           recentLogs = keepRecentLogs(recentLogs, output);
           update();
         },
+        onAsk: (question, questionSignal) => askInPi(context, tool.name, question, questionSignal),
       });
       return { content: text(result.content), details: finishedDetails(result) };
     },

@@ -45,6 +45,7 @@ export interface PiToolDefinition<Details> {
     params: unknown,
     signal: AbortSignal | undefined,
     onUpdate: ((partial: PiToolResult<Details>) => void) | undefined,
+    context: PiContext,
   ): Promise<PiToolResult<Details>>;
   /** The row's first line, above what renderResult draws. */
   renderCall(args: unknown, theme: PiTheme): PiComponent;
@@ -58,6 +59,10 @@ export interface PiToolDefinition<Details> {
 
 export interface PiUi {
   notify(message: string, type?: 'info' | 'warning' | 'error'): void;
+  /** The option picked, or undefined when the selector was dismissed. */
+  select(title: string, options: string[], opts?: { signal?: AbortSignal }): Promise<string | undefined>;
+  /** Yes or no; a dismissed dialog is no. */
+  confirm(title: string, message: string, opts?: { signal?: AbortSignal }): Promise<boolean>;
 }
 
 export interface PiContext {

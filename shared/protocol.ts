@@ -108,11 +108,30 @@ export interface CallContext {
   permissions?: ToolPermissions;
 }
 
+/**
+ * A question `ctx:ask` puts to the user, its shape checked by the prelude: pick one of `choices`,
+ * or answer yes or no (`confirm`). `default` is what Enter picks, and what `--yes` answers.
+ */
+export type AskQuestion =
+  | { kind: 'choice'; question: string; choices: string[]; default?: string }
+  | { kind: 'confirm'; question: string; default?: boolean };
+
+/**
+ * Why a question got no answer: `declined`, the user refused to answer (dismissed the prompt);
+ * `unavailable`, there was no one to ask (a host that cannot ask, no terminal and no default).
+ */
+export type AskRefusal = 'declined' | 'unavailable';
+
+/** The answer to a question: the choice picked (a string), yes or no (a boolean), or why there is none. */
+export type AskAnswer = { answer: string | boolean } | { refused: AskRefusal };
+
 /** Live events of one call, as the host receives them. */
 export interface CallEvents {
   log(text: string): void;
   title(text: string): void;
   snapshot(bytes: Uint8Array): void;
+  /** Asks the user; `signal` aborts when the call ends first. Absent: no one can be asked. */
+  ask?(question: AskQuestion, signal: AbortSignal): Promise<AskAnswer>;
 }
 
 /**
@@ -125,6 +144,8 @@ export interface WorkerEvents {
   log(callId: string, texts: string[]): void;
   title(callId: string, text: string): void;
   snapshot(callId: string, bytes: Uint8Array): void;
+  /** `ctx:ask`: the call waits, its time limit paused, until the host has the user's answer. */
+  ask(callId: string, question: AskQuestion): Promise<AskAnswer>;
   /** The worker is about to exit mid-task (to give back its memory); this is the task's reply. */
   retire(callId: string, reply: RunReply): void;
   /** The worker has made its Lua state: its start is over. */

@@ -99,7 +99,7 @@ describe('moonpool call', () => {
     assert.equal(moonpool(['--help']).stdout, whole.stdout);
     const call = moonpool(['help', 'call']);
     assert.equal(call.code, 0);
-    assert.match(call.stdout, /^Usage: moonpool call TOOL \[JSON\] \[--json\]\n/);
+    assert.match(call.stdout, /^Usage: moonpool call TOOL \[JSON\] \[--json\] \[--yes\]\n/);
     assert.match(call.stdout, /^ {2}--timeout S /m);
     assert.doesNotMatch(call.stdout, /--strict/);
     assert.equal(moonpool(['call', '--help']).stdout, call.stdout);

@@ -18,6 +18,7 @@ test('a call whose serving throws is answered -32603 with the message, not left 
       log: () => undefined,
       serverInfo: { name: 'moonpool', version: '0' },
       readResource: () => Promise.reject(new Error('no resources here')),
+      ask: () => ({ refused: 'unavailable' }),
     },
     (message) => {
       sent.push(message);

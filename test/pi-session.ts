@@ -47,6 +47,8 @@ export interface PiSessionOptions {
   /** A session file to resume, or a directory for a new persistent session (default: in memory). */
   sessionFile?: string;
   sessionDir?: string;
+  /** pi's dialogs, as the test answers them (the rest of the UI does nothing). */
+  dialogs?: Pick<ExtensionUIContext, 'select' | 'confirm'>;
 }
 
 /** A pi session runtime with moonpool's extension loaded; disposed (session_shutdown) after the file. */
@@ -99,7 +101,7 @@ export async function openPiSession(options: PiSessionOptions = {}): Promise<PiS
   };
   after(dispose);
   const notices: string[] = [];
-  await runtime.session.bindExtensions({ uiContext: recordingUi(notices) });
+  await runtime.session.bindExtensions({ uiContext: recordingUi(notices, options.dialogs) });
   const events: AgentSessionEvent[] = [];
   const waiters: { match: (event: AgentSessionEvent) => boolean; resolve: (event: AgentSessionEvent) => void }[] = [];
   runtime.session.subscribe((event) => {
@@ -126,11 +128,20 @@ export async function openPiSession(options: PiSessionOptions = {}): Promise<PiS
   };
 }
 
-/** pi's UI as an extension sees it, keeping what `notify` was told (the rest does nothing, as in print mode). */
-function recordingUi(notices: string[]): ExtensionUIContext {
+/**
+ * pi's UI as an extension sees it, keeping what `notify` was told, with the test's dialogs (the
+ * rest does nothing, as in print mode).
+ */
+function recordingUi(notices: string[], dialogs: PiSessionOptions['dialogs']): ExtensionUIContext {
   const quiet = new Proxy(
     {},
-    { get: (_target, key) => (key === 'notify' ? (message: string) => void notices.push(message) : () => undefined) },
+    {
+      get: (_target, key) => {
+        if (key === 'notify') return (message: string) => void notices.push(message);
+        if (dialogs && (key === 'select' || key === 'confirm')) return dialogs[key];
+        return () => undefined;
+      },
+    },
   );
   return quiet as ExtensionUIContext;
 }

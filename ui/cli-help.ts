@@ -23,9 +23,9 @@ const HELP: Record<Command, CommandHelp> = {
     options: [...SHARED],
   },
   call: {
-    usage: 'moonpool call TOOL [JSON] [--json]',
+    usage: 'moonpool call TOOL [JSON] [--json] [--yes]',
     about: 'Runs a tool once and prints its result (stdout; stderr when it failed). Ctrl-C cancels it (exit 130).',
-    options: [...SHARED, '--session', '--timeout', '--cpu-slots'],
+    options: [...SHARED, '--session', '--timeout', '--cpu-slots', '--yes'],
   },
   check: {
     usage: 'moonpool check [--strict]',

@@ -11,7 +11,7 @@ export const USAGE = `moonpool — LLM-callable tools written in Lua, each modul
 Usage:
   moonpool [dash] [--session ID] [--watch]                  the terminal dashboard (the default)
   moonpool list [--json] [--format anthropic|openai|mcp]   the available tools
-  moonpool call TOOL [JSON] [--json]                        run a tool once, print its result
+  moonpool call TOOL [JSON] [--json] [--yes]                run a tool once, print its result
   moonpool check [--strict]                                 load the config, print every problem
   moonpool replay SESSION|last [--width N] [--expand]       a session's blocks, re-rendered
   moonpool sessions [--json] [--all]                        the recorded sessions (the newest 20), newest last
@@ -30,6 +30,8 @@ Options:
                      (default: the number of CPUs)
   --dir DIR          where 'new' writes (default: the config's directory)
   --strict           check: warnings, and tools that declare no permissions, fail too (exit 1)
+  --yes              call: answer a tool's questions (ctx:ask) with their defaults, never asking;
+                     without a terminal (stdin) that is what happens anyway
   --all              sessions: list every one, not only the newest 20
   --keep-sessions SPEC  sessions kept at start: an age, a total size or both (14d,200MiB),
                      or forever; default 30d,1GiB or $MOONPOOL_KEEP_SESSIONS
@@ -61,6 +63,8 @@ export interface CliInput {
   watch: boolean;
   /** `check`: warnings and tools without permissions count as failures. */
   strict: boolean;
+  /** `call`: a tool's questions take their defaults; none is asked. */
+  yes: boolean;
   dir?: string;
   /** `--keep-sessions` as given; see retention-option.ts. */
   keepSessions?: string;
@@ -94,6 +98,7 @@ const OPTIONS = {
   expand: { type: 'boolean', default: false },
   watch: { type: 'boolean', default: false },
   strict: { type: 'boolean', default: false },
+  yes: { type: 'boolean', default: false },
   dir: { type: 'string' },
   'keep-sessions': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
@@ -154,6 +159,7 @@ export function parseCli(argv: string[]): CliInput {
       expand: false,
       watch: false,
       strict: false,
+      yes: false,
     };
   }
   if (values.version) command = 'version';
@@ -170,6 +176,7 @@ export function parseCli(argv: string[]): CliInput {
       expand: false,
       watch: false,
       strict: false,
+      yes: false,
     };
   }
   const topic = command === 'version' || command === 'help' ? undefined : command;
@@ -183,6 +190,7 @@ export function parseCli(argv: string[]): CliInput {
     expand: values.expand,
     watch: values.watch,
     strict: values.strict,
+    yes: values.yes,
   };
   if (values.config !== undefined) input.config = values.config;
   if (values.cwd !== undefined) input.cwd = values.cwd;

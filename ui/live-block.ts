@@ -25,6 +25,8 @@ export class LiveBlock {
   private rendering = false;
   /** Set by finish(): a render still in flight then must not draw the block again. */
   private finished = false;
+  /** Set while a question is asked below: the block is off the screen until it is answered. */
+  private held = false;
   private readonly started = Date.now();
   private readonly timer: NodeJS.Timeout;
 
@@ -47,6 +49,13 @@ export class LiveBlock {
   /** The call's place in line while it waits for a worker; undefined once it runs. */
   setQueued(place: number | undefined): void {
     this.queued = place;
+  }
+
+  /** Takes the block off the screen while the terminal is used for something else (a question), or puts it back. */
+  hold(held: boolean): void {
+    this.held = held;
+    if (held) this.erase();
+    else this.draw();
   }
 
   /** Writes a log line above the block. */
@@ -81,7 +90,7 @@ export class LiveBlock {
   }
 
   private draw(): void {
-    if (this.finished) return;
+    if (this.finished || this.held) return;
     const facts: BlockFacts = {
       kind: 'call',
       state: 'running',

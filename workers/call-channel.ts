@@ -7,7 +7,7 @@
 // a wait), and by the runtime's count hook while Lua runs. `drain` sends what is pending and waits
 // until the host has every event.
 import type { Remote } from 'comlink';
-import type { WorkerEvents } from '../shared/protocol.js';
+import type { AskAnswer, AskQuestion, WorkerEvents } from '../shared/protocol.js';
 
 /** Shortest time between two snapshots, and between two batches of titles and log lines. */
 export const EVENT_INTERVAL_MS = 33;
@@ -100,6 +100,15 @@ export class CallChannel {
     if (this.pendingLines.length > 0) this.track(this.events.log(this.callId, this.pendingLines));
     this.pendingTitle = undefined;
     this.pendingLines = [];
+  }
+
+  /**
+   * Puts a question to the user through the host, once the events before it are sent; a host
+   * that stopped listening is no one to ask.
+   */
+  async ask(question: AskQuestion): Promise<AskAnswer> {
+    this.sendEvents();
+    return this.events.ask(this.callId, question).catch((): AskAnswer => ({ refused: 'unavailable' }));
   }
 
   /**

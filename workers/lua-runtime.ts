@@ -25,6 +25,7 @@ import { describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
 import { createMathNatives } from './math-natives.js';
+import { createAskNatives } from './ask-natives.js';
 import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
@@ -48,7 +49,7 @@ const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url)
 const PRELUDE_CHUNK_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 /** The prelude's chunk name, in its error messages and tracebacks. */
 const PRELUDE_CHUNK_NAME = '=[moonpool]';
-const PRELUDE_FILES = ['shell.lua', 'io.lua', 'compat.lua', 'process.lua', 'api.lua'] as const;
+const PRELUDE_FILES = ['shell.lua', 'io.lua', 'compat.lua', 'process.lua', 'ask.lua', 'api.lua'] as const;
 const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
 
 /** The largest result (`content`) a `run` may return. */
@@ -563,6 +564,7 @@ export class LuaRuntime {
       }),
       ...createProcessNatives(this.config.cwd, () => this.scope),
       ...createMathNatives(),
+      ...createAskNatives(() => this.scope.channel),
       reply: (call) => {
         try {
           this.reply = call.value(1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });

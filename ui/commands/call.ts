@@ -2,12 +2,15 @@
 // stdout (stderr for an error), what the tool prints goes to stderr as it happens; on a terminal
 // the tool's live block is drawn on stderr while it runs, and the text is made safe to show.
 // Ctrl-C (or SIGTERM, SIGHUP) cancels the call; the command then exits 128 + the signal's number.
+// A tool's question (`ctx:ask`) is asked on the terminal when stdin and stderr are one; with
+// --yes, or without a terminal, it takes its default, or gets none when it has none.
 import { constants } from 'node:os';
-import { decodeSnapshot, type CallResult, type ToolHost } from '../../core/index.js';
+import { decodeSnapshot, type AskAnswer, type AskQuestion, type CallResult, type ToolHost } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import { commandAsRun } from '../invocation.js';
 import type { Output } from '../open-host.js';
 import { sanitizeLines } from '../terminal-text.js';
+import { unattendedAnswer } from '../question-prompt.js';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -47,6 +50,21 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
   // The live block (and the width tables it draws with) loads only for a terminal.
   const live =
     stderr.isTTY && !input.json ? new (await import('../live-block.js')).LiveBlock(stderr, host, name) : undefined;
+  const asksTerminal = !input.yes && process.stdin.isTTY === true && stderr.isTTY === true;
+  const ask = async (question: AskQuestion, signal: AbortSignal): Promise<AskAnswer> => {
+    if (!asksTerminal) return unattendedAnswer(question);
+    const { askOnTerminal } = await import('../terminal-question.js');
+    live?.hold(true);
+    try {
+      return await askOnTerminal(question, signal, {
+        input: process.stdin,
+        output: stderr,
+        onInterrupt: () => cancel('SIGINT'),
+      });
+    } finally {
+      live?.hold(false);
+    }
+  };
   try {
     const result = await host.call(name, args, {
       signal: controller.signal,
@@ -56,6 +74,7 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
       onTitle: (title) => live?.setTitle(title),
       onQueued: (place) => live?.setQueued(place),
       onStart: () => live?.setQueued(undefined),
+      onAsk: ask,
     });
     live?.finish();
     if (input.json) {

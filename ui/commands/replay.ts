@@ -1,12 +1,13 @@
 // `moonpool replay SESSION|last [--width N] [--expand]`: every block of a session, in the order
 // the calls started, re-rendered from its last snapshot with the current config's `render` — `run`
-// is never called. A tool the config no longer defines (or one without `render`) shows its
-// recorded model-facing text. Damage in the log is skipped and named on stderr; the records
+// is never called — with what each call asked the user and the answers. A tool the config no
+// longer defines (or one without `render`) shows its recorded model-facing text. Damage in the log is skipped and named on stderr; the records
 // around it are replayed.
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultStateDir, SESSION_ID_PATTERN, summarizeSessions, type ToolHost } from '../../core/index.js';
-import { plainBlockLines, renderView, type BlockFacts } from '../block-view.js';
+import { BODY_INDENT, plainBlockLines, renderView, type BlockFacts } from '../block-view.js';
+import { exchangeLine } from '../question-prompt.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import { commandAsRun } from '../invocation.js';
 import type { Output } from '../open-host.js';
@@ -77,7 +78,8 @@ export async function replaySession(host: ToolHost, input: CliInput, output: Out
       content: record.content,
       rendered,
     };
-    output.stdout.write(`${plainBlockLines(facts, layout).join('\n')}\n`);
+    const asked = (record.questions ?? []).map((exchange) => `${BODY_INDENT}${exchangeLine(exchange)}`);
+    output.stdout.write(`${[...plainBlockLines(facts, layout), ...asked].join('\n')}\n`);
   }
   return 0;
 }

@@ -1,9 +1,11 @@
 // A dashboard block as blessed-tagged lines for a given width: the block model's header and body
-// (ui/block-view.ts) with colours, unless NO_COLOR. Everything a tool produced is sanitized by the model, then has
+// (ui/block-view.ts) with colours, unless NO_COLOR, and the question the call waits on. Everything a tool produced is sanitized by the model, then has
 // its braces escaped here, before it meets a tag.
 import blessed from 'blessed';
 import { BODY_INDENT, blockBody, blockHeader, type BlockFacts, type BlockState } from '../block-view.js';
 import type { Block } from './block.js';
+import { questionLines, replyHint } from '../question-prompt.js';
+import { fitColumns } from '../text-width.js';
 
 /** The colour of each status's mark. */
 const MARK_COLORS: Record<BlockState, string> = {
@@ -54,9 +56,17 @@ export function blockLines(block: Block, context: DrawContext): string[] {
     `${colored(MARK_COLORS[block.status], header.mark, context)} {bold}${blessed.escape(header.tool)}{/bold}` +
     `${colored('gray', `${blessed.escape(header.title)}${header.status}`, context)}${header.elapsed ? `  ${colored('gray', header.elapsed, context)}` : ''}`;
   const body = blockBody(facts, { width: context.width, expand: context.expand, expandHint: 'Ctrl-O shows all' });
+  const asked = block.question?.question;
+  const question = asked
+    ? [...questionLines(asked), `${replyHint(asked)} below, then Enter · Esc declines`].map(
+        (row) =>
+          `${BODY_INDENT}${colored('yellow', blessed.escape(fitColumns(row, context.width - BODY_INDENT.length)), context)}`,
+      )
+    : [];
   return [
     head,
     ...body.rows.map((row) => `${BODY_INDENT}${blessed.escape(row)}`),
     ...body.noteRows.map((row) => `${BODY_INDENT}${colored('gray', blessed.escape(row), context)}`),
+    ...question,
   ];
 }

@@ -1,10 +1,17 @@
 // One block of the transcript: a call (running or finished) or a note (a reload, /tools, a
 // problem with a typed line). It keeps what its lines are drawn from: the latest snapshot and
-// the render of it, the title, the model-facing text, the last lines the tool printed.
-import type { CallResult, RenderResult } from '../../core/index.js';
+// the render of it, the title, the model-facing text, the last lines the tool printed, and the
+// question it waits on.
+import type { AskAnswer, AskQuestion, CallResult, RenderResult } from '../../core/index.js';
 import type { BlockState } from '../block-view.js';
 
 const KEPT_LOG_LINES = 50;
+
+/** A question the call waits on (`ctx:ask`), and how to answer it. */
+export interface PendingQuestion {
+  question: AskQuestion;
+  answer(answer: AskAnswer): void;
+}
 
 export class Block {
   title: string | undefined;
@@ -19,6 +26,8 @@ export class Block {
   renderPending = false;
   /** While the call waits for a worker: its place in line. */
   queued: number | undefined;
+  /** While the call waits for the user's answer: its question. */
+  question: PendingQuestion | undefined;
   readonly controller = new AbortController();
   /** Settles when the call has ended (at once for a note or a replayed block). */
   settled: Promise<unknown> = Promise.resolve();

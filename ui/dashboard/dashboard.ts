@@ -1,13 +1,23 @@
 // The terminal dashboard: a transcript of tool blocks, a status bar and an input line, drawn with
 // blessed at most 30 frames a second. Typed lines become calls or commands; Esc cancels the newest
 // running call, Ctrl-O expands every block, PgUp/PgDn scroll, Ctrl-C cancels what runs and quits.
+// A call's question (`ctx:ask`) shows in its block and takes the input line until answered: a
+// number (or y/n) on an empty line, or a typed choice and Enter (Enter alone: the default); Esc
+// declines it.
 import blessed from 'blessed';
-import { describePermissions, type ReloadResult, type ToolHost } from '../../core/index.js';
+import {
+  describePermissions,
+  type AskAnswer,
+  type AskQuestion,
+  type ReloadResult,
+  type ToolHost,
+} from '../../core/index.js';
 import { colorWanted } from '../color-choice.js';
 import { displayPath, formatDiagnostic } from '../diagnostic-format.js';
 import { columns, fitColumns } from '../text-width.js';
 import { argumentTemplate, parameterLines } from '../tool-help.js';
-import { Block } from './block.js';
+import { answerOf, keyAnswer, replyHint } from '../question-prompt.js';
+import { Block, type PendingQuestion } from './block.js';
 import { parseCommand, SLASH_COMMANDS } from './command-parser.js';
 import { FrameScheduler } from './frame-scheduler.js';
 import { LineEditor } from './line-editor.js';
@@ -41,6 +51,7 @@ const HELP = [
   '/reload  load the config again (a broken edit keeps the running one)',
   '/clear   empty the transcript      /quit   leave (Ctrl-C too)',
   'Esc cancels the newest running call · Ctrl-O expands every block · PgUp/PgDn scroll · ↑/↓ history',
+  "A tool's question: its number (y/n) or a choice and Enter; Enter alone takes the default; Esc declines",
   'Ctrl-A/E line start/end · Alt-B/F word back/forward · Ctrl-W/U/K delete word/before/after',
 ].join('\n');
 
@@ -152,6 +163,8 @@ export class Dashboard {
 
   private onKey(ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined): void {
     const name = key?.full ?? key?.name;
+    const pending = this.pendingQuestion();
+    if (pending && this.answerKey(pending, ch, name)) return this.scheduler.request();
     switch (name) {
       case 'C-c':
         void this.quit();
@@ -223,6 +236,54 @@ export class Dashboard {
         else return;
     }
     this.scheduler.request();
+  }
+
+  /** The question answered first: the oldest a running call waits on. */
+  private pendingQuestion(): PendingQuestion | undefined {
+    return this.transcript.running().find((block) => block.question)?.question;
+  }
+
+  /** A key that answers `pending` (or says why the line does not); false for one that edits the line. */
+  private answerKey(pending: PendingQuestion, ch: string | undefined, name: string | undefined): boolean {
+    const { question } = pending;
+    if (name === 'escape') {
+      pending.answer({ refused: 'declined' });
+      return true;
+    }
+    if (name === 'enter' || name === 'return') {
+      const answer = answerOf(question, this.editor.text);
+      if (answer === undefined) this.note('question', `not an answer: ${replyHint(question)}`, 'error');
+      else {
+        this.editor.home();
+        this.editor.clearAfter();
+        pending.answer(answer);
+      }
+      return true;
+    }
+    const answer = this.editor.text === '' && ch !== undefined ? keyAnswer(question, ch) : undefined;
+    if (answer !== undefined) pending.answer(answer);
+    return answer !== undefined;
+  }
+
+  /** Shows `question` in `block` until it is answered, or the call ends first. */
+  private ask(block: Block, question: AskQuestion, signal: AbortSignal): Promise<AskAnswer> {
+    return new Promise((resolve) => {
+      const pending: PendingQuestion = {
+        question,
+        answer: (answer) => {
+          if (block.question !== pending) return;
+          block.question = undefined;
+          signal.removeEventListener('abort', ended);
+          resolve(answer);
+          this.scheduler.request();
+        },
+      };
+      const ended = (): void => pending.answer({ refused: 'unavailable' });
+      block.question = pending;
+      signal.addEventListener('abort', ended, { once: true });
+      this.scrollBack = 0;
+      this.scheduler.request();
+    });
   }
 
   private submit(line: string): void {
@@ -314,6 +375,7 @@ export class Dashboard {
           block.queued = undefined;
           update();
         },
+        onAsk: (question, signal) => this.ask(block, question, signal),
       })
       .then((result) => {
         block.finish(result);
@@ -364,7 +426,8 @@ export class Dashboard {
         Math.max(0, width - 4 - columns(chars.slice(start, cursor + 1).join(''))),
       ),
     );
-    return `{bold}>{/bold} ${before}{inverse}${at}{/inverse}${after}`;
+    const prompt = this.pendingQuestion() ? '?' : '>';
+    return `{bold}${prompt}{/bold} ${before}{inverse}${at}{/inverse}${after}`;
   }
 
   /** Cancels running calls, waits for them to end, restores the terminal, and resolves `done`. */

@@ -1,7 +1,8 @@
 // What both paths of `moonpool mcp` serve from: the host, where tools' output is logged, what
-// the server says of itself at `initialize`, and the one queue every `resources/read` goes through.
+// the server says of itself at `initialize`, the one queue every `resources/read` goes through,
+// and how a tool's question reaches the client's user.
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolHost } from '../../core/index.js';
+import type { AskHandler, ToolHost } from '../../core/index.js';
 
 export interface McpContext {
   host: ToolHost;
@@ -9,6 +10,8 @@ export interface McpContext {
   serverInfo: { name: string; version: string };
   /** Serves a `resources/read` of `uri` (see resource-reads.ts). */
   readResource: (uri: string) => Promise<ReadResourceResult>;
+  /** Asks the client's user a tool's question (see elicitation.ts). */
+  ask: AskHandler;
 }
 
 export const SERVER_CAPABILITIES = { tools: { listChanged: true }, resources: {} };

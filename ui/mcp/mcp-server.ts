@@ -7,6 +7,7 @@ import type { ReloadResult, ToolHost } from '../../core/index.js';
 import { formatDiagnostic } from '../diagnostic-format.js';
 import { formatTool } from '../tool-formats.js';
 import { DirectPath } from './direct-path.js';
+import { Elicitation } from './elicitation.js';
 import { LineTransport } from './line-transport.js';
 import type { McpContext } from './mcp-context.js';
 import { asPlainMessage } from './plain-requests.js';
@@ -52,13 +53,15 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
   const log = (line: string): void => void stderr.write(`moonpool: ${line}\n`);
   for (const diagnostic of host.diagnostics()) log(formatDiagnostic(diagnostic));
   const resourceReads = new ResourceReads(() => transport.whenRoom());
+  const send = (message: Parameters<LineTransport['send']>[0]): Promise<void> => transport.send(message);
+  const elicitation = new Elicitation(send);
   const context: McpContext = {
     host,
     log,
     serverInfo: { name: 'moonpool', version: version() },
     readResource: (uri) => resourceReads.run(() => readSpillResource(host.spillDir, uri)),
+    ask: (question, signal) => elicitation.ask(question, signal),
   };
-  const send = (message: Parameters<LineTransport['send']>[0]): Promise<void> => transport.send(message);
   const direct = new DirectPath(context, send);
   const sdk = new LazySdkPath(async () =>
     (await import('./sdk-path.js')).SdkPath.open(context, send, (requestId) => direct.cancel(requestId)),
@@ -69,12 +72,14 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
     process.stdin,
     process.stdout,
     (message) => {
+      if (elicitation.take(message)) return;
       const plain = asPlainMessage(message);
       if (plain) direct.take(plain);
       // A cancellation may name a request the SDK's path is serving.
       if (!plain || (plain.kind === 'cancelled' && sdk.started)) sdk.take(message);
     },
     () => {
+      elicitation.close();
       direct.close();
       stopServing();
     },

@@ -1,7 +1,7 @@
 // One `tools/call` run on the host for an MCP client, whichever path brought it (direct-path.ts for
 // plain calls, the SDK's handler in sdk-path.ts for the rest): what the tool prints goes to the
 // log, its states and titles become progress notifications when the client sent a progress token,
-// and its CallResult becomes a CallToolResult — but for a tool the server does not have, which
+// its questions go to the client (elicitation.ts), and its CallResult becomes a CallToolResult — but for a tool the server does not have, which
 // the specification answers with a JSON-RPC error (-32602), not a tool result.
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { CallResult } from '../../core/index.js';
@@ -11,13 +11,13 @@ import type { McpContext } from './mcp-context.js';
 import { ProgressReporter } from './progress-reporter.js';
 
 /** The answer to a call: its result, or (thrown, with its JSON-RPC code) that there is no such tool. */
-function answerOf(result: CallResult): CallToolResult {
+function resultOf(result: CallResult): CallToolResult {
   if (result.status === 'unknown_tool') throw Object.assign(new Error(result.content), { code: INVALID_PARAMS });
   return callToolResult(result);
 }
 
 export function serveToolCall(
-  { host, log }: McpContext,
+  { host, log, ask }: McpContext,
   name: string,
   args: Record<string, unknown>,
   progressToken: string | number | undefined,
@@ -26,7 +26,7 @@ export function serveToolCall(
 ): Promise<CallToolResult> {
   const onLog = (text: string): void => log(`${name}: ${text}`);
   // Without a progress token there is nothing to end afterwards: no async step of its own.
-  if (progressToken === undefined) return host.call(name, args, { signal, onLog }).then(answerOf);
+  if (progressToken === undefined) return host.call(name, args, { signal, onLog, onAsk: ask }).then(resultOf);
   const progress = new ProgressReporter(host, name, (update) =>
     notify({ method: 'notifications/progress', params: { progressToken, ...update } }),
   );
@@ -37,9 +37,10 @@ export function serveToolCall(
     onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes),
     onQueued: (place: number) => progress.setQueued(place),
     onStart: () => progress.setStarted(),
+    onAsk: ask,
   };
   return host
     .call(name, args, options)
-    .then(answerOf)
+    .then(resultOf)
     .finally(() => progress.end());
 }

@@ -212,10 +212,19 @@ function RunCtx:title(text)
   native.title(text)
 end
 
+-- Not a tail call: ask.lua raises its errors three levels up, at the tool's line.
+local ask_user = native.ask_user
+function RunCtx:ask(spec)
+  if getmetatable(self) ~= RunCtx then error("ctx:ask must be called with a colon: ctx:ask{ question = '...' }", 2) end
+  local answer, reason = ask_user(spec)
+  return answer, reason
+end
+
 -- The methods are fields of each ctx too, so `ctx:show` costs no metatable lookup.
 local function new_ctx(tool, call_id)
   return setmetatable({
     cwd = CWD, spill_dir = SPILL_DIR, tool = tool, call_id = call_id, show = RunCtx.show, title = RunCtx.title,
+    ask = RunCtx.ask,
   }, RunCtx)
 end
 

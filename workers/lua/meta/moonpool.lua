@@ -79,6 +79,22 @@ function RunCtx:show(state) end
 ---@param text string|number
 function RunCtx:title(text) end
 
+---A question for `ctx:ask`: `choices` (pick one) or `confirm = true` (yes or no), not both.
+---@class AskSpec
+---@field question string What to ask (at most 2,000 bytes).
+---@field choices? string[] 1 to 20 distinct, non-empty strings (each at most 200 bytes).
+---@field confirm? true Ask yes or no instead.
+---@field default? string|boolean One of `choices`, or a boolean for a confirm: what Enter picks, and what `moonpool call --yes` or no terminal answers.
+
+---Asks the user and waits for the answer; the call's time limit stands still meanwhile. Only in
+---`run`, not inside a coroutine of your own. Returns the choice picked (a string), or true/false
+---for a confirm; or nil and why: 'declined' (the user would not answer) or 'unavailable' (no one
+---could be asked: a host that cannot ask, no terminal and no default).
+---@param spec AskSpec
+---@return string|boolean|nil answer
+---@return 'declined'|'unavailable'|nil reason
+function RunCtx:ask(spec) end
+
 ---The space a block has, for `render`.
 ---@class RenderView
 ---@field width integer Columns.

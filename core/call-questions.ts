@@ -1,0 +1,73 @@
+// A call's questions to the user (`ctx:ask`), from the host's side. Each goes to the caller's
+// `onAsk`; its answer is checked against the question (one of the choices offered, or a yes or
+// no), and a caller without a handler, a handler that throws or answers something else, or a
+// call that ends first, all come back as no one to ask. Each exchange is kept for the call's
+// result and its session record, the first MAX_KEPT_QUESTIONS of them.
+import type { AskAnswer, AskQuestion, AskRefusal } from '../shared/protocol.js';
+
+/** How one handler answers: the answer (or why there is none), now or later. */
+export type AskHandler = (question: AskQuestion, signal: AbortSignal) => AskAnswer | Promise<AskAnswer>;
+
+/** One question a call asked, and how it was answered. */
+export interface AskExchange {
+  question: AskQuestion;
+  /** The choice picked, or yes (true) or no (false) to a confirm. */
+  answer?: string | boolean;
+  /** Why there is no answer. */
+  refused?: AskRefusal;
+  /** How long the call waited for it (its time limit was paused meanwhile). */
+  waitedMs: number;
+}
+
+/** Questions a call keeps with their answers; later ones are asked and answered all the same. */
+export const MAX_KEPT_QUESTIONS = 50;
+
+const NO_ONE: AskAnswer = { refused: 'unavailable' };
+
+/** Whether `answer` answers `question`: one of its choices, a boolean to a confirm, or a known refusal. */
+function fits(question: AskQuestion, answer: unknown): answer is AskAnswer {
+  if (typeof answer !== 'object' || answer === null) return false;
+  if ('refused' in answer) return answer.refused === 'declined' || answer.refused === 'unavailable';
+  if (!('answer' in answer)) return false;
+  const value = answer.answer;
+  return question.kind === 'confirm'
+    ? typeof value === 'boolean'
+    : typeof value === 'string' && question.choices.includes(value);
+}
+
+export class CallQuestions {
+  readonly exchanges: AskExchange[] = [];
+
+  constructor(private readonly handler: AskHandler | undefined) {}
+
+  /** Asks the user through the handler; never throws, and settles when `signal` aborts. */
+  async ask(question: AskQuestion, signal: AbortSignal): Promise<AskAnswer> {
+    const started = performance.now();
+    const answer = await this.answerOf(question, signal);
+    if (this.exchanges.length < MAX_KEPT_QUESTIONS)
+      this.exchanges.push({
+        question,
+        ...('answer' in answer ? { answer: answer.answer } : { refused: answer.refused }),
+        waitedMs: Math.round(performance.now() - started),
+      });
+    return answer;
+  }
+
+  private async answerOf(question: AskQuestion, signal: AbortSignal): Promise<AskAnswer> {
+    const { handler } = this;
+    if (handler === undefined || signal.aborted) return NO_ONE;
+    let stopWaiting = (): void => undefined;
+    const ended = new Promise<AskAnswer>((resolve) => {
+      stopWaiting = () => resolve(NO_ONE);
+      signal.addEventListener('abort', stopWaiting, { once: true });
+    });
+    try {
+      const answer: unknown = await Promise.race([handler(question, signal), ended]);
+      return fits(question, answer) ? answer : NO_ONE;
+    } catch {
+      return NO_ONE;
+    } finally {
+      signal.removeEventListener('abort', stopWaiting);
+    }
+  }
+}
