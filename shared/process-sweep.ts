@@ -20,6 +20,12 @@ import { PROCESS_TAG_VARIABLE } from './process-tag.js';
 const MAX_PASSES = 16;
 /** How long a sweep waits before looking again after a scan that saw processes changing. */
 const SETTLE_MS = 1;
+/**
+ * How long an orphan without an environment yet is looked at again, and how long between looks:
+ * an `execve` on a loaded machine can take tens of milliseconds, and its tag shows only after it.
+ */
+const PENDING_ENVIRONMENT_MS = 100;
+const PENDING_LOOK_MS = 8;
 /** A word nobody wakes: Atomics.wait on it is a plain pause. */
 const PAUSE = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 /** The PF_KTHREAD bit of a process's flags (field 9 of /proc/PID/stat): kernel threads are never a task's. */
@@ -56,16 +62,17 @@ export function sweepTaskProcesses(target: SweepTarget): number {
   // and with them the only link to the ones that cleared their environment.
   const groups = new Set(target.groups.filter((group) => isTaskGroup(group, first, target.tag)));
   const signalled = new Set<number>();
-  /** Zombies and orphans without an environment this sweep has looked again for already. */
-  const lookedAgain = new Set<number>();
+  /** Zombies and orphans without an environment this sweep has looked again for, and since when. */
+  const lookedAgain = new Map<number, number>();
   let sent = 0;
   let table: ProcessTable | undefined = first;
   for (let pass = 0; pass < MAX_PASSES && table !== undefined; pass++) {
     const fresh = taskProcesses(table, groups, target.tag).filter((pid) => !signalled.has(pid));
     if (pass === 0) for (const group of groups) sent += signal(-group);
     if (fresh.length === 0) {
-      if (!unsettled(table, target.groups, signalled, lookedAgain)) break;
-      Atomics.wait(PAUSE, 0, 0, SETTLE_MS);
+      const change = unsettled(table, target.groups, signalled, lookedAgain);
+      if (change === 'none') break;
+      Atomics.wait(PAUSE, 0, 0, change === 'pending environment' ? PENDING_LOOK_MS : SETTLE_MS);
     }
     for (const pid of fresh) {
       signalled.add(pid);
@@ -131,10 +138,11 @@ class ProcessTable extends Map<number, ProcessEntry> {
 }
 
 /**
- * Whether a scan that found nothing new may still have missed a process of the task: a pid it
+ * What a scan that found nothing new may still have missed of the task's processes: a pid it
  * listed was gone when read, a new zombie (it may have forked after the listing, then ended), or a
  * new orphan whose environment cannot be read yet (one in the middle of an `execve`, its tag not
- * yet there to read). Each zombie and orphan is worth one more look (`lookedAgain` keeps them): one
+ * yet there to read). Each zombie is worth one more look, and each such orphan a look every
+ * PENDING_LOOK_MS for up to PENDING_ENVIRONMENT_MS (`lookedAgain` keeps them): one
  * still there at the next scan was so before that scan's listing, and a zombie or a process started
  * with no environment that stays so — anybody's, on a machine whose init does not reap, or a kept
  * `env -i` command — must not make every sweep take all its passes. The recorded leaders and what
@@ -144,22 +152,24 @@ function unsettled(
   table: ProcessTable,
   leaders: readonly number[],
   signalled: ReadonlySet<number>,
-  lookedAgain: Set<number>,
-): boolean {
-  let changing = table.sawVanish;
+  lookedAgain: Map<number, number>,
+): 'none' | 'changing' | 'pending environment' {
+  let change: 'none' | 'changing' | 'pending environment' = table.sawVanish ? 'changing' : 'none';
+  const now = Date.now();
   for (const pid of table.zombies) {
     if (leaders.includes(pid) || signalled.has(pid) || lookedAgain.has(pid)) continue;
-    lookedAgain.add(pid);
-    changing = true;
+    lookedAgain.set(pid, now);
+    change = 'changing';
   }
   for (const entry of table.values()) {
     // Only processes whose tag was read and found missing; a parent in the table links the rest.
-    if (entry.tag !== null || table.has(entry.ppid) || lookedAgain.has(entry.pid) || !environmentPending(entry.pid))
-      continue;
-    lookedAgain.add(entry.pid);
-    changing = true;
+    if (entry.tag !== null || table.has(entry.ppid)) continue;
+    const since = lookedAgain.get(entry.pid);
+    if ((since !== undefined && now - since >= PENDING_ENVIRONMENT_MS) || !environmentPending(entry.pid)) continue;
+    if (since === undefined) lookedAgain.set(entry.pid, now);
+    change = 'pending environment';
   }
-  return changing;
+  return change;
 }
 
 /**
