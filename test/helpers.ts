@@ -78,3 +78,25 @@ export async function eventually(check: () => boolean, timeoutMs = 10_000): Prom
   }
   return check();
 }
+
+/** Why a test cannot have a small disk of its own here: mounting a tmpfs needs root (CAP_SYS_ADMIN). */
+export const NO_SMALL_DISK = 'mounting a tmpfs to fill needs root (CAP_SYS_ADMIN)';
+
+/**
+ * A tmpfs of `size` (e.g. `64k`) mounted on a fresh directory, unmounted and removed after the
+ * file; undefined where this process may not mount one (the test then skips with NO_SMALL_DISK).
+ */
+export function smallDisk(size: string): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'moonpool-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  after(() => {
+    execFileSync('umount', ['-l', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}

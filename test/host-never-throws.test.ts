@@ -3,23 +3,21 @@
 // `reload`, `render` and `resume` answer with data, the failures are counted in `stats()`, and a
 // healthy tool beside the faulty one keeps answering correctly.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   cpSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { CLI, FIXTURES, permissionsEnforced, startHost, tempDir } from './helpers.js';
+import { test } from 'node:test';
+import { CLI, FIXTURES, NO_SMALL_DISK, permissionsEnforced, smallDisk, startHost, tempDir } from './helpers.js';
 
 const CONFIG = join(FIXTURES, 'spill-faults');
 const LIMITS = { maxInlineChars: 2_000, maxInlineLines: 50 };
@@ -65,13 +63,9 @@ test('a file in place of the spill directory: the model gets the inline head wit
   assert.deepEqual(recorded.sort(), ['echo ok', 'spill ok']);
 });
 
-test('a full disk under the state dir: spills fall back to the inline head, lost records are counted, calls go on', async () => {
-  const disk = mkdtempSync(join(tmpdir(), 'moonpool-disk-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
-  after(() => {
-    execFileSync('umount', ['-l', disk]);
-    rmSync(disk, { recursive: true, force: true });
-  });
+test('a full disk under the state dir: spills fall back to the inline head, lost records are counted, calls go on', async (t) => {
+  const disk = smallDisk('64k');
+  if (disk === undefined) return t.skip(NO_SMALL_DISK);
   const host = await startHost(CONFIG, { ...LIMITS, stateDir: disk });
   writeFileSync(join(disk, 'filler'), Buffer.alloc(0));
   const results = await Promise.all([spillBeside(host, 'none', 20_000), spillBeside(host, 'none', 30_000)]);
@@ -92,13 +86,9 @@ test('a full disk under the state dir: spills fall back to the inline head, lost
   assert.ok(host.stats().sessionLogFailures >= 1, JSON.stringify(host.stats()));
 });
 
-test('moonpool call on a full disk answers and says in one line that its record was not written', () => {
-  const disk = mkdtempSync(join(tmpdir(), 'moonpool-disk-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
-  after(() => {
-    execFileSync('umount', ['-l', disk]);
-    rmSync(disk, { recursive: true, force: true });
-  });
+test('moonpool call on a full disk answers and says in one line that its record was not written', (t) => {
+  const disk = smallDisk('64k');
+  if (disk === undefined) return t.skip(NO_SMALL_DISK);
   mkdirSync(join(disk, 'sessions'));
   mkdirSync(join(disk, 'spill'));
   try {

@@ -20,12 +20,21 @@ describe(
   { skip: process.platform !== 'linux' && 'nice values are per thread on Linux only' },
   () => {
     test("a short call runs on its worker's thread at nice 0, and leaves it there", async () => {
-      const host = await startHost('priority');
-      const result = await host.call('reports', {});
-      assert.equal(result.status, 'ok');
-      const [threadId, nice] = result.content.split(' ');
-      assert.equal(nice, '0');
-      assert.equal(niceOf(threadId!), 0);
+      // A call the host sees running past 10 ms is lowered, and on a loaded machine even this one
+      // can be: one of a few fresh hosts' first calls must stay at nice 0, which a host that
+      // lowered every call never shows.
+      const seen: string[] = [];
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const host = await startHost('priority');
+        const result = await host.call('reports', {});
+        assert.equal(result.status, 'ok');
+        const [threadId, nice] = result.content.split(' ');
+        const after = niceOf(threadId!);
+        await host.close();
+        if (nice === '0' && after === 0) return;
+        seen.push(`nice ${nice} during the call, ${after} after`);
+      }
+      assert.fail(`every short call was lowered: ${seen.join('; ')}`);
     });
 
     test('a call spinning without a checkpoint has its thread lowered to nice 10 while it runs', async () => {
