@@ -138,7 +138,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const host = new ToolHost(configFile, resolved, session);
     host.holdResumedSession();
     host.adopt(await host.loadGeneration(), undefined);
-    if (resolved.watch) host.startWatching();
+    if (resolved.watch) await host.startWatching();
     return host;
   }
 
@@ -158,9 +158,10 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /** Watches the config's directory; a directory that cannot be watched is a warning, not a failure. */
-  private startWatching(): void {
+  private async startWatching(): Promise<void> {
     try {
       this.watcher = watchConfig(dirname(this.configFile), () => this.reloadIfChanged());
+      await this.watcher.ready;
     } catch (error) {
       this.currentDiagnostics.push({
         severity: 'warning',
