@@ -8,8 +8,10 @@
 // is watched from its parent too, so one deleted and made again (`rm -rf cfg && cp -r … cfg`, a
 // branch switch) is watched anew even when it gets its old inode number back. Writes to files
 // that cannot hold Lua do not count, and a burst that never pauses still settles MAX_WAIT_FACTOR
-// debounce periods after it began.
-import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+// debounce periods after it began. The tree is listed asynchronously, a directory at a time, so a
+// rescan of a large tree never holds up the host's thread: the host answers while it runs.
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { opendir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 
 export const DEFAULT_WATCH_DEBOUNCE_MS = 200;
@@ -22,23 +24,26 @@ const IGNORED = /(^|\/)(\.git|node_modules)(\/|$)/;
 export const MAX_WATCHED_DIRS = 1000;
 
 export interface ConfigWatcher {
+  /** Settles once the first scan has watched every directory of the tree (the root is watched at once). */
+  readonly ready: Promise<void>;
   close(): void;
 }
 
-/** `root` and the directories under it, in breadth-first order, at most MAX_WATCHED_DIRS. */
-function directoriesUnder(root: string): string[] {
+/** Entries a directory listing reads at a time (each read is a turn of the event loop). */
+const LISTING_BATCH = 128;
+
+/** `root` and the directories under it, in breadth-first order, at most MAX_WATCHED_DIRS; `stop` ends the walk early. */
+async function directoriesUnder(root: string, stop: () => boolean): Promise<string[]> {
   const found = [root];
-  for (let i = 0; i < found.length && found.length < MAX_WATCHED_DIRS; i++) {
-    let entries;
+  for (let i = 0; i < found.length && found.length < MAX_WATCHED_DIRS && !stop(); i++) {
     try {
-      entries = readdirSync(found[i]!, { withFileTypes: true });
+      for await (const entry of await opendir(found[i]!, { bufferSize: LISTING_BATCH })) {
+        const path = join(found[i]!, entry.name);
+        if (entry.isDirectory() && !IGNORED.test(relative(root, path)) && found.length < MAX_WATCHED_DIRS)
+          found.push(path);
+      }
     } catch {
       continue; // Gone or unreadable: nothing to watch there.
-    }
-    for (const entry of entries) {
-      const path = join(found[i]!, entry.name);
-      if (entry.isDirectory() && !IGNORED.test(relative(root, path)) && found.length < MAX_WATCHED_DIRS)
-        found.push(path);
     }
   }
   return found;
@@ -58,9 +63,11 @@ export function watchConfig(
     clearTimeout(timer);
     timer = undefined;
     burstStartedAt = undefined;
-    // A rename may have added or removed a directory: bring the watched set up to date first.
-    rescan();
-    onSettled();
+    // A rename may have added or removed a directory: bring the watched set up to date first, so
+    // that nothing written once the reload has read the tree goes unseen.
+    void rescan().then(() => {
+      if (!closed) onSettled();
+    });
   };
 
   const changed = (): void => {
@@ -75,6 +82,13 @@ export function watchConfig(
   const changedIn =
     (dir: string) =>
     (_event: string, name: string | Buffer | null): void => {
+      const subdirectory = typeof name === 'string' ? watchers.get(join(dir, name)) : undefined;
+      if (subdirectory !== undefined) {
+        // A watched directory was removed, renamed or made again: its watch may be dead even when
+        // one made again gets its old inode number back, so the next rescan watches it anew.
+        subdirectory.watcher.close();
+        watchers.delete(join(dir, name as string));
+      }
       if (typeof name === 'string' && !name.endsWith('.lua')) {
         try {
           if (statSync(join(dir, name)).isFile()) return;
@@ -99,41 +113,65 @@ export function watchConfig(
     // A parent that cannot be watched: a root made again is then seen only by its own watch.
   }
 
-  const inodeOf = (dir: string): number | undefined => {
+  const inodeOf = async (dir: string): Promise<number | undefined> => {
     try {
-      return statSync(dir).ino;
+      return (await stat(dir)).ino;
     } catch {
       return undefined;
     }
   };
 
-  const rescan = (): void => {
+  const watchDirectory = (dir: string, inode: number): void => {
+    try {
+      const watcher = watch(dir, changedIn(dir));
+      // A directory that disappears mid-edit is not a reason to take the host down.
+      watcher.on('error', () => {
+        watcher.close();
+        if (watchers.get(dir)?.watcher === watcher) watchers.delete(dir);
+        changed();
+      });
+      watchers.set(dir, { watcher, inode });
+    } catch {
+      // Removed between the scan and the watch: the next rescan settles it.
+    }
+  };
+
+  /** Lists the tree and brings the watched set up to it; one runs at a time, and one asked for meanwhile runs after. */
+  let scanning: Promise<void> | undefined;
+  let scanAgain = false;
+  const rescan = (): Promise<void> => {
+    if (scanning) {
+      scanAgain = true;
+      return scanning;
+    }
+    scanning = (async () => {
+      do {
+        scanAgain = false;
+        await scanOnce();
+      } while (scanAgain && !closed);
+      scanning = undefined;
+    })();
+    return scanning;
+  };
+
+  const scanOnce = async (): Promise<void> => {
+    const wanted = new Map<string, number | undefined>();
+    for (const dir of await directoriesUnder(root, () => closed)) wanted.set(dir, await inodeOf(dir));
     if (closed) return;
-    const wanted = new Map(directoriesUnder(root).map((dir) => [dir, inodeOf(dir)]));
     for (const [dir, watched] of watchers) {
       if (wanted.has(dir) && wanted.get(dir) === watched.inode) continue;
       watched.watcher.close();
       watchers.delete(dir);
     }
-    for (const [dir, inode] of wanted) {
-      if (watchers.has(dir) || inode === undefined) continue;
-      try {
-        const watcher = watch(dir, changedIn(dir));
-        // A directory that disappears mid-edit is not a reason to take the host down.
-        watcher.on('error', () => {
-          watcher.close();
-          if (watchers.get(dir)?.watcher === watcher) watchers.delete(dir);
-          changed();
-        });
-        watchers.set(dir, { watcher, inode });
-      } catch {
-        // Removed between the scan and the watch: the next rescan settles it.
-      }
-    }
+    for (const [dir, inode] of wanted) if (!watchers.has(dir) && inode !== undefined) watchDirectory(dir, inode);
   };
 
-  rescan();
+  // The root is watched at once; what is under it, once listed.
+  const rootInode = statSync(root, { throwIfNoEntry: false })?.ino;
+  if (rootInode !== undefined) watchDirectory(root, rootInode);
+  const ready = rescan();
   return {
+    ready,
     close() {
       closed = true;
       clearTimeout(timer);

@@ -31,7 +31,7 @@ export type { ParametersSchema } from './tool-definitions.js';
 export type { ToolAnnotations } from './tool-annotations.js';
 export type { PoolStats } from './worker-pool.js';
 export { MoonpoolError, type MoonpoolErrorCode } from './errors.js';
-export type { SessionRecord, SessionReadout } from './session-log.js';
+export type { SessionEntry, SessionRecord, SessionReadout } from './session-log.js';
 export { decodeMsgpack as decodeSnapshot } from './msgpack-codec.js';
 export { MsgpackError } from '../shared/msgpack.js';
 export { stateDirProblem } from './session.js';

@@ -45,6 +45,11 @@ export function* readFrames(fd: number, size: number): Generator<FrameEvent> {
   }
 }
 
+/** The frame at `offset` of the open file `fd` of `size` bytes, its checksum checked, or why there is none. */
+export function frameAt(fd: number, size: number, offset: number): Attempt {
+  return new FrameReader(fd, size).frameAt(offset);
+}
+
 class FrameReader {
   /** Checksum bytes that frames failing their check may still cost. */
   private budget: number;

@@ -21,26 +21,25 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { encodeMsgpack } from './msgpack-codec.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
-import { HEADER_BYTES, MAGIC, readFrames, type FrameEvent } from './session-frames.js';
+import { HEADER_BYTES, MAGIC } from './session-frames.js';
+import { logFileEvents, openLogFile, type LogFileEvent } from './session-log-file.js';
+import {
+  collectEntries,
+  readLogEntries,
+  type MainLogEnd,
+  type SessionEntry,
+  type SessionReadout,
+} from './session-stream.js';
 import { decodeRecord, encodeBounded, MAX_RECORD_BYTES, outlineRecord, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
 import { SEGMENT_NAME } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
+export type { SessionEntry, SessionReadout } from './session-stream.js';
 
 /** The most a write cut short leaves after the last intact record: one record, framed. */
 const MAX_TORN_TAIL_BYTES = HEADER_BYTES + MAX_RECORD_BYTES;
-
-export interface SessionReadout {
-  records: SessionRecord[];
-  /** What was skipped while reading, with file and offset, and what records left out. */
-  warnings: string[];
-  /** Where the last intact record of the (last) file read ends. */
-  validBytes: number;
-  /** The (main) file exists but could not be read as a log: nothing may be cut from it. */
-  unreadable?: true;
-}
 
 export function sessionLogPath(stateDir: string, sessionId: string): string {
   return join(stateDir, 'sessions', `${sessionId}.log`);
@@ -68,86 +67,57 @@ function listSessionsDir(dir: string): string[] {
 const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
 
 /**
- * Every record of a session, from its log and the logs of writers beside it, in the order the
- * calls started (as the dashboard shows them live); calls that started together, in the order
- * they finished.
+ * A session's records a record at a time, from its log and the logs of writers beside it, in the
+ * order the calls started (as the dashboard shows them live); calls that started together, in the
+ * order they finished. Warnings come as they are found: what was skipped, and after a record what
+ * it left out. Memory: one record at a time, and a few numbers per record for the order.
  */
-export function readSession(stateDir: string, sessionId: string): SessionReadout {
+export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry, MainLogEnd> {
   const dir = join(stateDir, 'sessions');
   const names = listSessionsDir(dir);
   // Older segments match the pattern too, and are read with the rest.
   const siblings = names.filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId).map((name) => join(dir, name));
-  const readout = readSessionLogs(sessionLogPath(stateDir, sessionId), siblings);
   const oldest = segmentNumbers(names, sessionId)[0];
   if (oldest !== undefined && oldest > 1) {
-    readout.warnings.unshift(
-      `session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`,
-    );
+    yield {
+      warning: `session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`,
+    };
   }
-  return readout;
+  return yield* readLogEntries(sessionLogPath(stateDir, sessionId), siblings);
+}
+
+/** Every record of a session at once (`sessionEntries`, collected): it holds every record. */
+export function readSession(stateDir: string, sessionId: string): SessionReadout {
+  return collectEntries(sessionEntries(stateDir, sessionId));
 }
 
 /** Reads a session's main log and its writers' logs (`readSession` without looking for them). */
 export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionReadout {
-  const readouts = [readSessionLog(mainLog), ...[...writerLogs].sort().map(readSessionLog)];
-  const records = readouts.flatMap((readout) => readout.records);
-  records.sort((a, b) => a.finishedAt - a.durationMs - (b.finishedAt - b.durationMs) || a.finishedAt - b.finishedAt);
-  return {
-    records,
-    warnings: readouts.flatMap((readout) => readout.warnings),
-    validBytes: readouts[0]!.validBytes,
-    ...(readouts[0]!.unreadable ? { unreadable: true as const } : {}),
-  };
+  return collectEntries(readLogEntries(mainLog, writerLogs));
 }
 
-/** What one pass over a log file does with each intact frame. */
-type FrameVisitor = (frame: Extract<FrameEvent, { kind: 'frame' }>) => void;
-
-/** Opens and walks one log file a frame at a time; never throws: what cannot be read is a warning, given to `warn` in order. */
+/** Opens and walks one log file a frame at a time, in file order; never throws: what cannot be read is given to `warn`. */
 function walkSessionLog(
   path: string,
-  visit: FrameVisitor,
+  visit: (frame: Extract<LogFileEvent, { frame: unknown }>['frame']) => void,
   warn: (line: string) => void,
-): Pick<SessionReadout, 'validBytes' | 'unreadable'> {
-  let fd: number;
+): MainLogEnd {
+  const opened = openLogFile(path, warn);
+  if (!('fd' in opened)) return 'unreadable' in opened ? { validBytes: 0, unreadable: true } : { validBytes: 0 };
   try {
-    // Only a regular file is read (a FIFO named like a log would wait forever), never through a symlink.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { validBytes: 0 };
-    warn(
-      code === 'ELOOP'
-        ? `${path}: not a regular file; skipped`
-        : `${path}: cannot be read (${code ?? (error as Error).message})`,
-    );
-    return { validBytes: 0, unreadable: true };
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) {
-      warn(`${path}: not a regular file; skipped`);
-      return { validBytes: 0, unreadable: true };
+    const events = logFileEvents(opened, path);
+    for (;;) {
+      const next = events.next();
+      if (next.done) return next.value;
+      if ('warning' in next.value) warn(next.value.warning);
+      else visit(next.value.frame);
     }
-    let validBytes = 0;
-    for (const event of readFrames(fd, stats.size)) {
-      if (event.kind === 'skipped') {
-        warn(`${path}: skipped ${event.bytes} bytes at offset ${event.offset}: ${event.problem}`);
-        continue;
-      }
-      visit(event);
-      validBytes = event.offset + HEADER_BYTES + event.payload.length;
-    }
-    return { validBytes };
-  } catch (error) {
-    warn(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    return { validBytes: 0, unreadable: true };
   } finally {
-    closeSync(fd);
+    closeSync(opened.fd);
   }
 }
 
-/** Reads one log file, every record decoded (within bounds: see session-record.ts); never throws. */
+/** Reads one log file in file order, every record decoded (within bounds: see session-record.ts); never throws. */
 export function readSessionLog(path: string): SessionReadout {
   const records: SessionRecord[] = [];
   const warnings: string[] = [];

@@ -23,7 +23,15 @@ import type { Diagnostic, RenderView, ToolPermissions } from '../shared/protocol
 import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
 import { pruneSessions } from './session-retention.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
-import { readSession, SessionLog, sessionLogPath, type SessionReadout, type SessionRecord } from './session-log.js';
+import {
+  readSession,
+  SessionLog,
+  sessionEntries,
+  sessionLogPath,
+  type SessionEntry,
+  type SessionReadout,
+  type SessionRecord,
+} from './session-log.js';
 import { ThreadWatch } from './thread-watch.js';
 import type { Worker } from 'node:worker_threads';
 import type { ParametersSchema } from './tool-definitions.js';
@@ -132,7 +140,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const host = new ToolHost(configFile, resolved, session);
     host.holdResumedSession();
     host.adopt(await host.loadGeneration(), undefined);
-    if (resolved.watch) host.startWatching();
+    if (resolved.watch) await host.startWatching();
     return host;
   }
 
@@ -152,9 +160,10 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /** Watches the config's directory; a directory that cannot be watched is a warning, not a failure. */
-  private startWatching(): void {
+  private async startWatching(): Promise<void> {
     try {
       this.watcher = watchConfig(dirname(this.configFile), () => this.reloadIfChanged());
+      await this.watcher.ready;
     } catch (error) {
       this.currentDiagnostics.push({
         severity: 'warning',
@@ -457,24 +466,38 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
    * The calls recorded in a session (default: this one), in the order they started, with a warning for each
    * stretch of damage skipped and each record that left something out. Never throws: a session
    * that cannot be read is an empty readout with a warning saying why. Re-render each record
-   * with `render(record.tool, record.snapshot, view)`.
+   * with `render(record.tool, record.snapshot, view)`. It holds every record of the session at
+   * once: `sessionEntries` reads the same a record at a time.
    */
   resume(sessionId: string = this.session.id): SessionReadout {
-    if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
-      return {
-        records: [],
-        warnings: [`session ids match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(sessionId)})`],
-        validBytes: 0,
-      };
-    }
+    const problem = this.sessionToRead(sessionId);
+    if (problem !== undefined) return { records: [], warnings: [problem], validBytes: 0 };
+    return readSession(this.options.stateDir, sessionId);
+  }
+
+  /**
+   * What `resume` returns, one entry at a time — `{ record }` in the order the calls started, or
+   * `{ warning }` as it is found — so a session of any length is read holding one record at a
+   * time. Never throws; stopping early (`break`) closes the session's files.
+   */
+  *sessionEntries(sessionId: string = this.session.id): Generator<SessionEntry, void> {
+    const problem = this.sessionToRead(sessionId);
+    if (problem !== undefined) yield { warning: problem };
+    else yield* sessionEntries(this.options.stateDir, sessionId);
+  }
+
+  /** Why `sessionId` cannot be read; for this host's own session, writes its queued records first. */
+  private sessionToRead(sessionId: string): string | undefined {
+    if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId))
+      return `session ids match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(sessionId)})`;
     if (sessionId === this.session.id) {
       try {
         this.log?.flush();
       } catch {
-        // Counted in sessionLogFailures; what was written is read below.
+        // Counted in sessionLogFailures; what was written is read after.
       }
     }
-    return readSession(this.options.stateDir, sessionId);
+    return undefined;
   }
 
   /**

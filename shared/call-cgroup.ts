@@ -1,8 +1,10 @@
 // A cgroup (v2) per task that starts a process, where the machine lets the host make and join one:
 // each of the task's shells joins it before running anything, so everything the task starts is in
 // it, and its end kills the whole cgroup at once (cgroup.kill) however its processes forked,
-// renamed themselves or left their session. Where no cgroup is usable, the sweep
-// (process-sweep.ts) ends a task's processes instead.
+// renamed themselves or left their session. A kernel without cgroup.kill (before Linux 5.14) gets
+// the same from the freezer: the cgroup is frozen, so no process in it can fork, each of its
+// processes is killed, and it is thawed. Where no cgroup is usable, the sweep (process-sweep.ts)
+// ends a task's processes instead.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 
@@ -15,6 +17,8 @@ const PREFIX = 'moonpool-';
  * uninterruptible sleep) keeps its cgroup, which the next host to start after this one removes.
  */
 const EXIT_WAIT_MS = 1000;
+/** How long killing by freezing waits for the cgroup to say it is frozen; past it, its processes are killed anyway. */
+const FREEZE_WAIT_MS = 1000;
 const PAUSE = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 
 let parent: string | null | undefined;
@@ -61,14 +65,60 @@ export function makeCgroup(dir: string): boolean {
 export function endCgroup(dir: string): void {
   const deadline = Date.now() + EXIT_WAIT_MS;
   do {
-    try {
-      writeFileSync(`${dir}/cgroup.kill`, '1');
-    } catch {
-      return;
-    }
+    if (!killAll(dir)) return;
     while (populated(dir) && Date.now() < deadline) Atomics.wait(PAUSE, 0, 0, 1);
     // A removal fails while a killed process is still exiting.
   } while (!removeTree(dir) && Date.now() < deadline);
+}
+
+/** Kills every process in the cgroup `dir` and below, with cgroup.kill where the kernel has it; false if it cannot (gone). */
+function killAll(dir: string): boolean {
+  try {
+    if (existsSync(`${dir}/cgroup.kill`)) writeFileSync(`${dir}/cgroup.kill`, '1');
+    else freezeKillThaw(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What cgroup.kill does, for kernels without it (Linux 5.2 to 5.13): freezes the cgroup `dir` and
+ * waits until it says it is frozen, so no process in it or below can fork while they are listed,
+ * sends each of them SIGKILL (a frozen process still dies of it), and thaws the cgroup so that
+ * they exit. Throws when `dir` cannot be frozen (gone, or no cgroup v2 freezer).
+ */
+export function freezeKillThaw(dir: string): void {
+  writeFileSync(`${dir}/cgroup.freeze`, '1');
+  try {
+    const deadline = Date.now() + FREEZE_WAIT_MS;
+    while (!events(dir).includes('frozen 1') && Date.now() < deadline) Atomics.wait(PAUSE, 0, 0, 1);
+    for (const pid of processesUnder(dir)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Exited already.
+      }
+    }
+  } finally {
+    try {
+      writeFileSync(`${dir}/cgroup.freeze`, '0');
+    } catch {
+      // Removed meanwhile: nothing is left to thaw.
+    }
+  }
+}
+
+/** The pids in the cgroup `dir` and the cgroups below it. */
+function processesUnder(dir: string): number[] {
+  let pids: number[] = [];
+  try {
+    pids = readFileSync(`${dir}/cgroup.procs`, 'latin1').split('\n').filter(Boolean).map(Number);
+  } catch {
+    // Removed meanwhile.
+  }
+  for (const name of subdirectories(dir)) pids.push(...processesUnder(`${dir}/${name}`));
+  return pids;
 }
 
 /** The cgroup v2 directory of this process, or null where there is none (no cgroup v2 mounted). */
@@ -96,7 +146,8 @@ function joinProblem(dir: string): string | undefined {
     return (error as NodeJS.ErrnoException).code ?? String(error);
   }
   try {
-    if (!existsSync(`${probe}/cgroup.kill`)) return 'no cgroup.kill: Linux 5.14 or later is needed';
+    if (!existsSync(`${probe}/cgroup.kill`) && !existsSync(`${probe}/cgroup.freeze`))
+      return 'neither cgroup.kill nor cgroup.freeze: Linux 5.2 or later is needed';
     const joined = spawnSync('/bin/sh', ['-c', 'echo $$ > "$1"', 'sh', `${probe}/cgroup.procs`], { encoding: 'utf8' });
     return joined.status === 0
       ? undefined
@@ -114,12 +165,17 @@ function endStaleCgroups(parentDir: string): void {
   }
 }
 
-function populated(dir: string): boolean {
+/** The cgroup's `cgroup.events` (`populated 0|1`, `frozen 0|1`), empty once it is gone. */
+function events(dir: string): string {
   try {
-    return readFileSync(`${dir}/cgroup.events`, 'latin1').includes('populated 1');
+    return readFileSync(`${dir}/cgroup.events`, 'latin1');
   } catch {
-    return false;
+    return '';
   }
+}
+
+function populated(dir: string): boolean {
+  return events(dir).includes('populated 1');
 }
 
 /** Removes `dir` and the cgroups below it, deepest first; false if one is still in use. */

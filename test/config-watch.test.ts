@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { watchConfig } from '../core/config-watcher.js';
+import { MAX_WATCHED_DIRS, watchConfig } from '../core/config-watcher.js';
 import type { ReloadResult, ToolHost } from '../core/index.js';
 import { eventually, startHost, tempDir } from './helpers.js';
 
@@ -21,6 +21,7 @@ function watched(): { dir: string; settles: () => number; nextSettle: (change: (
     dir,
     settles: () => count,
     nextSettle: async (change) => {
+      await watcher.ready;
       const before = count;
       change();
       return eventually(() => count > before, 5000);
@@ -44,6 +45,7 @@ function watchedSubdir(): { dir: string; nextSettle: (change: () => void) => Pro
   return {
     dir,
     nextSettle: async (change) => {
+      await watcher.ready;
       const before = count;
       change();
       return eventually(() => count > before, 5000);
@@ -166,6 +168,36 @@ describe('config watcher', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 4));
     assert.equal(settles(), 1);
+  });
+});
+
+describe('a large tree', () => {
+  test('is listed without holding up the thread: other work runs while it is scanned', async () => {
+    const dir = tempDir();
+    for (let i = 0; i < MAX_WATCHED_DIRS - 1; i++) mkdirSync(join(dir, `d${i}`));
+    let turns = 0;
+    let turning = true;
+    const turn = (): void => {
+      turns++;
+      if (turning) setImmediate(turn);
+    };
+    setImmediate(turn);
+    let count = 0;
+    const watcher = watchConfig(dir, () => count++, 0);
+    after(() => watcher.close());
+    const turnsWhileWatchStarted = turns;
+    await watcher.ready;
+    turning = false;
+    // Listing the tree all at once would let no other work run before it is done.
+    assert.equal(turnsWhileWatchStarted, 0);
+    assert.ok(
+      turns >= MAX_WATCHED_DIRS / 10,
+      `other work ran ${turns} times while ${MAX_WATCHED_DIRS} directories were listed`,
+    );
+    // Every directory is watched once it is ready, the last one listed too.
+    const before = count;
+    writeFileSync(join(dir, `d${MAX_WATCHED_DIRS - 2}`, 'deep.lua'), '-- v1\n');
+    assert.ok(await eventually(() => count > before, 5000), 'an edit in the last directory');
   });
 });
 

@@ -279,7 +279,9 @@ test('an aborted turn cancels the call and ends its processes at once', async ()
   await session.runtime.session.abort();
   const end = await ended(session, 'h1');
   await turn;
-  assert.ok(performance.now() - abortedAt < 2000, `the abort took ${Math.round(performance.now() - abortedAt)} ms`);
+  // Cut off, not waited for: a tenth of the sleep is far more than any machine needs.
+  const tookMs = performance.now() - abortedAt;
+  assert.ok(tookMs < (Number(seconds) * 1000) / 10, `the abort took ${Math.round(tookMs)} ms`);
   assert.equal(end.isError, true);
   assert.equal(textOf(end.result), 'hangs: cancelled');
   assert.ok(
@@ -291,14 +293,13 @@ test('an aborted turn cancels the call and ends its processes at once', async ()
 test('arguments a backtracking pattern would hang on are refused by moonpool at once', async () => {
   const session = await openPiSession();
   const code = `${'a'.repeat(40)}!`;
-  const startedAt = performance.now();
   await session.prompt([
     fauxAssistantMessage([fauxToolCall('progress', { total: 1, gate: '/nonexistent', code }, { id: 'r1' })], {
       stopReason: 'toolUse',
     }),
   ]);
+  // A backtracking match of it would not end for hours; this one must end at all.
   const end = await ended(session, 'r1');
-  assert.ok(performance.now() - startedAt < 5000);
   assert.equal(end.isError, true);
   assert.match(textOf(end.result), /progress: invalid arguments, run was not called:\nargs\.code: /);
 });

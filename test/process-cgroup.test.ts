@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
+import { freezeKillThaw } from '../shared/call-cgroup.js';
 import { CLI, eventually, FIXTURES, liveProcesses, startHost, tempDir, uniqueSeconds } from './helpers.js';
 
 const FIXTURE = `${FIXTURES}/process`;
@@ -55,11 +56,12 @@ function ownCgroup(): { dir?: string; skip?: string } {
       skip: `no cgroup can be made under ${dir} (${(error as NodeJS.ErrnoException).code}): calls are contained by the /proc sweep`,
     };
   }
-  const killable = existsSync(`${probe}/cgroup.kill`);
+  // cgroup.kill from Linux 5.14; before it, a cgroup is killed by freezing it (cgroup.freeze, from 5.2).
+  const killable = existsSync(`${probe}/cgroup.kill`) || existsSync(`${probe}/cgroup.freeze`);
   rmdirSync(probe);
   return killable
     ? { dir }
-    : { skip: 'cgroup v2 has no cgroup.kill here (Linux before 5.14): calls are contained by the /proc sweep' };
+    : { skip: 'cgroup v2 has neither cgroup.kill nor cgroup.freeze here: calls are contained by the /proc sweep' };
 }
 
 const own = process.platform === 'linux' ? ownCgroup() : { skip: 'not Linux' };
@@ -172,6 +174,46 @@ describe('a call with a cgroup of its own', { skip: own.skip }, async () => {
       }
     });
   }
+});
+
+describe('killing by freezing, for kernels without cgroup.kill', { skip: own.skip }, () => {
+  test('ends every process of a cgroup and those below it, a fork loop included, and thaws it', async () => {
+    const cgroup = `${own.dir}/mptest-freeze-${process.pid}`;
+    const inner = `${cgroup}/inner`;
+    mkdirSync(cgroup);
+    mkdirSync(inner);
+    const dir = tempDir();
+    writeFileSync(`${dir}/loop.pl`, FORK_LOOP);
+    const [ready, beat, stop] = [`${dir}/ready`, `${dir}/beat`, `${dir}/stop`];
+    const seconds = uniqueSeconds();
+    try {
+      const join = (group: string, command: string): void =>
+        void spawn('/bin/sh', ['-c', `echo $$ > "$1/cgroup.procs" && exec ${command}`, 'sh', group], {
+          stdio: 'ignore',
+          detached: true,
+        }).unref();
+      join(cgroup, `perl ${dir}/loop.pl ${ready} ${beat} ${stop}`);
+      join(inner, `sleep ${seconds}`);
+      assert.ok(await eventually(() => existsSync(ready) && sleeps(seconds).length === 1), 'the processes started');
+
+      freezeKillThaw(cgroup);
+
+      const populated = (group: string): boolean =>
+        readFileSync(`${group}/cgroup.events`, 'latin1').includes('populated 1');
+      assert.ok(await eventually(() => !populated(cgroup)), readFileSync(`${cgroup}/cgroup.procs`, 'latin1'));
+      assert.deepEqual(sleeps(seconds), [], 'the process in the cgroup below is dead');
+      const last = readFileSync(beat, 'utf8');
+      assert.ok(!alive(Number(last)), 'the fork loop is dead');
+      assert.match(readFileSync(`${cgroup}/cgroup.events`, 'latin1'), /frozen 0/, 'the cgroup is thawed');
+    } finally {
+      writeFileSync(stop, '');
+      killSleeps(seconds);
+      if (existsSync(`${cgroup}/cgroup.kill`)) writeFileSync(`${cgroup}/cgroup.kill`, '1');
+      await eventually(() => !readFileSync(`${cgroup}/cgroup.events`, 'latin1').includes('populated 1'));
+      rmdirSync(inner);
+      rmdirSync(cgroup);
+    }
+  });
 });
 
 describe('MOONPOOL_CGROUP', () => {

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { summarizeSessions } from '../core/index.js';
-import { encodeRecord, readSessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
+import { encodeMsgpack } from '../core/msgpack-codec.js';
+import { encodeRecord, readSessionLog, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
 import { CLI, tempDir } from './helpers.js';
 
 const record = (id: string, extra: Partial<SessionRecord> = {}): SessionRecord => ({
@@ -125,9 +126,21 @@ test('listing a session whose record left out tens of thousands of lines costs t
 test('a record of millions of empty maps is skipped with a warning, under a small heap, and the records around it are read', () => {
   const stateDir = tempDir();
   const count = 8 * 1024 * 1024;
-  const payload = Buffer.alloc(5 + count, 0x80);
-  payload[0] = 0xdd;
-  payload.writeUInt32BE(count, 1);
+  // A record whose arguments are millions of empty maps: a map of seven fields, the last `args`.
+  const fields = encodeMsgpack({
+    callId: 'maps',
+    tool: 'demo',
+    status: 'ok',
+    content: '',
+    durationMs: 1,
+    finishedAt: 1,
+  });
+  assert.equal(fields[0], 0x86);
+  const args = Buffer.alloc(5 + 5 + count, 0x80);
+  args.write('\xa4args', 0, 'latin1');
+  args[5] = 0xdd;
+  args.writeUInt32BE(count, 6);
+  const payload = Buffer.concat([Buffer.from([0x87]), fields.subarray(1), args]);
   const header = Buffer.alloc(12);
   header.write('MPR1', 0, 'latin1');
   header.writeUInt32LE(payload.length, 4);
@@ -154,5 +167,31 @@ test('a record of millions of empty maps is skipped with a warning, under a smal
   assert.match(replay.stderr, /more than \d+ maps and arrays/);
   const listed = spawnSync(process.execPath, [CLI, 'sessions', '--state-dir', stateDir], { encoding: 'utf8', env });
   assert.equal(listed.status, 0, listed.stderr);
-  assert.match(listed.stdout, /^maps .* 2 calls/m);
+  // Listing reads no body: it counts the record it cannot decode.
+  assert.match(listed.stdout, /^maps .* 3 calls/m);
+});
+
+test('replaying a session far larger than the heap holds one record at a time, in the order the calls started', () => {
+  const stateDir = tempDir();
+  const calls = 1500;
+  const log = SessionLog.open(stateDir, 'large');
+  const blob = 'x'.repeat(64 * 1024);
+  // Each odd call started before the even call logged ahead of it, as a long call overtaken by a short one.
+  for (let i = 0; i < calls; i++)
+    log.enqueue(record(String(i), { args: { blob }, durationMs: i % 2 === 1 ? 15 : 1, finishedAt: 1e12 + 10 * i }));
+  log.close();
+  writeFileSync(join(stateDir, 'init.lua'), "agent.on('discover_tools', function(registry) end)\n");
+  // The log holds some 96 MiB of arguments; a replay holding every record does not fit in 40 MiB.
+  const replay = spawnSync(
+    process.execPath,
+    [CLI, 'replay', 'large', '--state-dir', stateDir, '--config', join(stateDir, 'init.lua')],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, MOONPOOL_CONFIG: '', MOONPOOL_KEEP_SESSIONS: '', NODE_OPTIONS: '--max-old-space-size=40' },
+    },
+  );
+  assert.equal(replay.status, 0, replay.stderr.slice(-2000));
+  const shown = [...replay.stdout.matchAll(/result (\d+)/g)].map((match) => Number(match[1]));
+  const started = Array.from({ length: calls }, (_, i) => (i % 2 === 0 ? i + 1 : i - 1));
+  assert.deepEqual(shown, started);
 });

@@ -2,7 +2,7 @@
 // mid-write) is skipped with a warning, every complete record survives, and appending goes on.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { decodeMsgpack } from '../core/msgpack-codec.js';
@@ -34,6 +34,37 @@ test('each call appends a record with its args, status, content, title and last 
   );
   assert.deepEqual(records[0]!.args, { seconds: 0 });
   assert.deepEqual(decodeMsgpack(records[0]!.snapshot!), { phase: 'done' });
+});
+
+test('sessionEntries yields what resume returns, a record at a time, and stopping early closes the files', async () => {
+  const stateDir = tempDir();
+  const host = await startHost('snapshots', { stateDir });
+  const log = SessionLog.open(stateDir, 'earlier');
+  // Logged as they finished: the later ones started first.
+  for (let i = 1; i <= 3; i++) log.append({ ...record(i), durationMs: 10 * i, finishedAt: 100 + i });
+  log.close();
+  const entries = [...host.sessionEntries('earlier')];
+  assert.deepEqual(
+    entries.map((entry) => ('record' in entry ? entry.record.callId : entry.warning)),
+    ['c3', 'c2', 'c1'],
+  );
+  assert.deepEqual(
+    entries.map((entry) => 'record' in entry && entry.record),
+    host.resume('earlier').records,
+  );
+  assert.deepEqual(
+    [...host.sessionEntries('../x')],
+    [{ warning: 'session ids match ^[A-Za-z0-9_-]{1,64}$ (got "../x")' }],
+  );
+  if (process.platform !== 'linux') return; // Open files are counted in /proc.
+  const openFiles = (): number => readdirSync('/proc/self/fd').length;
+  const before = openFiles();
+  for (const entry of host.sessionEntries('earlier')) {
+    assert.ok('record' in entry);
+    assert.ok(openFiles() > before, 'the log is open while it is read');
+    break;
+  }
+  assert.equal(openFiles(), before);
 });
 
 test('a torn last record is skipped with a warning, and the session can be appended to', () => {

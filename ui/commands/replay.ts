@@ -1,8 +1,9 @@
 // `moonpool replay SESSION|last [--width N] [--expand]`: every block of a session, in the order
 // the calls started, re-rendered from its last snapshot with the current config's `render` — `run`
 // is never called — with what each call asked the user and the answers. A tool the config no
-// longer defines (or one without `render`) shows its recorded model-facing text. Damage in the log is skipped and named on stderr; the records
-// around it are replayed.
+// longer defines (or one without `render`) shows its recorded model-facing text. Damage in the log
+// is skipped and named on stderr; the records around it are replayed. Each block is written as its record is read, so a session of any length
+// replays holding one record at a time.
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultStateDir, SESSION_ID_PATTERN, summarizeSessions, type ToolHost } from '../../core/index.js';
@@ -57,17 +58,18 @@ export function withReplayTarget(input: CliInput, output: Output): CliInput {
 export async function replaySession(host: ToolHost, input: CliInput, output: Output): Promise<number> {
   // withReplayTarget has resolved the id (and `last`) before the host started.
   const [sessionId = ''] = input.positionals;
-  const { records, warnings } = host.resume(sessionId);
-  // A warning may quote what the log holds (a call's id, tool, a line it left out).
-  for (const warning of warnings) output.stderr.write(`moonpool: ${sanitizeLine(warning)}\n`);
-  if (records.length === 0) {
-    output.stderr.write(
-      `moonpool: session ${sessionId} has no ${warnings.length === 0 ? '' : 'readable '}recorded calls\n`,
-    );
-    return 2;
-  }
   const layout = { width: input.width ?? DEFAULT_WIDTH, expand: input.expand, expandHint: '--expand shows all' };
-  for (const record of records) {
+  let records = 0;
+  let warnings = 0;
+  for (const entry of host.sessionEntries(sessionId)) {
+    if ('warning' in entry) {
+      warnings++;
+      // A warning may quote what the log holds (a call's id, tool, a line it left out).
+      output.stderr.write(`moonpool: ${sanitizeLine(entry.warning)}\n`);
+      continue;
+    }
+    records++;
+    const { record } = entry;
     const rendered = record.snapshot ? await host.render(record.tool, record.snapshot, renderView(layout)) : undefined;
     const facts: BlockFacts = {
       kind: 'call',
@@ -80,6 +82,10 @@ export async function replaySession(host: ToolHost, input: CliInput, output: Out
     };
     const asked = (record.questions ?? []).map((exchange) => `${BODY_INDENT}${exchangeLine(exchange)}`);
     output.stdout.write(`${[...plainBlockLines(facts, layout), ...asked].join('\n')}\n`);
+  }
+  if (records === 0) {
+    output.stderr.write(`moonpool: session ${sessionId} has no ${warnings === 0 ? '' : 'readable '}recorded calls\n`);
+    return 2;
   }
   return 0;
 }

@@ -10,6 +10,7 @@ import {
   type AskAnswer,
   type AskQuestion,
   type ReloadResult,
+  type SessionRecord,
   type ToolHost,
 } from '../../core/index.js';
 import { colorWanted } from '../color-choice.js';
@@ -22,7 +23,7 @@ import { parseCommand, SLASH_COMMANDS } from './command-parser.js';
 import { FrameScheduler } from './frame-scheduler.js';
 import { LineEditor } from './line-editor.js';
 import { statusLine } from './status-line.js';
-import { Transcript } from './transcript.js';
+import { MAX_BLOCKS, Transcript } from './transcript.js';
 
 /** What a frame showed: the input line's text and the transcript's visible lines (tagged). */
 export interface PaintedFrame {
@@ -44,6 +45,9 @@ export interface DashboardOptions {
   /** Lines to show first, under the welcome (e.g. that the bundled demo config is in use). */
   notices?: string[];
 }
+
+/** Warnings a resumed session shows, each a note; past them, one note counts the rest. */
+const MAX_RESUME_WARNINGS = 20;
 
 const HELP = [
   'TOOL {json}  or  /call TOOL {json}   run a tool (Tab completes names; after a name, its arguments)',
@@ -144,14 +148,28 @@ export class Dashboard {
     ].join('\n');
   }
 
+  /**
+   * Shows a resumed session's calls: only the newest MAX_BLOCKS fit in the transcript, so only
+   * those are kept while the session is read, and the warnings past MAX_RESUME_WARNINGS are counted.
+   */
   private resume(sessionId: string): void {
-    const { records, warnings } = this.options.host.resume(sessionId);
-    for (const record of records) {
+    const newest: SessionRecord[] = [];
+    const warnings: string[] = [];
+    let moreWarnings = 0;
+    for (const entry of this.options.host.sessionEntries(sessionId)) {
+      if ('record' in entry) {
+        newest.push(entry.record);
+        if (newest.length > 2 * MAX_BLOCKS) newest.splice(0, newest.length - MAX_BLOCKS);
+      } else if (warnings.length < MAX_RESUME_WARNINGS) warnings.push(entry.warning);
+      else moreWarnings++;
+    }
+    for (const record of newest.slice(-MAX_BLOCKS)) {
       const block = this.transcript.add(
         (id) => new Block(id, 'call', record.tool, record.finishedAt - record.durationMs),
       );
       block.finish(record);
     }
+    if (moreWarnings > 0) warnings.push(`${moreWarnings} more warnings about this session`);
     for (const warning of warnings) this.note('session', warning, 'error');
   }
 

@@ -6,7 +6,7 @@ import type { Block } from './block.js';
 import { blockLines, type DrawContext } from './block-lines.js';
 
 /** Blocks kept; older ones leave the transcript (they stay in the session log). */
-const MAX_BLOCKS = 500;
+export const MAX_BLOCKS = 500;
 
 export class Transcript {
   readonly blocks: Block[] = [];
