@@ -1,6 +1,7 @@
 // ctx:ask in the dashboard: the question shows in the tool's block and takes the input line — a
-// number key picks a choice, a typed choice and Enter picks it, Enter alone takes the default, y
-// answers a confirm, Esc declines — on a virtual terminal, then in a real one (tmux).
+// number or a choice typed and Enter picks it, Enter alone takes the default, y and Enter answers a
+// confirm, Esc declines; a key alone answers nothing (a command being typed must not answer) — on
+// a virtual terminal, then in a real one (tmux).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { CLI, eventually, FIXTURES, startHost, tempDir } from './helpers.js';
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 
 describe('a question in the dashboard (virtual terminal)', () => {
-  test('number key, typed choice, Enter for the default, y, and Esc each answer', async () => {
+  test('a number, a typed choice, Enter for the default, y, and Esc each answer; a key alone does not', async () => {
     const host = await startHost('ask');
     const terminal = new VirtualTerminal(100, 40);
     let shown: string[] = [];
@@ -34,6 +35,9 @@ describe('a question in the dashboard (virtual terminal)', () => {
       assert.match(screen(), /2\) green \(default\)/);
       assert.match(screen(), /\[1-3 or a choice, Enter: green\] below, then Enter · Esc declines/);
       terminal.type('3');
+      assert.ok(await eventually(() => input === '3'));
+      assert.equal(asked(), 1, 'a key alone answers nothing');
+      terminal.type('\r');
       assert.ok(await eventually(() => screen().includes('answer: blue')), screen());
       assert.equal(asked(), 0, 'the question is gone once answered');
 
@@ -51,7 +55,7 @@ describe('a question in the dashboard (virtual terminal)', () => {
 
       terminal.type('delete {}\r');
       assert.ok(await eventually(() => screen().includes('Delete 3 files?')), screen());
-      terminal.type('y');
+      terminal.type('y\r');
       assert.ok(await eventually(() => screen().includes('answer: true')), screen());
 
       terminal.type('pick_no_default {}\r');
@@ -74,7 +78,7 @@ describe(
   'a question in the dashboard (tmux)',
   { skip: HAS_TMUX ? false : 'tmux is not installed (.ci/run installs it)' },
   () => {
-    test('the block shows the question; a number answers it', async () => {
+    test('the block shows the question; a number and Enter answer it', async () => {
       const session = `moonpool-test-${process.pid}-dash-ask`;
       const dir = tempDir();
       const config = join(FIXTURES, 'ask', 'init.lua');
@@ -88,7 +92,7 @@ describe(
         assert.ok(await eventually(() => screen().includes('3) blue')), screen());
         assert.match(screen(), /\? Which colour\?/);
         assert.match(screen(), /^\?\s*$/m, 'the input line asks');
-        keys('1');
+        keys('1', 'Enter');
         assert.ok(await eventually(() => screen().includes('answer: red')), screen());
         assert.doesNotMatch(screen(), /3\) blue/);
         keys('C-c');

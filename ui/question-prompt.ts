@@ -43,20 +43,6 @@ export function answerOf(question: AskQuestion, reply: string): AskAnswer | unde
   return picked === undefined ? undefined : { answer: picked };
 }
 
-/**
- * The answer one key gives on its own, on an empty line: a choice's number (up to 9 choices), or
- * y or n for a confirm; undefined for any other key.
- */
-export function keyAnswer(question: AskQuestion, key: string): AskAnswer | undefined {
-  if (question.kind === 'confirm') {
-    const word = key.toLowerCase();
-    return word === 'y' ? { answer: true } : word === 'n' ? { answer: false } : undefined;
-  }
-  if (question.choices.length > 9 || !/^[1-9]$/.test(key)) return undefined;
-  const picked = question.choices[Number(key) - 1];
-  return picked === undefined ? undefined : { answer: picked };
-}
-
 /** The answer when no one is asked: the question's default, else none (`unavailable`). */
 export function unattendedAnswer(question: AskQuestion): AskAnswer {
   return question.default === undefined ? { refused: 'unavailable' } : { answer: question.default };

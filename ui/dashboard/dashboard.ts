@@ -17,7 +17,7 @@ import { colorWanted } from '../color-choice.js';
 import { displayPath, formatDiagnostic } from '../diagnostic-format.js';
 import { columns, fitColumns } from '../text-width.js';
 import { argumentTemplate, parameterLines } from '../tool-help.js';
-import { answerOf, keyAnswer, replyHint } from '../question-prompt.js';
+import { answerOf, replyHint } from '../question-prompt.js';
 import { Block, type PendingQuestion } from './block.js';
 import { parseCommand, SLASH_COMMANDS } from './command-parser.js';
 import { FrameScheduler } from './frame-scheduler.js';
@@ -182,7 +182,7 @@ export class Dashboard {
   private onKey(ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined): void {
     const name = key?.full ?? key?.name;
     const pending = this.pendingQuestion();
-    if (pending && this.answerKey(pending, ch, name)) return this.scheduler.request();
+    if (pending && this.answerKey(pending, name)) return this.scheduler.request();
     switch (name) {
       case 'C-c':
         void this.quit();
@@ -261,8 +261,8 @@ export class Dashboard {
     return this.transcript.running().find((block) => block.question)?.question;
   }
 
-  /** A key that answers `pending` (or says why the line does not); false for one that edits the line. */
-  private answerKey(pending: PendingQuestion, ch: string | undefined, name: string | undefined): boolean {
+  /** Enter answers `pending` with the line typed (or says why it does not), Escape declines; false for a key that edits the line. */
+  private answerKey(pending: PendingQuestion, name: string | undefined): boolean {
     const { question } = pending;
     if (name === 'escape') {
       pending.answer({ refused: 'declined' });
@@ -278,9 +278,7 @@ export class Dashboard {
       }
       return true;
     }
-    const answer = this.editor.text === '' && ch !== undefined ? keyAnswer(question, ch) : undefined;
-    if (answer !== undefined) pending.answer(answer);
-    return answer !== undefined;
+    return false;
   }
 
   /** Shows `question` in `block` until it is answered, or the call ends first. */
