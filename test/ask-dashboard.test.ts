@@ -6,36 +6,23 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { Dashboard } from '../ui/dashboard/dashboard.js';
-import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
 import { CLI, eventually, FIXTURES, startHost, tempDir } from './helpers.js';
+import { virtualDashboard } from './virtual-dashboard.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 
 describe('a question in the dashboard (virtual terminal)', () => {
   test('a number, a typed choice, Enter for the default, y, and Esc each answer; a key alone does not', async () => {
     const host = await startHost('ask');
-    const terminal = new VirtualTerminal(100, 40);
-    let shown: string[] = [];
-    let input = '';
-    const dashboard = new Dashboard({
-      host,
-      input: terminal.input,
-      output: terminal.output,
-      onPaint: (frame) => {
-        shown = frame.lines;
-        input = frame.input;
-      },
-    });
-    const screen = (): string => shown.join('\n');
-    const asked = (): number => shown.filter((line) => line.includes('Which colour?')).length;
+    const { dashboard, terminal, lines, screen, input } = virtualDashboard(host, 100, 40);
+    const asked = (): number => lines().filter((line) => line.includes('Which colour?')).length;
     try {
       terminal.type('pick {}\r');
       assert.ok(await eventually(() => asked() === 1), screen());
       assert.match(screen(), /2\) green \(default\)/);
       assert.match(screen(), /\[1-3 or a choice, Enter: green\] below, then Enter · Esc declines/);
       terminal.type('3');
-      assert.ok(await eventually(() => input === '3'));
+      assert.ok(await eventually(() => input() === '3'));
       assert.equal(asked(), 1, 'a key alone answers nothing');
       terminal.type('\r');
       assert.ok(await eventually(() => screen().includes('answer: blue')), screen());
@@ -44,7 +31,7 @@ describe('a question in the dashboard (virtual terminal)', () => {
       terminal.type('pick {}\r');
       assert.ok(await eventually(() => asked() === 1), screen());
       terminal.type('red');
-      assert.ok(await eventually(() => input === 'red'));
+      assert.ok(await eventually(() => input() === 'red'));
       terminal.type('\r');
       assert.ok(await eventually(() => screen().includes('answer: red')), screen());
 

@@ -10,9 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { decodeSnapshot } from '../core/index.js';
 import { DEFINITION_FIELDS } from '../core/tool-definitions.js';
-import { Dashboard } from '../ui/dashboard/dashboard.js';
-import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
 import { CLI, eventually, ROOT, startHost, tempDir } from './helpers.js';
+import { virtualDashboard } from './virtual-dashboard.js';
 
 function moonpool(args: string[], cwd: string): { code: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [CLI, ...args], {
@@ -44,19 +43,9 @@ describe('moonpool new', () => {
     assert.deepEqual(moonpool(['call', 'greet', '{"who":"Ada","steps":2}', ...common], dir).stdout, 'Hello, Ada!\n');
 
     const host = await startHost(join(dir, 'init.lua'));
-    const terminal = new VirtualTerminal(100, 20);
-    let shown: string[] = [];
-    const dashboard = new Dashboard({
-      host,
-      input: terminal.input,
-      output: terminal.output,
-      onPaint: (frame) => (shown = frame.lines),
-    });
+    const { dashboard, terminal, lines, screen } = virtualDashboard(host, 100, 20);
     terminal.type('greet {"who":"Ada","steps":20}\r');
-    assert.ok(
-      await eventually(() => shown.some((line) => /\[#+-*\] step \d+ of 20/.test(line)), 10_000),
-      shown.join('\n'),
-    );
+    assert.ok(await eventually(() => lines().some((line) => /\[#+-*\] step \d+ of 20/.test(line)), 10_000), screen());
     await dashboard.quit();
 
     const transport = new StdioClientTransport({

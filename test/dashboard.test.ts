@@ -14,6 +14,7 @@ import { MAX_FRAMES_PER_SECOND } from '../ui/dashboard/frame-scheduler.js';
 import { columns, fitColumns, wrapColumns } from '../ui/text-width.js';
 import { argumentTemplate, parameterLines } from '../ui/tool-help.js';
 import { eventually, startHost } from './helpers.js';
+import { virtualDashboard } from './virtual-dashboard.js';
 
 describe('line editor', () => {
   const names = ['count_lines', 'count_words', 'primes', '/reload', '/tools'];
@@ -273,16 +274,9 @@ describe('dashboard on a virtual terminal', () => {
     // Keys typed one an event-loop turn ask for far more than 30 frames a second on any machine,
     // beside the storm's snapshots; the cap must hold them to one frame per 1/30 s.
     const host = await startHost('snapshots');
-    const terminal = new VirtualTerminal(100, 30);
-    let shown: string[] = [];
-    const dashboard = new Dashboard({
-      host,
-      input: terminal.input,
-      output: terminal.output,
-      onPaint: (frame) => (shown = frame.lines),
-    });
+    const { dashboard, terminal, lines, screen } = virtualDashboard(host, 100, 30);
     terminal.type('counted_storm {"n": 1000000}\r');
-    assert.ok(await eventually(() => shown.some((line) => line.includes('counted to ')), 30_000), shown.join('\n'));
+    assert.ok(await eventually(() => lines().some((line) => line.includes('counted to ')), 30_000), screen());
     const framesBefore = dashboard.frames;
     const started = performance.now();
     let keys = 0;
@@ -295,10 +289,7 @@ describe('dashboard on a virtual terminal', () => {
     const seconds = (performance.now() - started) / 1000;
     assert.ok(keys > 2 * frames, `${keys} keys typed, ${frames} frames`);
     assert.ok(frames <= Math.ceil(seconds * MAX_FRAMES_PER_SECOND) + 1, `${frames} frames in ${seconds.toFixed(2)} s`);
-    assert.ok(
-      await eventually(() => shown.some((line) => line.includes('counted to 1000000')), 60_000),
-      shown.join('\n'),
-    );
+    assert.ok(await eventually(() => lines().some((line) => line.includes('counted to 1000000')), 60_000), screen());
     await dashboard.quit();
   });
 
@@ -336,24 +327,11 @@ describe('dashboard on a virtual terminal', () => {
 
   test('a resize redraws at the new width', async () => {
     const host = await startHost('snapshots');
-    const terminal = new VirtualTerminal(60, 20);
-    let shown: string[] = [];
-    const dashboard = new Dashboard({
-      host,
-      input: terminal.input,
-      output: terminal.output,
-      onPaint: (frame) => (shown = frame.lines),
-    });
+    const { dashboard, terminal, lines, screen } = virtualDashboard(host, 60, 20);
     terminal.type('spin_showing {"seconds": 0.2}\r');
-    assert.ok(
-      await eventually(() => shown.some((line) => line.includes('spinning at width 58')), 5000),
-      shown.join('\n'),
-    );
+    assert.ok(await eventually(() => lines().some((line) => line.includes('spinning at width 58')), 5000), screen());
     terminal.resize(120, 30);
-    assert.ok(
-      await eventually(() => shown.some((line) => line.includes('spinning at width 118')), 5000),
-      shown.join('\n'),
-    );
+    assert.ok(await eventually(() => lines().some((line) => line.includes('spinning at width 118')), 5000), screen());
     await dashboard.quit();
   });
 });

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { Dashboard } from '../ui/dashboard/dashboard.js';
-import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
 import { CLI, eventually, FIXTURES, startHost, tempDir } from './helpers.js';
+import { virtualDashboard } from './virtual-dashboard.js';
 
 const CONFIG = join(FIXTURES, 'permissions-shown');
 const INIT = join(CONFIG, 'init.lua');
@@ -106,21 +105,14 @@ test('MCP tools/list: a tool that writes and runs nothing is readOnlyHint, unles
 
 test("the dashboard's /tools shows what each tool may touch, under its name", async () => {
   const host = await startHost(CONFIG);
-  const terminal = new VirtualTerminal(100, 30);
-  let shown: string[] = [];
-  const dashboard = new Dashboard({
-    host,
-    input: terminal.input,
-    output: terminal.output,
-    onPaint: (frame) => (shown = frame.lines),
-  });
+  const { dashboard, terminal, lines, screen } = virtualDashboard(host, 100, 30);
   terminal.type('/tools\r');
-  const plain = (): string[] => shown.map((line) => line.replace(/\{[^{}]*\}/g, '').trim());
+  const plain = (): string[] => lines().map((line) => line.replace(/\{[^{}]*\}/g, '').trim());
   const after = (name: string): string | undefined => {
-    const lines = plain();
-    return lines[lines.findIndex((line) => line.startsWith(`${name}  `)) + 1];
+    const shown = plain();
+    return shown[shown.findIndex((line) => line.startsWith(`${name}  `)) + 1];
   };
-  assert.ok(await eventually(() => after('open') === 'full access (declares no permissions)', 5000), shown.join('\n'));
+  assert.ok(await eventually(() => after('open') === 'full access (declares no permissions)', 5000), screen());
   assert.equal(after('reader'), 'read: ., ~/notes; write: none; exec: none; env: HOME');
   assert.equal(after('builder'), 'read: any; write: out/; exec: git; env: none');
   await dashboard.quit();

@@ -9,10 +9,9 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { Dashboard } from '../ui/dashboard/dashboard.js';
-import { VirtualTerminal } from '../ui/dashboard/virtual-terminal.js';
 import { LiveBlock } from '../ui/live-block.js';
 import { CLI, eventually, startHost, tempDir } from './helpers.js';
+import { virtualDashboard } from './virtual-dashboard.js';
 
 /** A config whose `wait` tool prints `started`, then waits until its gate file exists. */
 function waiterConfig(): { dir: string; file: string } {
@@ -41,15 +40,7 @@ end)
 test('the dashboard shows a call queued behind a busy module, then running', async () => {
   const { dir, file } = waiterConfig();
   const host = await startHost(file, { maxThreadsPerModule: 1 });
-  const terminal = new VirtualTerminal(100, 30);
-  let shown: string[] = [];
-  const dashboard = new Dashboard({
-    host,
-    input: terminal.input,
-    output: terminal.output,
-    onPaint: (frame) => (shown = frame.lines),
-  });
-  const screen = (): string => shown.join('\n');
+  const { dashboard, terminal, screen } = virtualDashboard(host, 100, 30);
   terminal.type(`wait {"gate": "${join(dir, 'a')}"}\r`);
   assert.ok(await eventually(() => screen().includes('started'), 30_000), screen());
   terminal.type(`wait {"gate": "${join(dir, 'b')}"}\r`);
