@@ -12,7 +12,7 @@ import { compare, type ScenarioResult } from './scenario.js';
 import { median, timeInterleaved } from './stats.js';
 
 const FILES = 1000;
-const ROUNDS = 8;
+const ROUNDS = 15;
 
 function sourceLike(seed: number): string {
   const lines: string[] = [];
