@@ -65,11 +65,12 @@ test('a start withdrawn while it waits is answered false and its turn goes to th
 });
 
 test('calls that wait for their worker to start are not timed while they wait', async () => {
-  // Three waves of starts, each loading for 3 s: the last wave waits at least 6 s, past its 2 s
-  // call timeout, and with its own load past the 6 s load allowance — unless waiting is free. The
-  // margins (3 s for a load, 2 s for a call that returns at once) hold on a loaded machine.
-  const { config, names, slowLoads } = slowLoadingModules(3 * WORKER_START_SLOTS, '3', 2);
-  const host = await startHost(config, { loadTimeoutMs: 6000 });
+  // Three waves of starts, each loading for 5 s: the last wave waits at least 10 s, past its 4 s
+  // call timeout, and with its own load past the 10 s load allowance — unless waiting is free. The
+  // margins (5 s for a worker's start beside its load, 4 s for a call that returns at once) hold on
+  // a machine running two test suites beside this one.
+  const { config, names, slowLoads } = slowLoadingModules(3 * WORKER_START_SLOTS, '5', 4);
+  const host = await startHost(config, { loadTimeoutMs: 10_000 });
   slowLoads();
   const results = await Promise.all(names.map((name) => host.call(name, {})));
   assert.deepEqual(
