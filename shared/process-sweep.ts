@@ -49,8 +49,6 @@ interface ProcessEntry {
   ppid: number;
   pgid: number;
   sid: number;
-  /** Running or in an uninterruptible wait (state R or D), as a process in the middle of an `execve` is. */
-  busy: boolean;
   /** The value of PROCESS_TAG_VARIABLE in its environment (null: not set), read when first needed. */
   tag?: string | null;
 }
@@ -143,8 +141,9 @@ class ProcessTable extends Map<number, ProcessEntry> {
  * What a scan that found nothing new may still have missed of the task's processes: a pid it
  * listed was gone when read, a new zombie (it may have forked after the listing, then ended), or a
  * new orphan whose environment cannot be read yet (one in the middle of an `execve`, its tag not
- * yet there to read). Each zombie and orphan is worth one more look, and a running orphan of init a
- * look every PENDING_LOOK_MS for up to PENDING_ENVIRONMENT_MS (`lookedAgain` keeps them): one
+ * yet there to read). Each zombie and orphan is worth one more look, and one still in its `execve` (no
+ * command line yet) a look every PENDING_LOOK_MS for up to PENDING_ENVIRONMENT_MS (`lookedAgain`
+ * keeps them): one
  * still there at the next scan was so before that scan's listing, and a zombie or a process started
  * with no environment that stays so — anybody's, on a machine whose init does not reap, or a kept
  * `env -i` command — must not make every sweep take all its passes. The recorded leaders and what
@@ -165,19 +164,22 @@ function unsettled(
   }
   for (const entry of table.values()) {
     // Only processes whose tag was read and found missing; a parent in the table links the rest.
-    if (entry.tag !== null || table.has(entry.ppid)) continue;
+    if (entry.tag !== null || table.has(entry.ppid) || !environmentPending(entry.pid)) continue;
     const since = lookedAgain.get(entry.pid);
-    // Looked at for long only while it may still be in its `execve`: an orphan of init (where a
-    // daemonizing command's lands) that is running; one asleep with no environment (an `env -i`
-    // command) is settled, and one whose parent is older than the task is looked at once.
-    const execing = entry.ppid === 1 && entry.busy;
-    const waitedOut = since !== undefined && (!execing || now - since >= PENDING_ENVIRONMENT_MS);
-    if (waitedOut || !environmentPending(entry.pid)) continue;
+    // Looked at for long only while it is in its `execve`: no command line either (the new
+    // program's arguments are not in place yet). An `env -i` command has one, and gets one look.
+    const execing = commandLineEmpty(entry.pid);
+    if (since !== undefined && (!execing || now - since >= PENDING_ENVIRONMENT_MS)) continue;
     if (since === undefined) lookedAgain.set(entry.pid, now);
     if (change === 'none') change = 'changing';
     if (execing) change = 'pending environment';
   }
   return change;
+}
+
+/** Whether the process's command line reads as empty, as in the middle of an `execve` (or for a process gone). */
+function commandLineEmpty(pid: number): boolean {
+  return (readProcFile(pid, 'cmdline')?.length ?? 0) === 0;
 }
 
 /**
@@ -217,10 +219,7 @@ function processesStartedSince(sinceMs: number): ProcessTable | undefined {
     // Field 22, the start time; field 9, the flags.
     if (Number(fields[19]) < sinceTicks || (Number(fields[6]) & KERNEL_THREAD) !== 0) continue;
     if (ended(fields)) table.zombies.push(pid);
-    else {
-      const busy = fields[0] === 'R' || fields[0] === 'D';
-      table.set(pid, { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]), busy });
-    }
+    else table.set(pid, { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), sid: Number(fields[3]) });
   }
   return table;
 }
@@ -263,7 +262,7 @@ function tagOf(entry: ProcessEntry): string | null {
 const readBuffer = Buffer.alloc(64 * 1024);
 
 /** A /proc file's bytes (read whole: /proc files report size 0), or undefined if unreadable or gone. */
-function readProcFile(pid: number, file: 'stat' | 'environ'): Buffer | undefined {
+function readProcFile(pid: number, file: 'stat' | 'environ' | 'cmdline'): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(`/proc/${pid}/${file}`, 'r');
