@@ -2,16 +2,14 @@
 // choice goes to pi's selector with the default first, a confirm to pi's confirm dialog, a
 // dismissed selector declines; in print mode (no UI) the question takes its default.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fauxAssistantMessage, fauxToolCall } from '@mariozechner/pi-ai';
 import type { AgentSessionEvent } from '@mariozechner/pi-coding-agent';
-import { FIXTURES, ROOT, tempDir } from './helpers.js';
-import { openPiSession, PI_FIXTURES, USER_EXTENSION, type PiSession } from './pi-session.js';
+import { FIXTURES, tempDir } from './helpers.js';
+import { openPiSession, runPiPrint, type PiSession } from './pi-session.js';
 
 const CONFIG = join(FIXTURES, 'ask', 'init.lua');
-const PI_CLI = join(ROOT, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js');
 process.env['MOONPOOL_CONFIG'] = CONFIG;
 process.env['XDG_STATE_HOME'] = tempDir('moonpool-pi-state-');
 
@@ -54,38 +52,12 @@ test("a confirm is pi's confirm dialog", async () => {
 });
 
 test("in pi's print mode no one is asked: the question takes its default", { timeout: 60_000 }, () => {
-  const run = spawnSync(
-    process.execPath,
-    [
-      PI_CLI,
-      '-p',
-      '--no-session',
-      '--no-skills',
-      '--no-context-files',
-      '-e',
-      join(PI_FIXTURES, 'faux-model.ts'),
-      '-e',
-      USER_EXTENSION,
-      '--provider',
-      'faux',
-      '--model',
-      'faux-1',
-      'go',
-    ],
-    {
-      encoding: 'utf8',
-      cwd: tempDir(),
-      env: {
-        ...process.env,
-        PI_CODING_AGENT_DIR: tempDir(),
-        MOONPOOL_FAUX_SCRIPT: JSON.stringify([
-          { tool: 'pick', args: {} },
-          { tool: 'pick_no_default', args: {} },
-        ]),
-      },
-      timeout: 50_000,
-    },
-  );
+  const run = runPiPrint({
+    MOONPOOL_FAUX_SCRIPT: JSON.stringify([
+      { tool: 'pick', args: {} },
+      { tool: 'pick_no_default', args: {} },
+    ]),
+  });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /the tool said: answer: green \| no answer: unavailable/);
 });

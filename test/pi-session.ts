@@ -23,12 +23,34 @@ import {
   type ExtensionUIContext,
 } from '@mariozechner/pi-coding-agent';
 import type { TUI } from '@mariozechner/pi-tui';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { FIXTURES, tempDir } from './helpers.js';
+import { FIXTURES, ROOT, tempDir } from './helpers.js';
 
 export const PI_FIXTURES = join(FIXTURES, 'pi');
 export const USER_EXTENSION = join(PI_FIXTURES, 'extension.ts');
+const PI_CLI = join(ROOT, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js');
+
+/**
+ * pi's own command in print mode (`pi -p go`) with the user's extension and the faux model, in a
+ * fresh directory and agent dir; `env` is added to this process's environment (the model's turns
+ * in MOONPOOL_FAUX_SCRIPT).
+ */
+export function runPiPrint(env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
+  const args = ['-p', '--no-session', '--no-skills', '--no-context-files'];
+  const extensions = ['-e', join(PI_FIXTURES, 'faux-model.ts'), '-e', USER_EXTENSION];
+  return spawnSync(
+    process.execPath,
+    [PI_CLI, ...args, ...extensions, '--provider', 'faux', '--model', 'faux-1', 'go'],
+    {
+      encoding: 'utf8',
+      cwd: tempDir(),
+      env: { ...process.env, PI_CODING_AGENT_DIR: tempDir(), ...env },
+      timeout: 50_000,
+    },
+  );
+}
 
 export interface PiSession {
   runtime: AgentSessionRuntime;

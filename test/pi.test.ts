@@ -18,10 +18,9 @@ import {
 import moonpoolExtension from '../pi/index.js';
 import { withoutPatterns } from '../pi/pi-schema.js';
 import { CLI, eventually, liveProcesses, ROOT, tempDir, uniqueSeconds } from './helpers.js';
-import { openPiSession, PI_FIXTURES, toolRow, USER_EXTENSION, type PiSession } from './pi-session.js';
+import { openPiSession, PI_FIXTURES, runPiPrint, toolRow, USER_EXTENSION, type PiSession } from './pi-session.js';
 
 const CONFIG = join(PI_FIXTURES, 'init.lua');
-const PI_CLI = join(ROOT, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js');
 process.env['MOONPOOL_CONFIG'] = CONFIG;
 process.env['XDG_STATE_HOME'] = tempDir('moonpool-pi-state-');
 
@@ -366,35 +365,10 @@ test('details damaged in a saved session show the recorded text instead of faili
 
 test("pi's print mode exits by itself after a turn: session_shutdown closes the host", { timeout: 60_000 }, () => {
   const agentDir = tempDir();
-  const run = spawnSync(
-    process.execPath,
-    [
-      PI_CLI,
-      '-p',
-      '--no-session',
-      '--no-skills',
-      '--no-context-files',
-      '-e',
-      join(PI_FIXTURES, 'faux-model.ts'),
-      '-e',
-      USER_EXTENSION,
-      '--provider',
-      'faux',
-      '--model',
-      'faux-1',
-      'go',
-    ],
-    {
-      encoding: 'utf8',
-      cwd: tempDir(),
-      env: {
-        ...process.env,
-        PI_CODING_AGENT_DIR: agentDir,
-        MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'plain', args: { name: 'print mode' } }]),
-      },
-      timeout: 50_000,
-    },
-  );
+  const run = runPiPrint({
+    PI_CODING_AGENT_DIR: agentDir,
+    MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'plain', args: { name: 'print mode' } }]),
+  });
   assert.equal(run.signal, null, `pi did not exit by itself: ${run.stderr}`);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /the tool said: hello print mode/);
@@ -403,31 +377,7 @@ test("pi's print mode exits by itself after a turn: session_shutdown closes the 
 test('a config that fails to load is reported through pi, and pi still starts', { timeout: 60_000 }, () => {
   const broken = join(tempDir(), 'init.lua');
   writeFileSync(broken, "agent.on('discover_tools', function(registry)\n  registry:add { name = 'x' \nend)\n");
-  const run = spawnSync(
-    process.execPath,
-    [
-      PI_CLI,
-      '-p',
-      '--no-session',
-      '--no-skills',
-      '--no-context-files',
-      '-e',
-      join(PI_FIXTURES, 'faux-model.ts'),
-      '-e',
-      USER_EXTENSION,
-      '--provider',
-      'faux',
-      '--model',
-      'faux-1',
-      'go',
-    ],
-    {
-      encoding: 'utf8',
-      cwd: tempDir(),
-      env: { ...process.env, PI_CODING_AGENT_DIR: tempDir(), MOONPOOL_CONFIG: broken, MOONPOOL_FAUX_SCRIPT: '[]' },
-      timeout: 50_000,
-    },
-  );
+  const run = runPiPrint({ MOONPOOL_CONFIG: broken, MOONPOOL_FAUX_SCRIPT: '[]' });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, new RegExp(`moonpool: .*init\\.lua:3: `));
   assert.ok(existsSync(broken));
@@ -440,37 +390,7 @@ test('pi keeps the session history $MOONPOOL_KEEP_SESSIONS asks for, as the CLI 
   writeFileSync(oldLog, '');
   const long = new Date(Date.now() - 90 * 86_400_000);
   utimesSync(oldLog, long, long);
-  const run = spawnSync(
-    process.execPath,
-    [
-      PI_CLI,
-      '-p',
-      '--no-session',
-      '--no-skills',
-      '--no-context-files',
-      '-e',
-      join(PI_FIXTURES, 'faux-model.ts'),
-      '-e',
-      USER_EXTENSION,
-      '--provider',
-      'faux',
-      '--model',
-      'faux-1',
-      'go',
-    ],
-    {
-      encoding: 'utf8',
-      cwd: tempDir(),
-      env: {
-        ...process.env,
-        PI_CODING_AGENT_DIR: tempDir(),
-        XDG_STATE_HOME: stateHome,
-        MOONPOOL_KEEP_SESSIONS: 'forever',
-        MOONPOOL_FAUX_SCRIPT: '[]',
-      },
-      timeout: 50_000,
-    },
-  );
+  const run = runPiPrint({ XDG_STATE_HOME: stateHome, MOONPOOL_KEEP_SESSIONS: 'forever', MOONPOOL_FAUX_SCRIPT: '[]' });
   assert.equal(run.status, 0, run.stderr);
   assert.ok(existsSync(oldLog), 'the 90-day-old session was removed');
 });
@@ -480,37 +400,11 @@ test(
   { timeout: 60_000 },
   () => {
     const configHome = tempDir();
-    const run = spawnSync(
-      process.execPath,
-      [
-        PI_CLI,
-        '-p',
-        '--no-session',
-        '--no-skills',
-        '--no-context-files',
-        '-e',
-        join(PI_FIXTURES, 'faux-model.ts'),
-        '-e',
-        USER_EXTENSION,
-        '--provider',
-        'faux',
-        '--model',
-        'faux-1',
-        'go',
-      ],
-      {
-        encoding: 'utf8',
-        cwd: tempDir(),
-        env: {
-          ...process.env,
-          PI_CODING_AGENT_DIR: tempDir(),
-          MOONPOOL_CONFIG: '',
-          XDG_CONFIG_HOME: configHome,
-          MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'sh', args: { command: 'echo reached' } }]),
-        },
-        timeout: 50_000,
-      },
-    );
+    const run = runPiPrint({
+      MOONPOOL_CONFIG: '',
+      XDG_CONFIG_HOME: configHome,
+      MOONPOOL_FAUX_SCRIPT: JSON.stringify([{ tool: 'sh', args: { command: 'echo reached' } }]),
+    });
     assert.equal(run.status, 0, run.stderr);
     assert.ok(
       run.stderr.includes(
