@@ -72,17 +72,22 @@ describe('a call that ends by itself', async () => {
     const burst = uniqueSeconds();
     const loop = uniqueSeconds();
     try {
+      let settled = false;
       const calls = Promise.all([
         host.call('hold', {
           command: `i=0; while [ $i -lt 200 ]; do setsid sleep ${burst} >/dev/null 2>&1 & i=$((i+1)); done; sleep 600`,
         }),
         host.call('hold', { command: `while :; do setsid sleep ${loop} >/dev/null 2>&1 & sleep 0.01; done` }),
         host.call('healthy', {}),
-      ]);
-      assert.ok(
-        await eventually(() => sleeps(burst).length >= 100 && sleeps(loop).length > 0, 5000),
-        'the processes started',
-      );
+      ]).finally(() => (settled = true));
+      // How many started before the time limit depends on the machine's load; that some did is
+      // what makes the rest of the test mean something.
+      let most = { burst: 0, loop: 0 };
+      await eventually(() => {
+        most = { burst: Math.max(most.burst, sleeps(burst).length), loop: Math.max(most.loop, sleeps(loop).length) };
+        return settled || (most.burst >= 100 && most.loop > 0);
+      }, 60_000);
+      assert.ok(most.burst > 0 && most.loop > 0, `the processes started: ${JSON.stringify(most)}`);
       const [bursting, looping, healthy] = await calls;
       assert.deepEqual([bursting.status, looping.status, healthy.content], ['timeout', 'timeout', 'fine']);
       await assertNoneLeft(burst, 'burst');

@@ -43,8 +43,13 @@ export function realPath(path: string, links = 0): string {
   }
 }
 
+/** Whether `path` is a root or lies under one (`/a/b` is under `/a`, `/ab` is not). */
 function inside(path: string, roots: readonly string[]): boolean {
-  return roots.some((root) => path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`));
+  for (const root of roots) {
+    if (!path.startsWith(root)) continue;
+    if (path.length === root.length || root.endsWith('/') || path.charCodeAt(root.length) === 0x2f) return true;
+  }
+  return false;
 }
 
 /** The places every guarded tool may use besides its own roots: its config (to read) and the session's spill directory. */
