@@ -12,14 +12,16 @@ const stateDir = tempDir();
 function moonpool(
   args: string[],
   env: NodeJS.ProcessEnv = {},
-): { code: number | null; stdout: string; stderr: string } {
+): { code: number | null; stdout: string; stderr: string; why: string } {
   const result = spawnSync(process.execPath, [CLI, ...args, '--state-dir', stateDir], {
     encoding: 'utf8',
     cwd: stateDir,
     env: { ...process.env, PATH: `${FIXTURE_BIN}:${process.env['PATH'] ?? ''}`, MOONPOOL_CONFIG: '', ...env },
     timeout: 30_000,
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  // What an assertion on the exit code prints: how the process ended, and what it said.
+  const ended = result.error?.message ?? (result.signal ? `killed by ${result.signal}` : `exit ${result.status}`);
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, why: `${ended}\n${result.stderr}` };
 }
 
 const seed1 = join(EXAMPLES, 'seed', '1-weather');
@@ -179,10 +181,10 @@ describe('moonpool check', () => {
   test('a syntax error is reported with file:line and exit 1; list and call exit 2', () => {
     const config = join(FIXTURES, 'syntax-error');
     const check = moonpool(['check', '--config', config]);
-    assert.equal(check.code, 1);
+    assert.equal(check.code, 1, check.why);
     assert.match(check.stdout, new RegExp(`^${join(config, 'init.lua')}:5: '}' expected`));
     const list = moonpool(['list', '--config', config]);
-    assert.equal(list.code, 2);
+    assert.equal(list.code, 2, list.why);
     assert.match(list.stderr, /init\.lua:5: /);
   });
 });
