@@ -218,14 +218,6 @@ export class LuaStack {
     this.pushBytes(L, Buffer.from(text, 'utf8'));
   }
 
-  pushNil(L: number): void {
-    this.module._lua_pushnil(L);
-  }
-
-  pushBoolean(L: number, value: boolean): void {
-    this.module._lua_pushboolean(L, value ? 1 : 0);
-  }
-
   pushNumber(L: number, value: number): void {
     if (Number.isSafeInteger(value)) this.module._lua_pushinteger(L, BigInt(value));
     else this.module._lua_pushnumber(L, value);
@@ -235,14 +227,15 @@ export class LuaStack {
   pushValue(L: number, value: unknown, depth = 0): void {
     if (depth > MAX_VALUE_DEPTH)
       throw new LuaConversionError('value', `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
-    if (value === null || value === undefined) return this.pushNil(L);
+    if (value === null || value === undefined) return this.module._lua_pushnil(L);
     switch (typeof value) {
       case 'string':
         return this.pushString(L, value);
       case 'number':
         return this.pushNumber(L, value);
       case 'boolean':
-        return this.pushBoolean(L, value);
+        return this.module._lua_pushboolean(L, value ? 1 : 0);
+
       case 'bigint':
         return this.pushNumber(L, Number(value));
       default:
