@@ -40,16 +40,18 @@ export interface LuaRawApi {
   _lua_error(L: number): number;
 }
 
-const LUA_TNIL = 0;
-const LUA_TBOOLEAN = 1;
-const LUA_TNUMBER = 3;
-const LUA_TSTRING = 4;
-const LUA_TTABLE = 5;
+export const LUA_TNIL = 0;
+export const LUA_TBOOLEAN = 1;
+export const LUA_TNUMBER = 3;
+export const LUA_TSTRING = 4;
+export const LUA_TTABLE = 5;
+export const LUA_TFUNCTION = 6;
+export const LUA_TTHREAD = 8;
 
 /** Deepest table nesting converted in either direction. */
 export const MAX_VALUE_DEPTH = 200;
 
-const LUA_TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
+export const LUA_TYPE_NAMES = 'nil boolean userdata number string table function userdata thread'.split(' ');
 
 /** A value that cannot cross (a function, a cycle…); `path` names where it sits, e.g. `state.items[3]`. */
 export class LuaConversionError extends Error {
