@@ -389,13 +389,12 @@ export class LuaRuntime {
     pushArguments: (L: number) => number,
     readResults: (L: number, count: number) => R,
   ): Promise<R> {
-    // A broken state runs nothing more (a native may have seen a trap that Lua then caught).
-    if (this.broken) throw this.broken;
+    this.refuseIfBroken();
     this.scope = scope;
     this.reply = undefined;
     try {
       const value = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults);
-      if (this.broken) throw this.broken;
+      this.refuseIfBroken();
       // What leaves the worker names whole paths.
       return this.chunkNames.expandAll(value);
     } catch (error) {
@@ -411,6 +410,11 @@ export class LuaRuntime {
     if (error instanceof LuaEntryError || error instanceof LuaConversionError) return error;
     this.broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error);
     return this.broken;
+  }
+
+  /** A broken state runs nothing more (a native may have seen a trap that Lua then caught). */
+  private refuseIfBroken(): void {
+    if (this.broken) throw this.broken;
   }
 
   private endScope(scope: TaskScope): void {
