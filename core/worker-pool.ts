@@ -494,7 +494,6 @@ export class WorkerPool {
 
   /** Cancels every task, then stops the workers for at most CLOSE_WAIT_MS: a stuck thread is counted, not awaited. */
 
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
