@@ -18,6 +18,7 @@ import {
   realpathSync,
   statSync,
   type Dir,
+  type Stats,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -50,13 +51,7 @@ export interface ConfigSnapshot {
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
-function kindOf(stats: {
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-  isDirectory(): boolean;
-}): string {
+function kindOf(stats: Stats): string {
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
@@ -64,10 +59,8 @@ function kindOf(stats: {
   return 'not a regular file';
 }
 
-/**
- * The bytes of a regular file, or why it is not one. Opened without blocking (a FIFO swapped in
- * after the check would otherwise wait for a writer forever) and checked again once open.
- */
+/** The bytes of a regular file, or why it is not one; opened without blocking (a FIFO swapped in would hang) and rechecked. */
+
 export function readRegularFile(path: string): { real: string; bytes: Uint8Array } | { reason: string } {
   let real: string;
   try {

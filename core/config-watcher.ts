@@ -1,15 +1,10 @@
-// Watches a config directory and calls back once a burst of changes has settled (debounced), so
-// an editor's save — often several writes and renames — causes one reload. It watches every
-// directory of the tree, not files: an editor that saves by renaming a new file over the old one
-// (vim, `sed -i`, "safe write") replaces the file's inode, and a watch on that inode would go quiet
-// for good, while the directory's watch sees every later edit. New directories are watched as
-// they appear, directories that go away are let go, and a directory replaced by another at the
-// same path (deleted and made again, or renamed over) is watched anew. The config directory itself
-// is watched from its parent too, so one deleted and made again (`rm -rf cfg && cp -r … cfg`, a
-// branch switch) is watched anew even when it gets its old inode number back. Writes to files
-// that cannot hold Lua do not count, and a burst that never pauses still settles MAX_WAIT_FACTOR
-// debounce periods after it began. The tree is listed asynchronously, a directory at a time, so a
-// rescan of a large tree never holds up the host's thread: the host answers while it runs.
+// Watches a config directory and calls back once a burst of changes has settled (debounced), so an editor's save
+// causes one reload. It watches every directory of the tree, not files: a save that renames a new file over the old
+// one (vim, `sed -i`) would silence a watch on the file's inode. Directories are watched as they appear, let go as they
+// go, and watched anew when replaced at the same path; the config directory is watched from its parent too, so one
+// made again (`rm -rf cfg && cp -r … cfg`, a branch switch) is watched anew even with its old inode number. Writes to
+// files that cannot hold Lua do not count; a burst that never pauses settles MAX_WAIT_FACTOR debounce periods after it
+// began. The tree is listed asynchronously, a directory at a time, so a rescan never holds up the host's thread.
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { opendir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
@@ -113,14 +108,6 @@ export function watchConfig(
     // A parent that cannot be watched: a root made again is then seen only by its own watch.
   }
 
-  const inodeOf = async (dir: string): Promise<number | undefined> => {
-    try {
-      return (await stat(dir)).ino;
-    } catch {
-      return undefined;
-    }
-  };
-
   const watchDirectory = (dir: string, inode: number): void => {
     try {
       const watcher = watch(dir, changedIn(dir));
@@ -156,7 +143,9 @@ export function watchConfig(
 
   const scanOnce = async (): Promise<void> => {
     const wanted = new Map<string, number | undefined>();
-    for (const dir of await directoriesUnder(root, () => closed)) wanted.set(dir, await inodeOf(dir));
+    for (const dir of await directoriesUnder(root, () => closed))
+      wanted.set(dir, (await stat(dir).catch(() => undefined))?.ino);
+
     if (closed) return;
     for (const [dir, watched] of watchers) {
       if (wanted.has(dir) && wanted.get(dir) === watched.inode) continue;

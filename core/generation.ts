@@ -10,7 +10,7 @@ import { readRegularFile, snapshotConfig, type ConfigSnapshot } from './config-s
 import { DefinitionLines } from './definition-lines.js';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import { compiledLuaModule } from './lua-wasm.js';
-import type { AvailableReply, Diagnostic, DiscoveryReport, RenderView, WorkerConfig } from '../shared/protocol.js';
+import type { AvailableReply, Diagnostic, RenderView, WorkerConfig } from '../shared/protocol.js';
 import type { CheckedTool, CheckResult } from './tool-definitions.js';
 import type { ThreadWatch } from './thread-watch.js';
 import { WorkerPool, type PoolStats, type TaskOutcome } from './worker-pool.js';
@@ -66,12 +66,6 @@ export type LoadOutcome =
 
 export class Generation {
   private readonly modules = new Map<string, WorkerPool>();
-  /**
-   * A module pool whose worker started while the config loaded, not yet any module's: the first
-   * module called takes it. Its worker has run nothing (module workers are alike until their
-   * first task), so whichever module takes it has it to itself.
-   */
-  private spare: WorkerPool | undefined;
   private readonly crashes = new Map<string, number[]>();
   private callsInFlight = 0;
   /** Set once a newer generation took over; settles when this one has closed. */
@@ -85,10 +79,9 @@ export class Generation {
     readonly tools: Map<string, ToolState>,
     readonly diagnostics: Diagnostic[],
     readonly logs: string[],
-    spare: WorkerPool | undefined,
-  ) {
-    this.spare = spare;
-  }
+    /** A module pool warmed while the config loaded, its worker still blank: the first module called takes it. */
+    private spare: WorkerPool | undefined,
+  ) {}
 
   get number(): number {
     return this.options.number;
@@ -122,50 +115,50 @@ export class Generation {
       maxQueue: 1000,
     });
     const spare = options.warmModuleWorker ? newModulePool(options, workerConfig, 1) : undefined;
-    const abandon = (): Promise<unknown> => Promise.all([inspect.close(), spare?.close()]);
+    const abandon = async (outcome: LoadOutcome): Promise<LoadOutcome> => {
+      await Promise.all([inspect.close(), spare?.close()]);
+      return outcome;
+    };
     const discovering = inspect.run({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
-    const checker = Promise.all([schemaModules, inspect.cameUp.then(afterPendingMessages)]).then(
-      ([[schemas, definitions]]) => {
-        const ajv = schemas.createSchemaCompiler();
-        schemas.compileParameters(ajv, { type: 'object', properties: { warm: { type: 'string' } } });
-        return { ajv, checkDefinitions: definitions.checkDefinitions };
-      },
-    );
+    // After the messages already waiting (the worker's ready signal) have been handled.
+    const cameUp = inspect.cameUp.then(() => new Promise((resolve) => setImmediate(resolve)));
+    const checker = Promise.all([schemaModules, cameUp]).then(([[schemas, definitions]]) => {
+      const ajv = schemas.createSchemaCompiler();
+      schemas.compileParameters(ajv, { type: 'object', properties: { warm: { type: 'string' } } });
+      return { ajv, checkDefinitions: definitions.checkDefinitions };
+    });
     checker.catch(() => undefined);
     const outcome = await discovering;
-    let report: DiscoveryReport;
-    switch (outcome.kind) {
-      case 'done':
-        report = outcome.value;
-        break;
-      case 'timeout':
-        await abandon();
-        return failure(
+    if (outcome.kind === 'timeout')
+      return abandon(
+        failure(
           `loading the config took longer than ${options.loadTimeoutMs / 1000} s (an endless loop at load time?)`,
-        );
-      default:
-        await abandon();
-        return failure(
+        ),
+      );
+    if (outcome.kind !== 'done')
+      return abandon(
+        failure(
           `the worker loading the config crashed: ${outcome.kind === 'crashed' ? outcome.message : outcome.kind}`,
-        );
-    }
-    if (!report.loaded) {
-      await abandon();
-      return { ok: false, diagnostics: [...skippedDiagnostics(snapshot), ...report.diagnostics], logs: report.logs };
-    }
+        ),
+      );
+    const report = outcome.value;
+    if (!report.loaded)
+      return abandon({
+        ok: false,
+        diagnostics: [...skippedDiagnostics(snapshot), ...report.diagnostics],
+        logs: report.logs,
+      });
     let checked: CheckResult;
     try {
       const { ajv, checkDefinitions } = await checker;
       checked = checkDefinitions(report.definitions, ajv, definitionLines(snapshot));
     } catch (error) {
-      await abandon();
-      return failure(`the tool definitions could not be checked: ${(error as Error).message}`);
+      return abandon(failure(`the tool definitions could not be checked: ${(error as Error).message}`));
     }
     const diagnostics = [...skippedDiagnostics(snapshot), ...report.diagnostics, ...checked.diagnostics];
     if (checked.tools.length === 0 && diagnostics.some((diagnostic) => diagnostic.severity === 'error')) {
       // Errors that leave no tool at all: a broken edit, not a config that means to offer nothing.
-      await abandon();
-      return { ok: false, diagnostics, logs: report.logs };
+      return abandon({ ok: false, diagnostics, logs: report.logs });
     }
     const moduleHash = (module: string): string =>
       createHash('sha1')
@@ -189,12 +182,9 @@ export class Generation {
   }
 
   /**
-   * Asks every tool with `available`, each within `availableTimeoutMs`. A check that answers
-   * within AVAILABLE_STAGGER_MS leaves the warm inspect worker to the next; one that does not has
-   * the next start beside it on another worker (MAX_INSPECT_THREADS at most), so slow checks run
-   * concurrently and fast ones never pay for a cold worker. All of them end within twice one
-   * check's allowance (a cold worker's load, then its timeout): a check still waiting then is
-   * cancelled and its tool counted unavailable.
+   * Asks every tool with `available`, each within `availableTimeoutMs`. A check slower than AVAILABLE_STAGGER_MS has
+   * the next start beside it on another worker, so slow checks overlap and fast ones share the warm worker. All end
+   * within twice one check's allowance (a cold load, then its timeout): one still waiting then counts unavailable.
    */
   private async checkAvailability(): Promise<void> {
     const { availableTimeoutMs, loadTimeoutMs } = this.options;
@@ -249,10 +239,7 @@ export class Generation {
     }
   }
 
-  /**
-   * Runs the tool's `render` on a snapshot in the inspect pool, which never waits behind a `run`.
-   * `reason` is null when the tool simply has no `render` (the default block is its look).
-   */
+  /** Runs the tool's `render` in the inspect pool (never behind a `run`); `reason` null: the tool has no `render`. */
   async render(name: string, snapshot: Uint8Array, view: RenderView): Promise<RenderResult> {
     const tool = this.tools.get(name);
     if (!tool) return { ok: false, reason: `${name} is not defined in the current config` };
@@ -307,14 +294,13 @@ export class Generation {
   }
 
   stats(): Record<string, PoolStats & { crashes: number; disabled: boolean }> {
-    const stats: Record<string, PoolStats & { crashes: number; disabled: boolean }> = {};
-    for (const [module, pool] of this.modules) {
+    const stats: ReturnType<Generation['stats']> = {};
+    for (const [module, pool] of this.modules)
       stats[module] = {
         ...pool.stats(),
         crashes: this.crashes.get(module)?.length ?? 0,
         disabled: this.isDisabled(module),
       };
-    }
     return stats;
   }
 
@@ -371,7 +357,7 @@ async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
   const snapshot = options.snapshot?.dir === dir ? options.snapshot : await snapshotConfig(dir);
   const workerConfig = {
     configFile,
-    configDir: dirname(configFile),
+    configDir: dir,
     cwd: options.cwd,
     spillDir: options.spillDir,
     memoryLimitBytes: options.memoryLimitBytes,
@@ -385,14 +371,11 @@ async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
 function definitionLines(snapshot: ConfigSnapshot): DefinitionLines {
   const decoder = new TextDecoder();
   return new DefinitionLines((file) => {
-    const bytes = snapshot.sources[file] ?? readOutside(file);
-    return bytes === undefined ? undefined : decoder.decode(bytes);
+    const bytes = snapshot.sources[file];
+    if (bytes !== undefined) return decoder.decode(bytes);
+    const read = readRegularFile(file);
+    return 'bytes' in read ? decoder.decode(read.bytes) : undefined;
   });
-}
-
-function readOutside(file: string): Uint8Array | undefined {
-  const read = readRegularFile(file);
-  return 'bytes' in read ? read.bytes : undefined;
 }
 
 function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
@@ -401,11 +384,6 @@ function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
     file: path,
     message: `skipped: ${reason}`,
   }));
-}
-
-/** Resolves after the messages already waiting (a worker's ready signal, say) have been handled. */
-function afterPendingMessages(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** A module's pool; `minThreads` 1 starts its worker at once and keeps it (the warmed spare). */

@@ -89,71 +89,49 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'moonpool');
 }
 
-function positive(name: string, value: number | undefined, fallback: number, integer = false): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new MoonpoolError(
-      'INVALID_OPTION',
-      `options.${name} must be a positive ${integer ? 'integer' : 'number'} (got ${String(value)})`,
-    );
-  }
-  return value;
-}
-
-/** A limit that may be 0 (keep nothing idle) or Infinity (no limit). */
-function limit(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-    throw new MoonpoolError(
-      'INVALID_OPTION',
-      `options.${name} must be a number, at least 0 (Infinity for no limit; got ${String(value)})`,
-    );
-  }
-  return value;
+function invalid(message: string): never {
+  throw new MoonpoolError('INVALID_OPTION', message);
 }
 
 export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOptions {
-  if (options.memoryLimitBytes !== undefined && options.memoryLimitBytes > MAX_MEMORY_LIMIT_BYTES) {
-    throw new MoonpoolError(
-      'INVALID_OPTION',
-      `options.memoryLimitBytes must be at most ${MAX_MEMORY_LIMIT_BYTES} (2 GiB, the WebAssembly memory limit)`,
-    );
-  }
-  if (options.sessionId !== undefined && !SESSION_ID_PATTERN.test(options.sessionId)) {
-    throw new MoonpoolError(
-      'INVALID_OPTION',
-      `options.sessionId must match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(options.sessionId)})`,
-    );
-  }
+  const positive = (name: keyof ToolHostOptions, fallback: number, integer = false): number => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value)))
+      invalid(`options.${name} must be a positive ${integer ? 'integer' : 'number'} (got ${String(value)})`);
+    return value;
+  };
+  /** A limit that may be 0 (keep nothing) or Infinity (no limit). */
+  const limit = (name: keyof ToolHostOptions, fallback: number): number => {
+    const value = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || Number.isNaN(value) || value < 0)
+      invalid(`options.${name} must be a number, at least 0 (Infinity for no limit; got ${String(value)})`);
+    return value;
+  };
+  if (options.memoryLimitBytes !== undefined && options.memoryLimitBytes > MAX_MEMORY_LIMIT_BYTES)
+    invalid(`options.memoryLimitBytes must be at most ${MAX_MEMORY_LIMIT_BYTES} (2 GiB, the WebAssembly memory limit)`);
+  if (options.sessionId !== undefined && !SESSION_ID_PATTERN.test(options.sessionId))
+    invalid(`options.sessionId must match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(options.sessionId)})`);
   return {
     cwd: resolve(options.cwd ?? process.cwd()),
     stateDir: resolve(options.stateDir ?? defaultStateDir()),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-    timeoutMs: positive('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
-    memoryLimitBytes: positive('memoryLimitBytes', options.memoryLimitBytes, DEFAULT_MEMORY_LIMIT_BYTES, true),
-    loadTimeoutMs: positive('loadTimeoutMs', options.loadTimeoutMs, DEFAULT_LOAD_TIMEOUT_MS),
-    availableTimeoutMs: positive('availableTimeoutMs', options.availableTimeoutMs, DEFAULT_AVAILABLE_TIMEOUT_MS),
-    renderBudgetMs: positive('renderBudgetMs', options.renderBudgetMs, DEFAULT_RENDER_BUDGET_MS),
-    cpuSlots: positive('cpuSlots', options.cpuSlots, availableParallelism(), true),
-    maxThreadsPerModule: positive(
-      'maxThreadsPerModule',
-      options.maxThreadsPerModule,
-      Math.min(4, availableParallelism()),
-      true,
-    ),
-    idleTimeoutMs: positive('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS),
-    maxQueuePerModule: positive('maxQueuePerModule', options.maxQueuePerModule, DEFAULT_MAX_QUEUE_PER_MODULE, true),
-    maxInlineChars: positive('maxInlineChars', options.maxInlineChars, DEFAULT_MAX_INLINE_CHARS, true),
-    maxInlineLines: positive('maxInlineLines', options.maxInlineLines, DEFAULT_MAX_INLINE_LINES, true),
-    spillRetentionDays: positive('spillRetentionDays', options.spillRetentionDays, DEFAULT_SPILL_RETENTION_DAYS),
-    sessionMaxAgeDays: limit('sessionMaxAgeDays', options.sessionMaxAgeDays, DEFAULT_SESSION_MAX_AGE_DAYS),
-    sessionMaxTotalBytes: limit('sessionMaxTotalBytes', options.sessionMaxTotalBytes, DEFAULT_SESSION_MAX_TOTAL_BYTES),
-    sessionSegmentBytes: positive(
-      'sessionSegmentBytes',
-      options.sessionSegmentBytes,
-      DEFAULT_SESSION_SEGMENT_BYTES,
-      true,
-    ),
+    timeoutMs: positive('timeoutMs', DEFAULT_TIMEOUT_MS),
+    memoryLimitBytes: positive('memoryLimitBytes', DEFAULT_MEMORY_LIMIT_BYTES, true),
+    loadTimeoutMs: positive('loadTimeoutMs', DEFAULT_LOAD_TIMEOUT_MS),
+    availableTimeoutMs: positive('availableTimeoutMs', DEFAULT_AVAILABLE_TIMEOUT_MS),
+    renderBudgetMs: positive('renderBudgetMs', DEFAULT_RENDER_BUDGET_MS),
+    cpuSlots: positive('cpuSlots', availableParallelism(), true),
+    maxThreadsPerModule: positive('maxThreadsPerModule', Math.min(4, availableParallelism()), true),
+    idleTimeoutMs: positive('idleTimeoutMs', DEFAULT_IDLE_TIMEOUT_MS),
+    maxQueuePerModule: positive('maxQueuePerModule', DEFAULT_MAX_QUEUE_PER_MODULE, true),
+    maxInlineChars: positive('maxInlineChars', DEFAULT_MAX_INLINE_CHARS, true),
+    maxInlineLines: positive('maxInlineLines', DEFAULT_MAX_INLINE_LINES, true),
+    spillRetentionDays: positive('spillRetentionDays', DEFAULT_SPILL_RETENTION_DAYS),
+    sessionMaxAgeDays: limit('sessionMaxAgeDays', DEFAULT_SESSION_MAX_AGE_DAYS),
+    sessionMaxTotalBytes: limit('sessionMaxTotalBytes', DEFAULT_SESSION_MAX_TOTAL_BYTES),
+    sessionSegmentBytes: positive('sessionSegmentBytes', DEFAULT_SESSION_SEGMENT_BYTES, true),
     watch: options.watch ?? false,
     warmModuleWorker: options.warmModuleWorker ?? false,
   };

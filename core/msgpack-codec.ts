@@ -15,11 +15,9 @@ const SCRATCH_BYTES = 64 * 1024;
 let scratch: Buffer | undefined = Buffer.allocUnsafe(SCRATCH_BYTES);
 
 /**
- * `value` as msgpack, with `reserveStart` zero bytes in front (room for a frame header, so the
- * caller needs no copy). Values follow JSON's rules — `toJSON` is used, `undefined`, functions
- * and symbols are left out of objects and are nil in arrays — except that Uint8Arrays are `bin`
- * and BigInts within 64 bits are integers. Throws MsgpackError for a BigInt past 64 bits or
- * nesting past MAX_MSGPACK_DEPTH.
+ * `value` as msgpack after `reserveStart` zero bytes (room for a frame header, so no copy). JSON's rules apply
+ * (`toJSON`; `undefined`, functions, symbols left out of objects, nil in arrays), but Uint8Arrays are `bin` and
+ * BigInts integers. Throws MsgpackError for a BigInt past 64 bits or nesting past MAX_MSGPACK_DEPTH.
  */
 export function encodeMsgpack(value: unknown, reserveStart = 0): Buffer {
   // A toJSON that encodes (re-entry) finds the scratch buffer taken and gets one of its own.
@@ -36,14 +34,13 @@ export function encodeMsgpack(value: unknown, reserveStart = 0): Buffer {
 
 class Writer {
   private buffer: Buffer;
-  private offset: number;
+  private offset = 0;
 
   constructor(
     private readonly initial: Buffer,
     reserveStart: number,
   ) {
     this.buffer = initial;
-    this.offset = 0;
     this.ensure(reserveStart);
     this.buffer.fill(0, 0, reserveStart);
     this.offset = reserveStart;
@@ -150,10 +147,7 @@ class Writer {
     else this.int64(0xd3, value);
   }
 
-  /**
-   * A safe integer as 64 bits, big-endian, after `code`: the same bytes as through a BigInt,
-   * without making one (every session record's `finishedAt` is past 32 bits).
-   */
+  /** A safe integer as 64 bits after `code`, without making a BigInt (every record's `finishedAt` is past 32 bits). */
   private int64(code: number, value: number): void {
     const high = Math.floor(value / 2 ** 32);
     const at = this.code(code, 8);
@@ -192,11 +186,9 @@ const isWritten = (value: unknown): boolean =>
   value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
 
 /**
- * The value `bytes` encode. Maps become plain objects: integer, float and boolean keys as their
- * text (`5`, `2.5`, `true`), byte keys as UTF-8 with other bytes written `\xNN`. 64-bit integers
- * past 2^53 lose precision as numbers do; msgpackr's `undefined` (fixext 1, type 0) is undefined.
- * Throws MsgpackError for anything else: other extensions, a byte msgpack does not define, a value
- * cut short, bytes after the value, or nesting past MAX_MSGPACK_DEPTH.
+ * The value `bytes` encode. Map keys become text (`5`, `2.5`, `true`; bytes as UTF-8, others `\xNN`); integers past
+ * 2^53 lose precision; msgpackr's `undefined` (fixext 1, type 0) is undefined. Throws MsgpackError for other
+ * extensions, an undefined byte, a value cut short, bytes after it, or nesting past MAX_MSGPACK_DEPTH.
  */
 export function decodeMsgpack(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS): unknown {
   const decoder = new Decoder(bytes, limits);
@@ -214,11 +206,10 @@ export interface DecodeLimits {
 const NO_LIMITS: DecodeLimits = { values: Infinity, containers: Infinity };
 
 /**
- * The entries of the map `bytes` encode, each value's kind by key, and the values of the keys in
- * `decode` (those should hold small values); every other value is skipped without being decoded,
- * in time linear in its bytes and without memory. Undefined when the value is not a map. Throws
- * MsgpackError as decodeMsgpack does.
+ * Each entry's kind by key in the map `bytes` encode, with the values of the keys in `decode` (small ones); others
+ * are skipped undecoded, without memory. Undefined when the value is not a map; throws as decodeMsgpack does.
  */
+
 export function scanMsgpackMap(
   bytes: Uint8Array,
   decode: ReadonlySet<string>,

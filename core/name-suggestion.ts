@@ -7,11 +7,6 @@ const MAX_COMPARED_CHARS = 64;
 /** The shortest name taken for an abbreviation of a longer known one. */
 const MIN_ABBREVIATION_CHARS = 4;
 
-/** Edits allowed for a name of `length` characters: one per four, at least one. */
-function allowedEdits(length: number): number {
-  return Math.max(1, Math.floor(length / 4));
-}
-
 /** Optimal string alignment distance between `a` and `b`, or Infinity once it passes `limit`. */
 export function editDistance(a: string, b: string, limit = Infinity): number {
   if (Math.abs(a.length - b.length) > limit) return Infinity;
@@ -42,7 +37,9 @@ export function closestName(name: string, known: Iterable<string>): string | und
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {
-    const limit = allowedEdits(Math.max(name.length, candidate.length));
+    // Edits allowed: one per four characters, at least one.
+    const limit = Math.max(1, Math.floor(Math.max(name.length, candidate.length) / 4));
+
     const distance = editDistance(name.toLowerCase(), candidate.toLowerCase(), Math.min(limit, bestDistance));
     if (distance < bestDistance || (distance === bestDistance && best === undefined)) {
       best = candidate;

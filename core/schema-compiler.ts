@@ -31,9 +31,8 @@ export const MAX_SCHEMA_CHARS = 256 * 1024;
 /** Deepest `parameters` schema accepted. */
 export const MAX_SCHEMA_DEPTH = 32;
 /**
- * Most keywords (keys of schema objects) in one tool's `parameters`. Compile time grows with
- * them (about 0.1 ms of CPU a keyword with patterns; a schema is compiled once more, lazily, to
- * list problems): a tool at the limit takes about 0.1-0.25 s, a config at the total about 0.5 s.
+ * Most keywords (keys of schema objects) in one tool's `parameters`. Compile time grows with them (about 0.1 ms a
+ * keyword with patterns): a tool at the limit takes about 0.1-0.25 s, a config at the total about 0.5 s.
  */
 export const MAX_SCHEMA_KEYWORDS = 1_000;
 /** Most keywords in all tools' `parameters` of one config together. */
@@ -164,9 +163,8 @@ function relabel(found: CompiledParameters, field: string): CompiledParameters {
 }
 
 /**
- * Compiles a tool's `parameters` (or another of its schemas, `field`), or returns every problem
- * found, each at its path. A schema past a limit is refused for that alone (its size bounds every
- * walk below).
+ * Compiles a tool's `parameters` (or another of its schemas, `field`), or returns every problem found, each at its
+ * path. A schema past a limit is refused for that alone (its size bounds every walk below).
  */
 export function compileParameters(ajv: Ajv, schema: Record<string, unknown>, field = 'parameters'): CompiledParameters {
   return relabel(compileSchema(ajv, schema, field), field);
@@ -182,11 +180,13 @@ function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string)
   if (keywords > MAX_SCHEMA_KEYWORDS)
     return whole(field, `the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`);
   const parts = partsOf.get(ajv);
+  const linear = parts?.patterns ?? createLinearPatterns();
+  const counted = withStepCounting(schema) as object;
   const found = findSchemaProblems(ajv, schema);
-  const patterns = patternProblems(parts?.patterns ?? createLinearPatterns(), schema, []);
+  const patterns = patternProblems(linear, schema, []);
   if (found.total + patterns.length > 0) {
     // A keyword of one type without `type` is strict mode's to find: said beside the rest, when a compile can tell.
-    const untyped = strictModeProblems(parts?.patterns ?? createLinearPatterns(), withStepCounting(schema) as object)
+    const untyped = strictModeProblems(linear, counted)
       .map((message) => strictProblem(schema, message))
       .filter((problem) => problem.path.length > 0);
     const problems = [...found.problems, ...patterns, ...untyped].sort((a, b) =>
@@ -196,13 +196,13 @@ function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string)
     return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total };
   }
   try {
-    const counted = withStepCounting(schema) as object;
     if (!parts) return { validate: ajv.compile(counted) };
     const validate = parts.firstError.compile(counted);
     rememberListingSource(validate, ajv, counted);
     return { validate };
   } catch (error) {
-    const strict = strictModeProblems(parts?.patterns ?? createLinearPatterns(), withStepCounting(schema) as object);
+    const strict = strictModeProblems(linear, counted);
+
     if (strict.length === 0) return whole(field, (error as Error).message.replace(/^strict mode: /, ''));
     const problems = strict.map((message) => strictProblem(schema, message));
     return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total: problems.length };

@@ -71,15 +71,11 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** The file of slot `slot` of the lock at `path`. */
-function slotFile(path: string, slot: number): string {
-  return slot === 0 ? path : `${path}.${slot}`;
-}
-
 /** What each slot of the lock at `path` holds now. */
 function slots(path: string): Slot[] {
   return Array.from({ length: SLOTS }, (_, slot): Slot => {
-    const file = slotFile(path, slot);
+    const file = slot === 0 ? path : `${path}.${slot}`;
+
     const owner = lockOwner(file);
     return owner === null ? { file, exists: false } : { file, exists: true, pid: owner };
   });

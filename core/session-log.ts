@@ -67,10 +67,8 @@ function listSessionsDir(dir: string): string[] {
 const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
 
 /**
- * A session's records a record at a time, from its log and the logs of writers beside it, in the
- * order the calls started (as the dashboard shows them live); calls that started together, in the
- * order they finished. Warnings come as they are found: what was skipped, and after a record what
- * it left out. Memory: one record at a time, and a few numbers per record for the order.
+ * A session's records one at a time, from its log and its writers' logs beside it, in the order the calls started
+ * (then finished); warnings as they are found. Memory: one record, and a few numbers per record for the order.
  */
 export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry, MainLogEnd> {
   const dir = join(stateDir, 'sessions');
@@ -89,11 +87,6 @@ export function* sessionEntries(stateDir: string, sessionId: string): Generator<
 /** Every record of a session at once (`sessionEntries`, collected): it holds every record. */
 export function readSession(stateDir: string, sessionId: string): SessionReadout {
   return collectEntries(sessionEntries(stateDir, sessionId));
-}
-
-/** Reads a session's main log and its writers' logs (`readSession` without looking for them). */
-export function readSessionLogs(mainLog: string, writerLogs: string[]): SessionReadout {
-  return collectEntries(readLogEntries(mainLog, writerLogs));
 }
 
 /** Opens and walks one log file a frame at a time, in file order; never throws: what cannot be read is given to `warn`. */
@@ -209,14 +202,10 @@ const FLUSH_RECORDS = 1000;
 const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
 
 /**
- * The open log of the current session. `append` writes at once (one write per record); `enqueue`
- * queues the record, and the queue is encoded and written in one write within FLUSH_DELAY_MS, so
- * a host answering thousands of calls a second makes a few writes, not one per call (encoding
- * and writing per call cost a warm call a fifth of its time). Queued records are written on
- * `flush`, `close`, and when the process exits; a host killed outright loses at most the last
- * FLUSH_DELAY_MS of records. A queued record is encoded when it is written, so it must not be
- * changed after it is queued. A write that fails (a full disk) is cut back to the last intact
- * record before anything else is written, and its records are counted in `lost`.
+ * The open log of the current session. `append` writes a record at once; `enqueue` queues it, and the queue is
+ * written in one write within FLUSH_DELAY_MS (per-call writes cost a warm call a fifth of its time), or on `flush`,
+ * `close` and process exit. A queued record is encoded when written: it must not change after. A failed write (a
+ * full disk) is cut back to the last intact record, its records counted in `lost`.
  */
 export class SessionLog {
   private queued: SessionRecord[] = [];
@@ -252,12 +241,9 @@ export class SessionLog {
   }
 
   /**
-   * Opens the session's log for appending. The first process takes the session's lock and cuts
-   * a torn tail left by a writer that is gone; a process that finds the lock held by a live one
-   * writes its own file beside it instead. `held` is the session's lock when the caller took it
-   * already; the log then owns it. The main log continues in a new segment past
-   * `segments.bytes`, and `segments.onRollOver` runs after each. Throws for an fs failure (an
-   * unusable state dir).
+   * Opens the session's log for appending: the lock's holder (taking it, or given it as `held`) cuts a torn tail left
+   * by a writer that is gone; a process finding it held by a live one writes a file beside it. The main log continues
+   * in a new segment past `segments.bytes`. Throws for an fs failure (an unusable state dir).
    */
   static open(stateDir: string, sessionId: string, held?: SessionLock, segments: SegmentOptions = {}): SessionLog {
     const main = sessionLogPath(stateDir, sessionId);
@@ -324,14 +310,17 @@ export class SessionLog {
   }
 
   append(record: SessionRecord): void {
-    let frame: Buffer;
+    this.writeFrames([this.encode(record)], 1);
+  }
+
+  /** The record framed; one that cannot be encoded is counted as lost. */
+  private encode(record: SessionRecord): Buffer {
     try {
-      frame = encodeRecord(record);
+      return encodeRecord(record);
     } catch (error) {
       this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
       throw error;
     }
-    this.writeFrames([frame], 1);
   }
 
   /** Queues a record to be written with the others within FLUSH_DELAY_MS. */
@@ -372,9 +361,8 @@ export class SessionLog {
     for (const record of records) {
       let frame: Buffer;
       try {
-        frame = encodeRecord(record);
-      } catch (error) {
-        this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
+        frame = this.encode(record);
+      } catch {
         continue;
       }
       if (batchBytes + frame.length > WRITE_BATCH_BYTES || this.segmentFull(batchBytes + frame.length)) writeBatch();
@@ -439,10 +427,8 @@ export class SessionLog {
     return this.segments !== undefined && this.goodBytes > 0 && this.goodBytes + bytes > this.segments.bytes;
   }
 
-  /**
-   * Renames the log to the next segment and starts a new one. If that fails, the log grows on in
-   * the file it has: nothing is lost.
-   */
+  /** Renames the log to the next segment and starts a new one; if that fails, the log grows on where it is. */
+
   private rollOver(): void {
     const segments = this.segments!;
     let fd: number;

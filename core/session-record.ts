@@ -45,10 +45,8 @@ export const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>([
   'busy',
 ]);
 
-/**
- * What decoding one record may build: an empty map is one byte of msgpack and some fifty of
- * memory, so a record is decoded only within these (a record past them is skipped with a warning).
- */
+/** What decoding one record may build (an empty map: one byte of msgpack, some fifty of memory); past it, skipped. */
+
 export const RECORD_DECODE_LIMITS: DecodeLimits = { values: 4_000_000, containers: 500_000 };
 
 /** Why `value` (a decoded payload) is not a SessionRecord, or undefined when it is one. */
@@ -140,9 +138,8 @@ export function outlineRecord(payload: Uint8Array): { durationMs: number; finish
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 
 /**
- * The record's msgpack payload, at most MAX_RECORD_BYTES. `encode` (msgpack, with room
- * reserved in front) is passed in so the caller keeps its framing; it may throw for a value
- * msgpack cannot hold (a BigInt past 64 bits), which the caller counts as a lost record.
+ * The record's msgpack payload, at most MAX_RECORD_BYTES. `encode` (msgpack, with room reserved in front) keeps the
+ * caller's framing; it may throw for a value msgpack cannot hold (a BigInt past 64 bits): a lost record.
  */
 export function encodeBounded(
   record: SessionRecord,
@@ -153,27 +150,22 @@ export function encodeBounded(
   const over = (): boolean => encoded.length - reserved > MAX_RECORD_BYTES;
   if (!over()) return encoded;
   const bounded: SessionRecord = { ...record, dropped: [...(record.dropped ?? [])] };
-  const note = (line: string): void => void bounded.dropped!.push(line);
+  const note = (what: string): void =>
+    void bounded.dropped!.push(`${what}: the record was over the ${mib(MAX_RECORD_BYTES)} limit`);
   if (bounded.snapshot !== undefined) {
-    note(
-      `snapshot of ${mib(bounded.snapshot.length)} not recorded: the record was over the ${mib(MAX_RECORD_BYTES)} limit`,
-    );
+    note(`snapshot of ${mib(bounded.snapshot.length)} not recorded`);
     delete bounded.snapshot;
     encoded = encode(bounded);
   }
   if (over()) {
-    note(
-      `arguments of ${mib(encodeMsgpack(bounded.args).length)} not recorded: the record was over the ${mib(MAX_RECORD_BYTES)} limit`,
-    );
+    note(`arguments of ${mib(encodeMsgpack(bounded.args).length)} not recorded`);
     bounded.args = { $notRecorded: 'too large to record' };
     encoded = encode(bounded);
   }
   if (over()) {
     // Only a host configured with enormous inline limits gets here: keep the head of the content.
     const keep = Math.floor(MAX_RECORD_BYTES / 8);
-    note(
-      `content cut from ${bounded.content.length} to ${keep} characters: the record was over the ${mib(MAX_RECORD_BYTES)} limit`,
-    );
+    note(`content cut from ${bounded.content.length} to ${keep} characters`);
     bounded.content = bounded.content.slice(0, keep);
     if (bounded.title !== undefined) bounded.title = bounded.title.slice(0, keep);
     encoded = encode(bounded);

@@ -80,11 +80,8 @@ function removeOldSegments(
     } catch {
       continue; // Removed by another process already.
     }
-    if (
-      keptBytes + session.bytes - removed <= retention.maxTotalBytes &&
-      now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS
-    )
-      break;
+    const fits = keptBytes + session.bytes - removed <= retention.maxTotalBytes;
+    if (fits && now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS) break;
     unlinkQuietly(path);
     trimmed.paths.push(path);
     trimmed.bytes += stats.size;
@@ -94,10 +91,10 @@ function removeOldSegments(
 }
 
 /**
- * Removes sessions with their spill directories, each under its lock; one in use, or that cannot
- * be locked, stays. The locks are all taken first and the sessions directory is then listed once,
- * so removing N sessions costs one listing, not N.
+ * Removes sessions with their spill directories, each under its lock (one in use or not lockable stays). The locks
+ * are all taken first, then the sessions directory is listed once: removing N sessions costs one listing, not N.
  */
+
 function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult {
   const result: PruneResult = { removed: [], removedSegments: [], freedBytes: 0 };
   const locked: { session: SessionFiles; lock: SessionLock }[] = [];
@@ -111,14 +108,14 @@ function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult
     const filesNow = sessionFilesById(stateDir);
     for (const { session, lock } of locked) {
       if (
-        removeLockedSession(
+        !removeLockedSession(
           session,
           (filesNow.get(session.id) ?? []).filter((path) => path !== lock.path),
         )
-      ) {
-        result.removed.push(session.id);
-        result.freedBytes += session.bytes;
-      }
+      )
+        continue;
+      result.removed.push(session.id);
+      result.freedBytes += session.bytes;
     }
     return result;
   } finally {

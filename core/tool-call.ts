@@ -96,7 +96,8 @@ export async function runToolCall(
         break;
     }
     const reply = outcome.value;
-    if (reply.snapshot && !sameBytes(reply.snapshot, lastSnapshot)) options.onSnapshot?.(reply.snapshot);
+    const { snapshot } = reply;
+    if (snapshot && !(lastSnapshot && Buffer.compare(snapshot, lastSnapshot) === 0)) options.onSnapshot?.(snapshot);
     const extra: Partial<CallResult> = {};
     if (reply.title !== undefined) extra.title = reply.title;
     if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
@@ -122,8 +123,4 @@ export async function runToolCall(
   } finally {
     stopListening();
   }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array | undefined): boolean {
-  return b !== undefined && a.length === b.length && Buffer.compare(a, b) === 0;
 }

@@ -75,10 +75,7 @@ export interface CheckResult {
  * lacks (`paramters` without `parameters`: the tool would run without what was meant), else a
  * warning (a field of another host's API, or notes of the author's own, are ignored).
  */
-function unknownField(
-  field: string,
-  present: readonly string[],
-): { severity: Diagnostic['severity']; message: string } {
+function unknownField(field: string, present: readonly string[]): Pick<Diagnostic, 'severity' | 'message'> {
   const meant = closestName(field, DEFINITION_FIELDS);
   const shown = printable(field);
   if (meant === undefined) return { severity: 'warning', message: `unknown field \`${shown}\` is ignored` };
@@ -112,42 +109,27 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     };
     const errorsBefore = diagnostics.length;
     const label = name ? `tool '${name}'` : 'registry:add';
+    const error = (message: string, path: readonly (string | number)[] = []): void =>
+      report('error', `${label}: ${message}`, path);
 
     if (definition.conversionError)
-      report(
-        'error',
-        `${label}: ${definition.conversionError}`,
-        definition.conversionField === undefined ? [] : [definition.conversionField],
-      );
-    if (name === undefined) {
-      report(
-        'error',
-        `registry:add: \`name\` must match ${TOOL_NAME_PATTERN.source} (got ${describeValue(definition.name)})`,
-        ['name'],
-      );
-    }
-    if (typeof definition.description !== 'string' || definition.description.trim() === '') {
-      report(
-        'error',
-        `${label}: \`description\` must be a non-empty string (got ${describeValue(definition.description)})`,
-        ['description'],
-      );
-    }
-    if (definition.runType !== 'function')
-      report('error', `${label}: \`run\` must be a function (got ${definition.runType})`, ['run']);
+      error(definition.conversionError, definition.conversionField === undefined ? [] : [definition.conversionField]);
+    if (name === undefined)
+      error(`\`name\` must match ${TOOL_NAME_PATTERN.source} (got ${describeValue(definition.name)})`, ['name']);
+    if (typeof definition.description !== 'string' || definition.description.trim() === '')
+      error(`\`description\` must be a non-empty string (got ${describeValue(definition.description)})`, [
+        'description',
+      ]);
+    if (definition.runType !== 'function') error(`\`run\` must be a function (got ${definition.runType})`, ['run']);
     for (const [field, type] of [
       ['render', definition.renderType],
       ['available', definition.availableType],
     ] as const) {
-      if (type !== 'nil' && type !== 'function')
-        report('error', `${label}: \`${field}\` must be a function (got ${type})`, [field]);
+      if (type !== 'nil' && type !== 'function') error(`\`${field}\` must be a function (got ${type})`, [field]);
     }
     const timeout = definition.timeout;
-    if (timeout !== null && (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout))) {
-      report('error', `${label}: \`timeout\` must be a positive number of seconds (got ${describeValue(timeout)})`, [
-        'timeout',
-      ]);
-    }
+    if (timeout !== null && (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)))
+      error(`\`timeout\` must be a positive number of seconds (got ${describeValue(timeout)})`, ['timeout']);
     for (const field of definition.fieldNames) {
       if (DEFINITION_FIELDS.includes(field)) continue;
       const { severity, message } = unknownField(field, definition.fieldNames);
@@ -159,19 +141,11 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
       definition.parameters === null ? { type: 'object', properties: {} } : schemaFromLua(definition.parameters);
     let validate: ValidateFunction | undefined;
     if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
-      report(
-        'error',
-        `${label}: \`parameters\` must be a JSON Schema table (got ${describeValue(definition.parameters)})`,
-        ['parameters'],
-      );
+      error(`\`parameters\` must be a JSON Schema table (got ${describeValue(definition.parameters)})`, ['parameters']);
     } else {
-      if ((parameters as Record<string, unknown>)['type'] !== 'object') {
-        report(
-          'error',
-          `${label}: parameters.type must be 'object' (got ${describeValue((parameters as Record<string, unknown>)['type'])})`,
-          ['parameters', 'type'],
-        );
-      }
+      const schemaType = (parameters as Record<string, unknown>)['type'];
+      if (schemaType !== 'object')
+        error(`parameters.type must be 'object' (got ${describeValue(schemaType)})`, ['parameters', 'type']);
       // The rest of the schema is checked all the same: `Type = 'object'` has its own mistakes to say.
       if (!definition.conversionError) {
         // Compiling is main-thread work that grows with the keywords: the config's total is bounded.
@@ -189,33 +163,29 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
           }
         }
         if (compiled === undefined) {
-          report(
-            'error',
-            `${label}: the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`,
+          error(
+            `the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`,
             ['parameters'],
           );
         } else if ('problems' in compiled) {
-          for (const problem of compiled.problems)
-            report('error', `${label}: ${problem.message}`, ['parameters', ...problem.path]);
+          for (const problem of compiled.problems) error(problem.message, ['parameters', ...problem.path]);
           const more = compiled.total - compiled.problems.length;
           if (more > 0)
-            report(
-              'error',
-              `${label}: parameters: … and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'}`,
-              ['parameters'],
-            );
-        } else if ((parameters as Record<string, unknown>)['type'] === 'object') validate = compiled.validate;
+            error(`parameters: … and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'}`, [
+              'parameters',
+            ]);
+        } else if (schemaType === 'object') validate = compiled.validate;
       }
     }
 
     const annotations = checkAnnotations(definition.annotations);
-    annotations.errors.forEach((problem) => report('error', `${label}: ${problem}`, ['annotations']));
+    annotations.errors.forEach((problem) => error(problem, ['annotations']));
     annotations.warnings.forEach((problem) => report('warning', `${label}: ${problem}`, ['annotations']));
     const output = definition.conversionError
       ? undefined
       : checkOutputSchema(ajv, definition.outputSchema, MAX_TOTAL_SCHEMA_KEYWORDS - schemaKeywords);
     schemaKeywords += output?.keywords ?? 0;
-    output?.problems.forEach((problem) => report('error', `${label}: ${problem}`, ['output_schema']));
+    output?.problems.forEach((problem) => error(problem, ['output_schema']));
     const permissions = checkPermissions(definition.permissions);
     const defaultAt = definition.permissionsAt;
     for (const problem of permissions.problems) {
@@ -226,7 +196,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
           ...(name ? { tool: name } : {}),
           message: `${label}: default ${problem.message}`,
         });
-      else report('error', `${label}: ${problem.message}`, problem.path);
+      else error(problem.message, problem.path);
     }
 
     // A definition's problems read top to bottom, as its fields are written.

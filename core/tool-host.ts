@@ -11,7 +11,7 @@ import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
 import { readConfigSnapshot, snapshotDigest, type ConfigSnapshot } from './config-snapshot.js';
 import type { CallOptions, CallResult } from './call-result.js';
-import { Generation, type LoadOutcome, type RenderResult } from './generation.js';
+import { Generation, type LoadOutcome, type RenderResult, type ToolState } from './generation.js';
 import { diffTools, type ReloadResult } from './reload-result.js';
 import {
   resolveHostOptions,
@@ -72,11 +72,7 @@ export interface HostStats {
   sessionLogFailures: number;
   /** Results over the inline limits whose spill file could not be written (the model got the head). */
   spillFailures: number;
-  /**
-   * Worker threads told to stop (a timeout, a cancel, a close) that are still running a second
-   * later: blocked in a system call that terminating cannot interrupt. Each keeps its memory until
-   * the call returns, and the process cannot exit normally while one runs (see docs/security.md).
-   */
+  /** Worker threads told to stop still running a second later, blocked in a system call (see docs/security.md). */
   stuckThreads: number;
   /** Worker threads alive, of every pool and generation (stuck ones included). */
   workerThreads: number;
@@ -144,11 +140,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return host;
   }
 
-  /**
-   * A session being resumed is this host's from the start: its lock is taken now (the log is
-   * opened, and a torn tail cut, only at the first call), so another process's retention rule
-   * leaves it alone while this host lives, calls or not. A lock held by a live process stays its.
-   */
+  /** A resumed session's lock is taken now, not at the first call, so no other process's retention rule prunes it. */
   private holdResumedSession(): void {
     if (this.options.sessionId === undefined || !existsSync(this.sessionLogPath)) return;
     try {
@@ -186,10 +178,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return sessionLogPath(this.options.stateDir, this.session.id);
   }
 
-  /**
-   * What was wrong with the session log when it was opened for appending (a torn tail, cut off;
-   * another process writing the session), why it could not be opened, and its last failed write.
-   */
+  /** What was wrong with the session log when opened (a torn tail, another writer), why it failed to open, its last failed write. */
   sessionLogWarnings(): string[] {
     const problems = [this.logOpenProblem, this.log?.lastFailure].filter((problem) => problem !== undefined);
     return [...(this.log?.warnings ?? []), ...problems];
@@ -209,14 +198,10 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       const held = this.resumedLock;
       // The log owns the lock from here, or released it if it could not open.
       this.resumedLock = undefined;
-      const {
-        stateDir,
-        sessionMaxAgeDays: maxAgeDays,
-        sessionMaxTotalBytes: maxTotalBytes,
-        sessionSegmentBytes,
-      } = this.options;
+      const { stateDir, sessionMaxAgeDays: maxAgeDays, sessionMaxTotalBytes: maxTotalBytes } = this.options;
       // A long-lived host applies the retention rule as its own log grows, not only at start.
       const onRollOver = (): unknown => pruneSessions(stateDir, { maxAgeDays, maxTotalBytes }, this.session.id);
+      const sessionSegmentBytes = this.options.sessionSegmentBytes;
       this.log = SessionLog.open(stateDir, this.session.id, held, { bytes: sessionSegmentBytes, onRollOver });
       this.logOpenProblem = undefined;
     } catch (error) {
@@ -266,15 +251,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         this.currentDiagnostics = outcome.diagnostics;
         this.currentLogs = outcome.logs;
       }
-      return {
-        ok: false,
-        generation: previous?.number ?? 0,
-        diagnostics: outcome.diagnostics,
-        added: [],
-        removed: [],
-        changed: [],
-        durationMs,
-      };
+      return failedReload(previous?.number ?? 0, outcome.diagnostics, durationMs);
     }
     const next = outcome.generation;
     this.generation = next;
@@ -294,10 +271,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /**
-   * Loads the config again in a new generation. If it loads, new calls go to it and calls in
-   * flight finish on the old one, which then closes. If it fails (a syntax or runtime error, a
-   * load that loops or crashes, errors that leave no tools), the previous config keeps serving.
-   * Reloads run one at a time; each also emits `reload`.
+   * Loads the config again in a new generation: new calls go to it, calls in flight finish on the old one. If it
+   * fails (an error, a load that loops or crashes, no tools), the previous config keeps serving. Reloads run one at
+   * a time; each also emits `reload`.
    */
   reload(): Promise<ReloadResult> {
     const result = this.reloads.then(() => this.reloadNow());
@@ -317,15 +293,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   private async reloadNow(snapshot?: ConfigSnapshot): Promise<ReloadResult> {
-    const failed = (message: string): ReloadResult => ({
-      ok: false,
-      generation: this.generation?.number ?? 0,
-      diagnostics: [{ severity: 'error', file: this.configFile, message }],
-      added: [],
-      removed: [],
-      changed: [],
-      durationMs: 0,
-    });
+    const failed = (message: string): ReloadResult =>
+      failedReload(this.generation?.number ?? 0, [{ severity: 'error', file: this.configFile, message }], 0);
     if (this.closed) return failed('the ToolHost is closed');
     const startedAt = performance.now();
     let reloaded: ReloadResult;
@@ -340,33 +309,25 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /** The tools the model may call: defined without errors and available. */
   tools(): ToolInfo[] {
-    return this.allTools()
-      .filter((tool) => tool.available)
-      .map(({ name, description, parameters, module, annotations, outputSchema, permissions }) => ({
-        name,
-        description,
-        parameters,
-        module,
-        ...(annotations === undefined ? {} : { annotations }),
-        ...(outputSchema === undefined ? {} : { outputSchema }),
-        permissions,
-      }));
+    return this.loadedTools()
+      .filter((tool) => tool.availability.available)
+      .map((tool) => toolInfo(tool));
   }
 
   /** Every loaded tool, with its availability and where it is defined. */
   allTools(): ToolStatus[] {
-    return [...(this.generation?.tools.values() ?? [])].map(({ definition, availability }) => ({
-      name: definition.name,
-      description: definition.description,
-      parameters: definition.parameters,
-      module: definition.module,
-      ...(definition.annotations === undefined ? {} : { annotations: definition.annotations }),
-      ...(definition.outputSchema === undefined ? {} : { outputSchema: definition.outputSchema }),
-      permissions: definition.permissions ?? null,
-      file: definition.file,
-      line: definition.line,
-      ...(availability.available ? { available: true } : { available: false, unavailableReason: availability.reason }),
+    return this.loadedTools().map((tool) => ({
+      ...toolInfo(tool),
+      file: tool.definition.file,
+      line: tool.definition.line,
+      ...(tool.availability.available
+        ? { available: true }
+        : { available: false, unavailableReason: tool.availability.reason }),
     }));
+  }
+
+  private loadedTools(): ToolState[] {
+    return [...(this.generation?.tools.values() ?? [])];
   }
 
   /** Problems found loading the config and checking its tools, each with file and line. */
@@ -382,15 +343,15 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Runs a tool. Never throws: the result's `status` says how it ended. */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallResult> {
     const callId = `${this.callIdPrefix}-${(++this.callCounter).toString(36)}`;
-    if (this.closed)
-      return {
-        callId,
-        tool: name,
-        status: 'cancelled',
-        isError: true,
-        content: `${name}: not run: moonpool is shutting down`,
-        durationMs: 0,
-      };
+    const failed = (status: CallResult['status'], content: string): CallResult => ({
+      callId,
+      tool: name,
+      status,
+      isError: true,
+      content,
+      durationMs: 0,
+    });
+    if (this.closed) return failed('cancelled', `${name}: not run: moonpool is shutting down`);
     this.callsRunning++;
     const generation = this.generation;
     // The generation stays open until the call has ended, even if a reload replaces it meanwhile.
@@ -399,26 +360,15 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       const log = this.openSessionFiles();
       const result: CallResult = generation
         ? await runToolCall(generation, name, args, this.callSettings(callId), options)
-        : {
-            callId,
-            tool: name,
-            status: 'unknown_tool',
-            isError: true,
-            content: `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
-            durationMs: 0,
-          };
+        : failed(
+            'unknown_tool',
+            `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
+          );
       if (log) this.record(log, result, args);
       else this.unopenedLogRecords++;
       return result;
     } catch (error) {
-      return {
-        callId,
-        tool: name,
-        status: 'error',
-        isError: true,
-        content: `${name}: moonpool failed to run the call: ${(error as Error).message}`,
-        durationMs: 0,
-      };
+      return failed('error', `${name}: moonpool failed to run the call: ${(error as Error).message}`);
     } finally {
       leave?.();
       if (--this.callsRunning === 0) this.allCallsEnded?.();
@@ -439,9 +389,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   private record(log: SessionLog, result: CallResult, args: unknown): void {
     const { callId, tool, status, content, spillPath, title, durationMs, snapshot, questions } = result;
-    // Arguments that were refused or never checked are logged only while small: recording megabytes
-    // a model sent in error would cost the host's thread more than checking them did. Every other
-    // status comes after the arguments passed their checks.
+    // Arguments refused or never checked are logged only while small: recording megabytes a model sent in error
+    // would cost the host's thread more than checking them did.
     const unchecked = status === 'invalid_args' || status === 'unknown_tool' || status === 'unavailable';
     const problem = unchecked ? shapeProblem(args, MAX_REFUSED_ARGS_LOGGED_CHARS) : undefined;
     const loggedArgs = problem === undefined ? args : { $notRecorded: problem };
@@ -463,11 +412,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /**
-   * The calls recorded in a session (default: this one), in the order they started, with a warning for each
-   * stretch of damage skipped and each record that left something out. Never throws: a session
-   * that cannot be read is an empty readout with a warning saying why. Re-render each record
-   * with `render(record.tool, record.snapshot, view)`. It holds every record of the session at
-   * once: `sessionEntries` reads the same a record at a time.
+   * The calls recorded in a session (default: this one) in the order they started, with a warning for each stretch
+   * of damage skipped and each record that left something out. Never throws: an unreadable session is an empty
+   * readout with a warning. Holds every record at once: `sessionEntries` reads the same a record at a time.
    */
   resume(sessionId: string = this.session.id): SessionReadout {
     const problem = this.sessionToRead(sessionId);
@@ -475,11 +422,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return readSession(this.options.stateDir, sessionId);
   }
 
-  /**
-   * What `resume` returns, one entry at a time — `{ record }` in the order the calls started, or
-   * `{ warning }` as it is found — so a session of any length is read holding one record at a
-   * time. Never throws; stopping early (`break`) closes the session's files.
-   */
+  /** What `resume` returns, one `{ record }` or `{ warning }` at a time. Never throws; `break` closes the session's files. */
   *sessionEntries(sessionId: string = this.session.id): Generator<SessionEntry, void> {
     const problem = this.sessionToRead(sessionId);
     if (problem !== undefined) yield { warning: problem };
@@ -501,9 +444,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /**
-   * A block's body from the tool's current `render` and a snapshot (msgpack bytes, as in
-   * CallResult.snapshot). When it is not `ok`, show the default block — the model-facing text —
-   * and, when `reason` is set, one line saying why.
+   * A block's body from the tool's current `render` and a snapshot (CallResult.snapshot). When not `ok`, show the
+   * default block (the model-facing text) and, when `reason` is set, one line saying why.
    */
   async render(tool: string, snapshot: Uint8Array, view: RenderView): Promise<RenderResult> {
     if (!this.generation) return { ok: false, reason: 'the config has not loaded' };
@@ -528,19 +470,13 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     };
   }
 
-  /**
-   * The live worker threads of the current config's pool for `module` (a module's real path, as
-   * `stats().modules` names it): for resource monitoring (Node's Worker API) — terminating one
-   * is a crash of the call it runs.
-   */
+  /** The live worker threads of `module`'s pool (as `stats().modules` names it), for monitoring; terminating one crashes its call. */
   moduleThreads(module: string): Worker[] {
     return this.generation?.poolThreads(module) ?? [];
   }
 
-  /**
-   * Cancels calls in flight, then stops every worker and the processes they started. Resolves
-   * within about a second even when a worker thread is stuck in a system call (see `stuckThreads`).
-   */
+  /** Cancels calls in flight, stops every worker and their processes; resolves within about a second (see `stuckThreads`). */
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -558,4 +494,23 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     // Threads told to stop get their second to exit; any still running then is reported stuck.
     await this.threads.settled();
   }
+}
+
+/** A tool as `tools()` shows it. */
+function toolInfo({ definition }: ToolState): ToolInfo {
+  const { name, description, parameters, module, annotations, outputSchema, permissions } = definition;
+  return {
+    name,
+    description,
+    parameters,
+    module,
+    ...(annotations === undefined ? {} : { annotations }),
+    ...(outputSchema === undefined ? {} : { outputSchema }),
+    permissions: permissions ?? null,
+  };
+}
+
+/** A reload that did not take over: the generation `generation` keeps serving. */
+function failedReload(generation: number, diagnostics: Diagnostic[], durationMs: number): ReloadResult {
+  return { ok: false, generation, diagnostics, added: [], removed: [], changed: [], durationMs };
 }

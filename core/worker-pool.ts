@@ -34,17 +34,11 @@ import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
 
 /** The file every worker thread serves its tasks from (see workers/lua-worker-entry.cts). */
 export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
-/**
- * A worker's V8 young generation. Lua's heap lives in wasm memory, so a worker's JS allocates
- * little; V8's default lets the young generation grow to several MB per worker that stay committed.
- */
+/** A worker's V8 young generation: Lua's heap is wasm memory, so V8's default of several MB would sit unused. */
 const WORKER_YOUNG_GENERATION_MB = 2;
 /** How long closing waits for its workers to exit; a thread stuck in a system call is left behind. */
 const CLOSE_WAIT_MS = STUCK_AFTER_MS;
-/**
- * Workers of the whole process that may be starting at once (see start-gate.ts): a few more than
- * the CPUs, for starts that wait on a file or a command.
- */
+/** Workers of the process starting at once (start-gate.ts): a few more than the CPUs, for starts that wait on I/O. */
 export const WORKER_START_SLOTS = availableParallelism() + 2;
 const WORKER_STARTS = new StartGate(WORKER_START_SLOTS);
 /** How often running tasks' deadlines are checked: a timeout ends at most this much late. */
@@ -191,10 +185,7 @@ export class WorkerPool {
     this.piscina.on('error', () => undefined);
   }
 
-  /**
-   * Whether a task now would be refused as busy: the tasks waiting beyond what the pool's threads
-   * (running, starting, or yet to start) will take have reached maxQueue.
-   */
+  /** Whether a task now would be refused as busy: the tasks waiting beyond the pool's threads reach maxQueue. */
   get queueFull(): boolean {
     const { alive, queued } = this.stats();
     return queued - (this.options.maxThreads - alive) >= this.options.maxQueue;
@@ -211,11 +202,7 @@ export class WorkerPool {
     return () => this.listeners.delete(callId);
   }
 
-  /**
-   * Runs one task within its limits. Never throws, but for a task no worker can be sent (the
-   * host's arguments hold a function, say) or whose signal cannot be listened to: how the task
-   * ended is the outcome.
-   */
+  /** Runs one task within its limits; throws only for a task no worker can be sent or a signal it cannot listen to. */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     if (this.closed) return { kind: 'cancelled' };
     if (task.kind !== 'warm' && this.queueFull) return { kind: 'busy' };
@@ -248,7 +235,12 @@ export class WorkerPool {
     try {
       const startsWorker = this.startsWorker();
       if (startsWorker && WORKER_STARTS.taken >= WORKER_STARTS.slots) this.queue(job);
-      const admitted = startsWorker && (await this.enterStartGate(job));
+      let admitted = false;
+      if (startsWorker) {
+        job.gate = WORKER_STARTS.enter();
+        admitted = await job.gate.admitted;
+        job.gate = undefined;
+      }
       if (job.stopped || this.closed) {
         if (admitted) WORKER_STARTS.leave();
         return job.stopped ?? { kind: 'cancelled' };
@@ -320,10 +312,8 @@ export class WorkerPool {
   }
 
   /**
-   * Watches each new thread's exit. piscina starts no worker for the tasks left in its queue when
-   * a worker exits (one that crashed, or never came up): the pool starts one itself, by handing
-   * piscina a `warm` task, unless workers failed to come up START_FAILURE_LIMIT times in a row,
-   * when the tasks waiting for one fail with why.
+   * Watches each new thread's exit. piscina starts no worker for its queued tasks when one exits, so the pool
+   * hands it a `warm` task, unless START_FAILURE_LIMIT workers in a row failed to come up: then those tasks fail.
    */
   private watchThreads(): number | undefined {
     let started: number | undefined;
@@ -357,11 +347,7 @@ export class WorkerPool {
     this.startForWaiting();
   }
 
-  /**
-   * Hands piscina a `warm` task, which starts a worker, when more tasks wait unpicked than the
-   * pool's threads not running a task (idle or starting) will take, and a worker fewer than
-   * maxThreads runs.
-   */
+  /** Hands piscina a `warm` task (starting a worker) when more tasks wait unpicked than free threads will take. */
   private startForWaiting(): void {
     const threads = this.piscina.threads.length;
     if (this.closed || threads >= this.options.maxThreads) return;
@@ -381,27 +367,12 @@ export class WorkerPool {
     return this.jobs.size > threads && threads < this.options.maxThreads;
   }
 
-  /** Waits, untimed and cancellable, for a place at the process's start gate; true once it has one. */
-  private async enterStartGate(job: Job): Promise<boolean> {
-    const gate = WORKER_STARTS.enter();
-    job.gate = gate;
-    const admitted = await gate.admitted;
-    job.gate = undefined;
-    return admitted;
-  }
-
-  /**
-   * The thread `threadId` has made its Lua state, exited, or the task it was started for has
-   * ended: its place at the start gate, if it has one, goes back.
-   */
+  /** The thread has made its Lua state, exited, or its task ended: its start gate place, if any, goes back. */
   private leaveStartGate(threadId: number): void {
     if (this.startPlaces.delete(threadId)) WORKER_STARTS.leave();
   }
 
-  /**
-   * Ends `job` early. A task a worker picked up has its worker terminated by piscina, which the
-   * host's thread watch is told of first; one still waiting leaves the queue.
-   */
+  /** Ends `job` early: a picked-up task's worker is terminated (thread watch told first); a waiting one leaves. */
   private stop(job: Job, how: Stopped): void {
     if (job.stopped || !this.jobs.has(job.row)) return;
     job.stopped = how;
@@ -415,11 +386,9 @@ export class WorkerPool {
   }
 
   /**
-   * Stops the tasks past their deadline, reading each row's stamps: a task's own time runs from
-   * when it started; a cold worker's task has `coldStartMs` more, from when it was picked up; a
-   * task not picked up is timed only while the pool has room for it (its worker is starting, or
-   * stuck starting), and then its worker, which never came up, is terminated. One interval serves
-   * every task, and ends once none is left. Long tasks' threads are lowered here too.
+   * Stops the tasks past their deadline: time runs from `started`, or from `picked` plus `coldStartMs`; an unpicked
+   * task is timed only while the pool has room for it, and then its never-up worker is terminated. One interval
+   * serves every task and ends once none is left; long tasks' threads are lowered here too.
    */
   private sweepDeadlines(): void {
     const now = Date.now();
@@ -494,11 +463,7 @@ export class WorkerPool {
     }
   }
 
-  /**
-   * A running call's question to the user, asked through its listener. While it waits, the call's
-   * time limit is paused: its worker awaits this answer and runs no Lua. One question at a time;
-   * ending the call (a cancel, closing) aborts the question.
-   */
+  /** A call's question to the user, one at a time: its time limit pauses meanwhile; ending the call aborts it. */
   private async ask(callId: string, question: AskQuestion): Promise<AskAnswer> {
     const job = [...this.jobs.values()].find((entry) => entry.callId === callId && entry.stopped === undefined);
     const listener = this.listeners.get(callId);
@@ -530,10 +495,8 @@ export class WorkerPool {
     return { alive, busy, queued: this.tasks - busy };
   }
 
-  /**
-   * Cancels every task in flight (they end as `cancelled`), then stops the workers, waiting at
-   * most CLOSE_WAIT_MS for them to exit: a thread that cannot be stopped is counted, not awaited.
-   */
+  /** Cancels every task, then stops the workers for at most CLOSE_WAIT_MS: a stuck thread is counted, not awaited. */
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -31,11 +31,7 @@ export interface WorkerConfig {
   sources: Record<string, Uint8Array>;
   /** wasmoon's module, compiled once by the host and shared by every worker. */
   luaModule: WebAssembly.Module;
-  /**
-   * The pool's task table (shared/task-table.ts): a row per task, where the worker stamps the
-   * task's progress, keeps its CPU seat, and records each process group the task starts, so the
-   * core can end them after terminating the worker.
-   */
+  /** The pool's task table (shared/task-table.ts): per task its stamps, CPU seat and process groups. */
   taskTable: SharedArrayBuffer;
   /** Date.now() at the task table's creation: its stamps count from here. */
   taskTableEpochMs: number;
@@ -45,10 +41,7 @@ export interface WorkerConfig {
   cpuSlots: SharedArrayBuffer;
 }
 
-/**
- * One `registry:add` call as the worker saw it. Data fields are converted from Lua as they
- * are (an empty Lua table arrives as `[]`); the core validates and normalises them.
- */
+/** One `registry:add` call as the worker saw it, converted from Lua as is (`{}` arrives as `[]`); the core checks it. */
 export interface RawToolDefinition {
   name: unknown;
   description: unknown;
@@ -135,10 +128,10 @@ export interface CallEvents {
 }
 
 /**
- * Each worker opens one MessageChannel as its code loads and posts one end to the main thread as
- * `{ [EVENTS_PORT_KEY]: port, threadId }` (WorkerEventsPort, with its Node thread id); over it
- * (comlink) the worker calls these methods, naming the call each event belongs to.
+ * What a worker calls (comlink) over the port it posts as its code loads (WorkerEventsPort), naming the call each
+ * event belongs to.
  */
+
 export interface WorkerEvents {
   /** Log lines in order, batched (the host hears of each one). */
   log(callId: string, texts: string[]): void;
@@ -225,5 +218,3 @@ export interface RunReply {
 
 /** A tool's `available()`: offered, or not and why (the worker always says why). */
 export type AvailableReply = { available: true } | { available: false; reason: string };
-
-export type WorkerReply = TaskReplies[TaskKind];

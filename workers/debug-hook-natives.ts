@@ -6,7 +6,7 @@
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import type { CountHook } from './count-hook.js';
 import { Pushed, type NativeFunction } from './lua-natives.js';
-import type { LuaStack } from './lua-stack.js';
+import { LUA_TFUNCTION, LUA_TNIL, LUA_TTHREAD, type LuaStack } from './lua-stack.js';
 
 /** The raw exports these natives use. */
 export interface DebugHookApi {
@@ -30,9 +30,6 @@ export interface DebugHookApi {
   _luaL_optinteger(L: number, index: number, fallback: bigint): bigint;
 }
 
-const LUA_TNIL = 0;
-const LUA_TFUNCTION = 6;
-const LUA_TTHREAD = 8;
 const LUA_MASKCALL = 1;
 const LUA_MASKRET = 2;
 const LUA_MASKLINE = 4;

@@ -41,10 +41,7 @@ export class NativeCall {
 export class NativeError extends Error {
   constructor(
     message: string,
-    /**
-     * Whether the caller's position goes before the message (false: as the VM's own errors from
-     * C; 'tool': the position of the first frame outside the prelude, the tool's own line).
-     */
+    /** Whether the caller's position goes first (false: as the VM's errors from C; 'tool': the tool's own line). */
     readonly withPosition: boolean | 'tool' = true,
   ) {
     super(message);
@@ -56,17 +53,14 @@ export class Pushed {
   constructor(readonly count: number) {}
 }
 
-/**
- * Returns the values to push (an array, pushed in order), a promise Lua can `:await()`, or
- * `Pushed` when it left its results on the stack itself.
- */
+/** Returns the values to push (in order), a promise Lua can `:await()`, or `Pushed` for results it pushed itself. */
 export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown> | Pushed;
 
 /**
- * Sets the global `name` to a table of the given natives. Each is a bare C function (no
- * upvalues), so to Lua it looks like a function of its C libraries: `debug.getinfo` says "C" with
- * no upvalues, and `string.dump` and `debug.upvaluejoin` refuse it.
+ * Sets the global `name` to a table of the natives, each a bare C function (no upvalues), so to Lua it looks like one
+ * of its C libraries': `debug.getinfo` says "C", and `string.dump` and `debug.upvaluejoin` refuse it.
  */
+
 export function installNatives(
   engine: LuaEngine,
   stack: LuaStack,

@@ -82,17 +82,6 @@ interface TaskScope {
   guard: PermissionGuard | null;
 }
 
-/**
- * A call's reply (its own, made by readRunResults) completed in place with the title and last state
- * its channel saw, and made an error if its last state could not be kept (`problem`).
- */
-function completed(reply: RunReply, problem: string | undefined, channel: CallChannel): RunReply {
-  channel.addFinal(reply);
-  if (problem !== undefined && !reply.isError)
-    Object.assign(reply, { content: problem, isError: true, failure: 'lua_error' });
-  return reply;
-}
-
 /** What a call's Lua returned: its reply, and how many times it called ctx:show. */
 interface Ran {
   reply: RunReply;
@@ -232,7 +221,25 @@ export class LuaRuntime {
 
   /** Evaluates the config and runs discovery, for the task in `row` (Lua errors become diagnostics); returns this runtime. */
   async load(row: number): Promise<LuaRuntime> {
-    await this.loadAndDiscover(row);
+    const scope = this.scopeFor(row, null);
+    const entryFailure = (error: unknown): { ok: false; error: string } => {
+      if (!(error instanceof LuaEntryError)) throw error;
+      return { ok: false, error: error.message };
+    };
+    const loaded = await this.invokeForReply(
+      'load',
+      scope,
+      (L) => (this.stack.pushString(L, this.config.configFile), 1),
+    ).catch(entryFailure);
+    const discovered = loaded.ok ? await this.invokeForReply('discover', scope, () => 0).catch(entryFailure) : loaded;
+    if (!('definitions' in discovered)) {
+      const diagnostic = errorDiagnostic(discovered.error ?? 'unknown error', this.config.configFile);
+      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
+      return this;
+    }
+    this.discovery = { ...discovered, loaded: true };
+    if (scope.droppedLogLines > 0)
+      scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
     return this;
   }
 
@@ -302,7 +309,11 @@ export class LuaRuntime {
     // A call that never showed anything has nothing left in the box.
     const problem = this.watch?.finish(ran.shows > 0);
     await channel.drain();
-    return completed(ran.reply, problem, channel);
+    // The reply gets the title and last state its channel saw; a last state that could not be kept makes it an error.
+    channel.addFinal(ran.reply);
+    if (problem !== undefined && !ran.reply.isError)
+      Object.assign(ran.reply, { content: problem, isError: true, failure: 'lua_error' });
+    return ran.reply;
   }
 
   async available(context: CallContext, row: number): Promise<AvailableReply> {
@@ -362,37 +373,6 @@ export class LuaRuntime {
     return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0, guard };
   }
 
-  private async loadAndDiscover(row: number): Promise<void> {
-    const scope = this.scopeFor(row, null);
-    const entryFailure = (error: unknown): { ok: false; error: string } => {
-      if (!(error instanceof LuaEntryError)) throw error;
-      return { ok: false, error: error.message };
-    };
-    const loaded = await this.invokeForReply(
-      'load',
-      scope,
-      (L) => (this.stack.pushString(L, this.config.configFile), 1),
-    ).catch(entryFailure);
-    if (!loaded.ok) {
-      const diagnostic = errorDiagnostic(loaded.error ?? 'unknown error', this.config.configFile);
-      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
-      return;
-    }
-    const discovered = await this.invokeForReply('discover', scope, () => 0).catch(entryFailure);
-    if ('error' in discovered) {
-      this.discovery = {
-        loaded: false,
-        definitions: [],
-        diagnostics: [errorDiagnostic(discovered.error, this.config.configFile)],
-        logs: scope.logs,
-      };
-      return;
-    }
-    this.discovery = { ...discovered, loaded: true };
-    if (scope.droppedLogLines > 0)
-      scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
-  }
-
   /** Runs a prelude entry point that answers with `native.reply`; its reply has the entry's shape. */
   private async invokeForReply<E extends keyof EntryReplies>(
     entry: E,
@@ -432,6 +412,11 @@ export class LuaRuntime {
     return this.broken;
   }
 
+  /** A broken state runs nothing more (a native may have seen a trap that Lua then caught). */
+  private refuseIfBroken(): void {
+    if (this.broken) throw this.broken;
+  }
+
   private endScope(scope: TaskScope): void {
     // The task's last partial line goes to its log before its processes are ended.
     this.output.endTask();
@@ -439,15 +424,7 @@ export class LuaRuntime {
     this.scope = IDLE_SCOPE;
   }
 
-  /** A broken state runs nothing more (a native may have seen a trap that Lua then caught). */
-  private refuseIfBroken(): void {
-    if (this.broken) throw this.broken;
-  }
-
-  /**
-   * The natives, each watched for a WebAssembly trap: wasmoon turns what a native throws into a
-   * Lua error the tool could catch, but a trap means the state is broken, whatever Lua does next.
-   */
+  /** The natives, each watched for a wasm trap: what a native throws becomes a catchable Lua error, a trap breaks the state. */
   private guarded(natives: Record<string, NativeFunction>): Record<string, NativeFunction> {
     const guard =
       (native: NativeFunction): NativeFunction =>
@@ -462,10 +439,7 @@ export class LuaRuntime {
     return Object.fromEntries(Object.entries(natives).map(([name, native]) => [name, guard(native)]));
   }
 
-  /**
-   * What the entry passed to `native.reply`; a reply that could not be read fails the entry. The
-   * prelude is moonpool's own code: its replies have the shapes EntryReplies names.
-   */
+  /** What the entry passed to `native.reply` (shaped as EntryReplies names); one that could not be read fails the entry. */
   private takeReply<E extends keyof EntryReplies>(): EntryReplies[E] {
     const problem = this.replyProblem;
     this.replyProblem = undefined;
@@ -497,14 +471,8 @@ export class LuaRuntime {
         });
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
-        return {
-          reply: {
-            content: `${tool}: run returned a \`structured\` that cannot be sent: ${error.message}`,
-            isError: true,
-            failure: 'bad_return',
-          },
-          shows,
-        };
+        const content = `${tool}: run returned a \`structured\` that cannot be sent: ${error.message}`;
+        return { reply: { content, isError: true, failure: 'bad_return' }, shows };
       }
     }
     return { reply, shows };
@@ -529,10 +497,9 @@ export class LuaRuntime {
   private installPrelude(): void {
     const global = this.engine.global;
     installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()));
-    global.set('__moonpool_config_dir', this.config.configDir);
-    global.set('__moonpool_config_file', this.config.configFile);
-    global.set('__moonpool_cwd', this.config.cwd);
-    global.set('__moonpool_spill_dir', this.config.spillDir);
+    const { configDir, configFile, cwd, spillDir } = this.config;
+    const settings = { config_dir: configDir, config_file: configFile, cwd, spill_dir: spillDir };
+    for (const [name, value] of Object.entries(settings)) global.set(`__moonpool_${name}`, value);
     for (const file of PRELUDE_FILES) {
       this.loadPreludeFile(file);
       global.runSync(0);
@@ -543,16 +510,7 @@ export class LuaRuntime {
       this.entries.set(name, global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
     }
     global.pop(1);
-    for (const name of [
-      '__moonpool_entry',
-      '__moonpool_native',
-      '__moonpool_config_dir',
-      '__moonpool_config_file',
-      '__moonpool_cwd',
-      '__moonpool_spill_dir',
-    ]) {
-      global.set(name, undefined);
-    }
+    for (const name of ['entry', 'native', ...Object.keys(settings)]) global.set(`__moonpool_${name}`, undefined);
   }
 
   private natives(): Record<string, NativeFunction> {

@@ -40,16 +40,18 @@ export interface LuaRawApi {
   _lua_error(L: number): number;
 }
 
-const LUA_TNIL = 0;
-const LUA_TBOOLEAN = 1;
-const LUA_TNUMBER = 3;
-const LUA_TSTRING = 4;
-const LUA_TTABLE = 5;
+export const LUA_TNIL = 0;
+export const LUA_TBOOLEAN = 1;
+export const LUA_TNUMBER = 3;
+export const LUA_TSTRING = 4;
+export const LUA_TTABLE = 5;
+export const LUA_TFUNCTION = 6;
+export const LUA_TTHREAD = 8;
 
 /** Deepest table nesting converted in either direction. */
 export const MAX_VALUE_DEPTH = 200;
 
-const LUA_TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
+export const LUA_TYPE_NAMES = 'nil boolean userdata number string table function userdata thread'.split(' ');
 
 /** A value that cannot cross (a function, a cycle…); `path` names where it sits, e.g. `state.items[3]`. */
 export class LuaConversionError extends Error {
@@ -66,13 +68,17 @@ export interface ReadOptions {
   budget?: ReadBudget;
 }
 
+/** One readValue in progress: its budget, and the tables open on the path to the value being read. */
+interface ValueRead extends ReadOptions {
+  open: Set<number>;
+}
+
 /** Bytes a value read from Lua costs beyond its strings' bytes (its JavaScript form is bigger). */
 export const VALUE_OVERHEAD_BYTES = 8;
 
 /**
- * A limit on what reads from Lua may cost, measured while reading: a string costs its bytes plus
- * VALUE_OVERHEAD_BYTES, any other value (a table, each key) VALUE_OVERHEAD_BYTES. A table reached
- * twice is counted twice, as the copy made of it is.
+ * A limit on what reads from Lua may cost, measured while reading: a string costs its bytes plus VALUE_OVERHEAD_BYTES,
+ * any other value (a table, each key) VALUE_OVERHEAD_BYTES. A table reached twice is counted twice, as it is copied.
  */
 export class ReadBudget {
   private spent = 0;
@@ -107,10 +113,7 @@ export function luaKeyPath(parent: string, key: string | number | boolean): stri
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 
-/**
- * Decodes Lua bytes as UTF-8 text. Bytes that are not valid UTF-8 are written as `\xNN`, so
- * nothing is replaced silently; NUL bytes are kept.
- */
+/** Decodes Lua bytes as UTF-8 text; bytes that are not valid UTF-8 are written as `\xNN`, NUL bytes are kept. */
 export function decodeLuaText(bytes: Uint8Array): string {
   if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   let out = '';
@@ -169,34 +172,21 @@ export class LuaStack {
   /** The bytes of the string (or number) at `index`, or null for any other type. */
   bytesAt(L: number, index: number): Buffer | null {
     const type = this.typeAt(L, index);
-    if (type !== LUA_TSTRING && type !== LUA_TNUMBER) return null;
-    const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
-    return this.copyOf(pointer, this.module.HEAPU32[this.lengthSlot >> 2]!);
+    return type === LUA_TSTRING || type === LUA_TNUMBER ? this.copyAt(L, index) : null;
   }
 
-  /** The string (or number) at `index` as text (see decodeLuaText); the caller has checked its type. */
-  private textAt(L: number, index: number): string {
+  /** A copy of the bytes of the string (or number) at `index`; the caller has checked its type. */
+  private copyAt(L: number, index: number): Buffer {
     const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
-    const length = this.module.HEAPU32[this.lengthSlot >> 2]!;
-    return decodeLuaText(this.copyOf(pointer, length));
+    return Buffer.from(this.module.HEAPU8.subarray(pointer, pointer + this.module.HEAPU32[this.lengthSlot >> 2]!));
   }
 
-  /**
-   * The text of the string at `index`, and its bytes too when they are not UTF-8 (the text then
-   * writes some as `\xNN`); null when it is not a string or number.
-   */
+  /** The text of the string at `index` (see decodeLuaText), with its bytes when not UTF-8; null if not a string or number. */
   textWithBytesAt(L: number, index: number): { text: string; bytes?: Buffer } | null {
-    const type = this.typeAt(L, index);
-    if (type !== LUA_TSTRING && type !== LUA_TNUMBER) return null;
-    const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
-    const length = this.module.HEAPU32[this.lengthSlot >> 2]!;
-    const bytes = this.copyOf(pointer, length);
+    const bytes = this.bytesAt(L, index);
+    if (bytes === null) return null;
     const text = decodeLuaText(bytes);
     return isUtf8(bytes) ? { text } : { text, bytes };
-  }
-
-  private copyOf(pointer: number, length: number): Buffer {
-    return Buffer.from(this.module.HEAPU8.subarray(pointer, pointer + length));
   }
 
   /** The length in bytes of the string at `index` (0 for any other type), without copying it. */
@@ -207,8 +197,8 @@ export class LuaStack {
   }
 
   stringAt(L: number, index: number): string | null {
-    const type = this.typeAt(L, index);
-    return type === LUA_TSTRING || type === LUA_TNUMBER ? this.textAt(L, index) : null;
+    const bytes = this.bytesAt(L, index);
+    return bytes === null ? null : decodeLuaText(bytes);
   }
 
   numberAt(L: number, index: number): number | null {
@@ -230,14 +220,6 @@ export class LuaStack {
     this.pushBytes(L, Buffer.from(text, 'utf8'));
   }
 
-  pushNil(L: number): void {
-    this.module._lua_pushnil(L);
-  }
-
-  pushBoolean(L: number, value: boolean): void {
-    this.module._lua_pushboolean(L, value ? 1 : 0);
-  }
-
   pushNumber(L: number, value: number): void {
     if (Number.isSafeInteger(value)) this.module._lua_pushinteger(L, BigInt(value));
     else this.module._lua_pushnumber(L, value);
@@ -247,14 +229,15 @@ export class LuaStack {
   pushValue(L: number, value: unknown, depth = 0): void {
     if (depth > MAX_VALUE_DEPTH)
       throw new LuaConversionError('value', `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
-    if (value === null || value === undefined) return this.pushNil(L);
+    if (value === null || value === undefined) return this.module._lua_pushnil(L);
     switch (typeof value) {
       case 'string':
         return this.pushString(L, value);
       case 'number':
         return this.pushNumber(L, value);
       case 'boolean':
-        return this.pushBoolean(L, value);
+        return this.module._lua_pushboolean(L, value ? 1 : 0);
+
       case 'bigint':
         return this.pushNumber(L, Number(value));
       default:
@@ -289,25 +272,16 @@ export class LuaStack {
   }
 
   /**
-   * Converts the value at `index` to plain data: tables with keys 1..n become arrays, other
-   * tables objects (an empty table becomes `[]`). Functions, userdata, threads and cycles
-   * throw a `LuaConversionError` naming their path from `path`.
+   * Converts the value at `index` to plain data: tables with keys 1..n become arrays, other tables objects (an empty
+   * table becomes `[]`). Functions, userdata, threads and cycles throw a `LuaConversionError` naming their path.
    */
   readValue(L: number, index: number, path: string, options: ReadOptions = {}): unknown {
-    const absolute = this.module._lua_absindex(L, index);
-    return this.readAt(L, absolute, path, options, new Set(), 0);
+    return this.readAt(L, this.module._lua_absindex(L, index), path, { ...options, open: new Set() }, 0);
   }
 
-  private readAt(
-    L: number,
-    index: number,
-    path: string,
-    options: ReadOptions,
-    open: Set<number>,
-    depth: number,
-  ): unknown {
+  private readAt(L: number, index: number, path: string, read: ValueRead, depth: number): unknown {
     const type = this.typeAt(L, index);
-    options.budget?.spend(VALUE_OVERHEAD_BYTES + (type === LUA_TSTRING ? this.byteLengthAt(L, index) : 0));
+    read.budget?.spend(VALUE_OVERHEAD_BYTES + (type === LUA_TSTRING ? this.byteLengthAt(L, index) : 0));
     switch (type) {
       case LUA_TNIL:
         return null;
@@ -318,9 +292,9 @@ export class LuaStack {
           ? Number(this.module._lua_tointegerx(L, index, 0))
           : this.module._lua_tonumberx(L, index, 0);
       case LUA_TSTRING:
-        return this.textAt(L, index);
+        return decodeLuaText(this.copyAt(L, index));
       case LUA_TTABLE:
-        return this.readTable(L, index, path, options, open, depth);
+        return this.readTable(L, index, path, read, depth);
       default:
         throw new LuaConversionError(
           path,
@@ -329,14 +303,8 @@ export class LuaStack {
     }
   }
 
-  private readTable(
-    L: number,
-    index: number,
-    path: string,
-    options: ReadOptions,
-    open: Set<number>,
-    depth: number,
-  ): unknown {
+  private readTable(L: number, index: number, path: string, read: ValueRead, depth: number): unknown {
+    const { open } = read;
     if (depth >= MAX_VALUE_DEPTH) throw new LuaConversionError(path, `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
     const identity = this.module._lua_topointer(L, index);
     if (open.has(identity)) throw new LuaConversionError(path, 'refers back to a table that contains it (a cycle)');
@@ -347,11 +315,8 @@ export class LuaStack {
       this.module._lua_pushnil(L);
       while (this.module._lua_next(L, index) !== 0) {
         const key = this.readKey(L, path);
-        options.budget?.spend(VALUE_OVERHEAD_BYTES + (typeof key === 'string' ? key.length : 0));
-        entries.push([
-          key,
-          this.readAt(L, this.module._lua_gettop(L), luaKeyPath(path, key), options, open, depth + 1),
-        ]);
+        read.budget?.spend(VALUE_OVERHEAD_BYTES + (typeof key === 'string' ? key.length : 0));
+        entries.push([key, this.readAt(L, this.module._lua_gettop(L), luaKeyPath(path, key), read, depth + 1)]);
         this.module._lua_settop(L, -2);
       }
     } catch (error) {
@@ -365,7 +330,8 @@ export class LuaStack {
 
   private readKey(L: number, path: string): string | number {
     const type = this.typeAt(L, -2);
-    if (type === LUA_TSTRING) return this.textAt(L, -2);
+    if (type === LUA_TSTRING) return decodeLuaText(this.copyAt(L, -2));
+
     if (type === LUA_TNUMBER && this.module._lua_isinteger(L, -2)) return Number(this.module._lua_tointegerx(L, -2, 0));
     this.module._lua_settop(L, -3);
     throw new LuaConversionError(

@@ -7,6 +7,11 @@ import { writeHeader } from '../shared/msgpack.js';
 import {
   decodeLuaText,
   describeBytes,
+  LUA_TBOOLEAN,
+  LUA_TNUMBER,
+  LUA_TSTRING,
+  LUA_TTABLE,
+  LUA_TYPE_NAMES,
   LuaConversionError,
   MAX_VALUE_DEPTH,
   luaKeyPath,
@@ -18,12 +23,6 @@ type PathKey = number | boolean | [number, number];
 
 /** The largest encoded state `ctx:show` accepts. */
 export const SNAPSHOT_LIMIT_BYTES = 16 * 1024 * 1024;
-
-const LUA_TBOOLEAN = 1;
-const LUA_TNUMBER = 3;
-const LUA_TSTRING = 4;
-const LUA_TTABLE = 5;
-const LUA_TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
 
 const INITIAL_BYTES = 4096;
 const HEADER = Buffer.alloc(5);
