@@ -37,7 +37,7 @@ export { MsgpackError } from '../shared/msgpack.js';
 export { stateDirProblem } from './session.js';
 export { summarizeSessions, type SessionSummary } from './session-summary.js';
 export { pruneSessions, type SessionRetention, type PruneResult } from './session-retention.js';
-export { STUCK_AFTER_MS } from './thread-watch.js';
+export { STUCK_AFTER_MS, stuckAfterMs } from './thread-watch.js';
 export { DEFAULT_MAX_INLINE_CHARS, DEFAULT_MAX_INLINE_LINES } from './output-limit.js';
 export { resolveConfig, BUNDLED_CONFIG, type ResolvedConfig } from './config-path.js';
 export { makeDirectory } from './make-directory.js';

@@ -3,15 +3,27 @@
 // tty read): such a thread is stuck until the call returns, holds its memory, and makes Node's
 // own exit wait for it. The host reports them (`stats().stuckThreads`) and its close waits for
 // them only so long.
+// How long "this long" is depends on the machine: a thread told to stop still needs CPU time to
+// exit (or to finish starting, if it was starting), and a machine with six runnable threads per
+// CPU gives it a sixth of one; judged by the wall clock alone, slow threads were called stuck.
+import { availableParallelism, loadavg } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 
-/** A thread that has not exited this long after it was told to stop counts as stuck. */
+/** A thread that has not exited this long after it was told to stop counts as stuck, on an idle machine. */
 export const STUCK_AFTER_MS = 1_000;
+/** Most times STUCK_AFTER_MS a loaded machine stretches the wait to. */
+const MAX_STRETCH = 10;
+
+/** How long a thread told to stop now has to exit: STUCK_AFTER_MS times the runnable threads per CPU (the last minute's load average), at least once, at most MAX_STRETCH times. */
+export function stuckAfterMs(): number {
+  const perCpu = loadavg()[0]! / availableParallelism();
+  return Math.round(STUCK_AFTER_MS * Math.min(MAX_STRETCH, Math.max(1, perCpu)));
+}
 
 export class ThreadWatch {
   /** Live threads by thread id. */
   private readonly live = new Map<number, Worker>();
-  /** Threads told to stop, not yet exited: when they were told. */
+  /** Threads told to stop, not yet exited: when they count as stuck. */
   private readonly stopping = new Map<Worker, number>();
   private readonly exited = new Set<() => void>();
 
@@ -31,7 +43,7 @@ export class ThreadWatch {
   stopped(threadId: number, now = Date.now()): void {
     const worker = this.live.get(threadId);
     if (worker === undefined || this.stopping.has(worker)) return;
-    this.stopping.set(worker, now);
+    this.stopping.set(worker, now + stuckAfterMs());
   }
 
   /** Threads alive (started and not exited). */
@@ -39,27 +51,27 @@ export class ThreadWatch {
     return this.live.size;
   }
 
-  /** Threads told to stop at least STUCK_AFTER_MS ago that are still running. */
+  /** Threads told to stop that are still running past their time to exit (stuckAfterMs). */
   stuck(now = Date.now()): number {
     let count = 0;
-    for (const since of this.stopping.values()) if (now - since >= STUCK_AFTER_MS) count++;
+    for (const deadline of this.stopping.values()) if (now >= deadline) count++;
     return count;
   }
 
   /**
-   * Resolves once every thread told to stop has exited or counts as stuck (STUCK_AFTER_MS after
-   * it was told), whichever comes first: after it, `stuck()` names every thread left running.
+   * Resolves once every thread told to stop has exited or counts as stuck, whichever comes
+   * first: after it, `stuck()` names every thread left running.
    */
   async settled(now = Date.now()): Promise<void> {
     if (this.stopping.size === 0) return;
-    const youngest = Math.max(...this.stopping.values());
+    const last = Math.max(...this.stopping.values());
     let done = (): void => undefined;
     const allExited = new Promise<void>((resolve) => (done = resolve));
     const check = (): void => {
       if (this.stopping.size === 0) done();
     };
     this.exited.add(check);
-    const timer = setTimeout(done, Math.max(0, youngest + STUCK_AFTER_MS - now));
+    const timer = setTimeout(done, Math.max(0, last - now));
     try {
       await allExited;
     } finally {

@@ -30,14 +30,12 @@ import {
 import { StartGate, type GateEntry } from './start-gate.js';
 import { TaskRows } from './task-rows.js';
 import { lowerLongTask } from './thread-priority.js';
-import { STUCK_AFTER_MS, type ThreadWatch } from './thread-watch.js';
+import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
 
 /** The file every worker thread serves its tasks from (see workers/lua-worker-entry.cts). */
 export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
 /** A worker's V8 young generation: Lua's heap is wasm memory, so V8's default of several MB would sit unused. */
 const WORKER_YOUNG_GENERATION_MB = 2;
-/** How long closing waits for its workers to exit; a thread stuck in a system call is left behind. */
-const CLOSE_WAIT_MS = STUCK_AFTER_MS;
 /** Workers of the process starting at once (start-gate.ts): a few more than the CPUs, for starts that wait on I/O. */
 export const WORKER_START_SLOTS = availableParallelism() + 2;
 const WORKER_STARTS = new StartGate(WORKER_START_SLOTS);
@@ -176,7 +174,6 @@ export class WorkerPool {
       trackUnmanagedFds: true,
       // The pool's figures come from the task table; piscina's histograms would go unread.
       recordTiming: false,
-      closeTimeout: CLOSE_WAIT_MS,
     });
     this.piscina.on('message', (message: WorkerEventsPort) => {
       if (typeof message === 'object' && message !== null && EVENTS_PORT_KEY in message) this.workerUp(message);
@@ -495,8 +492,7 @@ export class WorkerPool {
     return { alive, busy, queued: this.tasks - busy };
   }
 
-  /** Cancels every task, then stops the workers for at most CLOSE_WAIT_MS: a stuck thread is counted, not awaited. */
-
+  /** Cancels every task, then stops the workers, waiting as long as a thread has to exit (stuckAfterMs): a stuck thread is counted, not awaited. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -509,7 +505,7 @@ export class WorkerPool {
     }
     for (const threadId of [...this.startPlaces]) this.leaveStartGate(threadId);
     let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, stuckAfterMs())));
     await Promise.race([this.piscina.destroy().catch(() => undefined), waited]);
     clearTimeout(timer);
   }

@@ -9,14 +9,15 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { stuckAfterMs } from '../core/index.js';
 import { CLI, eventually, FIXTURES, tempDir } from './helpers.js';
 
 const CONFIG = join(FIXTURES, 'stuck');
 /** The preload that makes opens under a `hung-mount` directory block (node --require). */
 const HUNG_MOUNT = fileURLToPath(new URL('./hung-mount.cjs', import.meta.url));
 const STUCK_HOST = fileURLToPath(new URL('./stuck-host.js', import.meta.url));
-/** The contract is 2 s; the margin covers a process that is slow to be scheduled on a loaded machine. */
-const EXIT_WITHIN_MS = 2_000;
+/** The contract is 2 s on an idle machine: the stuck thread's second, then one for the rest; a loaded one stretches both. */
+const exitWithinMs = (): number => 2 * stuckAfterMs();
 const SCHEDULING_MARGIN_MS = 1_000;
 
 const children = new Set<ChildProcessWithoutNullStreams>();
@@ -93,12 +94,9 @@ async function mcpWithStuckThread(): Promise<ReturnType<typeof cli>> {
   return server;
 }
 
-function assertPromptExit(askedAt: number, exit: { at: number }, what: string): void {
+function assertPromptExit(askedAt: number, exit: { at: number }, what: string, withinMs: number): void {
   const tookMs = exit.at - askedAt;
-  assert.ok(
-    tookMs < EXIT_WITHIN_MS + SCHEDULING_MARGIN_MS,
-    `${what}: exited ${Math.round(tookMs)} ms after being asked`,
-  );
+  assert.ok(tookMs < withinMs + SCHEDULING_MARGIN_MS, `${what}: exited ${Math.round(tookMs)} ms after being asked`);
 }
 
 test(
@@ -130,9 +128,10 @@ for (const [how, ask] of [
   test(`moonpool mcp with a stuck worker thread exits within 2 s of ${how}`, { timeout: 60_000 }, async () => {
     const server = await mcpWithStuckThread();
     const askedAt = performance.now();
+    const withinMs = exitWithinMs();
     ask(server.child);
     const exit = await server.exited;
-    assertPromptExit(askedAt, exit, `mcp after ${how}`);
+    assertPromptExit(askedAt, exit, `mcp after ${how}`, Math.max(withinMs, exitWithinMs()));
     assert.match(server.stderr(), /stuck in a system call/);
   });
 }
@@ -158,7 +157,7 @@ test(
       assert.deepEqual(report.beside, ['ok', 'beside it']);
       assert.equal(report.stuckThreads, 1);
       assert.deepEqual(report.after, ['ok', 'and after']);
-      assert.ok(report.closeMs < EXIT_WITHIN_MS + SCHEDULING_MARGIN_MS, `close took ${Math.round(report.closeMs)} ms`);
+      assert.ok(report.closeMs < exitWithinMs() + SCHEDULING_MARGIN_MS, `close took ${Math.round(report.closeMs)} ms`);
     } finally {
       // A process with a stuck thread cannot exit by itself: that is what the commands handle.
       child.kill('SIGKILL');
@@ -193,9 +192,15 @@ for (const [how, quitKeys] of [
         keys(`block_long {"fifo":"${fifo()}"}`, 'Enter');
         assert.ok(await eventually(() => screen().includes('1 running'), 10_000), screen());
         const askedAt = performance.now();
+        const withinMs = exitWithinMs();
         keys(...quitKeys);
-        assert.ok(await eventually(() => screen().includes('EXITED'), 10_000), screen());
-        assertPromptExit(askedAt, { at: performance.now() }, `the dashboard after ${how}`);
+        assert.ok(await eventually(() => screen().includes('EXITED'), 25_000), screen());
+        assertPromptExit(
+          askedAt,
+          { at: performance.now() },
+          `the dashboard after ${how}`,
+          Math.max(withinMs, exitWithinMs()),
+        );
         assert.match(screen(), /stuck in a system call/);
         assert.doesNotMatch(screen(), /\n\s+at /);
       } finally {
