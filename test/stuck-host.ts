@@ -3,14 +3,17 @@
 // what the host said then, and how long close() took; the parent kills it afterwards, since a
 // process with a stuck thread cannot exit by itself.
 import { join } from 'node:path';
-import { ToolHost } from '../core/index.js';
+import { STUCK_AFTER_MS, ToolHost } from '../core/index.js';
 import { FIXTURES } from './helpers.js';
 
 const [stateDir, fifo] = process.argv.slice(2);
 const host = await ToolHost.start({ config: join(FIXTURES, 'stuck', 'init.lua'), stateDir: stateDir!, cwd: stateDir! });
 const [blocked, beside] = await Promise.all([host.call('block', { fifo }), host.call('echo', { text: 'beside it' })]);
-// Counted once a second has passed since it was told to stop.
-await new Promise((resolve) => setTimeout(resolve, 1_200));
+// Counted once its time to exit has passed since it was told to stop: a second on an idle
+// machine, at most ten on a loaded one (stuckAfterMs).
+const countedBy = Date.now() + 10 * STUCK_AFTER_MS + 2_000;
+while (host.stats().stuckThreads === 0 && Date.now() < countedBy)
+  await new Promise((resolve) => setTimeout(resolve, 50));
 const stuckThreads = host.stats().stuckThreads;
 const after = await host.call('echo', { text: 'and after' });
 const closing = performance.now();
