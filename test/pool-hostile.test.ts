@@ -619,7 +619,7 @@ test(
     const stuck = await host.call('echo', { text: 'x' });
     assert.equal(stuck.status, 'timeout', stuck.content);
     assert.ok(await eventually(() => gatePlaces().taken === 0), JSON.stringify(gatePlaces()));
-    assert.ok(await eventually(() => host.stats().stuckThreads === 1));
+    assert.ok(await eventually(() => host.stats().stuckThreads === 1, 15_000));
     unblock();
     rmSync(entry);
     renameSync(`${entry}.away`, entry);

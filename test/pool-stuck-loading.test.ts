@@ -58,7 +58,10 @@ test(
     try {
       const stuck = await host.call('echo', { text: 'x' });
       assert.equal(stuck.status, 'timeout', stuck.content);
-      assert.ok(await eventually(() => host.stats().stuckThreads === 1), `stuckThreads ${host.stats().stuckThreads}`);
+      assert.ok(
+        await eventually(() => host.stats().stuckThreads === 1, 15_000),
+        `stuckThreads ${host.stats().stuckThreads}`,
+      );
       // New opens of the mount work again; the one stuck stays stuck.
       renameSync(wasmoon, join(install, 'wasmoon-stuck'));
       symlinkSync(join(ROOT, 'node_modules', 'wasmoon'), wasmoon);
