@@ -136,8 +136,6 @@ export class WorkerPool {
   private readonly watched = new WeakSet<Worker>();
   /** Tasks (not `warm`) handed to piscina and not ended: past maxThreads, a task handed waits for a free worker. */
   private handed = 0;
-  /** Tasks (not `warm`) taken and neither stopped nor ended: what `stats` counts, without a walk over every job. */
-  private tasks = 0;
   /** Workers in a row that exited before their code loaded. */
   private startFailures = 0;
   private deadlineSweep: NodeJS.Timeout | undefined;
@@ -216,7 +214,6 @@ export class WorkerPool {
       askedMs: 0,
     };
     this.jobs.set(row, job);
-    if (task.kind !== 'warm') this.tasks++;
     const cancel = (): void => this.stop(job, { kind: 'cancelled' });
     try {
       // A signal that cannot be read or listened to (a caller's own object) is the caller's error.
@@ -300,7 +297,6 @@ export class WorkerPool {
     job.gate?.withdraw();
     if (job.startedThread !== undefined) this.leaveStartGate(job.startedThread);
     if (job.handed) this.handed--;
-    if (job.kind !== 'warm' && !job.stopped) this.tasks--;
     this.jobs.delete(job.row);
     if (job.callId !== undefined) this.retired.delete(job.callId);
     this.rows.table.endTask(job.row);
@@ -373,7 +369,6 @@ export class WorkerPool {
   private stop(job: Job, how: Stopped): void {
     if (job.stopped || !this.jobs.has(job.row)) return;
     job.stopped = how;
-    if (job.kind !== 'warm') this.tasks--;
     job.gate?.withdraw();
     const workerId = this.rows.table.workerOf(job.row);
     if (workerId !== undefined) this.options.threads.stopped(workerId);
@@ -487,9 +482,11 @@ export class WorkerPool {
 
   /** Tasks running or waiting; those a thread (running, or starting) has for them count as busy. */
   stats(): PoolStats {
+    let tasks = 0;
+    for (const job of this.jobs.values()) if (job.kind !== 'warm' && !job.stopped) tasks++;
     const alive = this.piscina.threads.length;
-    const busy = Math.min(this.tasks, alive);
-    return { alive, busy, queued: this.tasks - busy };
+    const busy = Math.min(tasks, alive);
+    return { alive, busy, queued: tasks - busy };
   }
 
   /** Cancels every task, then stops the workers, waiting as long as a thread has to exit (stuckAfterMs): a stuck thread is counted, not awaited. */
