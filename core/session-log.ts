@@ -45,14 +45,14 @@ export function sessionLogPath(stateDir: string, sessionId: string): string {
   return join(stateDir, 'sessions', `${sessionId}.log`);
 }
 
-/** The numbers of a session's older segments among the names in its sessions directory, ascending. */
-function segmentNumbers(names: string[], sessionId: string): number[] {
-  const numbers: number[] = [];
+/** A session's older segments among the names in its sessions directory, oldest first. */
+function olderSegments(names: string[], sessionId: string): { name: string; number: number }[] {
+  const segments: { name: string; number: number }[] = [];
   for (const name of names) {
     const match = SEGMENT_NAME.exec(name);
-    if (match?.[1] === sessionId) numbers.push(Number(match[2]));
+    if (match?.[1] === sessionId) segments.push({ name, number: Number(match[2]) });
   }
-  return numbers.sort((a, b) => a - b);
+  return segments.sort((a, b) => a.number - b.number);
 }
 
 function listSessionsDir(dir: string): string[] {
@@ -67,21 +67,26 @@ function listSessionsDir(dir: string): string[] {
 const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
 
 /**
- * A session's records one at a time, from its log and its writers' logs beside it, in the order the calls started
- * (then finished); warnings as they are found. Memory: one record, and a few numbers per record for the order.
+ * A session's records one at a time, from its log (its older segments, then the segment being written) and its
+ * writers' logs beside it, in the order the calls started (then finished); warnings as they are found. Memory: one
+ * record, and a few numbers per record for the order.
  */
 export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry, MainLogEnd> {
   const dir = join(stateDir, 'sessions');
   const names = listSessionsDir(dir);
-  // Older segments match the pattern too, and are read with the rest.
-  const siblings = names.filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId).map((name) => join(dir, name));
-  const oldest = segmentNumbers(names, sessionId)[0];
+  const segments = olderSegments(names, sessionId);
+  const segmentNames = new Set(segments.map((segment) => segment.name));
+  const writers = names
+    .filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId && !segmentNames.has(name))
+    .map((name) => join(dir, name));
+  const oldest = segments[0]?.number;
   if (oldest !== undefined && oldest > 1) {
     yield {
       warning: `session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`,
     };
   }
-  return yield* readLogEntries(sessionLogPath(stateDir, sessionId), siblings);
+  const mainLog = [...segments.map((segment) => join(dir, segment.name)), sessionLogPath(stateDir, sessionId)];
+  return yield* readLogEntries(mainLog, writers);
 }
 
 /** Every record of a session at once (`sessionEntries`, collected): it holds every record. */
@@ -288,7 +293,7 @@ export class SessionLog {
       if (tail > 0) ftruncateSync(fd, existing.validBytes);
       const rollOver = {
         bytes: segments.bytes ?? DEFAULT_SESSION_SEGMENT_BYTES,
-        next: (segmentNumbers(listSessionsDir(join(stateDir, 'sessions')), sessionId).at(-1) ?? 0) + 1,
+        next: (olderSegments(listSessionsDir(join(stateDir, 'sessions')), sessionId).at(-1)?.number ?? 0) + 1,
         path: (n: number): string => join(stateDir, 'sessions', `${sessionId}.${String(n).padStart(6, '0')}.log`),
         after: segments.onRollOver,
       };

@@ -50,12 +50,13 @@ class RecordPlaces {
 }
 
 /**
- * The entries of a main log and its writers' logs: the warnings of the first pass as they are
- * found, then each record in start order, followed by the warnings decoding it gave. Returns what
- * the main log's outline found. Ending the iteration early closes every file.
+ * The entries of a main log (its segments in the order written, the one being written last) and its writers' logs:
+ * the warnings of the first pass as they are found, then each record in start order, followed by the warnings
+ * decoding it gave. Records with the same times keep the order the main log's segments were written in. Returns what
+ * the outline of the segment being written found. Ending the iteration early closes every file.
  */
-export function* readLogEntries(mainLog: string, writerLogs: string[]): Generator<SessionEntry, MainLogEnd> {
-  const paths = [mainLog, ...[...writerLogs].sort()];
+export function* readLogEntries(mainLog: string[], writerLogs: string[]): Generator<SessionEntry, MainLogEnd> {
+  const paths = [...mainLog, ...[...writerLogs].sort()];
   const files: (OpenLogFile | undefined)[] = [];
   const places = new RecordPlaces();
   let mainEnd: MainLogEnd = { validBytes: 0 };
@@ -84,7 +85,7 @@ export function* readLogEntries(mainLog: string, writerLogs: string[]): Generato
           else places.add(index, event.frame.offset, outline.finishedAt, outline.durationMs);
         }
       } else files.push(undefined);
-      if (index === 0) mainEnd = end;
+      if (index === mainLog.length - 1) mainEnd = end;
     }
     for (const i of places.startOrder()) {
       const path = paths[places.file[i]!]!;

@@ -71,6 +71,18 @@ describe('session log segments', () => {
     assert.deepEqual([listed!.id, listed!.calls, listed!.startedAt], ['s', CALLS, record(1).finishedAt - 1]);
   });
 
+  test('calls that ended in the same millisecond are read back in the order written, across segments', () => {
+    const stateDir = tempDir();
+    const log = SessionLog.open(stateDir, 'fast', undefined, { bytes: SEGMENT_BYTES });
+    for (let i = 1; i <= CALLS; i++) log.append({ ...record(i), durationMs: 0, finishedAt: 1_800_000_000_000 });
+    log.close();
+    assert.ok(logFiles(stateDir).length > 3);
+    assert.deepEqual(
+      readSession(stateDir, 'fast').records.map((entry) => entry.callId),
+      Array.from({ length: CALLS }, (_, i) => `c${i + 1}`),
+    );
+  });
+
   test('the retention rule removes the oldest segments of a session in use, and reading it says so', () => {
     const stateDir = tempDir();
     const log = writeSession(stateDir, 'live', true);
