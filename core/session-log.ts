@@ -75,9 +75,8 @@ export function* sessionEntries(stateDir: string, sessionId: string): Generator<
   const dir = join(stateDir, 'sessions');
   const names = listSessionsDir(dir);
   const segments = olderSegments(names, sessionId);
-  const segmentNames = new Set(segments.map((segment) => segment.name));
   const writers = names
-    .filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId && !segmentNames.has(name))
+    .filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId && !SEGMENT_NAME.test(name))
     .map((name) => join(dir, name));
   const oldest = segments[0]?.number;
   if (oldest !== undefined && oldest > 1) {
@@ -85,8 +84,8 @@ export function* sessionEntries(stateDir: string, sessionId: string): Generator<
       warning: `session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`,
     };
   }
-  const mainLog = [...segments.map((segment) => join(dir, segment.name)), sessionLogPath(stateDir, sessionId)];
-  return yield* readLogEntries(mainLog, writers);
+  const mainLogSegments = [...segments.map((segment) => join(dir, segment.name)), sessionLogPath(stateDir, sessionId)];
+  return yield* readLogEntries(mainLogSegments, writers);
 }
 
 /** Every record of a session at once (`sessionEntries`, collected): it holds every record. */

@@ -55,8 +55,8 @@ class RecordPlaces {
  * decoding it gave. Records with the same times keep the order the main log's segments were written in. Returns what
  * the outline of the segment being written found. Ending the iteration early closes every file.
  */
-export function* readLogEntries(mainLog: string[], writerLogs: string[]): Generator<SessionEntry, MainLogEnd> {
-  const paths = [...mainLog, ...[...writerLogs].sort()];
+export function* readLogEntries(mainLogSegments: string[], writerLogs: string[]): Generator<SessionEntry, MainLogEnd> {
+  const paths = [...mainLogSegments, ...[...writerLogs].sort()];
   const files: (OpenLogFile | undefined)[] = [];
   const places = new RecordPlaces();
   let mainEnd: MainLogEnd = { validBytes: 0 };
@@ -85,7 +85,7 @@ export function* readLogEntries(mainLog: string[], writerLogs: string[]): Genera
           else places.add(index, event.frame.offset, outline.finishedAt, outline.durationMs);
         }
       } else files.push(undefined);
-      if (index === mainLog.length - 1) mainEnd = end;
+      if (index === mainLogSegments.length - 1) mainEnd = end;
     }
     for (const i of places.startOrder()) {
       const path = paths[places.file[i]!]!;
