@@ -58,7 +58,7 @@ export interface ToolState extends CheckedTool {
 /** What every worker of a generation starts with; each pool adds its role and its own tables. */
 type GenerationWorkerConfig = Omit<
   WorkerConfig,
-  'role' | 'taskTable' | 'taskTableEpochMs' | 'taskTableCgroups' | 'cpuSlots'
+  'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'
 >;
 
 export type LoadOutcome =

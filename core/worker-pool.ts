@@ -45,7 +45,7 @@ const DEADLINE_SWEEP_MS = 50;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface WorkerPoolOptions {
-  config: Omit<WorkerConfig, 'taskTable' | 'taskTableEpochMs' | 'taskTableCgroups' | 'cpuSlots'>;
+  config: Omit<WorkerConfig, 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;
   /** The host's CPU slots: the pool gives up the turn of a task whose worker it terminated. */
   cpuSlots: CpuSlots;
   maxThreads: number;
@@ -149,12 +149,11 @@ export class WorkerPool {
     this.options = options;
     // A row per call the pool takes, and one per thread for the `warm` tasks that start workers.
     this.rows = new TaskRows(2 * options.maxThreads + options.maxQueue);
-    const { buffer, epochMs, cgroups } = this.rows.table;
+    const { buffer, epochMs } = this.rows.table;
     const workerData: WorkerConfig = {
       ...options.config,
       taskTable: buffer,
       taskTableEpochMs: epochMs,
-      taskTableCgroups: cgroups,
       cpuSlots: options.cpuSlots.buffer,
     };
     this.piscina = new Piscina({

@@ -7,6 +7,7 @@
 // ends a task's processes instead.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
 
 /** Names the directory under which the host makes its tasks' cgroups, or `off` for none. */
 export const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
@@ -23,15 +24,22 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)
 
 let parent: string | null | undefined;
 
+/** Where this process would make its tasks' cgroups, untested: MOONPOOL_CGROUP, else the host's own cgroup; null for `off` or none. */
+export function cgroupCandidate(): string | null {
+  const chosen = process.env[CGROUP_VARIABLE];
+  return chosen === 'off' ? null : chosen || ownCgroup();
+}
+
 /**
- * The directory under which this process makes its tasks' cgroups, or null: MOONPOOL_CGROUP, else
- * the host's own cgroup, if a cgroup made there can be joined and killed. Decided once per process,
- * when its first pool is made; cgroups that hosts no longer alive left there are ended then.
+ * The directory under which this thread makes its tasks' cgroups, or null: the candidate, if a
+ * cgroup made there can be joined and killed. Decided once per thread, when its first task starts
+ * a process (the test spawns a shell: a host whose tools start none never pays for it); cgroups
+ * that hosts no longer alive left there are ended then.
  */
 export function cgroupParent(): string | null {
   if (parent !== undefined) return parent;
   const chosen = process.env[CGROUP_VARIABLE];
-  const dir = chosen === 'off' ? null : chosen || ownCgroup();
+  const dir = cgroupCandidate();
   const problem = dir === null ? undefined : joinProblem(dir);
   if (chosen && chosen !== 'off' && problem !== undefined) {
     process.emitWarning(
@@ -139,7 +147,7 @@ function ownCgroup(): string | null {
 
 /** Why a cgroup made under `dir` cannot hold this process's commands, or undefined if it can: one is made, joined by a shell, and killed. */
 function joinProblem(dir: string): string | undefined {
-  const probe = taskCgroup(dir, `${process.pid}.probe`);
+  const probe = taskCgroup(dir, `${process.pid}.probe-${threadId}`);
   try {
     mkdirSync(probe);
   } catch (error) {

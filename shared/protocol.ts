@@ -35,8 +35,6 @@ export interface WorkerConfig {
   taskTable: SharedArrayBuffer;
   /** Date.now() at the task table's creation: its stamps count from here. */
   taskTableEpochMs: number;
-  /** Where the task table's tasks' cgroups are made (null: nowhere, their processes are swept). */
-  taskTableCgroups: string | null;
   /** The host's CPU slots (shared/cpu-slots.ts): calls take turns executing Lua. */
   cpuSlots: SharedArrayBuffer;
 }

@@ -6,7 +6,7 @@
 // there, and records each process group the task starts the moment `spawn` returns. Whichever side sees the task end — the worker before
 // it replies, the core after terminating the worker — ends the task's processes from its row: its
 // cgroup where the host has one (call-cgroup.ts), else by the sweep.
-import { cgroupParent, endCgroup, makeCgroup, taskCgroup } from './call-cgroup.js';
+import { cgroupCandidate, cgroupParent, endCgroup, makeCgroup, taskCgroup } from './call-cgroup.js';
 import { SEAT_WORDS } from './cpu-slots.js';
 import { sweepTaskProcesses } from './process-sweep.js';
 import { processTag } from './process-tag.js';
@@ -47,22 +47,17 @@ export class TaskTable {
   /** Every row's words: a task's seat in the CPU slot queue is named by its index here (see seat()). */
   readonly words: Int32Array;
 
-  /** `epochMs`: Date.now() when the table was made; stamps count from it. `cgroups`: where tasks' cgroups are made (null: nowhere). */
+  /** `epochMs`: Date.now() when the table was made; stamps count from it. */
   constructor(
     readonly buffer: SharedArrayBuffer,
     readonly epochMs: number,
-    readonly cgroups: string | null = null,
   ) {
     this.words = new Int32Array(buffer);
   }
 
-  /** A table of `rows` zeroed rows, its epoch now, its tasks' cgroups where the host can make them. */
+  /** A table of `rows` zeroed rows, its epoch now. */
   static create(rows: number): TaskTable {
-    return new TaskTable(
-      new SharedArrayBuffer(rows * TASK_ROW_WORDS * Int32Array.BYTES_PER_ELEMENT),
-      Date.now(),
-      cgroupParent(),
-    );
+    return new TaskTable(new SharedArrayBuffer(rows * TASK_ROW_WORDS * Int32Array.BYTES_PER_ELEMENT), Date.now());
   }
 
   get rows(): number {
@@ -138,11 +133,20 @@ export class TaskTable {
   cgroup(row: number): string | null {
     const word = row * TASK_ROW_WORDS + ROW_CONTAINMENT;
     const containment = Atomics.load(this.words, word);
-    const dir = this.cgroups === null ? null : taskCgroup(this.cgroups, this.tag(row));
-    if (containment !== Containment.None) return containment === Containment.Cgroup ? dir : null;
+    if (containment !== Containment.None) return containment === Containment.Cgroup ? this.cgroupOf(row) : null;
+    const parentDir = cgroupParent();
+    const dir = parentDir === null ? null : taskCgroup(parentDir, this.tag(row));
     const made = dir !== null && makeCgroup(dir);
     Atomics.store(this.words, word, made ? Containment.Cgroup : Containment.Sweep);
     return made ? dir : null;
+  }
+
+  /**
+   * The cgroup of the task in `row`, which has one: under the candidate parent, which the thread that
+   * made it had tested (either side may end it, and the side that did not test need not).
+   */
+  private cgroupOf(row: number): string {
+    return taskCgroup(cgroupCandidate()!, this.tag(row));
   }
 
   /** Records process group `pid` in `row`; false when every pid word holds a group still alive. */
@@ -172,7 +176,7 @@ export class TaskTable {
     const end = (row + 1) * TASK_ROW_WORDS;
     let sent = 0;
     if (containment === Containment.Cgroup) {
-      endCgroup(taskCgroup(this.cgroups!, this.tag(row)));
+      endCgroup(this.cgroupOf(row));
       sent = 1;
     } else {
       // Called after every task, most of which started no process: nothing is allocated for those.

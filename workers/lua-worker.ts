@@ -42,7 +42,7 @@ export function startWorker(workerConfig: WorkerConfig, eventsPort: MessagePort)
   // The core lowers a task's thread once the task runs long (a CPU-bound tool must not make the
   // dashboard or a server stutter); a thread it cannot name runs lowered from the start.
   if (!lowerableByCore) lowerThisThread();
-  tasks = new TaskTable(config.taskTable, config.taskTableEpochMs, config.taskTableCgroups);
+  tasks = new TaskTable(config.taskTable, config.taskTableEpochMs);
   events = wrap<WorkerEvents>(eventsPort);
   preparing = LuaRuntime.prepare(config, tasks);
   // A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
