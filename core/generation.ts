@@ -56,10 +56,7 @@ export interface ToolState extends CheckedTool {
 }
 
 /** What every worker of a generation starts with; each pool adds its role and its own tables. */
-type GenerationWorkerConfig = Omit<
-  WorkerConfig,
-  'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'
->;
+type GenerationWorkerConfig = Omit<WorkerConfig, 'role' | 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;
 
 export type LoadOutcome =
   { ok: true; generation: Generation } | { ok: false; diagnostics: Diagnostic[]; logs: string[] };
