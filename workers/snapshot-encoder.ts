@@ -36,10 +36,7 @@ export class SnapshotEncoder {
   /** The name of the value being encoded, where paths in messages start (`state`). */
   private root = '';
 
-  constructor(
-    private readonly raw: LuaRawApi,
-    private readonly limitBytes = SNAPSHOT_LIMIT_BYTES,
-  ) {
+  constructor(private readonly raw: LuaRawApi) {
     this.lengthSlot = raw._malloc(8);
   }
 
@@ -208,10 +205,10 @@ export class SnapshotEncoder {
   /** Makes room for `bytes` more, refusing past the limit. */
   private reserve(bytes: number): void {
     const needed = this.length + bytes;
-    if (needed > this.limitBytes)
-      throw new LuaConversionError(this.root, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
+    if (needed > SNAPSHOT_LIMIT_BYTES)
+      throw new LuaConversionError(this.root, `too large (more than ${describeBytes(SNAPSHOT_LIMIT_BYTES)} encoded)`);
     if (needed <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.min(this.limitBytes, Math.max(needed, this.buffer.length * 2)));
+    const grown = Buffer.allocUnsafe(Math.min(SNAPSHOT_LIMIT_BYTES, Math.max(needed, this.buffer.length * 2)));
     this.buffer.copy(grown, 0, 0, this.length);
     this.buffer = grown;
   }
