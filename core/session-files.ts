@@ -5,7 +5,7 @@
 // under `<stateDir>/spill/`, its directory `<id>/`. Nothing else in the state dir belongs to a
 // session, so nothing else is ever listed or removed. Scanning never throws and never creates.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
 import { lockFileHolder, processAlive } from './session-lock.js';
 
@@ -46,6 +46,16 @@ export function liveWriter(files: string[]): number | undefined {
     if (Number.isSafeInteger(writer) && writer > 0 && processAlive(writer)) return writer;
   }
   return undefined;
+}
+
+/** A session's older log segments among `paths` (file names or paths), oldest first. */
+export function olderSegments(paths: string[], sessionId: string): { path: string; number: number }[] {
+  const segments: { path: string; number: number }[] = [];
+  for (const path of paths) {
+    const match = SEGMENT_NAME.exec(basename(path));
+    if (match?.[1] === sessionId) segments.push({ path, number: Number(match[2]) });
+  }
+  return segments.sort((a, b) => a.number - b.number);
 }
 
 function sessionIdOf(name: string): string | undefined {

@@ -23,7 +23,7 @@ import {
 } from './session-stream.js';
 import { decodeRecord, encodeBounded, MAX_RECORD_BYTES, outlineRecord, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
-import { listQuietly, SEGMENT_NAME } from './session-files.js';
+import { listQuietly, olderSegments, SEGMENT_NAME } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
@@ -36,16 +36,6 @@ const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | con
 
 export function sessionLogPath(stateDir: string, sessionId: string): string {
   return join(stateDir, 'sessions', `${sessionId}.log`);
-}
-
-/** A session's older segments among the names in its sessions directory, oldest first. */
-function olderSegments(names: string[], sessionId: string): { name: string; number: number }[] {
-  const segments: { name: string; number: number }[] = [];
-  for (const name of names) {
-    const match = SEGMENT_NAME.exec(name);
-    if (match?.[1] === sessionId) segments.push({ name, number: Number(match[2]) });
-  }
-  return segments.sort((a, b) => a.number - b.number);
 }
 
 /** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
@@ -69,7 +59,7 @@ export function* sessionEntries(stateDir: string, sessionId: string): Generator<
       warning: `session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`,
     };
   }
-  const mainLogSegments = [...segments.map((segment) => join(dir, segment.name)), sessionLogPath(stateDir, sessionId)];
+  const mainLogSegments = [...segments.map((segment) => join(dir, segment.path)), sessionLogPath(stateDir, sessionId)];
   return yield* readLogEntries(mainLogSegments, writers);
 }
 

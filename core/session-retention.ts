@@ -7,7 +7,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
-import { liveWriter, scanSessions, SEGMENT_NAME, sessionFilesById, statQuietly } from './session-files.js';
+import { liveWriter, olderSegments, scanSessions, sessionFilesById, statQuietly } from './session-files.js';
 import type { SessionFiles } from './session-files.js';
 
 export interface SessionRetention {
@@ -69,12 +69,8 @@ function removeOldSegments(
   now: number,
   trimmed: { paths: string[]; bytes: number },
 ): number {
-  const segments = session.files
-    .map((path) => ({ path, number: Number(SEGMENT_NAME.exec(path.slice(path.lastIndexOf('/') + 1))?.[2] ?? NaN) }))
-    .filter((segment) => !Number.isNaN(segment.number))
-    .sort((a, b) => a.number - b.number);
   let removed = 0;
-  for (const { path } of segments) {
+  for (const { path } of olderSegments(session.files, session.id)) {
     const stats = statQuietly(path);
     if (stats === undefined) continue; // Removed by another process already.
     const fits = keptBytes + session.bytes - removed <= retention.maxTotalBytes;
