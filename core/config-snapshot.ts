@@ -60,15 +60,13 @@ function kindOf(stats: Stats): string {
 }
 
 /** The bytes of a regular file, or why it is not one; opened without blocking (a FIFO swapped in would hang) and rechecked. */
-
 export function readRegularFile(path: string): { real: string; bytes: Uint8Array } | { reason: string } {
   let real: string;
   try {
     real = realpathSync(path);
   } catch (error) {
-    return {
-      reason: errorCode(error) === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be resolved (${errorCode(error)})`,
-    };
+    const code = errorCode(error);
+    return { reason: code === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be resolved (${code})` };
   }
   try {
     const stats = statSync(real);
@@ -128,12 +126,8 @@ export async function snapshotConfig(dir: string): Promise<ConfigSnapshot> {
           continue;
         }
         if (files >= MAX_SNAPSHOT_FILES || bytes + file.bytes.length > MAX_SNAPSHOT_BYTES) {
-          return {
-            dir: root,
-            sources,
-            skipped,
-            truncated: `the config directory holds more than ${MAX_SNAPSHOT_FILES} Lua files or ${MAX_SNAPSHOT_BYTES / 1048576} MiB`,
-          };
+          const truncated = `the config directory holds more than ${MAX_SNAPSHOT_FILES} Lua files or ${MAX_SNAPSHOT_BYTES / 1048576} MiB`;
+          return { dir: root, sources, skipped, truncated };
         }
         sources[file.real] = file.bytes;
         files++;

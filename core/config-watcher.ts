@@ -145,7 +145,6 @@ export function watchConfig(
     const wanted = new Map<string, number | undefined>();
     for (const dir of await directoriesUnder(root, () => closed))
       wanted.set(dir, (await stat(dir).catch(() => undefined))?.ino);
-
     if (closed) return;
     for (const [dir, watched] of watchers) {
       if (wanted.has(dir) && wanted.get(dir) === watched.inode) continue;

@@ -105,7 +105,7 @@ class Writer {
   private string(text: string): void {
     // Every UTF-16 unit is at most 3 UTF-8 bytes: reserve the worst case, then write in place.
     this.ensure(5 + text.length * 3);
-    if (text.length < 32 && this.shortAscii(text)) return;
+    if (text.length < SHORT_TEXT_BYTES && this.shortAscii(text)) return;
     this.header('string', Buffer.byteLength(text, 'utf8'));
     this.offset += this.buffer.write(text, this.offset, 'utf8');
   }
@@ -209,7 +209,6 @@ const NO_LIMITS: DecodeLimits = { values: Infinity, containers: Infinity };
  * Each entry's kind by key in the map `bytes` encode, with the values of the keys in `decode` (small ones); others
  * are skipped undecoded, without memory. Undefined when the value is not a map; throws as decodeMsgpack does.
  */
-
 export function scanMsgpackMap(
   bytes: Uint8Array,
   decode: ReadonlySet<string>,

@@ -103,8 +103,8 @@ function keywordProblems(
   }
 }
 
-/** The keys of ajv's instance path (`/properties/a~1b/0`), numbers where the schema holds a list. */
-function pathKeys(schema: unknown, instancePath: string): SchemaPathKey[] {
+/** The keys of ajv's instance path (`/properties/a~1b/0`), numbers where the schema holds a list, and the value there. */
+function placeOf(schema: unknown, instancePath: string): { keys: SchemaPathKey[]; value: unknown } {
   const keys: SchemaPathKey[] = [];
   let value = schema;
   for (const segment of instancePath.split('/').slice(1)) {
@@ -113,13 +113,7 @@ function pathKeys(schema: unknown, instancePath: string): SchemaPathKey[] {
     keys.push(Array.isArray(value) ? index : key);
     value = Array.isArray(value) ? value[index] : isSchemaObject(value) ? value[key] : undefined;
   }
-  return keys;
-}
-
-function valueAt(schema: unknown, keys: SchemaPathKey[]): unknown {
-  let value = schema;
-  for (const key of keys) value = (value as Record<SchemaPathKey, unknown> | undefined)?.[key];
-  return value;
+  return { keys, value };
 }
 
 // One message for all the meta-schema said about one place: `must be object or boolean or array`.
@@ -150,9 +144,9 @@ export function findSchemaProblems(ajv: Ajv, schema: Record<string, unknown>): S
       else byPath.set(error.instancePath, [error]);
     }
     for (const [instancePath, errors] of byPath) {
-      const keys = pathKeys(schema, instancePath);
+      const { keys, value } = placeOf(schema, instancePath);
       if (list.covered.has(JSON.stringify(keys))) continue;
-      list.add(keys, `${schemaPathText(keys)}: ${metaMessage(errors)} (got ${describeValue(valueAt(schema, keys))})`);
+      list.add(keys, `${schemaPathText(keys)}: ${metaMessage(errors)} (got ${describeValue(value)})`);
     }
   }
   return { problems: list.problems, total: list.total };

@@ -5,7 +5,7 @@
 // under `<stateDir>/spill/`, its directory `<id>/`. Nothing else in the state dir belongs to a
 // session, so nothing else is ever listed or removed. Scanning never throws and never creates.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
 import { lockFileHolder, processAlive } from './session-lock.js';
 
@@ -48,11 +48,21 @@ export function liveWriter(files: string[]): number | undefined {
   return undefined;
 }
 
+/** A session's older log segments among `paths` (file names or paths), oldest first. */
+export function olderSegments(paths: string[], sessionId: string): { path: string; number: number }[] {
+  const segments: { path: string; number: number }[] = [];
+  for (const path of paths) {
+    const match = SEGMENT_NAME.exec(basename(path));
+    if (match?.[1] === sessionId) segments.push({ path, number: Number(match[2]) });
+  }
+  return segments.sort((a, b) => a.number - b.number);
+}
+
 function sessionIdOf(name: string): string | undefined {
   return (LOG_NAME.exec(name) ?? SEGMENT_NAME.exec(name) ?? LOCK_NAME.exec(name) ?? WRITER_LOG_NAME.exec(name))?.[1];
 }
 
-function statQuietly(path: string): Stats | undefined {
+export function statQuietly(path: string): Stats | undefined {
   try {
     return lstatSync(path);
   } catch {
@@ -60,7 +70,7 @@ function statQuietly(path: string): Stats | undefined {
   }
 }
 
-function listQuietly(dir: string): string[] {
+export function listQuietly(dir: string): string[] {
   try {
     return readdirSync(dir);
   } catch {
@@ -79,16 +89,23 @@ function treeBytes(dir: string): number {
   return bytes;
 }
 
-/** The files of every session under `sessions/` now (regular files named for one), by session id: one listing. */
-export function sessionFilesById(stateDir: string): Map<string, string[]> {
+/** The regular files under `sessions/` named for a session, with their session and stats. */
+function* sessionFileStats(stateDir: string): Generator<{ id: string; path: string; stats: Stats }> {
   const dir = join(stateDir, 'sessions');
-  const byId = new Map<string, string[]>();
   for (const name of listQuietly(dir)) {
     const id = sessionIdOf(name);
-    if (id === undefined || statQuietly(join(dir, name))?.isFile() !== true) continue;
+    const stats = id === undefined ? undefined : statQuietly(join(dir, name));
+    if (id !== undefined && stats?.isFile()) yield { id, path: join(dir, name), stats };
+  }
+}
+
+/** The files of every session under `sessions/` now, by session id: one listing. */
+export function sessionFilesById(stateDir: string): Map<string, string[]> {
+  const byId = new Map<string, string[]>();
+  for (const { id, path } of sessionFileStats(stateDir)) {
     const files = byId.get(id);
-    if (files) files.push(join(dir, name));
-    else byId.set(id, [join(dir, name)]);
+    if (files) files.push(path);
+    else byId.set(id, [path]);
   }
   return byId;
 }
@@ -96,29 +113,24 @@ export function sessionFilesById(stateDir: string): Map<string, string[]> {
 /** Every session in the state dir, in no particular order. */
 export function scanSessions(stateDir: string): SessionFiles[] {
   const sessions = new Map<string, SessionFiles>();
-  const entry = (id: string): SessionFiles => {
+  const entry = (id: string, stats: Stats): SessionFiles => {
     let session = sessions.get(id);
     if (!session) sessions.set(id, (session = { id, files: [], bytes: 0, lastWriteMs: 0 }));
+    session.lastWriteMs = Math.max(session.lastWriteMs, stats.mtimeMs);
     return session;
   };
-  const sessionsDir = join(stateDir, 'sessions');
-  for (const name of listQuietly(sessionsDir)) {
-    const id = sessionIdOf(name);
-    const stats = id === undefined ? undefined : statQuietly(join(sessionsDir, name));
-    if (id === undefined || !stats?.isFile()) continue;
-    const session = entry(id);
-    session.files.push(join(sessionsDir, name));
+  for (const { id, path, stats } of sessionFileStats(stateDir)) {
+    const session = entry(id, stats);
+    session.files.push(path);
     session.bytes += stats.size;
-    session.lastWriteMs = Math.max(session.lastWriteMs, stats.mtimeMs);
   }
   const spillRoot = join(stateDir, 'spill');
   for (const name of listQuietly(spillRoot)) {
     const stats = SPILL_NAME.test(name) ? statQuietly(join(spillRoot, name)) : undefined;
     if (!stats?.isDirectory()) continue;
-    const session = entry(name);
+    const session = entry(name, stats);
     session.spillDir = join(spillRoot, name);
     session.bytes += treeBytes(session.spillDir);
-    session.lastWriteMs = Math.max(session.lastWriteMs, stats.mtimeMs);
   }
   for (const session of sessions.values()) {
     const writer = liveWriter(session.files);

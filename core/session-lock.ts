@@ -47,12 +47,7 @@ function lockOwner(path: string): number | undefined | null {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     if (!fstatSync(fd).isFile()) return undefined;
     const buffer = Buffer.alloc(MAX_LOCK_BYTES);
-    const pid = Number(
-      buffer
-        .subarray(0, readSync(fd, buffer, 0, MAX_LOCK_BYTES, 0))
-        .toString('utf8')
-        .trim(),
-    );
+    const pid = Number(buffer.toString('utf8', 0, readSync(fd, buffer, 0, MAX_LOCK_BYTES, 0)).trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
@@ -75,7 +70,6 @@ export function processAlive(pid: number): boolean {
 function slots(path: string): Slot[] {
   return Array.from({ length: SLOTS }, (_, slot): Slot => {
     const file = slot === 0 ? path : `${path}.${slot}`;
-
     const owner = lockOwner(file);
     return owner === null ? { file, exists: false } : { file, exists: true, pid: owner };
   });
@@ -115,11 +109,11 @@ function tryCreate(file: string): boolean {
   }
 }
 
-function unlinkQuietly(file: string): void {
+export function unlinkQuietly(file: string): void {
   try {
     unlinkSync(file);
   } catch {
-    // Gone already.
+    // Gone already (removed by another process).
   }
 }
 

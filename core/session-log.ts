@@ -5,34 +5,25 @@
 // process on the same session writes a file of its own beside it, read together with it. Past
 // its segment size, `<id>.log` is renamed to the session's next segment `<id>.<n>.log` and a new
 // one begins, so the retention rule can remove the oldest part of a session still in use.
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  writeSync,
-  writevSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, renameSync, writeSync, writevSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { encodeMsgpack } from './msgpack-codec.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import { HEADER_BYTES, MAGIC } from './session-frames.js';
 import { logFileEvents, openLogFile, type LogFileEvent } from './session-log-file.js';
 import {
   collectEntries,
+  droppedWarnings,
   readLogEntries,
+  skippedRecord,
   type MainLogEnd,
   type SessionEntry,
   type SessionReadout,
 } from './session-stream.js';
 import { decodeRecord, encodeBounded, MAX_RECORD_BYTES, outlineRecord, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
-import { SEGMENT_NAME } from './session-files.js';
+import { listQuietly, olderSegments, SEGMENT_NAME } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
@@ -40,27 +31,11 @@ export type { SessionEntry, SessionReadout } from './session-stream.js';
 
 /** The most a write cut short leaves after the last intact record: one record, framed. */
 const MAX_TORN_TAIL_BYTES = HEADER_BYTES + MAX_RECORD_BYTES;
+/** How a log is opened to write: never through a symlink planted in its place. */
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 export function sessionLogPath(stateDir: string, sessionId: string): string {
   return join(stateDir, 'sessions', `${sessionId}.log`);
-}
-
-/** A session's older segments among the names in its sessions directory, oldest first. */
-function olderSegments(names: string[], sessionId: string): { name: string; number: number }[] {
-  const segments: { name: string; number: number }[] = [];
-  for (const name of names) {
-    const match = SEGMENT_NAME.exec(name);
-    if (match?.[1] === sessionId) segments.push({ name, number: Number(match[2]) });
-  }
-  return segments.sort((a, b) => a.number - b.number);
-}
-
-function listSessionsDir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return []; // No sessions directory yet: only the (absent) main log.
-  }
 }
 
 /** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
@@ -73,7 +48,7 @@ const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
  */
 export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry, MainLogEnd> {
   const dir = join(stateDir, 'sessions');
-  const names = listSessionsDir(dir);
+  const names = listQuietly(dir);
   const segments = olderSegments(names, sessionId);
   const writers = names
     .filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId && !SEGMENT_NAME.test(name))
@@ -84,7 +59,7 @@ export function* sessionEntries(stateDir: string, sessionId: string): Generator<
       warning: `session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`,
     };
   }
-  const mainLogSegments = [...segments.map((segment) => join(dir, segment.name)), sessionLogPath(stateDir, sessionId)];
+  const mainLogSegments = [...segments.map((segment) => join(dir, segment.path)), sessionLogPath(stateDir, sessionId)];
   return yield* readLogEntries(mainLogSegments, writers);
 }
 
@@ -123,13 +98,9 @@ export function readSessionLog(path: string): SessionReadout {
     path,
     (frame) => {
       const decoded = decodeRecord(frame.payload);
-      if ('record' in decoded) {
-        records.push(decoded.record);
-        for (const line of decoded.record.dropped ?? [])
-          warn(`${path}: call ${decoded.record.callId} (${decoded.record.tool}): ${line}`);
-      } else {
-        warn(`${path}: skipped the record at offset ${frame.offset}: ${decoded.problem}`);
-      }
+      if ('problem' in decoded) return warn(skippedRecord(path, frame.offset, decoded.problem));
+      records.push(decoded.record);
+      warnings.push(...droppedWarnings(path, decoded.record));
     },
     warn,
   );
@@ -163,8 +134,7 @@ export function outlineSessionLog(path: string): SessionLogOutline {
     path,
     (frame) => {
       const record = outlineRecord(frame.payload);
-      if ('problem' in record)
-        return damage(`${path}: skipped the record at offset ${frame.offset}: ${record.problem}`);
+      if ('problem' in record) return damage(skippedRecord(path, frame.offset, record.problem));
       outline.calls++;
       const start = record.finishedAt - record.durationMs;
       // Times a damaged but checksum-valid record made impossible (1e300) are no start time.
@@ -174,15 +144,12 @@ export function outlineSessionLog(path: string): SessionLogOutline {
     damage,
   );
   if (moreDamage > 0) outline.damage.push(`${path}: ${moreDamage} more damaged places`);
-  return { ...outline, validBytes: walked.validBytes, ...(walked.unreadable ? { unreadable: true as const } : {}) };
+  return { ...outline, ...walked };
 }
-
-// The encoder leaves room for the header in front of the payload: no copy to frame it.
-const packWithRoom = (record: SessionRecord): Buffer => encodeMsgpack(record, HEADER_BYTES);
 
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
 export function encodeRecord(record: SessionRecord): Buffer {
-  const framed = encodeBounded(record, packWithRoom, HEADER_BYTES);
+  const framed = encodeBounded(record, HEADER_BYTES);
   const payload = framed.subarray(HEADER_BYTES);
   MAGIC.copy(framed, 0);
   framed.writeUInt32LE(payload.length, 4);
@@ -268,13 +235,8 @@ export class SessionLog {
         taken.lock.release();
         return besideMain(existing.damage[0] ?? `${main} cannot be read`);
       }
-      // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader;
-      // never through a symlink planted in its place.
-      const fd = openSync(
-        main,
-        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | constants.O_NOFOLLOW,
-        0o600,
-      );
+      // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader.
+      const fd = openSync(main, APPEND | constants.O_NONBLOCK, 0o600);
       if (!fstatSync(fd).isFile()) {
         closeSync(fd);
         throw new Error(`${main} is not a regular file`);
@@ -292,7 +254,7 @@ export class SessionLog {
       if (tail > 0) ftruncateSync(fd, existing.validBytes);
       const rollOver = {
         bytes: segments.bytes ?? DEFAULT_SESSION_SEGMENT_BYTES,
-        next: (olderSegments(listSessionsDir(join(stateDir, 'sessions')), sessionId).at(-1)?.number ?? 0) + 1,
+        next: (olderSegments(listQuietly(join(stateDir, 'sessions')), sessionId).at(-1)?.number ?? 0) + 1,
         path: (n: number): string => join(stateDir, 'sessions', `${sessionId}.${String(n).padStart(6, '0')}.log`),
         after: segments.onRollOver,
       };
@@ -432,7 +394,6 @@ export class SessionLog {
   }
 
   /** Renames the log to the next segment and starts a new one; if that fails, the log grows on where it is. */
-
   private rollOver(): void {
     const segments = this.segments!;
     let fd: number;
@@ -443,11 +404,7 @@ export class SessionLog {
     }
     segments.next++;
     try {
-      fd = openSync(
-        this.path,
-        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-        0o600,
-      );
+      fd = openSync(this.path, APPEND | constants.O_EXCL, 0o600);
     } catch {
       // The old file, renamed, is still open and still this session's: writing goes on there.
       return;

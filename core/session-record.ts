@@ -46,33 +46,41 @@ export const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>([
 ]);
 
 /** What decoding one record may build (an empty map: one byte of msgpack, some fifty of memory); past it, skipped. */
-
 export const RECORD_DECODE_LIMITS: DecodeLimits = { values: 4_000_000, containers: 500_000 };
 
-/** Why `value` (a decoded payload) is not a SessionRecord, or undefined when it is one. */
-export function recordShapeProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'the record is not a map';
-  const record = value as Record<string, unknown>;
-  for (const key of ['callId', 'tool', 'status', 'content'] as const) {
-    if (typeof record[key] !== 'string') return `its ${key} is not a string`;
-  }
-  if (!CALL_STATUSES.has(record['status'] as string))
-    return `its status ${JSON.stringify(String(record['status']).slice(0, 40))} is not a status`;
-  for (const key of ['durationMs', 'finishedAt'] as const) {
-    if (typeof record[key] !== 'number') return `its ${key} is not a number`;
-  }
-  for (const key of OPTIONAL_STRINGS) {
-    if (record[key] !== undefined && typeof record[key] !== 'string') return `its ${key} is not a string`;
-  }
-  if (record['snapshot'] !== undefined && !(record['snapshot'] instanceof Uint8Array))
-    return 'its snapshot is not bytes';
-  const questions = record['questions'];
-  if (questions !== undefined && !(Array.isArray(questions) && questions.every(isExchange)))
-    return 'its questions are not questions and answers';
-  const dropped = record['dropped'];
-  if (dropped !== undefined && !(Array.isArray(dropped) && dropped.every((line) => typeof line === 'string')))
-    return 'its dropped list is not strings';
+/**
+ * Why a record is not a SessionRecord, from each field's kind and (where decoded) value; the same
+ * checks whether the record was decoded whole or only outlined (its bodies' contents unchecked then).
+ */
+function shapeProblem(
+  field: (key: string) => { kind?: MsgpackKind | undefined; value?: unknown } | undefined,
+): string | undefined {
+  const kind = (key: string): MsgpackKind | undefined => field(key)?.kind;
+  const value = (key: string): unknown => field(key)?.value;
+  for (const key of ['callId', 'tool', 'status', 'content'] as const)
+    if (kind(key) !== 'string') return `its ${key} is not a string`;
+  const status = value('status') as string;
+  if (!CALL_STATUSES.has(status)) return `its status ${JSON.stringify(status.slice(0, 40))} is not a status`;
+  for (const key of ['durationMs', 'finishedAt'] as const)
+    if (typeof value(key) !== 'number') return `its ${key} is not a number`;
+  // An optional field: absent, or of its kind, each item it was decoded to (if it was) passing `item`.
+  const fits = (key: string, expected: MsgpackKind, item = (_: unknown): boolean => true): boolean => {
+    const items = value(key);
+    return kind(key) === undefined || (kind(key) === expected && (!Array.isArray(items) || items.every(item)));
+  };
+  for (const key of OPTIONAL_STRINGS) if (!fits(key, 'string')) return `its ${key} is not a string`;
+  if (!fits('snapshot', 'binary')) return 'its snapshot is not bytes';
+  if (!fits('questions', 'array', isExchange)) return 'its questions are not questions and answers';
+  if (!fits('dropped', 'array', (line) => typeof line === 'string')) return 'its dropped list is not strings';
   return undefined;
+}
+
+/** The kind a decoded value was written as, as far as the shape checks tell them apart. */
+function decodedKind(value: unknown): MsgpackKind | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return 'string';
+  if (value instanceof Uint8Array) return 'binary';
+  return Array.isArray(value) ? 'array' : 'map';
 }
 
 /** Whether a decoded value is an AskExchange as the host writes it. */
@@ -99,7 +107,10 @@ export function decodeRecord(payload: Uint8Array): { record: SessionRecord } | {
   } catch (error) {
     return { problem: `its payload does not decode (${(error as Error).message})` };
   }
-  const problem = recordShapeProblem(value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { problem: 'the record is not a map' };
+  const record = value as Record<string, unknown>;
+  const problem = shapeProblem((key) => ({ kind: decodedKind(record[key]), value: record[key] }));
   return problem === undefined ? { record: value as SessionRecord } : { problem };
 }
 
@@ -115,37 +126,19 @@ export function outlineRecord(payload: Uint8Array): { durationMs: number; finish
     return { problem: `its payload does not decode (${(error as Error).message})` };
   }
   if (fields === undefined) return { problem: 'the record is not a map' };
-  const kind = (key: string): MsgpackKind | undefined => fields.get(key)?.kind;
-  for (const key of ['callId', 'tool', 'status', 'content'] as const)
-    if (kind(key) !== 'string') return { problem: `its ${key} is not a string` };
-  const status = fields.get('status')?.value as string;
-  if (!CALL_STATUSES.has(status))
-    return { problem: `its status ${JSON.stringify(status.slice(0, 40))} is not a status` };
-  const durationMs = fields.get('durationMs')?.value;
-  const finishedAt = fields.get('finishedAt')?.value;
-  if (typeof durationMs !== 'number') return { problem: 'its durationMs is not a number' };
-  if (typeof finishedAt !== 'number') return { problem: 'its finishedAt is not a number' };
-  for (const key of OPTIONAL_STRINGS)
-    if (kind(key) !== undefined && kind(key) !== 'string') return { problem: `its ${key} is not a string` };
-  if (kind('snapshot') !== undefined && kind('snapshot') !== 'binary') return { problem: 'its snapshot is not bytes' };
-  if (kind('questions') !== undefined && kind('questions') !== 'array')
-    return { problem: 'its questions are not questions and answers' };
-  if (kind('dropped') !== undefined && kind('dropped') !== 'array')
-    return { problem: 'its dropped list is not strings' };
-  return { durationMs, finishedAt };
+  const problem = shapeProblem((key) => fields.get(key));
+  const times = (key: string): number => fields.get(key)!.value as number;
+  return problem === undefined ? { durationMs: times('durationMs'), finishedAt: times('finishedAt') } : { problem };
 }
 
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 
 /**
- * The record's msgpack payload, at most MAX_RECORD_BYTES. `encode` (msgpack, with room reserved in front) keeps the
- * caller's framing; it may throw for a value msgpack cannot hold (a BigInt past 64 bits): a lost record.
+ * The record's msgpack payload, at most MAX_RECORD_BYTES, after `reserved` zero bytes (room for the caller's frame
+ * header: no copy). Throws for a value msgpack cannot hold (a BigInt past 64 bits): a lost record.
  */
-export function encodeBounded(
-  record: SessionRecord,
-  encode: (record: SessionRecord) => Buffer,
-  reserved: number,
-): Buffer {
+export function encodeBounded(record: SessionRecord, reserved: number): Buffer {
+  const encode = (value: SessionRecord): Buffer => encodeMsgpack(value, reserved);
   let encoded = encode(record);
   const over = (): boolean => encoded.length - reserved > MAX_RECORD_BYTES;
   if (!over()) return encoded;

@@ -4,10 +4,11 @@
 // it removes, so a writer and another remover both see it taken. Of a session in use (or the
 // caller's own), only the oldest segments of its log go, those past the same rule: its writer
 // never writes a segment again once it has moved on to the next. Never throws.
-import { existsSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { acquireSessionLock, type SessionLock } from './session-lock.js';
-import { liveWriter, scanSessions, SEGMENT_NAME, sessionFilesById, type SessionFiles } from './session-files.js';
+import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
+import { liveWriter, olderSegments, scanSessions, sessionFilesById, statQuietly } from './session-files.js';
+import type { SessionFiles } from './session-files.js';
 
 export interface SessionRetention {
   /** Sessions not written for this many days are removed; Infinity keeps them. */
@@ -68,18 +69,10 @@ function removeOldSegments(
   now: number,
   trimmed: { paths: string[]; bytes: number },
 ): number {
-  const segments = session.files
-    .map((path) => ({ path, number: Number(SEGMENT_NAME.exec(path.slice(path.lastIndexOf('/') + 1))?.[2] ?? NaN) }))
-    .filter((segment) => !Number.isNaN(segment.number))
-    .sort((a, b) => a.number - b.number);
   let removed = 0;
-  for (const { path } of segments) {
-    let stats;
-    try {
-      stats = lstatSync(path);
-    } catch {
-      continue; // Removed by another process already.
-    }
+  for (const { path } of olderSegments(session.files, session.id)) {
+    const stats = statQuietly(path);
+    if (stats === undefined) continue; // Removed by another process already.
     const fits = keptBytes + session.bytes - removed <= retention.maxTotalBytes;
     if (fits && now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS) break;
     unlinkQuietly(path);
@@ -94,7 +87,6 @@ function removeOldSegments(
  * Removes sessions with their spill directories, each under its lock (one in use or not lockable stays). The locks
  * are all taken first, then the sessions directory is listed once: removing N sessions costs one listing, not N.
  */
-
 function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult {
   const result: PruneResult = { removed: [], removedSegments: [], freedBytes: 0 };
   const locked: { session: SessionFiles; lock: SessionLock }[] = [];
@@ -107,13 +99,8 @@ function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult
     // Listed again under the locks: a writer that started beside one since the scan keeps it.
     const filesNow = sessionFilesById(stateDir);
     for (const { session, lock } of locked) {
-      if (
-        !removeLockedSession(
-          session,
-          (filesNow.get(session.id) ?? []).filter((path) => path !== lock.path),
-        )
-      )
-        continue;
+      const files = (filesNow.get(session.id) ?? []).filter((path) => path !== lock.path);
+      if (!removeLockedSession(session, files)) continue;
       result.removed.push(session.id);
       result.freedBytes += session.bytes;
     }
@@ -146,13 +133,5 @@ function removeLockedSession(session: SessionFiles, files: string[]): boolean {
   } catch {
     // What could not be removed stays; the next start tries again.
     return false;
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Removed by another process already.
   }
 }

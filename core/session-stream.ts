@@ -27,6 +27,14 @@ export interface SessionReadout {
 /** What a stream says of the main log once it has ended. */
 export type MainLogEnd = Pick<SessionReadout, 'validBytes' | 'unreadable'>;
 
+/** The warning for a record skipped at `offset` of the log `path`. */
+export const skippedRecord = (path: string, offset: number, problem: string): string =>
+  `${path}: skipped the record at offset ${offset}: ${problem}`;
+
+/** The warnings for what a record of the log `path` left out to fit (see session-record.ts). */
+export const droppedWarnings = (path: string, record: SessionRecord): string[] =>
+  (record.dropped ?? []).map((line) => `${path}: call ${record.callId} (${record.tool}): ${line}`);
+
 /** Each readable record's place and times, one array per field (numbers, not objects, per record). */
 class RecordPlaces {
   readonly file: number[] = [];
@@ -80,8 +88,7 @@ export function* readLogEntries(mainLogSegments: string[], writerLogs: string[])
             continue;
           }
           const outline = outlineRecord(event.frame.payload);
-          if ('problem' in outline)
-            yield { warning: `${path}: skipped the record at offset ${event.frame.offset}: ${outline.problem}` };
+          if ('problem' in outline) yield { warning: skippedRecord(path, event.frame.offset, outline.problem) };
           else places.add(index, event.frame.offset, outline.finishedAt, outline.durationMs);
         }
       } else files.push(undefined);
@@ -94,12 +101,11 @@ export function* readLogEntries(mainLogSegments: string[], writerLogs: string[])
       const frame = frameAt(file.fd, file.size, offset);
       const decoded = 'payload' in frame ? decodeRecord(frame.payload) : frame;
       if ('problem' in decoded) {
-        yield { warning: `${path}: skipped the record at offset ${offset}: ${decoded.problem}` };
+        yield { warning: skippedRecord(path, offset, decoded.problem) };
         continue;
       }
       yield { record: decoded.record };
-      for (const line of decoded.record.dropped ?? [])
-        yield { warning: `${path}: call ${decoded.record.callId} (${decoded.record.tool}): ${line}` };
+      for (const warning of droppedWarnings(path, decoded.record)) yield { warning };
     }
     return mainEnd;
   } finally {

@@ -34,6 +34,9 @@ export const DEFINITION_FIELDS: readonly string[] = [
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** Where a problem is written in a definition: field names, and list indices from 0. */
+type FieldPath = readonly (string | number)[];
+
 /** A JSON Schema object describing a tool's arguments. */
 export type ParametersSchema = { type: 'object' } & Record<string, unknown>;
 
@@ -97,11 +100,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     const name =
       typeof definition.name === 'string' && TOOL_NAME_PATTERN.test(definition.name) ? definition.name : undefined;
     let fields: Map<string | number, FieldLines> | undefined | null = null;
-    const report = (
-      severity: Diagnostic['severity'],
-      message: string,
-      path: readonly (string | number)[] = [],
-    ): void => {
+    const report = (severity: Diagnostic['severity'], message: string, path: FieldPath = []): void => {
       // The source is read only for a definition with something to report.
       if (fields === null) fields = lines?.fieldsAt(definition.file, definition.line, definition.name);
       const line = lineOf(fields, path, definition.line);
@@ -109,8 +108,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     };
     const errorsBefore = diagnostics.length;
     const label = name ? `tool '${name}'` : 'registry:add';
-    const error = (message: string, path: readonly (string | number)[] = []): void =>
-      report('error', `${label}: ${message}`, path);
+    const error = (message: string, path: FieldPath = []): void => report('error', `${label}: ${message}`, path);
 
     if (definition.conversionError)
       error(definition.conversionError, definition.conversionField === undefined ? [] : [definition.conversionField]);
@@ -200,12 +198,9 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     }
 
     // A definition's problems read top to bottom, as its fields are written.
-    diagnostics.splice(
-      errorsBefore,
-      Infinity,
-      ...diagnostics.slice(errorsBefore).sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
-    );
-    const hasErrors = diagnostics.slice(errorsBefore).some((diagnostic) => diagnostic.severity === 'error');
+    const own = diagnostics.splice(errorsBefore).sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    diagnostics.push(...own);
+    const hasErrors = own.some((diagnostic) => diagnostic.severity === 'error');
     if (hasErrors || !name || !validate || !definition.module) continue;
     const first = seen.get(name);
     if (first) {

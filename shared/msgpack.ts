@@ -46,6 +46,19 @@ export class MsgpackReader {
     if (code <= 0x8f) return this.container('map', code & 0x0f, depth);
     if (code <= 0x9f) return this.container('array', code & 0x0f, depth);
     if (code <= 0xbf) return this.payload('string', code & 0x1f);
+    if (code >= 0xc4 && code <= 0xc6) return this.payload('binary', this.length(code - 0xc4));
+    if (code >= 0xd9 && code <= 0xdb) return this.payload('string', this.length(code - 0xd9));
+    if (code === 0xdc || code === 0xdd) return this.container('array', this.length(code - 0xdb), depth);
+    if (code === 0xde || code === 0xdf) return this.container('map', this.length(code - 0xdd), depth);
+    if (code >= 0xd4 && code <= 0xd8) {
+      this.number = bytes.readInt8(this.take(1));
+      return this.payload('extension', 1 << (code - 0xd4));
+    }
+    if (code >= 0xc7 && code <= 0xc9) {
+      const size = this.length(code - 0xc7);
+      this.number = bytes.readInt8(this.take(1));
+      return this.payload('extension', size);
+    }
     switch (code) {
       case 0xc0:
         return 'nil';
@@ -53,17 +66,6 @@ export class MsgpackReader {
       case 0xc3:
         this.number = code & 1;
         return 'boolean';
-      case 0xc4:
-      case 0xc5:
-      case 0xc6:
-        return this.payload('binary', this.length(code - 0xc4));
-      case 0xc7:
-      case 0xc8:
-      case 0xc9: {
-        const size = this.length(code - 0xc7);
-        this.number = bytes.readInt8(this.take(1));
-        return this.payload('extension', size);
-      }
       case 0xca:
         return this.float(bytes.readFloatBE(this.take(4)));
       case 0xcb:
@@ -86,23 +88,6 @@ export class MsgpackReader {
       case 0xd3:
         this.wide = bytes.readBigInt64BE(this.take(8));
         return this.integer(Number(this.wide));
-      case 0xd4:
-      case 0xd5:
-      case 0xd6:
-      case 0xd7:
-      case 0xd8:
-        this.number = bytes.readInt8(this.take(1));
-        return this.payload('extension', 1 << (code - 0xd4));
-      case 0xd9:
-      case 0xda:
-      case 0xdb:
-        return this.payload('string', this.length(code - 0xd9));
-      case 0xdc:
-      case 0xdd:
-        return this.container('array', this.length(code - 0xdb), depth);
-      case 0xde:
-      case 0xdf:
-        return this.container('map', this.length(code - 0xdd), depth);
       default:
         throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset - 1} is not msgpack`);
     }

@@ -13,7 +13,7 @@
 // sweep only if its scan saw nothing of the kind (see `unsettled`); otherwise the sweep looks again
 // SETTLE_MS later. (A daemonizing command, `setsid sh -c 'cmd & exit'`, swept while it started,
 // escaped about one sweep in four before.)
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { PROCESS_TAG_VARIABLE } from './process-tag.js';
 
 /** Passes at most: a sweep goes on until one finds nothing new and its scan saw nothing changing. */
@@ -57,7 +57,7 @@ interface ProcessEntry {
 export function sweepTaskProcesses(target: SweepTarget): number {
   const sinceMs = target.startedMs - START_MARGIN_MS;
   const first = processesStartedSince(sinceMs);
-  if (first === undefined) return target.groups.reduce((sent, group) => sent + signal(-group), 0);
+  if (first === undefined) return target.groups.reduce((sent, group) => sent + sigkill(-group), 0);
   // Groups are judged once, before any kill: a leader killed first would orphan its descendants,
   // and with them the only link to the ones that cleared their environment.
   const groups = new Set(target.groups.filter((group) => isTaskGroup(group, first, target.tag)));
@@ -68,7 +68,7 @@ export function sweepTaskProcesses(target: SweepTarget): number {
   let table: ProcessTable | undefined = first;
   for (let pass = 0; pass < MAX_PASSES && table !== undefined; pass++) {
     const fresh = taskProcesses(table, groups, target.tag).filter((pid) => !signalled.has(pid));
-    if (pass === 0) for (const group of groups) sent += signal(-group);
+    if (pass === 0) for (const group of groups) sent += sigkill(-group);
     if (fresh.length === 0) {
       const change = unsettled(table, target.groups, signalled, lookedAgain);
       if (change === 'none') break;
@@ -76,7 +76,7 @@ export function sweepTaskProcesses(target: SweepTarget): number {
     }
     for (const pid of fresh) {
       signalled.add(pid);
-      sent += signal(pid);
+      sent += sigkill(pid);
     }
     table = processesStartedSince(sinceMs);
   }
@@ -141,13 +141,12 @@ class ProcessTable extends Map<number, ProcessEntry> {
  * What a scan that found nothing new may still have missed of the task's processes: a pid it
  * listed was gone when read, a new zombie (it may have forked after the listing, then ended), or a
  * new orphan whose environment cannot be read yet (one in the middle of an `execve`, its tag not
- * yet there to read). Each zombie and orphan is worth one more look, and one still in its `execve` (no
+ * yet there). Each zombie and orphan is worth one more look, and one still in its `execve` (no
  * command line yet) a look every PENDING_LOOK_MS for up to PENDING_ENVIRONMENT_MS (`lookedAgain`
- * keeps them): one
- * still there at the next scan was so before that scan's listing, and a zombie or a process started
- * with no environment that stays so — anybody's, on a machine whose init does not reap, or a kept
- * `env -i` command — must not make every sweep take all its passes. The recorded leaders and what
- * this sweep killed are zombies the host reaps later, and fork no more.
+ * keeps them): one still there at the next scan was so before that scan's listing, and a zombie or
+ * a process started with no environment that stays so — anybody's, on a machine whose init does
+ * not reap, or a kept `env -i` command — must not make every sweep take all its passes. The
+ * recorded leaders and what this sweep killed are zombies the host reaps later, and fork no more.
  */
 function unsettled(
   table: ProcessTable,
@@ -259,32 +258,17 @@ function tagOf(entry: ProcessEntry): string | null {
   return entry.tag;
 }
 
-const readBuffer = Buffer.alloc(64 * 1024);
-
-/** A /proc file's bytes (read whole: /proc files report size 0), or undefined if unreadable or gone. */
+/** A /proc file's bytes (readFileSync reads to the end: /proc files report size 0), or undefined if unreadable or gone. */
 function readProcFile(pid: number, file: 'stat' | 'environ' | 'cmdline'): Buffer | undefined {
-  let fd: number;
   try {
-    fd = openSync(`/proc/${pid}/${file}`, 'r');
+    return readFileSync(`/proc/${pid}/${file}`);
   } catch {
     return undefined;
-  }
-  try {
-    const chunks: Buffer[] = [];
-    for (;;) {
-      const count = readSync(fd, readBuffer, 0, readBuffer.length, null);
-      if (count === 0) break;
-      chunks.push(Buffer.from(readBuffer.subarray(0, count)));
-    }
-    return Buffer.concat(chunks);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
   }
 }
 
-function signal(pid: number): number {
+/** SIGKILLs `pid` (a group when negative); 1 if the signal was sent, 0 if it is gone already. */
+export function sigkill(pid: number): number {
   try {
     process.kill(pid, 'SIGKILL');
     return 1;

@@ -6,7 +6,7 @@ import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { NativeError, type NativeCall, type NativeFunction } from './lua-natives.js';
 import type { ChunkNames } from './chunk-names.js';
-import type { PermissionGuard } from './permission-guard.js';
+import { removeEntry, type PermissionGuard } from './permission-guard.js';
 
 const MESSAGES: Record<string, string> = {
   ENOENT: 'No such file or directory',
@@ -211,8 +211,7 @@ export function createFsNatives(
         const checked = guard();
         const target = resolve(path);
         if (checked) checked.remove(target.toString('latin1'));
-        else if (fs.lstatSync(target).isDirectory()) fs.rmdirSync(target);
-        else fs.unlinkSync(target);
+        else removeEntry(target);
         return [true];
       });
     },

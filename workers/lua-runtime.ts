@@ -91,6 +91,14 @@ interface Ran {
 /** Outside a task: output is dropped and no process groups are recorded. */
 const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0, guard: null };
 
+/** Makes an entry's own Lua error (a LuaEntryError) into a reply; any other failure is thrown on. */
+function onEntryError<T>(reply: (message: string) => T): (error: unknown) => T {
+  return (error) => {
+    if (!(error instanceof LuaEntryError)) throw error;
+    return reply(error.message);
+  };
+}
+
 export class LuaRuntime {
   private readonly stack: LuaStack;
   private readonly runner: EntryRunner;
@@ -222,16 +230,10 @@ export class LuaRuntime {
   /** Evaluates the config and runs discovery, for the task in `row` (Lua errors become diagnostics); returns this runtime. */
   async load(row: number): Promise<LuaRuntime> {
     const scope = this.scopeFor(row, null);
-    const entryFailure = (error: unknown): { ok: false; error: string } => {
-      if (!(error instanceof LuaEntryError)) throw error;
-      return { ok: false, error: error.message };
-    };
-    const loaded = await this.invokeForReply(
-      'load',
-      scope,
-      (L) => (this.stack.pushString(L, this.config.configFile), 1),
-    ).catch(entryFailure);
-    const discovered = loaded.ok ? await this.invokeForReply('discover', scope, () => 0).catch(entryFailure) : loaded;
+    const failed = onEntryError((error) => ({ ok: false as const, error }));
+    const configFile = (L: number): number => (this.stack.pushString(L, this.config.configFile), 1);
+    const loaded = await this.invokeForReply('load', scope, configFile).catch(failed);
+    const discovered = loaded.ok ? await this.invokeForReply('discover', scope, () => 0).catch(failed) : loaded;
     if (!('definitions' in discovered)) {
       const diagnostic = errorDiagnostic(discovered.error ?? 'unknown error', this.config.configFile);
       this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
@@ -321,10 +323,7 @@ export class LuaRuntime {
       this.stack.pushString(L, context.tool);
       this.stack.pushString(L, context.callId);
       return 2;
-    }).catch((error: unknown) => {
-      if (!(error instanceof LuaEntryError)) throw error;
-      return { available: false, reason: `available() failed: ${error.message}` };
-    });
+    }).catch(onEntryError((message) => ({ available: false, reason: `available() failed: ${message}` })));
   }
 
   /** Renders a snapshot with the tool's `render`, stopping it at `budgetMs`. */
@@ -349,10 +348,7 @@ export class LuaRuntime {
         this.stack.pushString(L, tool);
         this.stack.pushValue(L, view);
         return 2;
-      }).catch((error: unknown): RenderReply => {
-        if (!(error instanceof LuaEntryError)) throw error;
-        return { ok: false, reason: `render failed: ${error.message}` };
-      });
+      }).catch(onEntryError((message): RenderReply => ({ ok: false, reason: `render failed: ${message}` })));
     } finally {
       this.renderSnapshot = undefined;
       this.hook.release('render');

@@ -237,11 +237,8 @@ export class LuaStack {
         return this.pushNumber(L, value);
       case 'boolean':
         return this.module._lua_pushboolean(L, value ? 1 : 0);
-
       case 'bigint':
         return this.pushNumber(L, Number(value));
-      default:
-        break;
     }
     if (value instanceof Uint8Array) return this.pushBytes(L, value);
     if (this.module._lua_checkstack(L, 4) === 0) throw new LuaConversionError('value', 'does not fit on the Lua stack');
@@ -253,19 +250,10 @@ export class LuaStack {
       });
       return;
     }
-    if (value instanceof Map) {
-      this.module._lua_createtable(L, 0, value.size);
-      for (const [key, item] of value) {
-        this.pushValue(L, key, depth + 1);
-        this.pushValue(L, item, depth + 1);
-        this.module._lua_rawset(L, -3);
-      }
-      return;
-    }
-    const entries = Object.entries(value as Record<string, unknown>);
+    const entries = value instanceof Map ? [...value] : Object.entries(value as Record<string, unknown>);
     this.module._lua_createtable(L, 0, entries.length);
     for (const [key, item] of entries) {
-      this.pushString(L, key);
+      this.pushValue(L, key, depth + 1);
       this.pushValue(L, item, depth + 1);
       this.module._lua_rawset(L, -3);
     }
@@ -331,7 +319,6 @@ export class LuaStack {
   private readKey(L: number, path: string): string | number {
     const type = this.typeAt(L, -2);
     if (type === LUA_TSTRING) return decodeLuaText(this.copyAt(L, -2));
-
     if (type === LUA_TNUMBER && this.module._lua_isinteger(L, -2)) return Number(this.module._lua_tointegerx(L, -2, 0));
     this.module._lua_settop(L, -3);
     throw new LuaConversionError(

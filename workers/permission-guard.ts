@@ -43,6 +43,12 @@ export function realPath(path: string, links = 0): string {
   }
 }
 
+/** Removes an entry itself, not a link's target: an (empty) directory with rmdir, anything else with unlink. */
+export function removeEntry(entry: Buffer): void {
+  if (fs.lstatSync(entry).isDirectory()) fs.rmdirSync(entry);
+  else fs.unlinkSync(entry);
+}
+
 /** Whether `path` is a root or lies under one (`/a/b` is under `/a`, `/ab` is not). */
 function inside(path: string, roots: readonly string[]): boolean {
   for (const root of roots) {
@@ -174,10 +180,7 @@ export class PermissionGuard {
 
   /** Removes `path`'s entry itself (a link, not its target; an empty directory too), only inside the write roots. */
   remove(path: string): void {
-    this.inJudgedDirectory(path, (entry) => {
-      if (fs.lstatSync(entry).isDirectory()) fs.rmdirSync(entry);
-      else fs.unlinkSync(entry);
-    });
+    this.inJudgedDirectory(path, removeEntry);
   }
 
   /** Renames the entry `from` to `to` (both absolute byte strings), both judged as for `remove`. */

@@ -9,6 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
+import { sigkill } from '../shared/process-sweep.js';
 import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
 import { MAX_LIVE_GROUPS, type TaskRow } from '../shared/task-table.js';
 import { lowerThisThread } from './thread-priority.js';
@@ -106,7 +107,7 @@ export class ShellProcess {
     }
     child.on('error', () => undefined);
     if (options.taskRow && !options.taskRow.record(child.pid)) {
-      killGroup(child.pid);
+      sigkill(-child.pid);
       return Promise.resolve({
         ok: false,
         message: `too many processes: a call may have at most ${MAX_LIVE_GROUPS} commands running at once`,
@@ -146,7 +147,7 @@ export class ShellProcess {
       this.collectedBytes += chunk.length;
       if (this.collectedBytes > MAX_CAPTURE_BYTES) {
         this.overflow = true;
-        killGroup(this.child.pid);
+        sigkill(-this.child.pid!);
         this.child.stdout!.destroy();
         return;
       }
@@ -198,10 +199,8 @@ export class ShellProcess {
     await Promise.race([this.logsEnded, new Promise((resolve) => (grace = setTimeout(resolve, LOG_GRACE_MS)))]);
     clearTimeout(grace);
     if (this.overflow) {
-      return {
-        ok: false,
-        message: `the command printed more than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB; write large output to a file instead`,
-      };
+      const message = `the command printed more than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB; write large output to a file instead`;
+      return { ok: false, message };
     }
     return { ok: true, value: { ...status, stdout: Buffer.concat(this.pending) } };
   }
@@ -274,14 +273,5 @@ function workingDirectoryProblem(cwd: string): string | undefined {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? 'does not exist' : `cannot be used (${code})`;
-  }
-}
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // The group is already gone.
   }
 }

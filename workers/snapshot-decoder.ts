@@ -3,7 +3,7 @@
 // as sequences. Snapshots recorded before moonpool encoded them itself (msgpackr's, string keys
 // only) decode the same way.
 import { MsgpackError, MsgpackReader } from '../shared/msgpack.js';
-import { MAX_VALUE_DEPTH, type LuaRawApi, type LuaStack } from './lua-stack.js';
+import { LUA_TNUMBER, MAX_VALUE_DEPTH, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
 const INT64_MAX = 0x7fffffffffffffffn;
 const NO_BYTES = new MsgpackReader(new Uint8Array(0));
@@ -80,7 +80,7 @@ export class SnapshotDecoder {
 
   private isNaN(L: number, index: number): boolean {
     return (
-      this.raw._lua_type(L, index) === 3 &&
+      this.raw._lua_type(L, index) === LUA_TNUMBER &&
       this.raw._lua_isinteger(L, index) === 0 &&
       Number.isNaN(this.raw._lua_tonumberx(L, index, 0))
     );

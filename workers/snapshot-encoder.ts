@@ -36,10 +36,7 @@ export class SnapshotEncoder {
   /** The name of the value being encoded, where paths in messages start (`state`). */
   private root = '';
 
-  constructor(
-    private readonly raw: LuaRawApi,
-    private readonly limitBytes = SNAPSHOT_LIMIT_BYTES,
-  ) {
+  constructor(private readonly raw: LuaRawApi) {
     this.lengthSlot = raw._malloc(8);
   }
 
@@ -63,21 +60,21 @@ export class SnapshotEncoder {
 
   private write(L: number, index: number, depth: number): void {
     const type = this.raw._lua_type(L, index);
-    switch (type) {
-      case LUA_TBOOLEAN:
-        return this.byte(this.raw._lua_toboolean(L, index) !== 0 ? 0xc3 : 0xc2);
-      case LUA_TNUMBER:
-        return this.number(L, index);
-      case LUA_TSTRING:
-        this.string(L, index);
-        return;
-      case LUA_TTABLE:
-        return this.table(L, index, depth);
-      default:
-        throw this.refusal(
-          `is a ${LUA_TYPE_NAMES[type] ?? 'value of unknown type'}: only strings, numbers, booleans and tables can cross`,
-        );
-    }
+    if (type === LUA_TTABLE) return this.table(L, index, depth);
+    if (this.scalar(L, index, type) === undefined)
+      throw this.refusal(
+        `is a ${LUA_TYPE_NAMES[type] ?? 'value of unknown type'}: only strings, numbers, booleans and tables can cross`,
+      );
+  }
+
+  /** Writes the string, number or boolean at `index`; returns it as paths in messages name it (undefined: other types). */
+  private scalar(L: number, index: number, type: number): PathKey | undefined {
+    if (type === LUA_TSTRING) return this.string(L, index);
+    if (type === LUA_TNUMBER) return this.number(L, index);
+    if (type !== LUA_TBOOLEAN) return undefined;
+    const value = this.raw._lua_toboolean(L, index) !== 0;
+    this.byte(value ? 0xc3 : 0xc2);
+    return value;
   }
 
   private table(L: number, index: number, depth: number): void {
@@ -139,21 +136,11 @@ export class SnapshotEncoder {
     }
   }
 
-  /** Writes the key at `index`; returns it as paths in messages name it (a string by where its bytes were written). */
+  /** Writes the key at `index`; returns it as paths in messages name it. */
   private key(L: number, index: number): PathKey {
     const type = this.raw._lua_type(L, index);
-    if (type === LUA_TSTRING) return this.string(L, index);
-    if (type === LUA_TNUMBER) {
-      this.number(L, index);
-      return this.raw._lua_isinteger(L, index) !== 0
-        ? Number(this.raw._lua_tointegerx(L, index, 0))
-        : this.raw._lua_tonumberx(L, index, 0);
-    }
-    if (type === LUA_TBOOLEAN) {
-      const value = this.raw._lua_toboolean(L, index) !== 0;
-      this.byte(value ? 0xc3 : 0xc2);
-      return value;
-    }
+    const key = this.scalar(L, index, type);
+    if (key !== undefined) return key;
     throw this.refusal(
       `has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string, number and boolean keys can cross`,
     );
@@ -172,13 +159,15 @@ export class SnapshotEncoder {
     return [this.length - length, this.length];
   }
 
-  private number(L: number, index: number): void {
+  /** Writes the number at `index`; returns its value. */
+  private number(L: number, index: number): number {
     if (this.raw._lua_isinteger(L, index) === 0) {
+      const float = this.raw._lua_tonumberx(L, index, 0);
       this.reserve(9);
       this.buffer[this.length] = 0xcb;
-      this.buffer.writeDoubleBE(this.raw._lua_tonumberx(L, index, 0), this.length + 1);
+      this.buffer.writeDoubleBE(float, this.length + 1);
       this.length += 9;
-      return;
+      return float;
     }
     const value = this.raw._lua_tointegerx(L, index, 0);
     this.reserve(9);
@@ -198,6 +187,7 @@ export class SnapshotEncoder {
       this.buffer.writeBigInt64BE(value, at + 1);
       this.length += 9;
     }
+    return Number(value);
   }
 
   /** Writes a header through a scratch buffer, so that the limit counts only the bytes it takes. */
@@ -215,10 +205,10 @@ export class SnapshotEncoder {
   /** Makes room for `bytes` more, refusing past the limit. */
   private reserve(bytes: number): void {
     const needed = this.length + bytes;
-    if (needed > this.limitBytes)
-      throw new LuaConversionError(this.root, `too large (more than ${describeBytes(this.limitBytes)} encoded)`);
+    if (needed > SNAPSHOT_LIMIT_BYTES)
+      throw new LuaConversionError(this.root, `too large (more than ${describeBytes(SNAPSHOT_LIMIT_BYTES)} encoded)`);
     if (needed <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.min(this.limitBytes, Math.max(needed, this.buffer.length * 2)));
+    const grown = Buffer.allocUnsafe(Math.min(SNAPSHOT_LIMIT_BYTES, Math.max(needed, this.buffer.length * 2)));
     this.buffer.copy(grown, 0, 0, this.length);
     this.buffer = grown;
   }
