@@ -2,6 +2,7 @@
 // used, and refusing it for `mcp`, whose client is a model that would get the demo's `sh`), the options every command shares, and for the commands that record calls, a state
 // directory they can write (checked at start, so an unusable one is one line and exit 2).
 import { resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import {
   defaultStateDir,
   MoonpoolError,
@@ -27,12 +28,20 @@ export function configNotice(config: ResolvedConfig): string | undefined {
 
 /** Commands that run calls, and so write the session log and spill files. */
 const RECORDING_COMMANDS = new Set<CliInput['command']>(['call', 'mcp', 'dash']);
+/**
+ * Commands that run no tool: their Lua (the config, discovery, `available`) is short, and V8's
+ * optimizing compile of the Lua VM's interpreter loop that it would start (about 0.1 s on another
+ * thread) would only delay the exit, which waits for it.
+ */
+const TOOLLESS_COMMANDS = new Set<CliInput['command']>(['list', 'check']);
 
 export async function openHost(input: CliInput, output: Output): Promise<ToolHost> {
   if (RECORDING_COMMANDS.has(input.command)) {
     const problem = stateDirProblem(resolve(input.stateDir ?? defaultStateDir()));
     if (problem !== undefined) throw new MoonpoolError('STATE_DIR_UNUSABLE', problem);
   }
+  // Before the Lua VM's module is compiled: the flag holds for the modules compiled after it.
+  if (TOOLLESS_COMMANDS.has(input.command)) setFlagsFromString('--liftoff-only');
   const retention = retentionOptions(input.keepSessions);
   const config = resolveConfig(input.config);
   // An MCP client often starts servers without the user's environment ($XDG_CONFIG_HOME): serving
