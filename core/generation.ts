@@ -116,7 +116,11 @@ export class Generation {
       await Promise.all([inspect.close(), spare?.close()]);
       return outcome;
     };
-    const discovering = inspect.run({ kind: 'discover' }, { timeoutMs: options.loadTimeoutMs });
+    // The limit is the config's own: the worker's start and its Lua state have a cold start's allowance.
+    const discovering = inspect.run(
+      { kind: 'discover' },
+      { timeoutMs: options.loadTimeoutMs, coldStartMs: options.loadTimeoutMs },
+    );
     // After the messages already waiting (the worker's ready signal) have been handled.
     const cameUp = inspect.cameUp.then(() => new Promise((resolve) => setImmediate(resolve)));
     const checker = Promise.all([schemaModules, cameUp]).then(([[schemas, definitions]]) => {

@@ -18,8 +18,8 @@ import { CLI, eventually, FIXTURES, tempDir } from './helpers.js';
 
 const CONFIG = join(FIXTURES, 'ask', 'init.lua');
 
-async function connect(capabilities: Record<string, unknown>): Promise<Client> {
-  const dir = tempDir();
+/** A client of `moonpool mcp` whose state is under `dir`. */
+async function connect(dir: string, capabilities: Record<string, unknown>): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp', '--config', CONFIG, '--state-dir', join(dir, 'state'), '--cwd', dir],
@@ -38,9 +38,14 @@ describe('moonpool mcp with a client that can be asked', () => {
   const asked: ElicitRequest['params'][] = [];
   let reply: (request: ElicitRequest) => ElicitResult | Promise<ElicitResult> = () => ({ action: 'cancel' });
   const withdrawn: unknown[] = [];
+  // The state dir is made here: one made in `before` was removed as that hook ended (a hook added
+  // in a hook runs when it ends), and the server wrote its session log again. The client is closed
+  // before the dir goes (hooks run in the order they were added), so it writes nothing after.
+  after(() => client.close());
+  const dir = tempDir();
 
   before(async () => {
-    client = await connect({ elicitation: {} });
+    client = await connect(dir, { elicitation: {} });
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       asked.push(request.params);
       return reply(request);
@@ -49,8 +54,6 @@ describe('moonpool mcp with a client that can be asked', () => {
       withdrawn.push(notification.params.requestId);
     });
   });
-
-  after(() => client.close());
 
   test('a choice is an enum field with the default; accept answers the tool', async () => {
     reply = () => ({ action: 'accept', content: { answer: 'blue' } });
@@ -109,7 +112,7 @@ describe('moonpool mcp with a client that can be asked', () => {
 
 describe('moonpool mcp and the elicitation capability', () => {
   test('a client without it is never asked: the tool hears nil, unavailable', async () => {
-    const client = await connect({});
+    const client = await connect(tempDir(), {});
     try {
       assert.equal(textOf(await client.callTool({ name: 'pick', arguments: {} })), 'no answer: unavailable');
     } finally {
@@ -118,8 +121,8 @@ describe('moonpool mcp and the elicitation capability', () => {
   });
 
   test('a client that declares forms explicitly (served by the SDK path) is asked; one with only URLs is not', async () => {
-    const forms = await connect({ elicitation: { form: {} } });
-    const urls = await connect({ elicitation: { url: {} } });
+    const forms = await connect(tempDir(), { elicitation: { form: {} } });
+    const urls = await connect(tempDir(), { elicitation: { url: {} } });
     try {
       forms.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { answer: 'red' } }));
       assert.equal(textOf(await forms.callTool({ name: 'pick', arguments: {} })), 'answer: red');

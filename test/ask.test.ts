@@ -81,11 +81,11 @@ test("the call's time limit stands still while its question waits, and runs agai
   const host = await startHost('ask');
   // One second of time limit, two waiting for the answer.
   const answered = await host.call('patient', {}, { onAsk: async () => (await SLEEP(2000), { answer: true }) });
-  assert.equal(answered.status, 'ok');
+  assert.equal(answered.status, 'ok', answered.content);
   assert.equal(answered.content, 'answer: true');
   assert.ok((answered.questions?.[0]?.waitedMs ?? 0) >= 2000);
   const spun = await host.call('patient', { spin: true }, { onAsk: async () => (await SLEEP(1500), { answer: true }) });
-  assert.equal(spun.status, 'timeout');
+  assert.equal(spun.status, 'timeout', spun.content);
 });
 
 test('cancelling a call while its question waits ends it and aborts the question', async () => {
@@ -104,7 +104,7 @@ test('cancelling a call while its question waits ends it and aborts the question
       },
     },
   );
-  assert.equal(result.status, 'cancelled');
+  assert.equal(result.status, 'cancelled', result.content);
   assert.equal(questionSignal?.aborted, true);
   assert.equal((await host.call('pick', {}, { onAsk: () => ({ answer: 'red' }) })).content, 'answer: red');
 });

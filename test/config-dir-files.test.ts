@@ -4,24 +4,33 @@
 // to `{ ok, diagnostics }`, and a config file that is itself a FIFO fails the load at once.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmodSync, cpSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { CLI, FIXTURES, permissionsEnforced, startHost, tempDir } from './helpers.js';
 
 /** A copy of the spill-faults config with every kind of odd entry beside its files. */
-async function oddConfig(): Promise<string> {
+function oddConfig(): string {
   const dir = tempDir();
   cpSync(join(FIXTURES, 'spill-faults', 'init.lua'), join(dir, 'init.lua'));
   symlinkSync('root@host.4242:1764547200', join(dir, '.#init.lua'));
   symlinkSync('loop.lua', join(dir, 'loop.lua'));
   mkdirSync(join(dir, 'lua'));
   execFileSync('mkfifo', [join(dir, 'lua', 'pipe.lua')]);
-  const socket = createServer();
-  await new Promise<void>((resolve) => socket.listen(join(dir, 'lua', 'socket.lua'), resolve));
-  after(() => socket.close());
+  makeSocket(join(dir, 'lua'), 'socket.lua');
   return dir;
+}
+
+/**
+ * A Unix socket file named `name` in `dir`, left behind by a process that bound it and exited. It is
+ * bound by a name relative to the process's directory: a socket's whole path must fit in 107 bytes,
+ * which a long TMPDIR (macOS's /var/folders/…) exceeds, and Node then binds a shortened path.
+ */
+function makeSocket(dir: string, name: string): void {
+  const bind = `require('node:net').createServer().listen(${JSON.stringify(name)}, () => process.exit(0))`;
+  const made = spawnSync(process.execPath, ['-e', bind], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(made.status, 0, `${made.status} ${made.signal} ${made.stderr}`);
+  assert.ok(lstatSync(join(dir, name)).isSocket());
 }
 
 const skippedReasons = (diagnostics: { severity: string; file?: string; message: string }[]): string[] =>
@@ -34,7 +43,7 @@ test(
   'odd entries named *.lua are skipped with a warning each, and the tools beside them answer',
   { timeout: 60_000 },
   async () => {
-    const dir = await oddConfig();
+    const dir = oddConfig();
     const host = await startHost(join(dir, 'init.lua'));
     assert.equal(host.loaded, true);
     assert.deepEqual(skippedReasons(host.diagnostics()), [
@@ -50,8 +59,8 @@ test(
   },
 );
 
-test('list, check and call through the CLI skip the odd entries and exit normally', { timeout: 60_000 }, async () => {
-  const dir = await oddConfig();
+test('list, check and call through the CLI skip the odd entries and exit normally', { timeout: 60_000 }, () => {
+  const dir = oddConfig();
   const run = (...args: string[]) =>
     spawnSync(process.execPath, [CLI, ...args, '--config', dir, '--state-dir', tempDir()], {
       encoding: 'utf8',

@@ -168,14 +168,17 @@ describe('moonpool mcp direct path against a hostile client', () => {
     await server.exited();
   });
 
-  /** Two naps sent under `id` (the second with `extra` params) both run; one cancel of `id` stops both, unanswered. */
+  /**
+   * Two naps sent under `id` (the second with `extra` params) both run; one cancel of `id` stops both, unanswered.
+   * The second nap starts a worker of its own: at load 15 on 2 CPUs that took over 10 s, so the waits are longer.
+   */
   async function cancelTwoUnderOneId(id: string, extra?: Record<string, unknown>): Promise<void> {
     const seconds = uniqueSeconds();
     server.call(id, 'nap', { seconds });
     server.call(id, 'nap', { seconds }, extra);
-    assert.ok(await eventually(() => sleeping(seconds).length === 2), sleeping(seconds).join('\n'));
+    assert.ok(await eventually(() => sleeping(seconds).length === 2, 60_000), sleeping(seconds).join('\n'));
     server.cancel(id);
-    assert.ok(await eventually(() => sleeping(seconds).length === 0), sleeping(seconds).join('\n'));
+    assert.ok(await eventually(() => sleeping(seconds).length === 0, 60_000), sleeping(seconds).join('\n'));
     await server.ping(`after-${id}`);
     assert.ok(!server.answered(id), 'a cancelled call was answered');
   }

@@ -63,8 +63,11 @@ async function runtimeFor(task: WorkerTask): Promise<LuaRuntime> {
 
 async function startRuntime(task: WorkerTask): Promise<LuaRuntime> {
   // Loading the config is discovery's own work; for the other tasks it comes before their time.
-  if (task.kind === 'discover') tasks.stamp(task.row, 'started');
-  runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => lua.load(task.row)));
+  // Making the Lua state is no one's: on a loaded machine it alone can take seconds.
+  runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => {
+    if (task.kind === 'discover') tasks.stamp(task.row, 'started');
+    return lua.load(task.row);
+  }));
   tasks.stamp(task.row, 'started');
   // The pool lets the next worker waiting at its start gate begin.
   void events.started();
