@@ -16,17 +16,22 @@ async function race(path: string): Promise<string[]> {
   const startAt = Date.now() + 400;
   const takers = Array.from({ length: TAKERS }, () =>
     spawn(process.execPath, [join(ROOT, 'dist', 'test', 'lock-taker.js'), path, String(startAt)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
     }),
   );
+  const exited = takers.map((taker) => once(taker, 'exit'));
+  // A taker that started late (a loaded machine) still finds the holder alive: holders keep the
+  // lock until every taker has answered.
   const answers = await Promise.all(
-    takers.map(async (taker) => {
+    takers.map(async (taker, i) => {
       let out = '';
       taker.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      await once(taker, 'exit');
+      await Promise.race([once(taker.stdout, 'data'), exited[i]]);
       return out.trim();
     }),
   );
+  for (const taker of takers) taker.stdin.end();
+  await Promise.all(exited);
   return answers;
 }
 
