@@ -130,6 +130,8 @@ export class WorkerPool {
   private readonly startPlaces = new Set<number>();
   /** Node thread ids of the workers whose code has loaded (they posted their event port). */
   private readonly upThreads = new Set<number>();
+  /** When the deadline sweep first saw each thread whose code has not loaded yet (Date.now() ms). */
+  private readonly startingSince = new Map<number, number>();
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
   private readonly retired = new Map<string, RunReply>();
   /** Threads whose exit the pool watches. */
@@ -326,6 +328,7 @@ export class WorkerPool {
   /** A thread has exited; `failure`: what failed in it (a thread terminated by the pool or piscina has none). */
   private threadExited(threadId: number, failure: string | undefined): void {
     const cameUp = this.upThreads.delete(threadId);
+    this.startingSince.delete(threadId);
     this.leaveStartGate(threadId);
     if (this.closed) return;
     if (!cameUp && failure !== undefined && ++this.startFailures >= START_FAILURE_LIMIT) {
@@ -392,6 +395,9 @@ export class WorkerPool {
       return;
     }
     this.watchThreads();
+    for (const thread of this.piscina.threads)
+      if (!this.upThreads.has(thread.threadId) && !this.startingSince.has(thread.threadId))
+        this.startingSince.set(thread.threadId, now);
     this.reportPlaces();
     let picked = 0;
     for (const job of this.jobs.values()) if (this.rows.table.stampOf(job.row, 'picked') !== undefined) picked++;
@@ -412,7 +418,7 @@ export class WorkerPool {
         job.unpickedMs += sinceLast;
         if (job.unpickedMs >= coldStartMs + timeoutMs) {
           this.stop(job, { kind: 'timeout' });
-          this.stopThreadsNeverUp();
+          this.stopThreadsNeverUp(now - coldStartMs);
         }
       }
     }
@@ -470,10 +476,14 @@ export class WorkerPool {
     }
   }
 
-  /** Terminates the pool's threads whose code never loaded (stuck reading it, say), so that piscina starts others. */
-  private stopThreadsNeverUp(): void {
+  /**
+   * Terminates the pool's threads whose code has not loaded since before `startedBefore` (stuck reading it, say), so
+   * that piscina starts others; a thread started since (a crashed one's replacement) may already hold another task.
+   */
+  private stopThreadsNeverUp(startedBefore: number): void {
     for (const thread of this.piscina.threads) {
-      if (this.upThreads.has(thread.threadId)) continue;
+      const since = this.startingSince.get(thread.threadId);
+      if (since === undefined || since > startedBefore) continue;
       this.options.threads.stopped(thread.threadId);
       void thread.terminate();
     }
@@ -511,6 +521,7 @@ export class WorkerPool {
     const { threadId } = message;
     const port: MessagePort = message[EVENTS_PORT_KEY];
     this.upThreads.add(threadId);
+    this.startingSince.delete(threadId);
     this.startFailures = 0;
     this.watchThreads();
     this.settleCameUp();
