@@ -130,7 +130,7 @@ export class WorkerPool {
   private readonly startPlaces = new Set<number>();
   /** Node thread ids of the workers whose code has loaded (they posted their event port). */
   private readonly upThreads = new Set<number>();
-  /** When the deadline sweep first saw each thread whose code has not loaded yet (Date.now() ms). */
+  /** When the pool first saw each thread whose code has not loaded yet (Date.now() ms). */
   private readonly startingSince = new Map<number, number>();
   /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
   private readonly retired = new Map<string, RunReply>();
@@ -318,6 +318,7 @@ export class WorkerPool {
       this.options.threads.started(thread);
       // Read now: an exited thread's id is -1.
       const { threadId } = thread;
+      if (!this.upThreads.has(threadId)) this.startingSince.set(threadId, Date.now());
       let failure: string | undefined;
       thread.on('error', (error: unknown) => (failure ??= error instanceof Error ? error.message : String(error)));
       thread.once('exit', () => this.threadExited(threadId, failure));
@@ -395,9 +396,6 @@ export class WorkerPool {
       return;
     }
     this.watchThreads();
-    for (const thread of this.piscina.threads)
-      if (!this.upThreads.has(thread.threadId) && !this.startingSince.has(thread.threadId))
-        this.startingSince.set(thread.threadId, now);
     this.reportPlaces();
     let picked = 0;
     for (const job of this.jobs.values()) if (this.rows.table.stampOf(job.row, 'picked') !== undefined) picked++;

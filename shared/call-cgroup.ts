@@ -22,12 +22,15 @@ const EXIT_WAIT_MS = 1000;
 const FREEZE_WAIT_MS = 1000;
 const PAUSE = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 
+let candidate: string | null | undefined;
 let parent: string | null | undefined;
 
-/** Where this process would make its tasks' cgroups, untested: MOONPOOL_CGROUP, else the host's own cgroup; null for `off` or none. */
+/** Where this process would make its tasks' cgroups, untested: MOONPOOL_CGROUP, else the host's own cgroup; null for `off` or none. Read once per thread. */
 export function cgroupCandidate(): string | null {
+  if (candidate !== undefined) return candidate;
   const chosen = process.env[CGROUP_VARIABLE];
-  return chosen === 'off' ? null : chosen || ownCgroup();
+  candidate = chosen === 'off' ? null : chosen || ownCgroup();
+  return candidate;
 }
 
 /**
