@@ -1,9 +1,10 @@
 // Keeps what the model sees bounded. Two independent limits, whichever is hit first: characters
 // and lines. Over either, the whole output goes to a spill file and the model gets the head that
 // fits plus one notice line naming the file and how much it holds. A spill that cannot be written
-// (its directory removed and not recreatable, a full disk) never fails the call: the model gets
-// the same head with a notice saying the full output could not be kept, and why.
-import { rmSync, writeFileSync } from 'node:fs';
+// (its directory removed and not recreatable, a full disk, a name a tool took first) never fails
+// the call: the model gets the same head with a notice saying the full output could not be kept,
+// and why.
+import { closeSync, constants, openSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDirectory } from './make-directory.js';
 
@@ -23,10 +24,11 @@ export interface LimitedOutput {
   spillError?: string;
 }
 
-/** Writes a spill file; the default writes it to disk with mode 0600. */
-export type SpillWriter = (path: string, data: string | Uint8Array) => void;
-
-const writeSpillFile: SpillWriter = (path, data) => writeFileSync(path, data, { mode: 0o600 });
+/**
+ * The spill directory is a tool's to write in: the file is created here or not at all (O_EXCL), so
+ * a link, a FIFO or a file a tool put at its name is neither followed, waited on nor overwritten.
+ */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 function countLines(text: string): number {
   let lines = 1;
@@ -44,12 +46,20 @@ function failureCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message.slice(0, 200);
 }
 
-/** A half-written spill file (a full disk) would pass for the whole output: it goes, if it can. */
-function removeQuietly(path: string): void {
+/** Writes a new spill file, mode 0600; a half-written one (a full disk) would pass for the whole output: it goes. */
+function writeSpillFile(path: string, data: string | Uint8Array): void {
+  const fd = openSync(path, CREATE_NEW, 0o600);
   try {
-    rmSync(path, { force: true });
-  } catch {
-    // Not a file we can remove (a directory in its place): nothing was written there either.
+    writeFileSync(fd, data);
+  } catch (error) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Gone already, or something other than our file put in its place: none of the output is there.
+    }
+    throw error;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -57,19 +67,18 @@ function removeQuietly(path: string): void {
  * Writes the spill file. Its directory is recreated when it has gone (another moonpool process
  * may prune it, a tool may delete `ctx.spill_dir`). Returns why it failed, or undefined.
  */
-function spill(spillDir: string, path: string, data: string | Uint8Array, write: SpillWriter): string | undefined {
+function spill(spillDir: string, path: string, data: string | Uint8Array): string | undefined {
   try {
-    write(path, data);
+    writeSpillFile(path, data);
     return undefined;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return failureCode(error);
   }
   try {
     makeDirectory(spillDir, 0o700);
-    write(path, data);
+    writeSpillFile(path, data);
     return undefined;
   } catch (error) {
-    removeQuietly(path);
     return failureCode(error);
   }
 }
@@ -105,12 +114,11 @@ export function limitOutput(
   spillDir: string,
   tool: string,
   callId: string,
-  write: SpillWriter = writeSpillFile,
 ): LimitedOutput {
   const totalLines = countLines(content);
   if (content.length <= limits.maxChars && totalLines <= limits.maxLines) return { content };
   const spillPath = join(spillDir, `${tool}-${callId}.txt`);
-  const spillError = spill(spillDir, spillPath, raw ?? content, write);
+  const spillError = spill(spillDir, spillPath, raw ?? content);
   const where =
     spillError === undefined
       ? `the full output is in ${spillPath}`

@@ -3,7 +3,7 @@
 // tools/list_changed after an edit under --watch; annotations, structured results, spilled
 // results as resource links that resources/read serves (and nothing else), progress totals.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -283,6 +283,23 @@ describe('moonpool mcp results beyond plain text', () => {
     const listed = (await client.listResources()).resources.map((resource) => resource.name);
     assert.ok(listed.includes('note.txt'));
     assert.ok(!listed.includes('outside.txt') && !listed.includes('pipe.txt'), listed.join(', '));
+  });
+
+  test('a spill directory replaced by a link serves and lists nothing', async () => {
+    const planted = (await client.callTool({ name: 'plant', arguments: { target: secret } })) as {
+      content: { text: string }[];
+    };
+    const spillDir = planted.content[0]!.text;
+    renameSync(spillDir, `${spillDir}-moved`);
+    symlinkSync(`${spillDir}-moved`, spillDir);
+    try {
+      const error = await readError(fileUri(join(spillDir, 'note.txt')));
+      assert.equal(error.code, -32002, error.message);
+      assert.deepEqual((await client.listResources()).resources, []);
+    } finally {
+      unlinkSync(spillDir);
+      renameSync(`${spillDir}-moved`, spillDir);
+    }
   });
 
   test('a uri that is not a URI is -32602 naming params.uri', async () => {

@@ -153,7 +153,16 @@ export function createFsNatives(
       const path = pathArg(call, 1);
       // A path that is a key is in the snapshot; any other real file exists too.
       if (path.length === 0) return [false];
-      return [(configLoading() && sources[absoluteOf(path)] !== undefined) || isReadableFile(resolve(path))];
+      if (configLoading() && sources[absoluteOf(path)] !== undefined) return [true];
+      // Outside a guarded tool's read roots nothing is looked for (whether a file is there must not
+      // show): the second result says so, and code_refused refuses it if no other path is found.
+      const checked = guard();
+      if (checked && !checked.mayRead(resolve(path).toString('latin1'))) return [false, true];
+      return [isReadableFile(resolve(path))];
+    },
+    code_refused: (call) => {
+      guard()?.checkPath('read', resolve(pathArg(call, 1)).toString('latin1'));
+      return [];
     },
     code_of: (call) => {
       const path = pathArg(call, 1);

@@ -49,11 +49,12 @@ export function removeEntry(entry: Buffer): void {
   else fs.unlinkSync(entry);
 }
 
-/** Whether `path` is a root or lies under one (`/a/b` is under `/a`, `/ab` is not). */
-function inside(path: string, roots: readonly string[]): boolean {
+/** Whether `path` is a root or lies under one (`/a/b` is under `/a`, `/ab` is not); `strictly`: under one, not a root. */
+function inside(path: string, roots: readonly string[], strictly = false): boolean {
   for (const root of roots) {
     if (!path.startsWith(root)) continue;
-    if (path.length === root.length || root.endsWith('/') || path.charCodeAt(root.length) === 0x2f) return true;
+    if (path.length === root.length ? !strictly : root.endsWith('/') || path.charCodeAt(root.length) === 0x2f)
+      return true;
   }
   return false;
 }
@@ -102,11 +103,17 @@ export class PermissionGuard {
    * that could not be opened: outside the roots it is refused rather than said to be missing.
    * `itself`: the path names the entry itself, a link not followed (remove, rename).
    */
-  private checkPath(access: Access, path: string, itself = false): void {
+  checkPath(access: Access, path: string, itself = false): void {
     const roots = this.roots[access];
     if (roots === null) return;
     const real = itself ? join(realPath(dirname(path)), basename(path)) : realPath(path);
     if (!inside(real, roots)) this.refuse(access, asText(real));
+  }
+
+  /** Whether `path` (absolute, a byte string) leads under a read root. */
+  mayRead(path: string): boolean {
+    const roots = this.roots.read;
+    return roots === null || inside(realPath(path), roots);
   }
 
   /**
@@ -135,8 +142,10 @@ export class PermissionGuard {
    * Runs `act` on `path`'s entry (absolute, a byte string) as `/proc/self/fd/DIR/name`, DIR its
    * directory opened (O_PATH) and judged by its descriptor against the write roots first: the entry
    * acted on is the one judged, whatever is swapped meanwhile. The last component is not followed.
+   * `moves`: the entry is removed, renamed or replaced, which a root itself never is (roots are
+   * resolved at each call's start: a root replaced by a link would lead the next call outside).
    */
-  private inJudgedDirectory<T>(path: string, act: (entry: Buffer, where: string) => T): T {
+  private inJudgedDirectory<T>(path: string, act: (entry: Buffer, where: string) => T, moves = false): T {
     const roots = this.roots.write;
     if (roots === null) return act(Buffer.from(path, 'latin1'), dirname(path));
     let directory: number;
@@ -150,6 +159,11 @@ export class PermissionGuard {
       const where = fs.readlinkSync(`/proc/self/fd/${directory}`, { encoding: 'latin1' });
       const real = join(where, basename(path));
       if (!inside(real, roots)) this.refuse('write', asText(real));
+      if (moves && !inside(real, roots, true))
+        throw new NativeError(
+          `${asText(real)} is a root of the tool's permissions: a tool may not remove, rename or replace a root`,
+          'tool',
+        );
       return act(Buffer.from(`/proc/self/fd/${directory}/${basename(path)}`, 'latin1'), where);
     } finally {
       fs.closeSync(directory);
@@ -178,14 +192,18 @@ export class PermissionGuard {
     }
   }
 
-  /** Removes `path`'s entry itself (a link, not its target; an empty directory too), only inside the write roots. */
+  /** Removes `path`'s entry itself (a link, not its target; an empty directory too), only under the write roots. */
   remove(path: string): void {
-    this.inJudgedDirectory(path, removeEntry);
+    this.inJudgedDirectory(path, removeEntry, true);
   }
 
   /** Renames the entry `from` to `to` (both absolute byte strings), both judged as for `remove`. */
   rename(from: string, to: string): void {
-    this.inJudgedDirectory(from, (source) => this.inJudgedDirectory(to, (target) => fs.renameSync(source, target)));
+    this.inJudgedDirectory(
+      from,
+      (source) => this.inJudgedDirectory(to, (target) => fs.renameSync(source, target), true),
+      true,
+    );
   }
 
   /** Refuses a program the tool may not start: its name as the tool gave it, or null for a shell command. */

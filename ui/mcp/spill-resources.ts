@@ -2,7 +2,7 @@
 // regular files, `resources/read` serves one of them. A uri is served only when the file it opens
 // (checked on the open descriptor, so no symlink or rename can redirect it) is a regular file under
 // the spill directory: the rest of the state dir and of the disk answer "resource not found".
-import { constants, realpathSync, type Dirent } from 'node:fs';
+import { constants, lstatSync, realpathSync, type Dirent } from 'node:fs';
 import { open, readdir, readlink } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -34,9 +34,13 @@ const notFound = (uri: string, why: string): ResourceError =>
     uri: uri.slice(0, 300),
   });
 
-/** The spill directory's real path, or undefined while it does not exist (no call has spilled). */
+/**
+ * The spill directory's real path, or undefined while it does not exist (no call has spilled) or is
+ * not the directory the host made (a tool with full access replaced it with a link elsewhere).
+ */
 function realSpillDir(spillDir: string): string | undefined {
   try {
+    if (!lstatSync(spillDir).isDirectory()) return undefined;
     return realpathSync(spillDir);
   } catch {
     return undefined;
@@ -110,9 +114,11 @@ export async function readSpillResource(spillDir: string, uri: string): Promise<
 
 /** The spill directory's regular files, at most MAX_LISTED_RESOURCES of them. */
 export async function listSpillResources(spillDir: string): Promise<Resource[]> {
+  const dir = realSpillDir(spillDir);
+  if (dir === undefined) return [];
   let entries: Dirent[];
   try {
-    entries = await readdir(spillDir, { withFileTypes: true });
+    entries = await readdir(dir, { withFileTypes: true });
   } catch {
     return [];
   }

@@ -731,16 +731,24 @@ end
 
 -- loadlib's searchpath: every ';'-separated template (empty ones too), and on failure one
 -- "no file '...'" line per template, built from the whole path. `skipped` (the config's entry
--- file, for `require`) is passed over as if it did not exist.
+-- file, for `require`) is passed over as if it did not exist. A guarded tool finds nothing outside
+-- its read roots: if nothing else is found, the first such path is refused, there or not, as
+-- io.open refuses it.
 local function search(name, path, separator, replacement, skipped)
   separator, replacement = separator or '.', replacement or '/'
   if separator ~= '' and str_find(name, separator, 1, true) then name = plain_gsub(name, separator, replacement) end
   local candidates = plain_gsub(path, '?', name)
+  local outside
   if candidates ~= '' then
     for candidate in str_gmatch(candidates .. ';', '([^;]*);') do
-      if candidate ~= skipped and native.code_exists(candidate) then return candidate end
+      if candidate ~= skipped then
+        local found, refused = native.code_exists(candidate)
+        if found then return candidate end
+        if refused then outside = outside or candidate end
+      end
     end
   end
+  if outside then native.code_refused(outside) end
   return nil, "no file '" .. plain_gsub(candidates, ';', "'\n\tno file '") .. "'"
 end
 
