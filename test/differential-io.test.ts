@@ -42,6 +42,15 @@ print(pcall(function() for _ in g:lines('x') do end end))
 g:close()
 `));
 
+  test('a path is read up to its first NUL byte, as C sees it', () =>
+    same(`
+local f = assert(io.open('nul.txt\\0junk', 'w')); f:write('x'); f:close()
+print(io.open('nul.txt\\0more'):read('a'))
+print(io.open('missing\\0junk'))
+print(loadfile('missing\\0junk'))
+print(os.rename('nul.txt\\0a', 'moved.txt\\0b'), os.remove('moved.txt\\0c'), io.open('moved.txt'))
+`));
+
   test('io.flush exists and flush returns true', () =>
     same(`
 print(io.flush(), io.stdout:flush())

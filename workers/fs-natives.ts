@@ -120,10 +120,12 @@ export function createFsNatives(
     if (path.length === 0) throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
     return path[0] === 0x2f ? path : Buffer.concat([Buffer.from(`${cwd}/`), path]);
   };
+  /** A path argument as C's file functions see it: up to its first NUL byte. */
   const pathArg = (call: NativeCall, index: number): Buffer => {
     const path = call.bytes(index);
     if (path === null) throw new NativeError(`bad argument #${index} (string expected, got ${call.typeName(index)})`);
-    return path;
+    const nul = path.indexOf(0);
+    return nul === -1 ? path : path.subarray(0, nul);
   };
   const attempt = (label: Buffer | null, action: () => unknown[]): unknown[] => {
     try {
