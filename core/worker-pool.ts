@@ -136,8 +136,13 @@ export class WorkerPool {
   private readonly retired = new Map<string, RunReply>();
   /** Threads whose exit the pool watches. */
   private readonly watched = new WeakSet<Worker>();
-  /** Tasks (not `warm`) handed to piscina and not ended: past maxThreads, a task handed waits for a free worker. */
+  /** Tasks (not `warm`) handed to piscina and not ended: at most maxThreads, so each finds a worker free or starting. */
   private handed = 0;
+  /**
+   * Tasks waiting for their turn to be handed to piscina, in the order they came: piscina would not
+   * keep it (a task with a signal that finds no free worker goes to the tail of its queue).
+   */
+  private readonly waiting: { job: Job; go: () => void }[] = [];
   /** Workers in a row that exited before their code loaded. */
   private startFailures = 0;
   private deadlineSweep: NodeJS.Timeout | undefined;
@@ -240,10 +245,16 @@ export class WorkerPool {
         if (admitted) WORKER_STARTS.leave();
         return job.stopped ?? { kind: 'cancelled' };
       }
-      if (task.kind !== 'warm') {
-        if (this.handed >= this.options.maxThreads) this.queue(job);
+      if (task.kind !== 'warm' && this.handed < this.options.maxThreads) {
         job.handed = true;
         this.handed++;
+      } else if (task.kind !== 'warm') {
+        this.queue(job);
+        if (admitted) WORKER_STARTS.leave();
+        admitted = false;
+        // handOn hands it over, in its turn.
+        await new Promise<void>((go) => this.waiting.push({ job, go }));
+        if (job.stopped || this.closed) return job.stopped ?? { kind: 'cancelled' };
       }
       this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
       const running = this.piscina.run({ ...task, row }, { signal: job.abort.signal });
@@ -297,7 +308,10 @@ export class WorkerPool {
       tell(() => job.limits.onStart?.());
     job.gate?.withdraw();
     if (job.startedThread !== undefined) this.leaveStartGate(job.startedThread);
-    if (job.handed) this.handed--;
+    if (job.handed) {
+      this.handed--;
+      this.handOn();
+    }
     this.jobs.delete(job.row);
     if (job.callId !== undefined) this.retired.delete(job.callId);
     this.rows.table.endTask(job.row);
@@ -368,10 +382,23 @@ export class WorkerPool {
     if (this.startPlaces.delete(threadId)) WORKER_STARTS.leave();
   }
 
+  /** Hands the tasks that waited longest to piscina while fewer than maxThreads are handed. */
+  private handOn(): void {
+    while (this.handed < this.options.maxThreads) {
+      const next = this.waiting.shift();
+      if (next === undefined) return;
+      next.job.handed = true;
+      this.handed++;
+      next.go();
+    }
+  }
+
   /** Ends `job` early: a picked-up task's worker is terminated (thread watch told first); a waiting one leaves. */
   private stop(job: Job, how: Stopped): void {
     if (job.stopped || !this.jobs.has(job.row)) return;
     job.stopped = how;
+    const waiting = this.waiting.findIndex((entry) => entry.job === job);
+    if (waiting !== -1) this.waiting.splice(waiting, 1)[0]!.go();
     job.gate?.withdraw();
     const workerId = this.rows.table.workerOf(job.row);
     if (workerId !== undefined) this.options.threads.stopped(workerId);
