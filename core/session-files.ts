@@ -78,13 +78,18 @@ export function listQuietly(dir: string): string[] {
   }
 }
 
-/** Bytes under a directory, without following symlinks. */
+/** What a file holds: its length, or its blocks when they are fewer (a sparse file, long in name only). */
+export function diskBytes(stats: Stats): number {
+  return Math.min(stats.size, stats.blocks * 512);
+}
+
+/** Bytes on disk under a directory, without following symlinks. */
 function treeBytes(dir: string): number {
   let bytes = 0;
   for (const name of listQuietly(dir)) {
     const stats = statQuietly(join(dir, name));
     if (stats === undefined) continue;
-    bytes += stats.isDirectory() ? treeBytes(join(dir, name)) : stats.size;
+    bytes += stats.isDirectory() ? treeBytes(join(dir, name)) : diskBytes(stats);
   }
   return bytes;
 }
@@ -122,7 +127,7 @@ export function scanSessions(stateDir: string): SessionFiles[] {
   for (const { id, path, stats } of sessionFileStats(stateDir)) {
     const session = entry(id, stats);
     session.files.push(path);
-    session.bytes += stats.size;
+    session.bytes += diskBytes(stats);
   }
   const spillRoot = join(stateDir, 'spill');
   for (const name of listQuietly(spillRoot)) {

@@ -7,7 +7,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
-import { liveWriter, olderSegments, scanSessions, sessionFilesById, statQuietly } from './session-files.js';
+import { diskBytes, liveWriter, olderSegments, scanSessions, sessionFilesById, statQuietly } from './session-files.js';
 import type { SessionFiles } from './session-files.js';
 
 export interface SessionRetention {
@@ -77,8 +77,8 @@ function removeOldSegments(
     if (fits && now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS) break;
     unlinkQuietly(path);
     trimmed.paths.push(path);
-    trimmed.bytes += stats.size;
-    removed += stats.size;
+    trimmed.bytes += diskBytes(stats);
+    removed += diskBytes(stats);
   }
   return removed;
 }
