@@ -106,6 +106,7 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
   // before the host has stopped the tools' child processes, leaving them behind.
   process.on('SIGINT', stopServing);
   process.on('SIGTERM', stopServing);
+  process.on('SIGHUP', stopServing);
   transport.start();
   await serving;
   host.off('reload', onReload);
