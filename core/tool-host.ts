@@ -461,13 +461,33 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return {
       generation: this.generation?.number ?? 0,
       tools: this.generation?.tools.size ?? 0,
-      modules: this.generation?.stats() ?? {},
+      modules: this.moduleStats(),
       cpu: this.cpuSlots.stats(),
       sessionLogFailures: (this.log?.lost ?? 0) + this.unopenedLogRecords,
       spillFailures: this.spillFailures,
       stuckThreads: this.threads.stuck(),
       workerThreads: this.threads.alive(),
     };
+  }
+
+  /** Each module's pool in the generation serving, with the calls still running on replaced generations counted in. */
+  private moduleStats(): HostStats['modules'] {
+    const modules = this.generation?.stats() ?? {};
+    for (const generation of this.retiring) {
+      for (const [module, older] of Object.entries(generation.stats())) {
+        const current = modules[module];
+        modules[module] =
+          current === undefined
+            ? older
+            : {
+                ...current,
+                alive: current.alive + older.alive,
+                busy: current.busy + older.busy,
+                queued: current.queued + older.queued,
+              };
+      }
+    }
+    return modules;
   }
 
   /** The live worker threads of `module`'s pool (as `stats().modules` names it), for monitoring; terminating one crashes its call. */
