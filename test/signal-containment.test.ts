@@ -2,6 +2,9 @@
 // security.md says every process a call starts ends with the call, whatever its status, and that
 // the dashboard and `moonpool mcp` exit when asked. Here the dashboard (in tmux) gets SIGTERM,
 // SIGHUP or its terminal closed, and `moonpool mcp` gets SIGHUP, during a call holding a command.
+// The hosts run with MOONPOOL_CGROUP=off (the /proc sweep, with which `moonpool call` cleans up on
+// every signal): with cgroups, any later moonpool host on the machine kills a dead host's cgroup
+// when it starts a command, which would hide what the stopped host itself left.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -55,7 +58,7 @@ describe(
         const seconds = uniqueSeconds();
         const session = `moonpool-signal-${process.pid}-${stop.replace(/\W/g, '')}`;
         const dir = configDir();
-        const command = `exec ${process.execPath} ${CLI} --config ${dir} --state-dir ${join(dir, 'state')}`;
+        const command = `exec env MOONPOOL_CGROUP=off ${process.execPath} ${CLI} --config ${dir} --state-dir ${join(dir, 'state')}`;
         try {
           execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '100', '-y', '30', command]);
           const pid = Number(
@@ -85,6 +88,7 @@ test('`moonpool mcp` stopped with SIGHUP during a call leaves nothing of the cal
   try {
     const child = spawn(process.execPath, [CLI, 'mcp', '--config', dir, '--state-dir', join(dir, 'state')], {
       stdio: ['pipe', 'ignore', 'ignore'],
+      env: { ...process.env, MOONPOOL_CGROUP: 'off' },
     });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     const requests = [
