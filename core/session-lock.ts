@@ -97,15 +97,16 @@ export function liveLockHolder(path: string): number | undefined {
 /** Creates the lock file with its pid already in it (a link of a written file), so no reader sees it empty; false when it exists. */
 function tryCreate(file: string): boolean {
   const written = `${file}.${process.pid}-${randomBytes(3).toString('hex')}`;
-  writeFileSync(written, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
   try {
+    // Created, then written: a write that fails (a full disk) must not leave the file behind.
+    writeFileSync(written, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
     linkSync(written, file);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   } finally {
-    unlinkSync(written);
+    unlinkQuietly(written);
   }
 }
 
