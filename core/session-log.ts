@@ -5,7 +5,17 @@
 // process on the same session writes a file of its own beside it, read together with it. Past
 // its segment size, `<id>.log` is renamed to the session's next segment `<id>.<n>.log` and a new
 // one begins, so the retention rule can remove the oldest part of a session still in use.
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, renameSync, writeSync, writevSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeSync,
+  writevSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -33,6 +43,18 @@ export type { SessionEntry, SessionReadout } from './session-stream.js';
 const MAX_TORN_TAIL_BYTES = HEADER_BYTES + MAX_RECORD_BYTES;
 /** How a log is opened to write: never through a symlink planted in its place. */
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+
+/** Whether the bytes of `path` at `offset` begin as a framed record does (MAGIC, or as much of it as there is). */
+function beginsLikeRecord(path: string, offset: number): boolean {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const start = Buffer.alloc(MAGIC.length);
+    const read = readSync(fd, start, 0, MAGIC.length, offset);
+    return start.subarray(0, read).equals(MAGIC.subarray(0, read));
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export function sessionLogPath(stateDir: string, sessionId: string): string {
   return join(stateDir, 'sessions', `${sessionId}.log`);
@@ -242,14 +264,18 @@ export class SessionLog {
         throw new Error(`${main} is not a regular file`);
       }
       const tail = fstatSync(fd).size - existing.validBytes;
-      // Only what a write cut short can leave is cut: more after the last intact record is not a
-      // torn tail, and may be all there is of calls this reader cannot make out.
-      if (tail > MAX_TORN_TAIL_BYTES) {
+      // Only what a write cut short can leave is cut: a start of one framed record. More, or bytes
+      // that do not begin like a record, may be all there is of calls this reader cannot make out.
+      const notTorn =
+        tail > MAX_TORN_TAIL_BYTES
+          ? 'are more than a torn write leaves'
+          : tail > 0 && !beginsLikeRecord(main, existing.validBytes)
+            ? 'do not begin like a record'
+            : undefined;
+      if (notTorn !== undefined) {
         closeSync(fd);
         taken.lock.release();
-        return besideMain(
-          `${main}: ${tail} bytes after its last intact record are more than a torn write leaves; it is not cut`,
-        );
+        return besideMain(`${main}: ${tail} bytes after its last intact record ${notTorn}; it is not cut`);
       }
       if (tail > 0) ftruncateSync(fd, existing.validBytes);
       const rollOver = {
