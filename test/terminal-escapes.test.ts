@@ -23,7 +23,7 @@ function moonpool(args: string[]): { code: number | null; stdout: string; stderr
 }
 
 // eslint-disable-next-line no-control-regex -- what must not reach the terminal
-const ESCAPES = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const ESCAPES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 
 test('call --json: the lines the tool prints reach stderr without escapes', () => {
   const stateDir = tempDir();
