@@ -232,6 +232,12 @@ describe('config lookup', () => {
     assert.equal(run.code, 2);
     assert.match(run.stderr, /config not found: \/nonexistent\/init\.lua \(from --config\)/);
   });
+
+  test('a --cwd that is not a directory is a usage error: exit 2', () => {
+    const run = moonpool(['call', 'weather', '{"city":"Paris"}', '--config', seed1, '--cwd', '/nonexistent/dir']);
+    assert.equal(run.code, 2, run.why);
+    assert.match(run.stderr, /--cwd \/nonexistent\/dir: not a directory/);
+  });
 });
 
 test('Ctrl-C (SIGINT) cancels a call and exits 130, leaving no process behind', { timeout: 60_000 }, async () => {

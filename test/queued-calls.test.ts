@@ -1,7 +1,8 @@
 // A call that must wait before a worker takes it says so: `onQueued` with its place in line (again
 // as the place changes), then `onStart` once a worker has it. A call that never waits hears
 // neither. The wait may be for a busy module (every worker has a call) or for the process's
-// worker starts (at most availableParallelism() + 2 at once).
+// worker starts (at most availableParallelism() + 2 at once). Calls start in the order they were
+// made, and a reload does not make the calls still running or waiting vanish from `stats()`.
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -126,4 +127,43 @@ test('calls waiting for a worker start beyond the process-wide limit are queued,
     calls.map(({ name }) => ['ok', name]),
   );
   for (const { events } of queued()) assert.deepEqual(events, ['queued 1', 'start']);
+});
+
+test('seven calls behind a one-worker module start in the order they were made', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'init.lua'), WAITER);
+  const host = await startHost(join(dir, 'init.lua'), { maxThreadsPerModule: 1 });
+  const gate = join(dir, 'gate');
+  let firstRunning = false;
+  const started: number[] = [];
+  const first = host.call('wait', { gate }, { onLog: () => (firstRunning = true) });
+  assert.ok(await eventually(() => firstRunning, 30_000));
+  const queued = [1, 2, 3, 4, 5, 6, 7].map((n) => host.call('wait', { gate }, { onLog: () => started.push(n) }));
+  writeFileSync(gate, '');
+  await Promise.all([first, ...queued]);
+  assert.deepEqual(started, [1, 2, 3, 4, 5, 6, 7]);
+});
+
+test('calls running and waiting before a reload are still counted by stats() after it', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'init.lua'), WAITER);
+  const host = await startHost(join(dir, 'init.lua'), { maxThreadsPerModule: 1 });
+  const gate = join(dir, 'gate');
+  let running = false;
+  const calls = [host.call('wait', { gate }, { onLog: () => (running = true) })];
+  assert.ok(await eventually(() => running, 30_000));
+  calls.push(host.call('wait', { gate }), host.call('wait', { gate }));
+  const counted = (): number =>
+    Object.values(host.stats().modules).reduce((sum, module) => sum + module.busy + module.queued, 0);
+  assert.ok(await eventually(() => counted() === 3), JSON.stringify(host.stats().modules));
+  const reload = await host.reload();
+  assert.equal(reload.ok, true);
+  const after = counted();
+  writeFileSync(gate, '');
+  const results = await Promise.all(calls);
+  assert.deepEqual(
+    results.map((result) => result.content),
+    ['through', 'through', 'through'],
+  );
+  assert.equal(after, 3, 'busy + queued over every module right after the reload');
 });

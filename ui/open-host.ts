@@ -1,6 +1,7 @@
 // Starts a ToolHost for a CLI command: config lookup (saying on stderr when the bundled demo is
 // used, and refusing it for `mcp`, whose client is a model that would get the demo's `sh`), the options every command shares, and for the commands that record calls, a state
 // directory they can write (checked at start, so an unusable one is one line and exit 2).
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import {
@@ -11,7 +12,7 @@ import {
   stateDirProblem,
   type ResolvedConfig,
 } from '../core/index.js';
-import type { CliInput } from './cli-options.js';
+import { UsageError, type CliInput } from './cli-options.js';
 import { displayPath } from './diagnostic-format.js';
 import { retentionOptions } from './retention-option.js';
 
@@ -36,6 +37,9 @@ const RECORDING_COMMANDS = new Set<CliInput['command']>(['call', 'mcp', 'dash'])
 const TOOLLESS_COMMANDS = new Set<CliInput['command']>(['list', 'check']);
 
 export async function openHost(input: CliInput, output: Output): Promise<ToolHost> {
+  // Checked here, not at the first command a tool starts: a mistyped directory is a usage error.
+  if (input.cwd !== undefined && statSync(input.cwd, { throwIfNoEntry: false })?.isDirectory() !== true)
+    throw new UsageError(`--cwd ${input.cwd}: not a directory`);
   if (RECORDING_COMMANDS.has(input.command)) {
     const problem = stateDirProblem(resolve(input.stateDir ?? defaultStateDir()));
     if (problem !== undefined) throw new MoonpoolError('STATE_DIR_UNUSABLE', problem);
