@@ -1,7 +1,9 @@
 // A pool of Lua workers for one role: a module's `run` calls, or a generation's inspect work
 // (discovery, `available`, `render`). piscina runs the threads: one task per worker, `maxThreads`,
-// `idleTimeout`, `maxQueue`, and an AbortSignal that terminates the worker running its task. This
-// layer adds what moonpool promises beyond that:
+// `idleTimeout`, and an AbortSignal that terminates the worker running its task. This layer adds
+// what moonpool promises beyond that:
+// - tasks past `maxThreads` wait here, in the order they came (piscina would reorder them), and
+//   past `maxQueue` of them a task is refused as busy;
 // - a task's time limit counts from when a worker picked it up (the stamps in the shared task
 //   table), with a cold worker's allowance for loading the config; waiting for a worker is free,
 //   and so is waiting for the user's answer to a question the task asked (`ctx:ask`);
@@ -245,16 +247,18 @@ export class WorkerPool {
         if (admitted) WORKER_STARTS.leave();
         return job.stopped ?? { kind: 'cancelled' };
       }
-      if (task.kind !== 'warm' && this.handed < this.options.maxThreads) {
-        job.handed = true;
-        this.handed++;
-      } else if (task.kind !== 'warm') {
-        this.queue(job);
-        if (admitted) WORKER_STARTS.leave();
-        admitted = false;
-        // handOn hands it over, in its turn.
-        await new Promise<void>((go) => this.waiting.push({ job, go }));
-        if (job.stopped || this.closed) return job.stopped ?? { kind: 'cancelled' };
+      if (task.kind !== 'warm') {
+        if (this.handed < this.options.maxThreads) {
+          job.handed = true;
+          this.handed++;
+        } else {
+          this.queue(job);
+          if (admitted) WORKER_STARTS.leave();
+          admitted = false;
+          // handOn hands it over, in its turn.
+          await new Promise<void>((go) => this.waiting.push({ job, go }));
+          if (job.stopped || this.closed) return job.stopped ?? { kind: 'cancelled' };
+        }
       }
       this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
       const running = this.piscina.run({ ...task, row }, { signal: job.abort.signal });
@@ -287,7 +291,8 @@ export class WorkerPool {
     const retired = job.callId === undefined ? undefined : this.retired.get(job.callId);
     if (retired !== undefined) return { kind: 'done', value: retired as TaskReplies[T['kind']] };
     if (this.closed) return { kind: 'cancelled' };
-    // piscina refuses a task past maxQueue with this code.
+    // piscina's own refusal past its maxQueue: a backstop, since at most maxThreads tasks and the
+    // `warm` ones reach it.
     if ((error as { code?: unknown }).code === 'ERR_TASK_QUEUE_AT_LIMIT') return { kind: 'busy' };
     if (!(error instanceof Error)) return { kind: 'crashed', message: String(error) };
     // A task structured clone refuses never reached a worker: the caller's mistake, thrown to it.

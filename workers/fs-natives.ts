@@ -158,9 +158,10 @@ export function createFsNatives(
       if (configLoading() && sources[absoluteOf(path)] !== undefined) return [true];
       // Outside a guarded tool's read roots nothing is looked for (whether a file is there must not
       // show): the second result says so, and code_refused refuses it if no other path is found.
+      const absolute = resolve(path);
       const checked = guard();
-      if (checked && !checked.mayRead(resolve(path).toString('latin1'))) return [false, true];
-      return [isReadableFile(resolve(path))];
+      if (checked && !checked.mayRead(absolute.toString('latin1'))) return [false, true];
+      return [isReadableFile(absolute)];
     },
     code_refused: (call) => {
       guard()?.checkPath('read', resolve(pathArg(call, 1)).toString('latin1'));
