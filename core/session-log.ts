@@ -357,7 +357,8 @@ export class SessionLog {
       } catch {
         continue;
       }
-      if (batchBytes + frame.length > WRITE_BATCH_BYTES || this.segmentFull(batchBytes + frame.length)) writeBatch();
+      // A batch never spans two segments: the one it would pass goes out first.
+      if (batchBytes + frame.length > WRITE_BATCH_BYTES || this.passesSegment(batchBytes + frame.length)) writeBatch();
       batch.push(frame);
       batchBytes += frame.length;
     }
@@ -395,7 +396,8 @@ export class SessionLog {
     }
     let total = 0;
     for (const frame of frames) total += frame.length;
-    if (this.segmentFull(total)) this.rollOver();
+    // A segment's first write always goes in it, however large: a record is never split.
+    if (this.goodBytes > 0 && this.passesSegment(total)) this.rollOver();
     try {
       // One gathering write, no copy into one buffer first; what it leaves (a short write, or
       // frames past the system's limit of buffers a write takes) goes out copied, a write at a time.
@@ -414,9 +416,9 @@ export class SessionLog {
     }
   }
 
-  /** Whether `bytes` more would take the main log past its segment size (a first write always fits). */
-  private segmentFull(bytes: number): boolean {
-    return this.segments !== undefined && this.goodBytes > 0 && this.goodBytes + bytes > this.segments.bytes;
+  /** Whether `bytes` more would take the main log past its segment size. */
+  private passesSegment(bytes: number): boolean {
+    return this.segments !== undefined && this.goodBytes + bytes > this.segments.bytes;
   }
 
   /** Renames the log to the next segment and starts a new one; if that fails, the log grows on where it is. */

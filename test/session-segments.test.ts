@@ -71,6 +71,18 @@ describe('session log segments', () => {
     assert.deepEqual([listed!.id, listed!.calls, listed!.startedAt], ['s', CALLS, record(1).finishedAt - 1]);
   });
 
+  test('records queued together are cut into segments as records written one at a time are', () => {
+    const stateDir = tempDir();
+    const log = SessionLog.open(stateDir, 'queued', undefined, { bytes: SEGMENT_BYTES });
+    for (let i = 1; i <= CALLS; i++) log.enqueue(record(i));
+    log.close();
+    const files = logFiles(stateDir);
+    assert.ok(files.length > 3, `segments: ${files.join(', ')}`);
+    for (const name of files)
+      assert.ok(statSync(join(stateDir, 'sessions', name)).size <= SEGMENT_BYTES, `${name} is past the segment size`);
+    assert.equal(readSession(stateDir, 'queued').records.length, CALLS);
+  });
+
   test('calls that ended in the same millisecond are read back in the order written, across segments', () => {
     const stateDir = tempDir();
     const log = SessionLog.open(stateDir, 'fast', undefined, { bytes: SEGMENT_BYTES });
