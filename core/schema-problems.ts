@@ -41,6 +41,8 @@ const TYPE_NAMES_ELSEWHERE: Readonly<Record<string, string>> = {
 };
 // ajv's own keyword for step counting is no keyword an author means.
 const INTERNAL_KEYWORDS = new Set(['moonpoolStep']);
+/** The `$schema` of JSON Schema draft-07, with or without its empty fragment. */
+const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 
 /** `parameters.properties.name.type`, `parameters.required[1]` (Lua's indices, from 1), `parameters.properties["a b"]`. */
 export function schemaPathText(path: readonly SchemaPathKey[]): string {
@@ -130,12 +132,23 @@ function metaMessage(errors: ErrorObject[]): string {
   return shown[0]!.message ?? 'is invalid';
 }
 
+/** Whether `$schema`, when given, names the draft the schemas are checked as (ajv would throw for any other). */
+function metaSchemaKnown(list: ProblemList, $schema: unknown): boolean {
+  if ($schema === undefined || (typeof $schema === 'string' && DRAFT_07.test($schema))) return true;
+  list.add(
+    ['$schema'],
+    `${schemaPathText(['$schema'])}: moonpool checks schemas as JSON Schema draft-07: leave \`$schema\` out, or set it to "http://json-schema.org/draft-07/schema#" (got ${describeValue($schema)})`,
+  );
+  return false;
+}
+
 /** Every problem in `schema` (a `parameters` table), cut to MAX_REPORTED_SCHEMA_PROBLEMS. */
 export function findSchemaProblems(ajv: Ajv, schema: Record<string, unknown>): SchemaProblems {
   const list = new ProblemList();
   const known = new Set(Object.keys(ajv.RULES.keywords).filter((keyword) => !INTERNAL_KEYWORDS.has(keyword)));
   keywordProblems(list, known, schema, []);
   meaningProblems(schema, (path, message) => list.add(path, `${schemaPathText(path)}: ${message}`));
+  if (!metaSchemaKnown(list, schema.$schema)) return { problems: list.problems, total: list.total };
   if (!ajv.validateSchema(schema)) {
     const byPath = new Map<string, ErrorObject[]>();
     for (const error of ajv.errors ?? []) {

@@ -58,6 +58,11 @@ describe('tool definitions', () => {
       [{ parameters: { type: 'array' } }, /parameters\.type must be 'object'/],
       [{ parameters: { type: 'object', properties: { n: { type: 'integr' } } } }, /parameters\.properties\.n\.type: /],
       [{ parameters: { type: 'object', frobnicate: true } }, /parameters: unknown keyword `frobnicate`$/],
+      [
+        { parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' } },
+        /parameters\["\$schema"\]: moonpool checks schemas as JSON Schema draft-07: leave `\$schema` out.*\(got "https:\/\/json-schema/,
+      ],
+      [{ parameters: { $schema: 7, type: 'object' } }, /parameters\["\$schema"\]: .*draft-07.*\(got number 7\)$/],
       [{ conversionError: 'parameters.properties.cb is a function' }, /parameters\.properties\.cb is a function/],
     ];
     for (const [fields, message] of cases) {
@@ -88,6 +93,14 @@ describe('tool definitions', () => {
       diagnostics.map((d) => [d.severity, d.message]),
       [['warning', "tool 'tool': unknown field `notes` is ignored"]],
     );
+  });
+
+  test('a schema that names draft-07 as its $schema loads', () => {
+    for (const $schema of ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema']) {
+      const { tools, diagnostics } = check([raw({ parameters: { $schema, type: 'object', properties: {} } })]);
+      assert.deepEqual(diagnostics, []);
+      assert.equal(tools.length, 1);
+    }
   });
 
   test('an unknown field close to a field the definition lacks is an error that names the field meant', () => {
