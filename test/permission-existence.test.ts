@@ -1,9 +1,13 @@
 // A guarded tool cannot tell whether a file outside its roots exists (docs/writing-tools.md,
 // "What is enforced"): `package.searchpath` and `require` find nothing outside the read roots, a
-// file that is there as much as one that is not.
+// file that is there as much as one that is not. Nor does it open one there to be refused: a
+// FIFO's blocked writer is let through by any reader's open, so it shows whether one happened.
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { startHost, tempDir } from './helpers.js';
 
@@ -44,4 +48,27 @@ describe('outside its roots, a file that exists looks like one that does not', (
       `package.path = '${outside}/?.lua'; local ok, e = pcall(require, '${name}'); return (tostring(e):gsub('%s+', ' '))`;
     assert.equal(await seen(code, 'present'), await seen(code, 'absent'));
   });
+});
+
+describe('outside its roots, a read is refused before anything is opened', () => {
+  for (const [what, code] of [
+    ['io.open', (fifo: string) => `return tostring(select(2, pcall(io.open, '${fifo}')))`],
+    ['loadfile', (fifo: string) => `return tostring(select(2, pcall(loadfile, '${fifo}')))`],
+  ] as const) {
+    test(what, async () => {
+      const fifo = join(outside, `fifo-${what}`);
+      spawnSync('mkfifo', [fifo]);
+      // Its open for writing waits until a reader opens the FIFO.
+      const writer = spawn('sh', ['-c', `: > '${fifo}'`], { stdio: 'ignore' });
+      const exited = once(writer, 'exit');
+      try {
+        const result = await host.call('probe', { code: code(fifo) });
+        assert.match(result.content, /read outside the tool's permissions/);
+        const opened = await Promise.race([exited.then(() => true), sleep(1000).then(() => false)]);
+        assert.equal(opened, false, 'the FIFO outside the roots was opened');
+      } finally {
+        writer.kill('SIGKILL');
+      }
+    });
+  }
 });

@@ -1,7 +1,7 @@
 // Holds a tool's code to the permissions it declared (registry:add's `permissions`). A path is
 // judged by where the kernel would take it: the real path of its existing part (symbolic links and
 // `..` followed, a dangling link followed to where a create would land) with the rest appended. A
-// read is judged again by its opened descriptor's /proc/self/fd link, and a write is opened inside
+// read is judged before it is opened and again by its opened descriptor's /proc/self/fd link, and a write is opened inside
 // a directory already opened and judged (`/proc/self/fd/DIR/name`, the last link not followed), so
 // nothing swapped between a check and an open gets through. Programs and environment variables are
 // held to their lists.
@@ -99,8 +99,8 @@ export class PermissionGuard {
   }
 
   /**
-   * Refuses `path` (absolute, a byte string) unless it lies under a root of `access`, for a path
-   * that could not be opened: outside the roots it is refused rather than said to be missing.
+   * Refuses `path` (absolute, a byte string) unless it leads under a root of `access`: outside the
+   * roots, a missing file is refused rather than said to be missing.
    * `itself`: the path names the entry itself, a link not followed (remove, rename).
    */
   checkPath(access: Access, path: string, itself = false): void {
@@ -117,21 +117,15 @@ export class PermissionGuard {
   }
 
   /**
-   * What `open` opened from `path` (absolute, a byte string) to read, refused (and closed) when it
-   * lies outside the read roots: the descriptor's own link is what is judged, so nothing swapped
-   * after a check can slip through. A path that fails to open is judged by its path, so a missing
-   * file outside is refused.
+   * What `open` opened from `path` (absolute, a byte string) to read, inside the read roots or not
+   * at all: judged by where the path leads before it is opened (opening a device or a FIFO may act
+   * by itself), then by the descriptor's own link, so nothing swapped between the two slips through.
    */
   openToRead(path: string, open: () => number): number {
     const roots = this.roots.read;
     if (roots === null) return open();
-    let fd: number;
-    try {
-      fd = open();
-    } catch (error) {
-      this.checkPath('read', path);
-      throw error;
-    }
+    this.checkPath('read', path);
+    const fd = open();
     const real = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'latin1' });
     if (inside(real, roots)) return fd;
     fs.closeSync(fd);
