@@ -82,6 +82,10 @@ describe('moonpool call', () => {
     );
     assert.equal(said(['check', '--config']), `moonpool: --config needs a value; see '${asRun} help check'\n`);
     assert.equal(
+      said(['call', 'x', '{}', '--timeout', '-1']),
+      `moonpool: --timeout needs a value; one starting with '-' is written --timeout=-1; see '${asRun} help call'\n`,
+    );
+    assert.equal(
       said(['replay', 'nosuch']),
       `moonpool: no session 'nosuch' in ${stateDir}; '${asRun} sessions' lists them\n`,
     );

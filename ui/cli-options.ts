@@ -111,16 +111,20 @@ const OPTION_SPELLINGS = Object.entries(OPTIONS).flatMap(([name, option]) => [
 ]);
 
 /** node:util's parse error, said as moonpool says a usage error: the option as typed, the one meant. */
-function optionProblem(error: Error & { code?: string }): string {
+function optionProblem(error: Error & { code?: string }, argv: string[]): string {
   const unknown = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
   if (unknown !== undefined) {
     const meant = closestName(unknown, OPTION_SPELLINGS);
     return `unknown option '${unknown}'${meant ? ` (did you mean '${meant}'?)` : ''}`;
   }
-  const missing = /^Option '(-\w, )?(--[\w-]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(
-    error.message,
-  )?.[2];
-  if (missing !== undefined) return `${missing} needs a value`;
+  const missing = /^Option '(-\w, )?(--[\w-]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(error.message);
+  if (missing !== null) {
+    const option = missing[2]!;
+    // node:util takes a value starting with '-' (`--timeout -1`) for an option of its own.
+    const next = argv[argv.indexOf(option) + 1];
+    const meantAsValue = next !== undefined && !OPTION_SPELLINGS.includes(next.split('=')[0]!);
+    return `${option} needs a value${meantAsValue ? `; one starting with '-' is written ${option}=${next}` : ''}`;
+  }
   const flag = /^Option '(-\w, )?(--[\w-]+)' does not take an argument/.exec(error.message)?.[2];
   if (flag !== undefined) return `${flag} takes no value`;
   return error.message.split('\n')[0]!.replace(/\.$/, '');
@@ -141,7 +145,7 @@ export function parseCli(argv: string[]): CliInput {
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   } catch (error) {
-    throw new UsageError(optionProblem(error as Error), commandOf(argv));
+    throw new UsageError(optionProblem(error as Error, argv), commandOf(argv));
   }
   const { values, positionals } = parsed;
   const [first, ...rest] = positionals;
