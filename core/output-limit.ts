@@ -36,9 +36,18 @@ function countLines(text: string): number {
   return text.endsWith('\n') ? lines - 1 : lines;
 }
 
-function notice(shownLines: number, totalLines: number, where: string): string {
-  const format = (n: number): string => n.toLocaleString('en-US');
-  return `[output truncated: shown ${format(shownLines)} of ${format(totalLines)} lines; ${where}]`;
+const format = (n: number): string => n.toLocaleString('en-US');
+
+/** How much of `content` its head `shown` holds: in lines, or in characters when it cuts a line. */
+function shownPart(shown: string, content: string, totalLines: number): string {
+  const cutsLine = !shown.endsWith('\n') && content[shown.length] !== '\n';
+  return cutsLine
+    ? `${format(shown.length)} of ${format(content.length)} characters`
+    : `${format(countLines(shown))} of ${format(totalLines)} lines`;
+}
+
+function notice(part: string, where: string): string {
+  return `[output truncated: shown ${part}; ${where}]`;
 }
 
 /** The fs error code of a failed write (ENOSPC, EACCES …), or its message when it has none. */
@@ -123,11 +132,9 @@ export function limitOutput(
     spillError === undefined
       ? `the full output is in ${spillPath}`
       : `the full output could not be saved (${spillError} writing ${spillPath})`;
-  const reserve = notice(totalLines, totalLines, where).length + 1;
-  const shown = head(content, Math.max(0, limits.maxChars - reserve), Math.max(1, limits.maxLines - 1)).replace(
-    /\n$/,
-    '',
-  );
-  const limited = `${shown}\n${notice(countLines(shown), totalLines, where)}`;
+  // Room for the longest notice (characters outnumber lines).
+  const reserve = notice(`${format(content.length)} of ${format(content.length)} characters`, where).length + 1;
+  const shown = head(content, Math.max(0, limits.maxChars - reserve), Math.max(1, limits.maxLines - 1));
+  const limited = `${shown.replace(/\n$/, '')}\n${notice(shownPart(shown, content, totalLines), where)}`;
   return spillError === undefined ? { content: limited, spillPath } : { content: limited, spillError };
 }

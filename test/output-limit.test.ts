@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { startHost } from './helpers.js';
+import { limitOutput } from '../core/output-limit.js';
+import { startHost, tempDir } from './helpers.js';
 
 test('a 5 MB result is cut to the inline limit with a notice, and the spill file holds all of it', async () => {
   const host = await startHost('snapshots');
@@ -35,4 +36,15 @@ test('a result over the line limit spills too, and binary output is spilled as i
   assert.equal(bytes.length, 200_000);
   for (let i = 0; i < bytes.length; i += 997) assert.equal(bytes[i], i % 256);
   assert.ok(result.content.split('\n').length <= 100);
+});
+
+test('a head that cuts a line says how many characters it shows, not lines', () => {
+  const spillDir = tempDir();
+  const line = 'x'.repeat(5_000);
+  const { content } = limitOutput(line, undefined, { maxChars: 1_000, maxLines: 100 }, spillDir, 'tool', 'c1');
+  const [shown, notice] = content.split('\n');
+  assert.ok(shown!.length > 500 && content.length <= 1_000, `${content.length} characters`);
+  assert.match(notice!, new RegExp(`^\\[output truncated: shown ${shown!.length} of 5,000 characters; `));
+  const lines = limitOutput(`${line}\n${line}`, undefined, { maxChars: 6_000, maxLines: 100 }, spillDir, 't', 'c2');
+  assert.match(lines.content.split('\n')[1]!, /^\[output truncated: shown 1 of 2 lines; /);
 });
