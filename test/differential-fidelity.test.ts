@@ -45,3 +45,17 @@ warn('still on')
     assert.deepEqual(moonpool, nativeErrors);
   });
 });
+
+describe('buffering', () => {
+  test("setvbuf('line') writes up to the last newline and keeps the rest", () =>
+    same(`
+local f = assert(io.open('line-buffered.txt', 'w'))
+f:setvbuf('line')
+local function on_disk() return ('%q'):format(io.open('line-buffered.txt'):read('a')) end
+f:write('ab\\ncd'); print(on_disk())
+f:write('ef\\ngh'); print(on_disk())
+f:write('ij', 'k\\nl', 'm'); print(on_disk())
+f:write('\\n'); print(on_disk())
+f:close(); print(on_disk())
+`));
+});

@@ -158,9 +158,17 @@ local function write(file, handle, first, global_name, ...)
     line_done = line_done or str_find(text, '\n', 1, true) ~= nil
   end
   local mode = file.buffer_mode
-  if mode == 'no' or file.wlen >= file.buffer_size or (mode == 'line' and line_done) then
+  if mode == 'no' or file.wlen >= file.buffer_size then
     local ok, message, code = flush(file)
     if not ok then return nil, message, code end
+  elseif mode == 'line' and line_done then
+    -- As C stdio: a line-buffered file gets its data up to the last newline; the rest waits.
+    local data = tbl_concat(file.wbuf)
+    local last_newline = str_find(data, '\n[^\n]*$')
+    file.wbuf, file.wlen = { str_sub(data, 1, last_newline) }, last_newline
+    local ok, message, code = flush(file)
+    if not ok then return nil, message, code end
+    file.wbuf[1], file.wlen = str_sub(data, last_newline + 1), #data - last_newline
   end
   return handle
 end
