@@ -59,3 +59,12 @@ f:write('\\n'); print(on_disk())
 f:close(); print(on_disk())
 `));
 });
+
+describe('standard streams', () => {
+  test('stdout and stderr cannot seek, as on a pipe', () =>
+    same(`
+print(io.stdout:seek())
+print(io.stderr:seek('set', 0))
+print(io.stdout:seek('end'))
+`));
+});

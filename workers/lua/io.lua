@@ -67,10 +67,15 @@ local DESCRIPTOR = {
   size = function(file) return native.fs_size(file.fd) end,
   close = function(file) native.fs_close(file.fd) end,
 }
+-- The call's log is a pipe to the standard streams: natively stdout and stderr are a terminal or
+-- a pipe, where seeking fails.
 local LOG = {
   write = function(_, data)
     native.write_log(data)
     return true
+  end,
+  seek = function()
+    return nil, 'Illegal seek', 29
   end,
 }
 local NO_INPUT = { read = function() return nil end }
