@@ -129,6 +129,13 @@ export class LuaRuntime {
     this.decoder = new SnapshotDecoder(this.raw, this.stack);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
     this.output = createOutputNatives(this.raw as unknown as OutputRawApi, this.stack, (text) => this.logLine(text));
+    // Lua's own warnings (an error in a finalizer) take `warn`'s path: the call's log, after `@on`.
+    const warnf = engine.global.lua.module.addFunction(
+      (_userData: number, message: number, toContinue: number) =>
+        this.output.warning(this.stack.cStringAt(message), toContinue !== 0),
+      'viii',
+    );
+    this.raw._lua_setwarnf(engine.global.address, warnf, 0);
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
         this.watch?.beforeWait(L);

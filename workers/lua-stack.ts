@@ -32,6 +32,7 @@ export interface LuaRawApi {
   _lua_rawseti(L: number, index: number, n: bigint): void;
   _lua_rawgeti(L: number, index: number, n: bigint): number;
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
+  _lua_setwarnf(L: number, warnf: number, userData: number): void;
   _lua_getfield(L: number, index: number, key: number): number;
   _lua_pushthread(L: number): number;
   _lua_callk(L: number, nargs: number, nresults: number, context: number, continuation: number): void;
@@ -179,6 +180,12 @@ export class LuaStack {
   private copyAt(L: number, index: number): Buffer {
     const pointer = this.module._lua_tolstring(L, index, this.lengthSlot);
     return Buffer.from(this.module.HEAPU8.subarray(pointer, pointer + this.module.HEAPU32[this.lengthSlot >> 2]!));
+  }
+
+  /** The NUL-terminated C string at `pointer` in the wasm heap, as decodeLuaText reads it. */
+  cStringAt(pointer: number): string {
+    const heap = this.module.HEAPU8;
+    return decodeLuaText(heap.subarray(pointer, heap.indexOf(0, pointer)));
   }
 
   /** The text of the string at `index` (see decodeLuaText), with its bytes when not UTF-8; null if not a string or number. */

@@ -3,7 +3,8 @@
 // and `__name`, never the global `tostring`), and output reaches the call's log a line at a time,
 // split at newlines: a partial line waits for its end, or for the end of the task. The task's
 // output so far is also kept whole (up to what a log may hold) for `printed`: a tool ended by
-// `os.exit` answers with what it printed.
+// `os.exit` answers with what it printed. Warnings follow lauxlib's warning function, for `warn`
+// and for Lua's own (an error in a finalizer), which the runtime routes to `warning`.
 import { LOG_LIMIT_CHARS } from './call-channel.js';
 import type { LuaStack } from './lua-stack.js';
 import { NativeError, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
@@ -19,13 +20,16 @@ export interface OutputNatives {
   natives: Record<string, NativeFunction>;
   /** Sends a pending partial line: a task's output never waits past its end. */
   endTask(): void;
+  /** lua_warning's effect: a piece of a warning, `toContinue` when more pieces follow. */
+  warning(message: string, toContinue: boolean): void;
 }
 
 /** Output natives writing whole lines to `log`. */
 export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (text: string) => void): OutputNatives {
   let partial = '';
   let printed = '';
-  let warnings = false;
+  // lauxlib's states: off until `@on`, then on, or continued while a warning's pieces arrive.
+  let warnings: 'off' | 'on' | 'continued' = 'off';
   const write = (text: string): void => {
     if (printed.length < LOG_LIMIT_CHARS) printed += text.slice(0, LOG_LIMIT_CHARS - printed.length);
     if (!text.includes('\n')) {
@@ -41,6 +45,18 @@ export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (te
       log(partial);
       partial = '';
     }
+  };
+  // A control message (`@on`, `@off`, any other `@…` ignored) is a warning in one piece, read
+  // only when no warning is being continued.
+  const warning = (message: string, toContinue: boolean): void => {
+    if (warnings !== 'continued' && !toContinue && message.startsWith('@')) {
+      if (message === '@on') warnings = 'on';
+      if (message === '@off') warnings = 'off';
+      return;
+    }
+    if (warnings === 'off') return;
+    write(`${warnings === 'on' ? 'Lua warning: ' : ''}${message}${toContinue ? '' : '\n'}`);
+    warnings = toContinue ? 'continued' : 'on';
   };
   const asText = (call: NativeCall, index: number): string => {
     raw._luaL_tolstring(call.L, index, 0);
@@ -66,13 +82,7 @@ export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (te
         parts.push(part);
       }
       if (parts.length === 0) throw new NativeError("bad argument #1 to 'warn' (string expected, got no value)");
-      const message = parts.join('');
-      if (call.argc === 1 && message.startsWith('@')) {
-        if (message === '@on') warnings = true;
-        if (message === '@off') warnings = false;
-      } else if (warnings) {
-        write(`Lua warning: ${message}\n`);
-      }
+      parts.forEach((part, index) => warning(part, index < parts.length - 1));
       return [];
     },
     write_log: (call) => {
@@ -87,6 +97,7 @@ export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (te
   };
   return {
     natives,
+    warning,
     endTask: () => {
       printed = '';
       if (partial === '') return;

@@ -67,10 +67,15 @@ local DESCRIPTOR = {
   size = function(file) return native.fs_size(file.fd) end,
   close = function(file) native.fs_close(file.fd) end,
 }
+-- The call's log is a pipe to the standard streams: natively stdout and stderr are a terminal or
+-- a pipe, where seeking fails.
 local LOG = {
   write = function(_, data)
     native.write_log(data)
     return true
+  end,
+  seek = function()
+    return nil, 'Illegal seek', 29
   end,
 }
 local NO_INPUT = { read = function() return nil end }
@@ -158,9 +163,17 @@ local function write(file, handle, first, global_name, ...)
     line_done = line_done or str_find(text, '\n', 1, true) ~= nil
   end
   local mode = file.buffer_mode
-  if mode == 'no' or file.wlen >= file.buffer_size or (mode == 'line' and line_done) then
+  if mode == 'no' or file.wlen >= file.buffer_size then
     local ok, message, code = flush(file)
     if not ok then return nil, message, code end
+  elseif mode == 'line' and line_done then
+    -- As C stdio: a line-buffered file gets its data up to the last newline; the rest waits.
+    local data = tbl_concat(file.wbuf)
+    local last_newline = str_find(data, '\n[^\n]*$')
+    file.wbuf, file.wlen = { str_sub(data, 1, last_newline) }, last_newline
+    local ok, message, code = flush(file)
+    if not ok then return nil, message, code end
+    file.wbuf[1], file.wlen = str_sub(data, last_newline + 1), #data - last_newline
   end
   return handle
 end

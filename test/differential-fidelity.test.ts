@@ -1,0 +1,70 @@
+// Differential tests of what hostile snippets found to differ from native Lua: warnings raised by
+// Lua itself, line-buffered files, the standard streams' seek. Each snippet runs natively with
+// lua5.4 and inside moonpool, and both must print the same lines (test/differential.ts).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Differential } from './differential.js';
+
+const differential = await Differential.start();
+
+async function same(source: string): Promise<void> {
+  const { native, moonpool } = await differential.run(source);
+  assert.ok(native.length > 0, 'the snippet printed nothing natively');
+  assert.deepEqual(moonpool, native);
+}
+
+describe('warnings', () => {
+  test("Lua's own warnings (an error in __gc) follow warn's @on and @off", async () => {
+    const { nativeErrors, moonpool } = await differential.run(`
+local function failing_finalizer(err)
+  do local _ = setmetatable({}, { __gc = function() error(err) end }) end
+  collectgarbage(); collectgarbage()
+end
+failing_finalizer('hidden: warnings start off')
+warn('@on')
+failing_finalizer('gc boom')
+failing_finalizer({})
+warn('@off')
+failing_finalizer('hidden again')
+warn('@on')
+warn('done')
+`);
+    assert.ok(nativeErrors.length > 0);
+    assert.deepEqual(moonpool, nativeErrors);
+  });
+
+  test('a control message is one argument only while a warning is not being continued', async () => {
+    const { nativeErrors, moonpool } = await differential.run(`
+warn('@off')
+warn('x', '@on')
+warn('on now')
+warn('@off', 'y')
+warn('still on')
+`);
+    assert.ok(nativeErrors.length > 0);
+    assert.deepEqual(moonpool, nativeErrors);
+  });
+});
+
+describe('buffering', () => {
+  test("setvbuf('line') writes up to the last newline and keeps the rest", () =>
+    same(`
+local f = assert(io.open('line-buffered.txt', 'w'))
+f:setvbuf('line')
+local function on_disk() return ('%q'):format(io.open('line-buffered.txt'):read('a')) end
+f:write('ab\\ncd'); print(on_disk())
+f:write('ef\\ngh'); print(on_disk())
+f:write('ij', 'k\\nl', 'm'); print(on_disk())
+f:write('\\n'); print(on_disk())
+f:close(); print(on_disk())
+`));
+});
+
+describe('standard streams', () => {
+  test('stdout and stderr cannot seek, as on a pipe', () =>
+    same(`
+print(io.stdout:seek())
+print(io.stderr:seek('set', 0))
+print(io.stdout:seek('end'))
+`));
+});
