@@ -27,6 +27,8 @@ describe('moonpool new', () => {
     const dir = tempDir();
     const made = moonpool(['new', 'greet', '--dir', dir], dir);
     assert.equal(made.code, 0, made.stderr);
+    // The command to try it is the one that was run: `moonpool` is not on PATH in a clone.
+    assert.equal(made.stdout.split('\n').at(-2), `try it: node ${CLI} call greet '{"who":"Ada"}' --config ${dir}`);
     assert.ok(existsSync(join(dir, 'lua', 'greet.lua')));
     assert.match(readFileSync(join(dir, 'init.lua'), 'utf8'), /^require\('greet'\)$/m);
     assert.deepEqual(JSON.parse(readFileSync(join(dir, '.luarc.json'), 'utf8')), {

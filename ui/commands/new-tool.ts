@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { makeDirectory, resolveConfig } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import { displayPath } from '../diagnostic-format.js';
+import { commandAsRun } from '../invocation.js';
 import type { Output } from '../open-host.js';
 import { newToolModule } from '../new-tool-template.js';
 
@@ -35,7 +36,7 @@ export function newTool(input: CliInput, output: Output): number {
     return 2;
   }
   output.stdout.write(
-    `try it: moonpool call ${name} '{"who":"Ada"}'${input.dir ? ` --config ${displayPath(dir)}` : ''}\n`,
+    `try it: ${commandAsRun()} call ${name} '{"who":"Ada"}'${input.dir ? ` --config ${displayPath(dir)}` : ''}\n`,
   );
   return 0;
 }
