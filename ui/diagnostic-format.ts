@@ -1,6 +1,6 @@
 // Diagnostics as compilers print them: `file:line: message`, paths relative to the current
 // directory when they lie inside it, warnings marked, and a syntax error's likely cause added
-// when Lua's message names none (a missing comma).
+// when Lua's message names none (a missing comma), also for one in a module the config requires.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { missingCommaHint, type Diagnostic } from '../core/index.js';
@@ -8,16 +8,28 @@ import { missingCommaHint, type Diagnostic } from '../core/index.js';
 /** Source files larger than this are not read for a hint. */
 const MAX_HINT_SOURCE_BYTES = 1024 * 1024;
 
-function likelyCause(diagnostic: Diagnostic): string {
-  if (!diagnostic.file || !diagnostic.line || !/ expected .*near /.test(diagnostic.message)) return '';
+/**
+ * A syntax error in a module the config requires comes inside require's message, on its last
+ * line: `error loading module 'x' from file '…/x.lua':` then `\t/abs/x.lua:5: '}' expected … near …`.
+ */
+const NESTED_ERROR = /^\s*(\/.*?):(\d+): (.*)$/;
+
+/** The missing-comma hint for Lua's `message` at `line` of `file`, or ''. */
+function hintFor(file: string, line: number, message: string): string {
   try {
-    const source = readFileSync(diagnostic.file);
-    return source.length > MAX_HINT_SOURCE_BYTES
-      ? ''
-      : missingCommaHint(diagnostic.message, source.toString('utf8'), diagnostic.line);
+    const source = readFileSync(file);
+    return source.length > MAX_HINT_SOURCE_BYTES ? '' : missingCommaHint(message, source.toString('utf8'), line);
   } catch {
     return '';
   }
+}
+
+function likelyCause(diagnostic: Diagnostic): string {
+  if (diagnostic.file && diagnostic.line && / expected .*near /.test(diagnostic.message))
+    return hintFor(diagnostic.file, diagnostic.line, diagnostic.message);
+  const lastLine = diagnostic.message.lastIndexOf('\n');
+  const nested = lastLine === -1 ? null : NESTED_ERROR.exec(diagnostic.message.slice(lastLine + 1));
+  return nested && / expected .*near /.test(nested[3]!) ? hintFor(nested[1]!, Number(nested[2]), nested[3]!) : '';
 }
 
 export function displayPath(file: string, cwd = process.cwd()): string {
