@@ -92,6 +92,22 @@ describe('moonpool new', () => {
     }
   });
 
+  test("the demo's finished blocks give totals, not counts 'so far', and count one file as a file", async () => {
+    const host = await startHost(join(ROOT, 'examples', 'demo'), { cwd: join(ROOT, 'examples') });
+    const drawn = async (tool: string, args: Record<string, unknown>): Promise<string[]> => {
+      const result = await host.call(tool, args);
+      assert.equal(result.status, 'ok', result.content);
+      const body = await host.render(tool, result.snapshot!, { width: 78, height: 8, expand: false });
+      assert.ok(body.ok, body.ok ? '' : String(body.reason));
+      return body.lines;
+    };
+    assert.deepEqual((await drawn('count_lines', { path: 'seed/1-weather/init.lua' })).slice(1), [
+      '19 lines',
+      '  lua                19 lines      1 file',
+    ]);
+    assert.equal((await drawn('primes', { limit: 100 }))[1], '25 primes found, the largest 97');
+  });
+
   test('the demo passes check --strict, and each of its tools runs within the permissions it declares', async () => {
     const demo = join(ROOT, 'examples', 'demo');
     const check = moonpool(['check', '--strict', '--config', demo, '--state-dir', tempDir()], tempDir());

@@ -80,16 +80,17 @@ agent.on('discover_tools', function(registry)
       return table.concat(report, '\n')
     end,
     render = function(state, view)
+      local counting = state.progress.done < state.progress.total
       local lines = {
         progress.bar(state.progress.done, state.progress.total, view.width) .. ('  %s / %s files'):format(progress.count(state.progress.done), progress.count(state.progress.total)),
-        ('%s lines so far'):format(progress.count(state.lines)),
+        ('%s lines%s'):format(progress.count(state.lines), counting and ' so far' or ''),
       }
       local shown = view.expand and #state.top or math.min(#state.top, 3)
       for i = 1, shown do
         local row = state.top[i]
-        lines[#lines + 1] = ('  %-10s %10s lines %6s files'):format(row.name, progress.count(row.lines), progress.count(row.files))
+        lines[#lines + 1] = ('  %-10s %10s lines %6s %s'):format(row.name, progress.count(row.lines), progress.count(row.files), row.files == 1 and 'file' or 'files')
       end
-      if state.progress.done < state.progress.total then lines[#lines + 1] = '  ' .. state.current end
+      if counting then lines[#lines + 1] = '  ' .. state.current end
       return lines
     end,
   }

@@ -34,9 +34,11 @@ agent.on('discover_tools', function(registry)
       return ('%s primes below %s; the largest is %s'):format(progress.count(found), progress.count(limit), tostring(largest))
     end,
     render = function(state, view)
+      local counting = state.progress.done < state.progress.total
+      local largest = state.largest and progress.count(state.largest) or 'none'
       return {
         progress.bar(state.progress.done, state.progress.total, view.width),
-        ('%s primes found, the largest so far %s'):format(progress.count(state.found), tostring(state.largest)),
+        ('%s primes found, the largest %s%s'):format(progress.count(state.found), counting and 'so far ' or '', largest),
       }
     end,
   }
