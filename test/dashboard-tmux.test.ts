@@ -87,6 +87,8 @@ describe(
           ),
           screen(),
         );
+        // `config PATH` names the demo once; the notice does not repeat it.
+        assert.equal(squeezed(screen()).split('examples/demo/init.lua').length - 1, 1, screen());
         const sessionId = /session (\d{8}-\d{6}-[0-9a-f]+)/.exec(screen())?.[1];
         assert.ok(sessionId, `no session id in the status bar:\n${screen()}`);
 

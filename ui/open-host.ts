@@ -21,10 +21,13 @@ export interface Output {
   stderr: NodeJS.WritableStream;
 }
 
-/** What to tell a person when the bundled demo stands in for their config, naming where it was looked for. */
-export function configNotice(config: ResolvedConfig): string | undefined {
+/**
+ * What to tell a person when the bundled demo stands in for their config, naming where it was
+ * looked for, and the demo's path unless `namesDemo` is false (the dashboard shows it already).
+ */
+export function configNotice(config: ResolvedConfig, namesDemo = true): string | undefined {
   if (config.source !== 'bundled') return undefined;
-  return `no config found (--config, $MOONPOOL_CONFIG, ${displayPath(config.userFile ?? '~/.config/moonpool/init.lua')}); using the bundled demo ${displayPath(config.file)}`;
+  return `no config found (--config, $MOONPOOL_CONFIG, ${displayPath(config.userFile ?? '~/.config/moonpool/init.lua')}); using the bundled demo${namesDemo ? ` ${displayPath(config.file)}` : ''}`;
 }
 
 /** Commands that run calls, and so write the session log and spill files. */

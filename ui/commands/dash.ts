@@ -17,7 +17,8 @@ export async function runDashboard(host: ToolHost, input: CliInput, output: Outp
     );
     return 2;
   }
-  const notice = configNotice(resolveConfig(input.config));
+  // The welcome's first line is `config PATH`: the notice need not name the demo's path again.
+  const notice = configNotice(resolveConfig(input.config), false);
   const dashboard = new Dashboard({
     host,
     ...(input.session === undefined ? {} : { resumeSession: input.session }),
