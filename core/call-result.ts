@@ -1,6 +1,7 @@
 // What a call returns to the host, and the model-facing messages for each way a call can end.
 // Messages built from lists (problems, tool names) are bounded like results.
 import { clip, listWithin } from './bounded-text.js';
+import { closestName } from './name-suggestion.js';
 import type { AskExchange, AskHandler } from './call-questions.js';
 
 /** Problems listed in an `invalid_args` message; the rest are counted. */
@@ -69,9 +70,15 @@ export function formatSeconds(ms: number): string {
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
+/** ` (did you mean 'primes'?)` for a name close to one of `known`, else ''. */
+function meantTool(name: string, known: string[]): string {
+  const meant = closestName(name, known);
+  return meant === undefined ? '' : ` (did you mean '${clip(meant, MAX_ECHOED_NAME_CHARS)}'?)`;
+}
+
 export const messages = {
   unknownTool: (name: string, known: string[]) =>
-    `unknown tool '${clip(name, MAX_ECHOED_NAME_CHARS)}'${
+    `unknown tool '${clip(name, MAX_ECHOED_NAME_CHARS)}'${meantTool(name, known)}${
       known.length > 0
         ? `; the tools are: ${listWithin(known, { maxItems: MAX_LISTED_TOOLS, maxItemChars: MAX_ECHOED_NAME_CHARS, separator: ', ', noun: 'tools' })}`
         : '; no tools are loaded'

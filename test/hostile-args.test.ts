@@ -139,6 +139,13 @@ describe('hostile arguments', async () => {
     assert.match(result.content, /looking for duplicates among 1000000 items would take more work/);
   });
 
+  test('an unknown tool name close to a tool says which one was meant', async () => {
+    const result = await host.call('pick', {});
+    assert.equal(result.status, 'unknown_tool');
+    assert.match(result.content, /^unknown tool 'pick' \(did you mean 'picks'\?\); the tools are: /);
+    assert.match((await host.call('zzzzzz', {})).content, /^unknown tool 'zzzzzz'; the tools are: /);
+  });
+
   test('an unknown tool name is clipped and the tools listed are counted past 50', async () => {
     const result = await host.call('x'.repeat(1_000_000), {});
     assert.equal(result.status, 'unknown_tool');
