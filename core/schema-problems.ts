@@ -118,6 +118,12 @@ function placeOf(schema: unknown, instancePath: string): { keys: SchemaPathKey[]
   return { keys, value };
 }
 
+/** Where a schema was due and a type's name was written (`items = 'string'`), the schema meant. */
+function typeNameHint(value: unknown): string {
+  if (typeof value !== 'string' || !(JSON_SCHEMA_TYPES as readonly string[]).includes(value)) return '';
+  return `: write { type = '${value}' }`;
+}
+
 // One message for all the meta-schema said about one place: `must be object or boolean or array`.
 function metaMessage(errors: ErrorObject[]): string {
   const plain = errors.filter((error) => !['anyOf', 'oneOf', 'if'].includes(error.keyword));
@@ -159,7 +165,10 @@ export function findSchemaProblems(ajv: Ajv, schema: Record<string, unknown>): S
     for (const [instancePath, errors] of byPath) {
       const { keys, value } = placeOf(schema, instancePath);
       if (list.covered.has(JSON.stringify(keys))) continue;
-      list.add(keys, `${schemaPathText(keys)}: ${metaMessage(errors)} (got ${describeValue(value)})`);
+      list.add(
+        keys,
+        `${schemaPathText(keys)}: ${metaMessage(errors)} (got ${describeValue(value)})${typeNameHint(value)}`,
+      );
     }
   }
   return { problems: list.problems, total: list.total };

@@ -62,6 +62,10 @@ describe('tool definitions', () => {
         { parameters: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' } },
         /parameters\["\$schema"\]: moonpool checks schemas as JSON Schema draft-07: leave `\$schema` out.*\(got "https:\/\/json-schema/,
       ],
+      [
+        { parameters: { type: 'object', properties: { tags: { type: 'array', items: 'string' } } } },
+        /parameters\.properties\.tags\.items: must be object or boolean.*\(got "string"\): write \{ type = 'string' \}$/,
+      ],
       [{ parameters: { $schema: 7, type: 'object' } }, /parameters\["\$schema"\]: .*draft-07.*\(got number 7\)$/],
       [{ conversionError: 'parameters.properties.cb is a function' }, /parameters\.properties\.cb is a function/],
     ];
