@@ -1,6 +1,7 @@
 // Differential testing: a Lua snippet run natively by `lua5.4` (the control) and inside moonpool,
 // from the same file in the same working directory, and what each printed compared line by line.
 // The working directory is also the config directory, so code under it is loaded as a config's is.
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,5 +74,12 @@ export class Differential {
       nativeErrors: lines(native.stderr),
       moonpool: log.map((text) => text.split(path).join(shortened)),
     };
+  }
+
+  /** Asserts that `source` prints something natively, and the same lines in moonpool. */
+  async same(source: string): Promise<void> {
+    const { native, moonpool } = await this.run(source);
+    assert.ok(native.length > 0, 'the snippet printed nothing natively');
+    assert.deepEqual(moonpool, native);
   }
 }
