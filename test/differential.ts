@@ -31,7 +31,7 @@ function lines(text: string): string[] {
  * keeps its last 56 after `...` (LUA_IDSIZE), where moonpool keeps it whole. Applied to
  * moonpool's side, so the comparison holds whatever the temporary directory's length.
  */
-function nativeChunkName(path: string): string {
+export function nativeChunkName(path: string): string {
   return path.length <= 59 ? path : `...${path.slice(-56)}`;
 }
 

@@ -2,10 +2,12 @@
 // (a fresh wasmoon thread per call costs more than the call). A yield carrying a promise — what
 // `:await()` does — is awaited, then the thread resumes: that is how `capture` waits. Any other
 // yield reaching the runner is refused as native Lua refuses it; a trap breaks the state for good.
+// A tool's `run` is resumed as the thread's bottom function, as a script's main chunk is run: its
+// failure is reported from a second thread, while the failed one still holds its frames.
 import type { LuaEngine, LuaThread } from 'wasmoon';
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
-import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
+import { LUA_ERRMEM, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 
 /** What the runner lets its owner do while Lua runs. */
 export interface RunnerHooks {
@@ -15,13 +17,28 @@ export interface RunnerHooks {
   afterWait(): void;
 }
 
+/** The prelude's entry points a tool's call goes through (workers/lua/api.lua). */
+export interface ToolEntries {
+  /** `entry.run`: the tool's `run` and its arguments, or the reply when there is nothing to run. */
+  prepare: number;
+  /** `entry.ran`: the reply, from what `run` returned. */
+  ran: number;
+  /** `entry.failed`: the reply, from the thread `run` failed on, its error, and whether that was out of memory. */
+  failed: number;
+}
+
 const LUA_OK = 0;
 const LUA_YIELD = 1;
+const LUA_TFUNCTION = 6;
 /** wasmoon's metatable name for a JavaScript promise pushed to Lua (what `:await()` yields). */
 const PROMISE_METATABLE = 'js_promise';
 
 export class EntryRunner {
   private readonly thread: LuaThread;
+  /** The thread's registry reference, to hand it to Lua as a value. */
+  private readonly threadRef: number;
+  /** Where a failed `run` is reported from: its own thread cannot run anything more. */
+  private readonly reporter: LuaThread;
   private readonly resultCountSlot: number;
 
   constructor(
@@ -31,8 +48,10 @@ export class EntryRunner {
     private readonly hooks: RunnerHooks,
   ) {
     const global = engine.global;
+    // Both anchored in the registry, so they are never collected and the global stack stays clean.
     this.thread = global.newThread();
-    // Anchored in the registry, so the thread is never collected and the global stack stays clean.
+    this.threadRef = global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
+    this.reporter = global.newThread();
     global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     this.resultCountSlot = raw._malloc(4);
   }
@@ -54,21 +73,109 @@ export class EntryRunner {
     readResults: (L: number, count: number) => R,
   ): R | Promise<R> {
     const L = this.thread.address;
-    let status: number;
+    const status = this.start(L, functionRef, pushArguments);
+    if (status === LUA_YIELD) return this.afterYields(L).then((settled) => this.finish(L, settled, readResults));
+    return this.finish(L, status, readResults);
+  }
+
+  /**
+   * Runs a tool's call: `entries.prepare`, called as `call` calls a function, returns the tool's
+   * `run` and its arguments, and `run` is then resumed on this thread with nothing below it, so
+   * that no frame of moonpool's is in its tracebacks, `debug.getinfo` levels or `error` levels.
+   * Its first result goes to `entries.ran`; an error it raised, to `entries.failed`, on the second
+   * thread. `readResults` sees the reply (or what `prepare` returned when it returned no function).
+   */
+  async callTool<R>(
+    entries: ToolEntries,
+    pushArguments: (L: number) => number,
+    readResults: (L: number, count: number) => R,
+  ): Promise<R> {
+    const L = this.thread.address;
+    try {
+      let status = await this.settled(L, this.start(L, entries.prepare, pushArguments));
+      if (status === LUA_OK && this.returnedFunction(L)) {
+        status = await this.settled(L, this.resume(L, this.resultCount() - 1));
+        if (status !== LUA_OK) return this.reportFailure(status, entries.failed, readResults);
+        this.keepFirstResult(L);
+        this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(entries.ran));
+        this.raw._lua_rotate(L, -2, 1);
+        status = await this.settled(L, this.resume(L, 1));
+      }
+      if (status !== LUA_OK)
+        throw new LuaEntryError(status, this.errorText(this.thread) ?? `Lua error (status ${status})`);
+      return readResults(L, this.resultCount());
+    } finally {
+      this.raw._lua_resetthread(L);
+    }
+  }
+
+  /** Pushes the function at registry reference `functionRef` and its arguments, and resumes it. */
+  private start(L: number, functionRef: number, pushArguments: (L: number) => number): number {
     try {
       this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(functionRef));
-      const argumentCount = pushArguments(L);
-      status = this.raw._lua_resume(L, 0, argumentCount, this.resultCountSlot);
+      return this.resume(L, pushArguments(L));
     } catch (error) {
       if (!(error instanceof LuaConversionError)) throw new LuaStateBroken(error);
       this.raw._lua_resetthread(L);
       throw error;
     }
-    if (status === LUA_YIELD) return this.resumeAfterYields(L, readResults);
-    return this.finish(L, status, readResults);
   }
 
-  private async resumeAfterYields<R>(L: number, readResults: (L: number, count: number) => R): Promise<R> {
+  private resume(L: number, argumentCount: number): number {
+    return this.raw._lua_resume(L, 0, argumentCount, this.resultCountSlot);
+  }
+
+  /** How many values the last resume returned (or yielded). */
+  private resultCount(): number {
+    return this.raw.HEAP32[this.resultCountSlot >> 2]!;
+  }
+
+  /** Whether the results on top of the stack start with a function. */
+  private returnedFunction(L: number): boolean {
+    const count = this.resultCount();
+    return count > 0 && this.raw._lua_type(L, -count) === LUA_TFUNCTION;
+  }
+
+  /** Leaves exactly one of the results on top of the stack: the first, or nil when there are none. */
+  private keepFirstResult(L: number): void {
+    const count = this.resultCount();
+    if (count === 0) this.raw._lua_pushnil(L);
+    else this.raw._lua_settop(L, -count);
+  }
+
+  /** The status once a resume that returned `status` has finished, awaiting what it yields. */
+  private settled(L: number, status: number): number | Promise<number> {
+    return status === LUA_YIELD ? this.afterYields(L) : status;
+  }
+
+  /**
+   * Calls `failedRef` on the second thread with the thread `run` failed on (its frames still
+   * there), its error and whether it ran out of memory. The error stays on the failed thread too:
+   * closing its to-be-closed variables hands it to their `__close`.
+   */
+  private reportFailure<R>(status: number, failedRef: number, readResults: (L: number, count: number) => R): R {
+    const L = this.thread.address;
+    const reporter = this.reporter.address;
+    try {
+      this.raw._lua_rawgeti(reporter, LUA_REGISTRYINDEX, BigInt(failedRef));
+      this.raw._lua_rawgeti(reporter, LUA_REGISTRYINDEX, BigInt(this.threadRef));
+      this.raw._lua_xmove(L, reporter, 1);
+      this.raw._lua_pushvalue(reporter, -1);
+      this.raw._lua_xmove(reporter, L, 1);
+      this.raw._lua_pushboolean(reporter, status === LUA_ERRMEM ? 1 : 0);
+      const reported = this.resume(reporter, 3);
+      // Nothing the report runs (a `__tostring`, a `__close`) can yield: each is a C call.
+      if (reported === LUA_YIELD) throw new LuaEntryError(LUA_ERRRUN, 'attempt to yield from outside a coroutine');
+      if (reported !== LUA_OK)
+        throw new LuaEntryError(reported, this.errorText(this.reporter) ?? `Lua error (status ${reported})`);
+      return readResults(reporter, this.resultCount());
+    } finally {
+      this.raw._lua_resetthread(reporter);
+    }
+  }
+
+  /** Resumes `L` after each promise it yields is settled; returns the status it ends with. */
+  private async afterYields(L: number): Promise<number> {
     let status = LUA_YIELD;
     try {
       while (status === LUA_YIELD) {
@@ -81,20 +188,21 @@ export class EntryRunner {
         this.hooks.beforeWait(L);
         await awaited;
         this.hooks.afterWait();
-        status = this.raw._lua_resume(L, 0, 0, this.resultCountSlot);
+        status = this.resume(L, 0);
       }
     } catch (error) {
       if (error instanceof LuaEntryError) throw error;
       throw new LuaStateBroken(error);
     }
-    return this.finish(L, status, readResults);
+    return status;
   }
 
-  /** The text of the error at the top of the stack: a string, or an error a native threw. */
-  private errorText(L: number): string | null {
+  /** The text of the error at the top of `thread`'s stack: a string, or an error a native threw. */
+  private errorText(thread: LuaThread): string | null {
+    const L = thread.address;
     const text = this.stack.stringAt(L, -1);
     if (text !== null || this.stack.typeNameAt(L, -1) !== 'userdata') return text;
-    const value: unknown = this.thread.getValue(-1);
+    const value: unknown = thread.getValue(-1);
     return value instanceof Error ? value.message : null;
   }
 
@@ -103,7 +211,7 @@ export class EntryRunner {
    * else is a yield moonpool did not make (the raw `coroutine.yield`, reached some other way).
    */
   private awaitedPromise(L: number): Promise<unknown> | undefined {
-    const count = this.raw.HEAP32[this.resultCountSlot >> 2]!;
+    const count = this.resultCount();
     if (count !== 1 || this.thread.lua.luaL_testudata(L, -1, PROMISE_METATABLE) === 0) return undefined;
     const value: unknown = this.thread.getValue(-1);
     return value instanceof Promise ? value : undefined;
@@ -112,8 +220,9 @@ export class EntryRunner {
   /** Reads the results, resets the thread for the next call; throws a LuaEntryError if the call failed. */
   private finish<R>(L: number, status: number, readResults: (L: number, count: number) => R): R {
     try {
-      if (status !== LUA_OK) throw new LuaEntryError(status, this.errorText(L) ?? `Lua error (status ${status})`);
-      return readResults(L, this.raw.HEAP32[this.resultCountSlot >> 2]!);
+      if (status !== LUA_OK)
+        throw new LuaEntryError(status, this.errorText(this.thread) ?? `Lua error (status ${status})`);
+      return readResults(L, this.resultCount());
     } finally {
       this.raw._lua_resetthread(L);
     }

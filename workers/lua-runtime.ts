@@ -28,7 +28,7 @@ import { createMathNatives } from './math-natives.js';
 import { createAskNatives } from './ask-natives.js';
 import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
-import { EntryRunner } from './entry-runner.js';
+import { EntryRunner, type ToolEntries } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
@@ -50,7 +50,7 @@ const PRELUDE_CHUNK_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 /** The prelude's chunk name, in its error messages and tracebacks. */
 const PRELUDE_CHUNK_NAME = '=[moonpool]';
 const PRELUDE_FILES = ['shell.lua', 'io.lua', 'compat.lua', 'process.lua', 'ask.lua', 'api.lua'] as const;
-const ENTRY_NAMES = ['load', 'discover', 'run', 'available', 'render'] as const;
+const ENTRY_NAMES = ['load', 'discover', 'run', 'ran', 'failed', 'available', 'render'] as const;
 
 /** The largest result (`content`) a `run` may return. */
 export const RESULT_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -266,16 +266,17 @@ export class LuaRuntime {
     const refusals = this.heapCap?.refusals ?? 0;
     let ran: Ran;
     try {
-      ran = await this.invoke(
-        'run',
-        this.scopeFor(row, channel, context.permissions),
-        (L) => {
-          this.stack.pushString(L, context.tool);
-          this.stack.pushValue(L, args);
-          this.stack.pushString(L, context.callId);
-          return 3;
-        },
-        (L, count) => this.readRunResults(L, count, context.tool),
+      ran = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
+        this.runner.callTool(
+          this.toolEntries(),
+          (L) => {
+            this.stack.pushString(L, context.tool);
+            this.stack.pushValue(L, args);
+            this.stack.pushString(L, context.callId);
+            return 3;
+          },
+          (L, count) => this.readRunResults(L, count, context.tool),
+        ),
       );
       this.endRun();
     } catch (error) {
@@ -290,9 +291,14 @@ export class LuaRuntime {
     this.turns.end();
   }
 
+  /** The entry points a call goes through. */
+  private toolEntries(): ToolEntries {
+    return { prepare: this.entries.get('run')!, ran: this.entries.get('ran')!, failed: this.entries.get('failed')! };
+  }
+
   /**
-   * A call's Lua has thrown: an error raised outside the prelude's own xpcall (a stray yield, or
-   * the heap cap hit there) becomes its reply; any other is thrown on. The run ends either way.
+   * A call's Lua has thrown: an error raised outside the tool's `run` (a stray yield, or the heap
+   * cap hit while the reply was made) becomes its reply; any other is thrown on. The run ends either way.
    */
   private ranIntoError(error: unknown): Ran {
     try {
@@ -382,21 +388,18 @@ export class LuaRuntime {
     scope: TaskScope,
     pushArguments: (L: number) => number,
   ): Promise<EntryReplies[E]> {
-    return this.invoke(entry, scope, pushArguments, () => this.takeReply<E>());
+    return this.invoke(scope, () =>
+      this.runner.call(this.entries.get(entry)!, pushArguments, () => this.takeReply<E>()),
+    );
   }
 
-  /** Runs a prelude entry point in `scope`: what `readResults` made of its results. */
-  private async invoke<R>(
-    entry: EntryName,
-    scope: TaskScope,
-    pushArguments: (L: number) => number,
-    readResults: (L: number, count: number) => R,
-  ): Promise<R> {
+  /** Runs prelude entry points in `scope` (`call` runs them): what `call` made of their results. */
+  private async invoke<R>(scope: TaskScope, call: () => R | Promise<R>): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
     this.reply = undefined;
     try {
-      const value = await this.runner.call(this.entries.get(entry)!, pushArguments, readResults);
+      const value = await call();
       this.refuseIfBroken();
       // What leaves the worker names whole paths.
       return this.chunkNames.expandAll(value);

@@ -39,6 +39,9 @@ export interface LuaRawApi {
   _lua_resume(L: number, from: number, nargs: number, resultCount: number): number;
   _lua_resetthread(L: number): number;
   _lua_error(L: number): number;
+  _lua_pushvalue(L: number, index: number): void;
+  _lua_rotate(L: number, index: number, n: number): void;
+  _lua_xmove(from: number, to: number, n: number): void;
 }
 
 export const LUA_TNIL = 0;

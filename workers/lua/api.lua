@@ -8,6 +8,7 @@ local type, getmetatable, setmetatable, error, dofile = type, getmetatable, setm
 local str_find, str_format, str_gmatch, str_match, str_sub = string.find, string.format, string.gmatch, string.match, string.sub
 local tbl_concat, tbl_sort, traceback, getinfo = table.concat, table.sort, debug.traceback, debug.getinfo
 local tostring, pairs, ipairs, next, rawget, xpcall, pcall, collectgarbage = tostring, pairs, ipairs, next, rawget, xpcall, pcall, collectgarbage
+local raw_getmetatable, close_thread = debug.getmetatable, coroutine.close
 
 -- A definition's keys go to the host, which knows the fields (core/tool-definitions.ts); a long
 -- key is cut here, so a 1 MB key costs its tool a diagnostic, not the host a megabyte.
@@ -37,11 +38,17 @@ local function source_path(info)
   return source
 end
 
--- A table raised as an error, by its fields when it has no __tostring: `{ code = 42 }`, not its
--- address. At most ten fields are shown (raw, in no set order), strings cut at 60 bytes.
-local function error_table_text(err)
-  local meta = getmetatable(err)
-  if type(meta) == 'table' and rawget(meta, '__tostring') ~= nil then return tostring(err) end
+-- The name a message gives a value's type: a string `__name` in its metatable, as Lua's own
+-- argument errors say it, else its type.
+local function type_name(value)
+  local meta = raw_getmetatable(value)
+  local name = type(meta) == 'table' and rawget(meta, '__name')
+  return type(name) == 'string' and name or type(value)
+end
+
+-- A table's fields, `{ code = 42 }`, or nil for a table with none. At most ten fields are shown
+-- (raw, in no set order), strings cut at 60 bytes.
+local function fields_text(err)
   local shown, count = {}, 0
   for key, value in next, err do
     count = count + 1
@@ -53,42 +60,54 @@ local function error_table_text(err)
       break
     end
   end
+  if count == 0 then return nil end
   local rest = count > 10 and str_format(', … %s more', count > 1000 and 'many' or tostring(count - 10)) or ''
-  return str_format('(error object is a table: { %s%s })', tbl_concat(shown, ', '), rest)
+  return str_format('{ %s%s }', tbl_concat(shown, ', '), rest)
+end
+
+-- What an error object says, as lua5.4's own handler says it: a string or a number is the
+-- message, and so is what a `__tostring` gives (a number too, as `tostring` takes it); any other
+-- value is named by its type, `(error object is a nil value)`. moonpool adds a table's fields,
+-- and why its `__tostring` failed when it did.
+local function error_message(err)
+  local kind = type(err)
+  if kind == 'string' or kind == 'number' then return err .. '' end
+  local meta, failed = raw_getmetatable(err), ''
+  if type(meta) == 'table' and rawget(meta, '__tostring') ~= nil then
+    local ok, text = pcall(tostring, err)
+    if ok then return text end
+    local reason = type(text) == 'string' and text or str_format('(error object is a %s value)', type_name(text))
+    failed = '; its __tostring failed: ' .. reason
+  end
+  local fields = kind == 'table' and fields_text(err)
+  if fields then return str_format('(error object is a %s: %s%s)', type_name(err), fields, failed) end
+  return str_format('(error object is a %s value%s)', type_name(err), failed)
 end
 
 -- An error's text, cut at ERROR_LIMIT_BYTES with a note (an error value may be any size).
 local function error_text(err)
-  local message = type(err) == 'string' and err or (type(err) == 'table' and error_table_text(err) or tostring(err))
+  local message = error_message(err)
   if #message <= ERROR_LIMIT_BYTES then return message end
   return str_sub(message, 1, ERROR_LIMIT_BYTES) .. str_format('\n[moonpool: error message cut at %d of its %d bytes]', ERROR_LIMIT_BYTES, #message)
 end
 
--- Set by the message handlers: Lua calls no handler for a memory error, so a failed call whose
--- handler did not run hit the heap cap (and one that raised 'not enough memory' itself did not).
-local handled = false
-
--- Message handler: the error's text plus a traceback of the user's frames only.
-local function with_traceback(err)
-  handled = true
-  if getmetatable(err) == native.EXIT then return err end
-  local message = error_text(err)
+-- The traceback of a `run` that failed, read off its thread, which still holds the frames: Lua's
+-- own, from the failing frame down to `run` (nothing of moonpool's is below it), less the frames
+-- of the prelude and the natives a tool called (an error inside `io.open`, say).
+local function failed_traceback(thread)
   local kept = {}
-  for line in str_gmatch(traceback('', 2), '[^\n]+') do
+  for line in str_gmatch(traceback(thread, '', 0), '[^\n]+') do
     local native_name = str_match(line, "^%s*%[C%]: in field '([%w_]+)'$")
     if not str_find(line, '[moonpool]', 1, true) and not str_find(line, '^%s*%[C%]: in %?') and not str_find(line, 'tail calls', 1, true)
       and not (native_name and native[native_name]) then
       kept[#kept + 1] = line
     end
   end
-  -- The last frame is the prelude's own xpcall around the user's function.
-  if kept[#kept] and str_find(kept[#kept], "%[C%]: in function 'xpcall'") then kept[#kept] = nil end
-  if #kept <= 1 then return message end
-  return message .. '\n' .. tbl_concat(kept, '\n')
+  if #kept <= 1 then return '' end
+  return '\n' .. tbl_concat(kept, '\n')
 end
 
 local function message_only(err)
-  handled = true
   return error_text(err)
 end
 
@@ -259,6 +278,13 @@ local function reply_run(content, is_error, failure, count, structured)
   return content, is_error, failure, count, structured
 end
 
+-- The call in progress: its tool's name and `run`.
+local running_name, running_run
+
+-- A call starts here: this returns the tool's `run` and its arguments, and the worker resumes
+-- `run` on this same thread with nothing below it (workers/entry-runner.ts), as a script's main
+-- chunk runs: no frame of moonpool's is in its tracebacks, `debug.getinfo` or `error` levels.
+-- Then `entry.ran` or `entry.failed` makes the reply. A name with no tool is the reply at once.
 function entry.run(name, args, call_id)
   shows, look_at = 0, 1
   snapshot_box[1], snapshot_box.error = nil, nil
@@ -266,22 +292,13 @@ function entry.run(name, args, call_id)
   if not tool or type(tool.run) ~= 'function' then
     return reply_run(str_format('%s: this worker has no tool of that name', name), true, 'unknown_tool', shows)
   end
-  handled = false
-  local ok, result = xpcall(tool.run, with_traceback, args, new_ctx(name, call_id))
-  if not ok and getmetatable(result) == native.EXIT then
-    -- os.exit ended the call, as it would end a script: the model gets what the tool printed.
-    local printed, code = native.printed(), result.code
-    if code == 0 then return reply_run(printed, false, nil, shows) end
-    local separator = (printed == '' or str_sub(printed, -1) == '\n') and '' or '\n'
-    return reply_run(str_format('%s%s%s: os.exit(%d)', printed, separator, name, code), true, nil, shows)
-  end
-  if not ok then
-    if not handled then
-      collectgarbage('collect')
-      return reply_run(error_text(result), true, 'out_of_memory', shows)
-    end
-    return reply_run(result, true, 'lua_error', shows)
-  end
+  running_name, running_run = name, tool.run
+  return tool.run, args, new_ctx(name, call_id)
+end
+
+-- `run` returned `result` (its first value).
+function entry.ran(result)
+  local name = running_name
   if type(result) == 'string' then return reply_run(result, false, nil, shows) end
   if type(result) == 'table' and type(result.content) == 'string' then
     local structured = result.structured
@@ -290,13 +307,35 @@ function entry.run(name, args, call_id)
     end
     return reply_run(result.content, result.is_error and true or false, nil, shows, structured)
   end
-  local defined = getinfo(tool.run, 'S')
+  local defined = getinfo(running_run, 'S')
   return reply_run(
     str_format('%s:%d: %s: run returned %s; return a string, or { content = "...", is_error = true }, or { content = "...", structured = {...} }', source_path(defined), defined.linedefined, name, describe(result)),
     true,
     'bad_return',
     shows
   )
+end
+
+-- `run` raised `err` on `thread`, which still holds its frames; run on another thread. Its
+-- to-be-closed variables are closed after the traceback is read, as `xpcall` would close them
+-- after its message handler: what their `__close` prints is printed before an `os.exit` reply.
+-- An error raised by a `__close` replaces the call's, as it would in `xpcall`.
+function entry.failed(thread, err, out_of_memory)
+  local message = not out_of_memory and getmetatable(err) ~= native.EXIT and error_text(err) .. failed_traceback(thread)
+  local _, closing_error = close_thread(thread)
+  if not rawequal(closing_error, err) then return reply_run(error_text(closing_error), true, 'lua_error', shows) end
+  if getmetatable(err) == native.EXIT then
+    -- os.exit ended the call, as it would end a script: the model gets what the tool printed.
+    local printed, code = native.printed(), err.code
+    if code == 0 then return reply_run(printed, false, nil, shows) end
+    local separator = (printed == '' or str_sub(printed, -1) == '\n') and '' or '\n'
+    return reply_run(str_format('%s%s%s: os.exit(%d)', printed, separator, running_name, code), true, nil, shows)
+  end
+  if out_of_memory then
+    collectgarbage('collect')
+    return reply_run(error_text(err), true, 'out_of_memory', shows)
+  end
+  return reply_run(message, true, 'lua_error', shows)
 end
 
 function entry.available(name, call_id)
