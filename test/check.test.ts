@@ -429,17 +429,17 @@ describe('check finds what would fail every call', () => {
     );
   });
 
-  test('a missing comma in a module the config requires: the same likely cause, for that file', () => {
+  test('a missing comma in a module the config requires: the require named by its line, the same likely cause', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'lua'));
     copyFileSync(join(FIXTURES, 'missing-comma', 'init.lua'), join(dir, 'lua', 'greet.lua'));
-    writeFileSync(join(dir, 'init.lua'), "require('greet')\n");
+    writeFileSync(join(dir, 'init.lua'), "-- the tools\nrequire('greet')\n");
     const run = moonpool(['check', '--config', dir]);
     assert.equal(run.code, 1, run.stderr);
     const module = join(dir, 'lua', 'greet.lua');
     assert.equal(
       run.stdout.split('\n').slice(0, 2).join('\n'),
-      `${join(dir, 'init.lua')}: error loading module 'greet' from file '${module}':\n` +
+      `${join(dir, 'init.lua')}:2: error loading module 'greet' from file '${module}':\n` +
         `    ${module}:6: '}' expected (to close '{' at line 3) near 'run' (a comma missing after the value on line 5?)`,
     );
   });

@@ -249,8 +249,23 @@ end
 
 local entry = {}
 
+-- A load error's text, placed at the config's innermost line when Lua gave it no position (as
+-- `require` raises, from C, for a module that does not compile), so its diagnostic has a line.
+local function placed_message(err)
+  local message = error_text(err)
+  if str_find(message, '^[^\n]-:%d+: ') then return message end
+  for level = 2, 200 do
+    local info = getinfo(level, 'Sl')
+    if not info then break end
+    if info.currentline > 0 and str_sub(info.source, 1, 1) == '@' then
+      return str_format('%s:%d: %s', source_path(info), info.currentline, message)
+    end
+  end
+  return message
+end
+
 function entry.load(path)
-  local ok, err = xpcall(dofile, message_only, path)
+  local ok, err = xpcall(dofile, placed_message, path)
   native.reply { ok = ok, error = not ok and err or nil }
 end
 
