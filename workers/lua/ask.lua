@@ -5,6 +5,7 @@ local native = __moonpool_native
 -- The prelude's own references, taken before user code runs (see io.lua).
 local type, error, pairs, tostring = type, error, pairs, tostring
 local str_format = string.format
+local utf8_len = utf8.len
 
 -- Limits of a question (see docs/writing-tools.md, Asking the user).
 local QUESTION_LIMIT_BYTES = 2000
@@ -37,6 +38,8 @@ local function checked_choices(choices)
     if #choice > CHOICE_LIMIT_BYTES then
       return nil, str_format('choices[%d] is longer than %d bytes', i, CHOICE_LIMIT_BYTES)
     end
+    -- A choice crosses to the host as text: bytes that are not UTF-8 would come back as another string.
+    if not utf8_len(choice) then return nil, str_format('choices[%d] is not valid UTF-8 text', i) end
     if seen[choice] then return nil, str_format('choices[%d] repeats %q', i, choice) end
     seen[choice], list[i] = true, choice
   end
