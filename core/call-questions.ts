@@ -24,15 +24,24 @@ export const MAX_KEPT_QUESTIONS = 50;
 
 const NO_ONE: AskAnswer = { refused: 'unavailable' };
 
-/** Whether `answer` answers `question`: one of its choices, a boolean to a confirm, or a known refusal. */
-function fits(question: AskQuestion, answer: unknown): answer is AskAnswer {
-  if (typeof answer !== 'object' || answer === null) return false;
-  if ('refused' in answer) return answer.refused === 'declined' || answer.refused === 'unavailable';
-  if (!('answer' in answer)) return false;
-  const value = answer.answer;
-  return question.kind === 'confirm'
-    ? typeof value === 'boolean'
-    : typeof value === 'string' && question.choices.includes(value);
+/**
+ * The answer `reply` gives to `question`, as a new object: one of its choices, a boolean to a
+ * confirm, or a known refusal; anything else (both an answer and a refusal, a value of another
+ * kind) is no one to ask. Each field is read once, so a getter cannot answer one thing here and
+ * another to the tool.
+ */
+function checked(question: AskQuestion, reply: unknown): AskAnswer {
+  if (typeof reply !== 'object' || reply === null) return NO_ONE;
+  const { answer, refused } = reply as { answer?: unknown; refused?: unknown };
+  if (answer !== undefined) {
+    if (refused !== undefined) return NO_ONE;
+    const fits =
+      question.kind === 'confirm'
+        ? typeof answer === 'boolean'
+        : typeof answer === 'string' && question.choices.includes(answer);
+    return fits ? { answer: answer as string | boolean } : NO_ONE;
+  }
+  return refused === 'declined' || refused === 'unavailable' ? { refused } : NO_ONE;
 }
 
 export class CallQuestions {
@@ -62,8 +71,7 @@ export class CallQuestions {
       signal.addEventListener('abort', stopWaiting, { once: true });
     });
     try {
-      const answer: unknown = await Promise.race([handler(question, signal), ended]);
-      return fits(question, answer) ? answer : NO_ONE;
+      return checked(question, await Promise.race([handler(question, signal), ended]));
     } catch {
       return NO_ONE;
     } finally {

@@ -5,6 +5,10 @@ local native = __moonpool_native
 -- The prelude's own references, taken before user code runs (see io.lua).
 local type, error, pairs, tostring = type, error, pairs, tostring
 local str_format = string.format
+local utf8_len = utf8.len
+-- Lua's own, before api.lua replaces it: whether the running thread can yield, that is whether
+-- no C function (string.gsub, table.sort, a __tostring) lies between it and the tool's code.
+local can_yield = coroutine.isyieldable
 
 -- Limits of a question (see docs/writing-tools.md, Asking the user).
 local QUESTION_LIMIT_BYTES = 2000
@@ -37,6 +41,8 @@ local function checked_choices(choices)
     if #choice > CHOICE_LIMIT_BYTES then
       return nil, str_format('choices[%d] is longer than %d bytes', i, CHOICE_LIMIT_BYTES)
     end
+    -- A choice crosses to the host as text: bytes that are not UTF-8 would come back as another string.
+    if not utf8_len(choice) then return nil, str_format('choices[%d] is not valid UTF-8 text', i) end
     if seen[choice] then return nil, str_format('choices[%d] repeats %q', i, choice) end
     seen[choice], list[i] = true, choice
   end
@@ -67,5 +73,10 @@ function native.ask_user(spec)
     end
   end
   native.check_can_wait('ctx:ask')
+  -- Checked before the question goes out: a question the call could not wait for would be open,
+  -- its time limit paused, while the tool ran on.
+  if not can_yield() then
+    refuse('cannot wait for the answer inside a C function (a string.gsub or table.sort callback, a metamethod called by one); ask from run itself')
+  end
   return native.ask_take(native.ask(confirm and 'confirm' or 'choice', question, choices, default):await())
 end
