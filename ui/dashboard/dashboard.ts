@@ -268,7 +268,9 @@ export class Dashboard {
       pending.answer({ refused: 'declined' });
       return true;
     }
-    if (name === 'enter' || name === 'return') {
+    // blessed reports one Enter (\r) twice, as `enter` and then `return`: one keystroke answers one question.
+    if (name === 'enter') return true;
+    if (name === 'return') {
       const answer = answerOf(question, this.editor.text);
       if (answer === undefined) this.note('question', `not an answer: ${replyHint(question)}`, 'error');
       else {
