@@ -57,9 +57,6 @@ export async function runToolCall(
   if (pool.queueFull) return finish('busy', messages.busy(name, pool.stats().queued));
 
   let lastSnapshot: Uint8Array | undefined;
-  // A question still open when the call ends (however it ends) is withdrawn with it: no prompt
-  // outlives its call.
-  const callEnded = new AbortController();
   // A question is heard even from a caller that cannot answer it, so that it is recorded.
   const events: CallEvents = {
     log: (text) => options.onLog?.(text),
@@ -68,7 +65,7 @@ export async function runToolCall(
       lastSnapshot = bytes;
       options.onSnapshot?.(bytes);
     },
-    ask: (question, signal) => questions.ask(question, AbortSignal.any([signal, callEnded.signal])),
+    ask: (question, signal) => questions.ask(question, signal),
   };
   const stopListening = pool.listen(settings.callId, events);
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
@@ -124,7 +121,6 @@ export async function runToolCall(
     if (output.spillError !== undefined) settings.onSpillFailure();
     return finish(reply.isError ? 'error' : 'ok', output.content, extra);
   } finally {
-    callEnded.abort();
     stopListening();
   }
 }

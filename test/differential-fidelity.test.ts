@@ -64,3 +64,17 @@ print(io.stderr:seek('set', 0))
 print(io.stdout:seek('end'))
 `));
 });
+
+describe("debug's upvalue functions", () => {
+  test('answer and fail as natively; a library function has no upvalues to show', () =>
+    same(`
+local up = 5
+local function g() return up end
+print(debug.getupvalue(g, 1)); print(debug.setupvalue(g, 1, 7), up); print(type(debug.upvalueid(g, 1)))
+print(pcall(debug.getupvalue, 5, 1)); print(select('#', debug.getupvalue(g, 9))); print(pcall(debug.upvalueid, g, 9))
+print(pcall(function() debug.getupvalue('x', 1) end))
+print(pcall(function() debug.upvaluejoin(g, 1, io.write, 1) end))
+print(pcall(debug.upvaluejoin, g, 1, print, 1))
+print(debug.getupvalue(io.write, 1)); print(debug.upvalueid(io.write, 1)); print(debug.setupvalue(require, 1, 0))
+`));
+});

@@ -29,6 +29,37 @@ coroutine.yield, coroutine.running, coroutine.isyieldable = native.yield, native
 -- hook for the events it asked for; these natives record it (workers/debug-hook-natives.ts).
 debug.sethook, debug.gethook = native.sethook, native.gethook
 
+-- The prelude's functions keep their upvalues (the natives among them) out of a tool's reach: to
+-- debug's upvalue functions they have none, as a C function has none.
+local PRELUDE_SOURCE = getinfo(1, 'S').source
+local pack, unpack, str_gsub = table.pack, table.unpack, string.gsub
+local function prelude_function(f)
+  return type(f) == 'function' and getinfo(f, 'S').source == PRELUDE_SOURCE
+end
+
+-- Puts moonpool's `debug.NAME` before Lua's: `hidden(...)` gives the results for a prelude
+-- function (or `{ bad = N }`, argument N has no such upvalue), else Lua's own answers, with an
+-- argument error worded as Lua words it for the name it was called by.
+local function hide_prelude_upvalues(name, hidden)
+  local original = debug[name]
+  debug[name] = function(...)
+    local called = getinfo(1, 'n').name or ('debug.' .. name)
+    local results = hidden(...)
+    if results and results.bad then
+      error(str_format("bad argument #%d to '%s' (invalid upvalue index)", results.bad, called), 2)
+    end
+    if not results then results = pack(pcall(original, ...)) end
+    if results[1] == false then error((str_gsub(results[2], "to '%?'", "to '" .. called .. "'", 1)), 2) end
+    return unpack(results, 2, results.n)
+  end
+end
+hide_prelude_upvalues('getupvalue', function(f) return prelude_function(f) and { true, n = 1 } end)
+hide_prelude_upvalues('setupvalue', function(f) return prelude_function(f) and { true, n = 1 } end)
+hide_prelude_upvalues('upvalueid', function(f) return prelude_function(f) and { true, nil, n = 2 } end)
+hide_prelude_upvalues('upvaluejoin', function(f1, _, f2)
+  return (prelude_function(f1) and { bad = 2 }) or (prelude_function(f2) and { bad = 4 }) or nil
+end)
+
 local handlers = {}
 local functions, definitions, problems = {}, {}, {}
 
