@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import type { AskQuestion } from '../core/index.js';
+import { answerOf } from '../ui/question-prompt.js';
 import { CLI, eventually, FIXTURES, tempDir } from './helpers.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -41,6 +43,16 @@ describe('moonpool call without a terminal', () => {
   test('--yes answers with the default too', () => {
     assert.equal(call('pick', '--yes').stdout, 'answer: green\n');
     assert.equal(call('pick_no_default', '--yes').stdout, 'no answer: unavailable\n');
+  });
+});
+
+describe('a typed reply', () => {
+  test('picks a choice by its text, by the text shown for it, or by its number', () => {
+    const question: AskQuestion = { kind: 'choice', question: 'Which?', choices: ['a\u001b[31mred', '1', 'blue'] };
+    assert.deepEqual(answerOf(question, '1'), { answer: '1' });
+    assert.deepEqual(answerOf(question, 'ared'), { answer: 'a\u001b[31mred' });
+    assert.deepEqual(answerOf(question, '3'), { answer: 'blue' });
+    assert.equal(answerOf(question, 'green'), undefined);
   });
 });
 

@@ -38,8 +38,11 @@ export function answerOf(question: AskQuestion, reply: string): AskAnswer | unde
     if (word === 'n' || word === 'no') return { answer: false };
     return undefined;
   }
-  if (question.choices.includes(typed)) return { answer: typed };
-  const picked = /^\d+$/.test(typed) ? question.choices[Number(typed) - 1] : undefined;
+  // A choice's text as typed, or as shown (its escapes and controls removed), then its number.
+  const picked =
+    question.choices.find((choice) => choice === typed) ??
+    question.choices.find((choice) => sanitizeLines(choice).join(' ') === typed) ??
+    (/^\d+$/.test(typed) ? question.choices[Number(typed) - 1] : undefined);
   return picked === undefined ? undefined : { answer: picked };
 }
 
