@@ -27,7 +27,7 @@ function hintFor(file: string, line: number, message: string): string {
 function likelyCause(diagnostic: Diagnostic): string {
   const lastLine = diagnostic.message.lastIndexOf('\n');
   const nested = lastLine === -1 ? null : NESTED_ERROR.exec(diagnostic.message.slice(lastLine + 1));
-  if (nested) return / expected .*near /.test(nested[3]!) ? hintFor(nested[1]!, Number(nested[2]), nested[3]!) : '';
+  if (nested && / expected .*near /.test(nested[3]!)) return hintFor(nested[1]!, Number(nested[2]), nested[3]!);
   if (diagnostic.file && diagnostic.line && / expected .*near /.test(diagnostic.message))
     return hintFor(diagnostic.file, diagnostic.line, diagnostic.message);
   return '';
