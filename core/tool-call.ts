@@ -67,60 +67,56 @@ export async function runToolCall(
     },
     ask: (question, signal) => questions.ask(question, signal),
   };
-  const stopListening = pool.listen(settings.callId, events);
   const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
   const { permissions } = tool.definition;
   const context = { tool: name, callId: settings.callId, ...(permissions ? { permissions } : {}) };
-  try {
-    const outcome = await pool.run(
-      { kind: 'run', context, args: args ?? {} },
-      {
-        timeoutMs,
-        coldStartMs: settings.loadTimeoutMs,
-        signal: options.signal,
-        onQueued: options.onQueued,
-        onStart: options.onStart,
-      },
-    );
-    switch (outcome.kind) {
-      case 'busy':
-        return finish('busy', messages.busy(name, pool.stats().queued));
-      case 'timeout':
-        return finish('timeout', messages.timeout(name, timeoutMs));
-      case 'cancelled':
-        return finish('cancelled', messages.cancelled(name));
-      case 'crashed':
-        generation.recordCrash(module);
-        return finish('crashed', messages.crashed(name, outcome.message));
-      case 'done':
-        break;
-    }
-    const reply = outcome.value;
-    const { snapshot } = reply;
-    if (snapshot && !(lastSnapshot && Buffer.compare(snapshot, lastSnapshot) === 0)) options.onSnapshot?.(snapshot);
-    const extra: Partial<CallResult> = {};
-    if (reply.title !== undefined) extra.title = reply.title;
-    if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
-    if (reply.failure === 'out_of_memory')
-      return finish('error', messages.outOfMemory(name, settings.memoryLimitBytes), extra);
-    if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
-    const checked = reply.isError
-      ? {}
-      : checkStructured(reply.structured, tool.definition.outputSchema, tool.validateOutput);
-    if ('problems' in checked) return finish('error', messages.badStructured(name, checked.problems), extra);
-    if (checked.structured !== undefined) extra.structured = checked.structured;
-    const output = limitOutput(
-      reply.content,
-      reply.rawContent,
-      settings.limits,
-      settings.spillDir,
-      name,
-      settings.callId,
-    );
-    if (output.spillPath !== undefined) extra.spillPath = output.spillPath;
-    if (output.spillError !== undefined) settings.onSpillFailure();
-    return finish(reply.isError ? 'error' : 'ok', output.content, extra);
-  } finally {
-    stopListening();
+  const outcome = await pool.run(
+    { kind: 'run', context, args: args ?? {} },
+    {
+      timeoutMs,
+      coldStartMs: settings.loadTimeoutMs,
+      signal: options.signal,
+      onQueued: options.onQueued,
+      onStart: options.onStart,
+      events,
+    },
+  );
+  switch (outcome.kind) {
+    case 'busy':
+      return finish('busy', messages.busy(name, pool.stats().queued));
+    case 'timeout':
+      return finish('timeout', messages.timeout(name, timeoutMs));
+    case 'cancelled':
+      return finish('cancelled', messages.cancelled(name));
+    case 'crashed':
+      generation.recordCrash(module);
+      return finish('crashed', messages.crashed(name, outcome.message));
+    case 'done':
+      break;
   }
+  const reply = outcome.value;
+  const { snapshot } = reply;
+  if (snapshot && !(lastSnapshot && Buffer.compare(snapshot, lastSnapshot) === 0)) options.onSnapshot?.(snapshot);
+  const extra: Partial<CallResult> = {};
+  if (reply.title !== undefined) extra.title = reply.title;
+  if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
+  if (reply.failure === 'out_of_memory')
+    return finish('error', messages.outOfMemory(name, settings.memoryLimitBytes), extra);
+  if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
+  const checked = reply.isError
+    ? {}
+    : checkStructured(reply.structured, tool.definition.outputSchema, tool.validateOutput);
+  if ('problems' in checked) return finish('error', messages.badStructured(name, checked.problems), extra);
+  if (checked.structured !== undefined) extra.structured = checked.structured;
+  const output = limitOutput(
+    reply.content,
+    reply.rawContent,
+    settings.limits,
+    settings.spillDir,
+    name,
+    settings.callId,
+  );
+  if (output.spillPath !== undefined) extra.spillPath = output.spillPath;
+  if (output.spillError !== undefined) settings.onSpillFailure();
+  return finish(reply.isError ? 'error' : 'ok', output.content, extra);
 }

@@ -17,6 +17,7 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { expose } from 'comlink';
 import { Piscina } from 'piscina';
 import type { CpuSlots } from '../shared/cpu-slots.js';
+import { TaskTable } from '../shared/task-table.js';
 import {
   EVENTS_PORT_KEY,
   type AskAnswer,
@@ -30,7 +31,6 @@ import {
   type WorkerEventsPort,
 } from '../shared/protocol.js';
 import { StartGate, type GateEntry } from './start-gate.js';
-import { TaskRows } from './task-rows.js';
 import { lowerLongTask } from './thread-priority.js';
 import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
 
@@ -85,6 +85,8 @@ export interface TaskLimits {
   onQueued?: ((place: number) => void) | undefined;
   /** Told when a queued task is taken by a worker. */
   onStart?: (() => void) | undefined;
+  /** Receives the events the worker sends for a `run` task. */
+  events?: CallEvents | undefined;
 }
 
 /** How the pool ends a task early. */
@@ -111,10 +113,13 @@ interface Job {
   startedThread?: number;
   /** Handed to piscina (counted in WorkerPool.handed). */
   handed?: boolean;
-  /** It waits behind other tasks (for a start place, or for a busy worker) until a worker takes it. */
-  queued?: boolean;
-  /** The place in line its caller was last told (0: none yet), while it is queued. */
+  /**
+   * While it waits behind other tasks (for a start place, or for a busy worker) until a worker takes it: the place
+   * in line its caller was last told (0: none yet).
+   */
   place?: number | undefined;
+  /** The reply its worker handed over before retiring (see WorkerEvents.retire). */
+  retiredReply?: RunReply;
   /** Time its questions to the user have waited for their answers: its time limit is that much later. */
   askedMs: number;
   /** When the question it waits on was asked (its worker runs nothing meanwhile). */
@@ -123,19 +128,20 @@ interface Job {
 
 export class WorkerPool {
   private readonly piscina: Piscina;
-  private readonly rows: TaskRows;
+  private readonly table: TaskTable;
+  /** Rows of the table no task holds, the last released on top. */
+  private readonly freeRows: number[];
   private readonly options: WorkerPoolOptions;
-  private readonly listeners = new Map<string, CallEvents>();
   /** Tasks handed to the pool and not yet ended, by row. */
   private readonly jobs = new Map<number, Job>();
+  /** The `run` tasks among them, by call id: their worker's events name the call. */
+  private readonly calls = new Map<string, Job>();
   /** Threads started after a place at the start gate, holding it until they have made their Lua state. */
   private readonly startPlaces = new Set<number>();
   /** Node thread ids of the workers whose code has loaded (they posted their event port). */
   private readonly upThreads = new Set<number>();
   /** When the pool first saw each thread whose code has not loaded yet (Date.now() ms). */
   private readonly startingSince = new Map<number, number>();
-  /** Replies handed over by workers that exited after their task (see WorkerEvents.retire). */
-  private readonly retired = new Map<string, RunReply>();
   /** Threads whose exit the pool watches. */
   private readonly watched = new WeakSet<Worker>();
   /** Tasks (not `warm`) handed to piscina and not ended: at most maxThreads, so each finds a worker free or starting. */
@@ -157,8 +163,10 @@ export class WorkerPool {
   constructor(options: WorkerPoolOptions) {
     this.options = options;
     // A row per call the pool takes, and one per thread for the `warm` tasks that start workers.
-    this.rows = new TaskRows(2 * options.maxThreads + options.maxQueue);
-    const { buffer, epochMs } = this.rows.table;
+    const rows = 2 * options.maxThreads + options.maxQueue;
+    this.table = TaskTable.create(rows);
+    this.freeRows = Array.from({ length: rows }, (_, index) => rows - 1 - index);
+    const { buffer, epochMs } = this.table;
     const workerData: WorkerConfig = {
       ...options.config,
       taskTable: buffer,
@@ -172,7 +180,6 @@ export class WorkerPool {
       maxThreads: options.maxThreads,
       // Past what a timer keeps, piscina's idle timer would fire at once: such a pool never reaps.
       idleTimeout: options.idleTimeout > MAX_TIMER_MS ? Infinity : options.idleTimeout,
-      maxQueue: options.maxQueue,
       concurrentTasksPerWorker: 1,
       // A worker waits for its next task in its event loop, which its live events and commands need.
       atomics: 'disabled',
@@ -199,18 +206,13 @@ export class WorkerPool {
     return [...this.piscina.threads];
   }
 
-  /** Delivers the events the worker sends for `callId` until the returned function is called. */
-  listen(callId: string, events: CallEvents): () => void {
-    this.listeners.set(callId, events);
-    return () => this.listeners.delete(callId);
-  }
-
   /** Runs one task within its limits; throws only for a task no worker can be sent or a signal it cannot listen to. */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     if (this.closed) return { kind: 'cancelled' };
     if (task.kind !== 'warm' && this.queueFull) return { kind: 'busy' };
-    const row = this.rows.acquire();
+    const row = this.freeRows.pop();
     if (row === undefined) return { kind: 'busy' };
+    this.table.reset(row);
     const callId = task.kind === 'run' ? task.context.callId : undefined;
     const job: Job = {
       row,
@@ -222,6 +224,7 @@ export class WorkerPool {
       askedMs: 0,
     };
     this.jobs.set(row, job);
+    if (callId !== undefined) this.calls.set(callId, job);
     const cancel = (): void => this.stop(job, { kind: 'cancelled' });
     try {
       // A signal that cannot be read or listened to (a caller's own object) is the caller's error.
@@ -288,12 +291,8 @@ export class WorkerPool {
   /** How a task that threw ended: stopped by the pool, retired with its reply handed over, refused, or crashed. */
   private failure<T extends PoolTask>(job: Job, error: unknown): TaskOutcome<TaskReplies[T['kind']]> {
     if (job.stopped) return job.stopped;
-    const retired = job.callId === undefined ? undefined : this.retired.get(job.callId);
-    if (retired !== undefined) return { kind: 'done', value: retired as TaskReplies[T['kind']] };
+    if (job.retiredReply !== undefined) return { kind: 'done', value: job.retiredReply as TaskReplies[T['kind']] };
     if (this.closed) return { kind: 'cancelled' };
-    // piscina's own refusal past its maxQueue: a backstop, since at most maxThreads tasks and the
-    // `warm` ones reach it.
-    if ((error as { code?: unknown }).code === 'ERR_TASK_QUEUE_AT_LIMIT') return { kind: 'busy' };
     if (!(error instanceof Error)) return { kind: 'crashed', message: String(error) };
     // A task structured clone refuses never reached a worker: the caller's mistake, thrown to it.
     if (error.name === 'DataCloneError') throw error;
@@ -309,8 +308,7 @@ export class WorkerPool {
   /** A task has ended: its processes, CPU turn, row and start place are given back. */
   private end(job: Job): void {
     // A queued task a worker took between two sweeps still started.
-    if (job.place !== undefined && this.rows.table.stampOf(job.row, 'picked') !== undefined)
-      tell(() => job.limits.onStart?.());
+    if (job.place !== undefined && this.table.stampOf(job.row, 'picked') !== undefined) this.startedQueued(job);
     job.gate?.withdraw();
     if (job.startedThread !== undefined) this.leaveStartGate(job.startedThread);
     if (job.handed) {
@@ -318,10 +316,11 @@ export class WorkerPool {
       this.handOn();
     }
     this.jobs.delete(job.row);
-    if (job.callId !== undefined) this.retired.delete(job.callId);
-    this.rows.table.endTask(job.row);
-    this.options.cpuSlots.leave(this.rows.table.words, this.rows.table.seat(job.row));
-    this.rows.release(job.row);
+    if (job.callId !== undefined) this.calls.delete(job.callId);
+    this.table.endTask(job.row);
+    this.options.cpuSlots.leave(this.table.words, this.table.seat(job.row));
+    // Back only now that no worker can write to it: its task has ended.
+    this.freeRows.push(job.row);
   }
 
   /**
@@ -354,7 +353,7 @@ export class WorkerPool {
     if (!cameUp && failure !== undefined && ++this.startFailures >= START_FAILURE_LIMIT) {
       this.startFailures = 0;
       for (const job of this.jobs.values()) {
-        if (!job.gate && this.rows.table.workerOf(job.row) === undefined)
+        if (!job.gate && this.table.workerOf(job.row) === undefined)
           this.stop(job, { kind: 'crashed', message: `a worker could not start: ${failure}` });
       }
       return;
@@ -370,7 +369,7 @@ export class WorkerPool {
     let unpicked = 0;
     for (const job of this.jobs.values()) {
       if (job.gate || job.stopped) continue;
-      if (this.rows.table.workerOf(job.row) === undefined) unpicked++;
+      if (this.table.workerOf(job.row) === undefined) unpicked++;
       else picked++;
     }
     if (unpicked > threads - picked) void this.run({ kind: 'warm' }, { timeoutMs: MAX_TIMER_MS });
@@ -405,7 +404,7 @@ export class WorkerPool {
     const waiting = this.waiting.findIndex((entry) => entry.job === job);
     if (waiting !== -1) this.waiting.splice(waiting, 1)[0]!.go();
     job.gate?.withdraw();
-    const workerId = this.rows.table.workerOf(job.row);
+    const workerId = this.table.workerOf(job.row);
     if (workerId !== undefined) this.options.threads.stopped(workerId);
     job.abort.abort();
     // piscina has let go of the worker it terminated, which may not exit (stuck in a system call).
@@ -430,14 +429,14 @@ export class WorkerPool {
     this.watchThreads();
     this.reportPlaces();
     let picked = 0;
-    for (const job of this.jobs.values()) if (this.rows.table.stampOf(job.row, 'picked') !== undefined) picked++;
+    for (const job of this.jobs.values()) if (this.table.stampOf(job.row, 'picked') !== undefined) picked++;
     const room = picked < this.options.maxThreads;
     for (const job of this.jobs.values()) {
       if (job.stopped || job.gate) continue;
       const { timeoutMs, coldStartMs = 0 } = job.limits;
-      const started = this.rows.table.stampOf(job.row, 'started');
-      const pickedAt = this.rows.table.stampOf(job.row, 'picked');
-      lowerLongTask(this.rows.table, job.row, started, now);
+      const started = this.table.stampOf(job.row, 'started');
+      const pickedAt = this.table.stampOf(job.row, 'picked');
+      lowerLongTask(this.table, job.row, started, now);
       // A task waiting for the user's answer runs nothing: its time stands still.
       if (job.askingSince !== undefined) continue;
       if (started !== undefined) {
@@ -456,9 +455,7 @@ export class WorkerPool {
 
   /** `job` waits behind other tasks, at the start gate or for a busy worker: its caller, if it listens, hears its place. */
   private queue(job: Job): void {
-    if (job.queued) return;
-    job.queued = true;
-    if (!job.limits.onQueued) return;
+    if (job.place !== undefined) return;
     job.place = 0;
     this.reportPlaces();
   }
@@ -467,34 +464,36 @@ export class WorkerPool {
   private reportPlaces(): void {
     let place = 0;
     for (const job of this.jobs.values()) {
-      if (!job.queued || job.stopped) continue;
-      if (this.rows.table.stampOf(job.row, 'picked') !== undefined) {
-        if (job.place !== undefined) tell(() => job.limits.onStart?.());
-        job.queued = false;
-        job.place = undefined;
-      } else if (++place !== job.place && job.place !== undefined) {
+      if (job.place === undefined || job.stopped) continue;
+      if (this.table.stampOf(job.row, 'picked') !== undefined) this.startedQueued(job);
+      else if (++place !== job.place) {
         job.place = place;
         tell(() => job.limits.onQueued?.(place));
       }
     }
   }
 
+  /** A queued task was taken by a worker: its caller hears it started. */
+  private startedQueued(job: Job): void {
+    tell(() => job.limits.onStart?.());
+    job.place = undefined;
+  }
+
   /** A call sent an event, so a worker has it: its caller hears that it started, before the event; those behind move up. */
-  private heardFrom(callId: string): void {
-    for (const job of this.jobs.values()) {
-      if (job.callId !== callId || job.place === undefined) continue;
-      tell(() => job.limits.onStart?.());
-      job.queued = false;
-      job.place = undefined;
+  private heardFrom(callId: string): CallEvents | undefined {
+    const job = this.calls.get(callId);
+    if (job?.place !== undefined) {
+      this.startedQueued(job);
       this.reportPlaces();
     }
+    return job?.limits.events;
   }
 
   /** A call's question to the user, one at a time: its time limit pauses meanwhile; ending the call aborts it. */
   private async ask(callId: string, question: AskQuestion): Promise<AskAnswer> {
-    const job = [...this.jobs.values()].find((entry) => entry.callId === callId && entry.stopped === undefined);
-    const listener = this.listeners.get(callId);
-    if (job === undefined || listener?.ask === undefined || job.askingSince !== undefined)
+    const job = this.calls.get(callId);
+    const listener = job?.limits.events;
+    if (job === undefined || job.stopped || listener?.ask === undefined || job.askingSince !== undefined)
       return { refused: 'unavailable' };
     this.heardFrom(callId);
     job.askingSince = Date.now();
@@ -557,23 +556,16 @@ export class WorkerPool {
     this.settleCameUp();
     const router: WorkerEvents = {
       log: (callId, texts) => {
-        this.heardFrom(callId);
-        const listener = this.listeners.get(callId);
+        const listener = this.heardFrom(callId);
         if (listener) for (const text of texts) listener.log(text);
       },
-      title: (callId, text) => {
-        this.heardFrom(callId);
-        this.listeners.get(callId)?.title(text);
-      },
-      snapshot: (callId, bytes) => {
-        this.heardFrom(callId);
-        this.listeners.get(callId)?.snapshot(bytes);
-      },
+      title: (callId, text) => this.heardFrom(callId)?.title(text),
+      snapshot: (callId, bytes) => this.heardFrom(callId)?.snapshot(bytes),
       ask: (callId, question) => this.ask(callId, question),
       retire: (callId, reply) => {
         // Kept only for a call in flight: one already ended (its deadline came first) never reads it.
-        const running = [...this.jobs.values()].some((job) => job.callId === callId && job.stopped === undefined);
-        if (running) this.retired.set(callId, reply);
+        const job = this.calls.get(callId);
+        if (job && !job.stopped) job.retiredReply = reply;
       },
       started: () => this.leaveStartGate(threadId),
     };

@@ -38,6 +38,15 @@ const Containment = { None: 0, Cgroup: 1, Sweep: 2 } as const;
 /** Most process groups one task may have alive at once (the pid words of its row). */
 export const MAX_LIVE_GROUPS = TASK_ROW_WORDS - ROW_FIRST_PID;
 
+/** The largest tag word; the next starts again at 1. */
+const MAX_TAG_WORD = 2 ** 31 - 1;
+/**
+ * The last tag word drawn by any table of this thread (only the core resets rows): tables made in
+ * the same millisecond share an epoch, so words counted per table would give two pools' tasks the
+ * same process tag.
+ */
+let lastTagWord = 0;
+
 /** A task's stamps: picked up by a worker, and its own work begun. */
 export type TaskStamp = 'picked' | 'started';
 
@@ -64,13 +73,11 @@ export class TaskTable {
     return this.words.length / TASK_ROW_WORDS;
   }
 
-  /**
-   * Readies `row` for a new task: every word zeroed, and `tag` (a positive Int32 the core hands
-   * out, a different one for each task the process runs) as its tag word.
-   */
-  reset(row: number, tag: number): void {
+  /** Readies `row` for a new task: every word zeroed, and a tag word no task of this process had before. */
+  reset(row: number): void {
+    lastTagWord = lastTagWord >= MAX_TAG_WORD ? 1 : lastTagWord + 1;
     this.words.fill(0, row * TASK_ROW_WORDS, (row + 1) * TASK_ROW_WORDS);
-    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TAG, tag);
+    Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TAG, lastTagWord);
   }
 
   /** Stamps `row` with the time now. */

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { TaskRows } from '../core/task-rows.js';
 import { MAX_LIVE_GROUPS, TASK_ROW_WORDS, TaskRow, TaskTable } from '../shared/task-table.js';
 
 /** The worker's view of the core's table: the same buffer and epoch, as workerData carries them. */
@@ -50,29 +49,28 @@ test('the worker that picked a task up is named by its Node thread id, thread 0 
   assert.equal(core.workerOf(0), 17);
 });
 
-test('a row handed out again is reset: no stamps, no thread, no groups, a new process tag', () => {
-  const rows = new TaskRows(1);
-  const row = rows.acquire()!;
-  const { table } = rows;
-  const firstTag = table.tag(row);
-  table.stamp(row, 'started');
-  table.setThread(row, 4242);
-  table.setWorker(row, 3);
-  assert.ok(table.record(row, goneProcess()));
-  rows.release(row);
-  assert.equal(rows.acquire(), row);
-  assert.equal(table.stampOf(row, 'started'), undefined);
-  assert.equal(table.takeThread(row), 0);
-  assert.equal(table.workerOf(row), undefined);
-  assert.notEqual(table.tag(row), firstTag);
-  assert.equal(table.endTask(row), 0, 'a reset row has no groups to end');
+test('a row reset for a new task: no stamps, no thread, no groups, a new process tag', () => {
+  const table = TaskTable.create(1);
+  table.reset(0);
+  const firstTag = table.tag(0);
+  table.stamp(0, 'started');
+  table.setThread(0, 4242);
+  table.setWorker(0, 3);
+  assert.ok(table.record(0, goneProcess()));
+  table.reset(0);
+  assert.equal(table.stampOf(0, 'started'), undefined);
+  assert.equal(table.takeThread(0), 0);
+  assert.equal(table.workerOf(0), undefined);
+  assert.notEqual(table.tag(0), firstTag);
+  assert.equal(table.endTask(0), 0, 'a reset row has no groups to end');
 });
 
-test('every row is handed out once until it is released; past that, none', () => {
-  const rows = new TaskRows(2);
-  assert.deepEqual([rows.acquire(), rows.acquire(), rows.acquire()], [0, 1, undefined]);
-  rows.release(0);
-  assert.equal(rows.acquire(), 0);
+test('tables made in the same millisecond give their tasks different process tags', () => {
+  const first = TaskTable.create(1);
+  const second = new TaskTable(new SharedArrayBuffer(first.buffer.byteLength), first.epochMs);
+  first.reset(0);
+  second.reset(0);
+  assert.notEqual(first.tag(0), second.tag(0));
 });
 
 test('a slot whose group is gone is reused, so a task can start more than MAX_LIVE_GROUPS commands in all', () => {
