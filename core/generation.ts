@@ -11,6 +11,7 @@ import { DefinitionLines } from './definition-lines.js';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import { compiledLuaModule } from './lua-wasm.js';
 import type { AvailableReply, Diagnostic, RenderView, WorkerConfig } from '../shared/protocol.js';
+import type { ResolvedHostOptions } from './host-options.js';
 import type { CheckedTool, CheckResult } from './tool-definitions.js';
 import type { ThreadWatch } from './thread-watch.js';
 import { WorkerPool, type PoolStats, type TaskOutcome } from './worker-pool.js';
@@ -27,18 +28,26 @@ const AVAILABLE_STAGGER_MS = 200;
 /** A block's body from `render`, or why the default block (the model-facing text) is shown. */
 export type RenderResult = { ok: true; lines: string[] } | { ok: false; reason: string | null };
 
-export interface GenerationOptions {
+/** The host's options a generation serves with (its calls' included: see tool-call.ts). */
+type HostLimits = Pick<
+  ResolvedHostOptions,
+  | 'cwd'
+  | 'timeoutMs'
+  | 'memoryLimitBytes'
+  | 'loadTimeoutMs'
+  | 'availableTimeoutMs'
+  | 'renderBudgetMs'
+  | 'maxThreadsPerModule'
+  | 'idleTimeoutMs'
+  | 'maxQueuePerModule'
+  | 'maxInlineChars'
+  | 'maxInlineLines'
+>;
+
+export interface GenerationOptions extends HostLimits {
   number: number;
   configFile: string;
-  cwd: string;
   spillDir: string;
-  memoryLimitBytes: number;
-  loadTimeoutMs: number;
-  availableTimeoutMs: number;
-  renderBudgetMs: number;
-  maxThreadsPerModule: number;
-  idleTimeoutMs: number;
-  maxQueuePerModule: number;
   /** The host's CPU slots, shared by every generation's workers. */
   cpuSlots: CpuSlots;
   /** The host's count of worker threads that would not stop. */
@@ -65,8 +74,8 @@ export class Generation {
   private readonly modules = new Map<string, WorkerPool>();
   private readonly crashes = new Map<string, number[]>();
   private callsInFlight = 0;
-  /** Set once a newer generation took over; settles when this one has closed. */
-  private retired: { closed: Promise<void>; settle: () => void } | undefined;
+  /** Set once a newer generation took over: closes this one once its last call has ended. */
+  private closeWhenIdle: (() => void) | undefined;
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -312,20 +321,16 @@ export class Generation {
     return () => {
       if (left) return;
       left = true;
-      this.callsInFlight--;
-      if (this.callsInFlight === 0 && this.retired) void this.close().then(this.retired.settle);
+      if (--this.callsInFlight === 0) this.closeWhenIdle?.();
     };
   }
 
-  /** A newer generation took over: close once the calls still running here have ended. */
+  /** A newer generation took over (called once): resolves when it has closed, once the calls still running here have ended. */
   retire(): Promise<void> {
-    if (!this.retired) {
-      let settle = (): void => undefined;
-      const closed = new Promise<void>((resolve) => (settle = resolve));
-      this.retired = { closed, settle };
-      if (this.callsInFlight === 0) void this.close().then(settle);
-    }
-    return this.retired.closed;
+    return new Promise((resolve) => {
+      this.closeWhenIdle = () => void this.close().then(resolve);
+      if (this.callsInFlight === 0) this.closeWhenIdle();
+    });
   }
 
   /** Stops every worker now; calls still running end as cancelled. */

@@ -1,36 +1,27 @@
 // One call from the host's side: look the tool up, check availability and arguments, run it in its
 // module's pool under its time limit, stream its events, and turn every ending into a CallResult.
 import { argumentProblems } from './arguments.js';
-import { limitOutput, type OutputLimits } from './output-limit.js';
+import { limitOutput } from './output-limit.js';
 import { messages, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
 import { checkStructured } from './structured-result.js';
 import { CallQuestions } from './call-questions.js';
 import { CRASH_LIMIT, CRASH_WINDOW_MS, type Generation } from './generation.js';
 import type { CallEvents } from '../shared/protocol.js';
 
-export interface CallSettings {
-  callId: string;
-  defaultTimeoutMs: number;
-  /** A cold worker's allowance for loading the config before the call's own time starts. */
-  loadTimeoutMs: number;
-  memoryLimitBytes: number;
-  limits: OutputLimits;
-  spillDir: string;
-  /** Told when a result's spill file could not be written (the call still returns its head). */
-  onSpillFailure(): void;
-}
-
+/** Runs call `callId` with the generation's limits; `onSpillFailure`: told when a result's spill file could not be written (the call still returns its head). */
 export async function runToolCall(
   generation: Generation,
   name: string,
   args: unknown,
-  settings: CallSettings,
+  callId: string,
   options: CallOptions,
+  onSpillFailure: () => void,
 ): Promise<CallResult> {
   const started = performance.now();
+  const { loadTimeoutMs, memoryLimitBytes, spillDir, maxInlineChars, maxInlineLines } = generation.options;
   const questions = new CallQuestions(options.onAsk);
   const finish = (status: CallStatus, content: string, extra: Partial<CallResult> = {}): CallResult => ({
-    callId: settings.callId,
+    callId,
     tool: name,
     status,
     isError: status !== 'ok',
@@ -67,14 +58,14 @@ export async function runToolCall(
     },
     ask: (question, signal) => questions.ask(question, signal),
   };
-  const timeoutMs = tool.definition.timeoutMs ?? settings.defaultTimeoutMs;
+  const timeoutMs = tool.definition.timeoutMs ?? generation.options.timeoutMs;
   const { permissions } = tool.definition;
-  const context = { tool: name, callId: settings.callId, ...(permissions ? { permissions } : {}) };
+  const context = { tool: name, callId, ...(permissions ? { permissions } : {}) };
   const outcome = await pool.run(
     { kind: 'run', context, args: args ?? {} },
     {
       timeoutMs,
-      coldStartMs: settings.loadTimeoutMs,
+      coldStartMs: loadTimeoutMs,
       signal: options.signal,
       onQueued: options.onQueued,
       onStart: options.onStart,
@@ -100,8 +91,7 @@ export async function runToolCall(
   const extra: Partial<CallResult> = {};
   if (reply.title !== undefined) extra.title = reply.title;
   if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
-  if (reply.failure === 'out_of_memory')
-    return finish('error', messages.outOfMemory(name, settings.memoryLimitBytes), extra);
+  if (reply.failure === 'out_of_memory') return finish('error', messages.outOfMemory(name, memoryLimitBytes), extra);
   if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
   const checked = reply.isError
     ? {}
@@ -111,12 +101,12 @@ export async function runToolCall(
   const output = limitOutput(
     reply.content,
     reply.rawContent,
-    settings.limits,
-    settings.spillDir,
+    { maxChars: maxInlineChars, maxLines: maxInlineLines },
+    spillDir,
     name,
-    settings.callId,
+    callId,
   );
   if (output.spillPath !== undefined) extra.spillPath = output.spillPath;
-  if (output.spillError !== undefined) settings.onSpillFailure();
+  if (output.spillError !== undefined) onSpillFailure();
   return finish(reply.isError ? 'error' : 'ok', output.content, extra);
 }

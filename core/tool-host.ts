@@ -222,17 +222,10 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       this.loadedDigest = snapshot === undefined ? undefined : snapshotDigest(snapshot);
     }
     return Generation.load({
+      ...this.options,
       number: (this.generation?.number ?? 0) + 1,
       configFile: this.configFile,
-      cwd: this.options.cwd,
       spillDir: this.session.spillDir,
-      memoryLimitBytes: this.options.memoryLimitBytes,
-      loadTimeoutMs: this.options.loadTimeoutMs,
-      availableTimeoutMs: this.options.availableTimeoutMs,
-      renderBudgetMs: this.options.renderBudgetMs,
-      maxThreadsPerModule: this.options.maxThreadsPerModule,
-      idleTimeoutMs: this.options.idleTimeoutMs,
-      maxQueuePerModule: this.options.maxQueuePerModule,
       cpuSlots: this.cpuSlots,
       threads: this.threads,
       // Only the first generation's: a reload's first call finds its modules' workers in use.
@@ -359,7 +352,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     try {
       const log = this.openSessionFiles();
       const result: CallResult = generation
-        ? await runToolCall(generation, name, args, this.callSettings(callId), options)
+        ? await runToolCall(generation, name, args, callId, options, () => void this.spillFailures++)
         : failed(
             'unknown_tool',
             `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
@@ -373,18 +366,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       leave?.();
       if (--this.callsRunning === 0) this.allCallsEnded?.();
     }
-  }
-
-  private callSettings(callId: string): Parameters<typeof runToolCall>[3] {
-    return {
-      callId,
-      defaultTimeoutMs: this.options.timeoutMs,
-      loadTimeoutMs: this.options.loadTimeoutMs,
-      memoryLimitBytes: this.options.memoryLimitBytes,
-      limits: { maxChars: this.options.maxInlineChars, maxLines: this.options.maxInlineLines },
-      spillDir: this.session.spillDir,
-      onSpillFailure: () => void this.spillFailures++,
-    };
   }
 
   private record(log: SessionLog, result: CallResult, args: unknown): void {
