@@ -1,12 +1,13 @@
 // moonpool's own msgpack (core/msgpack-codec.ts): values round-trip, logs and snapshots msgpackr
 // wrote still read, `__proto__` stays data, and hostile bytes are a MsgpackError, never a hang.
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { decodeMsgpack, encodeMsgpack, MAX_MSGPACK_DEPTH, scanMsgpackMap } from '../core/msgpack-codec.js';
 import { MsgpackError } from '../shared/msgpack.js';
-import { readSessionLog } from '../core/session-log.js';
-import { FIXTURES } from './helpers.js';
+import { readSession } from '../core/session-log.js';
+import { FIXTURES, tempDir } from './helpers.js';
 
 const roundTrip = (value: unknown): unknown => decodeMsgpack(encodeMsgpack(value));
 
@@ -144,7 +145,10 @@ describe('keys stay data', () => {
 
 describe('what earlier versions wrote (msgpackr 2.1.4)', () => {
   test('a session log msgpackr wrote reads whole, __proto__ arguments included', () => {
-    const { records, warnings } = readSessionLog(join(FIXTURES, 'msgpackr-era', 'session.log'));
+    const stateDir = tempDir();
+    mkdirSync(join(stateDir, 'sessions'));
+    copyFileSync(join(FIXTURES, 'msgpackr-era', 'session.log'), join(stateDir, 'sessions', 'msgpackr.log'));
+    const { records, warnings } = readSession(stateDir, 'msgpackr');
     assert.deepEqual(warnings.length, 1);
     assert.match(warnings[0]!, /call a1b2c3-3 \(misbehave\): snapshot of 70\.0 MiB not recorded/);
     assert.deepEqual(
