@@ -1,18 +1,14 @@
 // msgpack for the main thread's own values: session records, and snapshots shown as JSON. The
 // format itself is read by shared/msgpack.ts; this builds values from it. Maps decode to plain
 // objects whose keys are always own data, `__proto__` included; bytes decode to Uint8Array.
-import { isAscii, isUtf8 } from 'node:buffer';
+import { isUtf8 } from 'node:buffer';
 import { MsgpackError, MsgpackReader, writeHeader, type MsgpackKind } from '../shared/msgpack.js';
 
 /** Deepest nesting written or read: records hold arguments of at most 64 levels, states 200. */
 export const MAX_MSGPACK_DEPTH = 1000;
 
-/** Strings up to this many bytes are checked for ASCII in a loop; longer ones natively. */
-const SHORT_TEXT_BYTES = 32;
-
-/** Values are encoded into one reused buffer of this size, then copied out (one allocation each). */
-const SCRATCH_BYTES = 64 * 1024;
-let scratch: Buffer | undefined = Buffer.allocUnsafe(SCRATCH_BYTES);
+/** Bytes a value is first encoded into; the buffer doubles as it fills. */
+const INITIAL_BYTES = 1024;
 
 /**
  * `value` as msgpack after `reserveStart` zero bytes (room for a frame header, so no copy). JSON's rules apply
@@ -20,38 +16,20 @@ let scratch: Buffer | undefined = Buffer.allocUnsafe(SCRATCH_BYTES);
  * BigInts integers. Throws MsgpackError for a BigInt past 64 bits or nesting past MAX_MSGPACK_DEPTH.
  */
 export function encodeMsgpack(value: unknown, reserveStart = 0): Buffer {
-  // A toJSON that encodes (re-entry) finds the scratch buffer taken and gets one of its own.
-  const borrowed = scratch;
-  scratch = undefined;
-  const writer = new Writer(borrowed ?? Buffer.allocUnsafe(SCRATCH_BYTES), reserveStart);
-  try {
-    writer.value(value, 0);
-    return writer.result();
-  } finally {
-    if (borrowed !== undefined) scratch = borrowed;
-  }
+  const writer = new Writer(reserveStart);
+  writer.value(value, 0);
+  return writer.result();
 }
 
 class Writer {
   private buffer: Buffer;
-  private offset = 0;
 
-  constructor(
-    private readonly initial: Buffer,
-    reserveStart: number,
-  ) {
-    this.buffer = initial;
-    this.ensure(reserveStart);
-    this.buffer.fill(0, 0, reserveStart);
-    this.offset = reserveStart;
+  constructor(private offset: number) {
+    this.buffer = Buffer.alloc(offset + INITIAL_BYTES);
   }
 
-  /** What was written: a copy while it fits the reused buffer, else the grown buffer itself (no copy of a large value). */
   result(): Buffer {
-    if (this.buffer !== this.initial) return this.buffer.subarray(0, this.offset);
-    const out = Buffer.allocUnsafe(this.offset);
-    this.buffer.copy(out, 0, 0, this.offset);
-    return out;
+    return this.buffer.subarray(0, this.offset);
   }
 
   value(value: unknown, depth: number): void {
@@ -103,25 +81,10 @@ class Writer {
   }
 
   private string(text: string): void {
-    // Every UTF-16 unit is at most 3 UTF-8 bytes: reserve the worst case, then write in place.
-    this.ensure(5 + text.length * 3);
-    if (text.length < SHORT_TEXT_BYTES && this.shortAscii(text)) return;
-    this.header('string', Buffer.byteLength(text, 'utf8'));
+    const length = Buffer.byteLength(text, 'utf8');
+    this.ensure(5 + length);
+    this.header('string', length);
     this.offset += this.buffer.write(text, this.offset, 'utf8');
-  }
-
-  /** Writes a fixstr byte by byte if `text` is ASCII (most keys and ids); false, writing nothing, if not. */
-  private shortAscii(text: string): boolean {
-    const start = this.offset;
-    const buffer = this.buffer;
-    buffer[start] = 0xa0 | text.length;
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code > 0x7f) return false;
-      buffer[start + 1 + i] = code;
-    }
-    this.offset = start + 1 + text.length;
-    return true;
   }
 
   private bytes(bytes: Uint8Array): void {
@@ -141,18 +104,10 @@ class Writer {
       else if (value <= 0xff) buffer[this.code(0xcc, 1)] = value;
       else if (value <= 0xffff) buffer.writeUInt16BE(value, this.code(0xcd, 2));
       else if (value <= 0xffffffff) buffer.writeUInt32BE(value, this.code(0xce, 4));
-      else this.int64(0xcf, value);
+      else this.bigint(BigInt(value));
     } else if (value >= -32) this.byte(value + 0x100);
     else if (value >= -0x80000000) buffer.writeInt32BE(value, this.code(0xd2, 4));
-    else this.int64(0xd3, value);
-  }
-
-  /** A safe integer as 64 bits after `code`, without making a BigInt (every record's `finishedAt` is past 32 bits). */
-  private int64(code: number, value: number): void {
-    const high = Math.floor(value / 2 ** 32);
-    const at = this.code(code, 8);
-    this.buffer.writeInt32BE(high | 0, at);
-    this.buffer.writeUInt32BE(value - high * 2 ** 32, at + 4);
+    else this.bigint(BigInt(value));
   }
 
   private bigint(value: bigint): void {
@@ -254,7 +209,7 @@ class Decoder {
       case 'float':
         return reader.number;
       case 'string':
-        return this.text(reader.start, reader.offset);
+        return reader.bytes.toString('utf8', reader.start, reader.offset);
       case 'map':
         return this.map(reader.size, depth);
       case 'array':
@@ -296,15 +251,6 @@ class Decoder {
   private countContainer(): void {
     if (++this.containers > this.limits.containers)
       throw new MsgpackError(`more than ${this.limits.containers} maps and arrays`);
-  }
-
-  private text(start: number, end: number): string {
-    const bytes = this.reader.bytes;
-    // ASCII (most keys, ids and text) decodes as latin1, which is cheaper than UTF-8.
-    if (end - start > SHORT_TEXT_BYTES)
-      return bytes.toString(isAscii(bytes.subarray(start, end)) ? 'latin1' : 'utf8', start, end);
-    for (let i = start; i < end; i++) if (bytes[i]! > 0x7f) return bytes.toString('utf8', start, end);
-    return bytes.toString('latin1', start, end);
   }
 }
 

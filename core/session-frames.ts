@@ -1,10 +1,12 @@
-// The frames of a session log, read from its file one at a time: MAGIC (4 bytes) | payload length
-// (u32 LE) | CRC-32 of the payload (u32 LE) | payload. A reader holds one frame's payload at a
-// time, never the file, so memory is bounded by the largest record whatever the file's size.
-// Damage is skipped by looking for the next MAGIC whose frame checks out; the checksums of frames
-// that fail count against a budget of twice the file's size, so no arrangement of bad frames (each
-// claiming the rest of the file) makes a read cost more than a few passes over it.
-import { readSync } from 'node:fs';
+// A session log file read a frame at a time: MAGIC (4 bytes) | payload length (u32 LE) | CRC-32
+// of the payload (u32 LE) | payload. A reader holds one frame's payload at a time, never the file,
+// so memory is bounded by the largest record whatever the file's size. Only a regular file is
+// read, never through a symlink and never blocking (a FIFO named like a log would wait forever);
+// what cannot be read is a warning, never a throw. Damage is skipped by looking for the next MAGIC
+// whose frame checks out; the checksums of frames that fail count against a budget of twice the
+// file's size, so no arrangement of bad frames (each claiming the rest of the file) makes a read
+// cost more than a few passes over it.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
 export const MAGIC = Buffer.from('MPR1', 'latin1');
@@ -16,38 +18,83 @@ const BUDGET_SLACK_BYTES = 1024 * 1024;
 /** Bytes read at a time while looking for the next frame. */
 const SCAN_CHUNK_BYTES = 1024 * 1024;
 
-export type FrameEvent =
-  | { kind: 'frame'; offset: number; payload: Buffer }
-  | { kind: 'skipped'; offset: number; bytes: number; problem: string };
+/** A log file open for reading, and its size when opened. */
+export interface LogFile {
+  path: string;
+  fd: number;
+  size: number;
+}
+
+/** What reading a log file found: where its last intact frame ends; `unreadable` when it exists but cannot be read. */
+export interface LogEnd {
+  validBytes: number;
+  unreadable?: true;
+}
 
 type Attempt = { payload: Buffer } | { problem: string };
 
-/** Reads the frames of the open file `fd` of `size` bytes, and what lies between them. */
-export function* readFrames(fd: number, size: number): Generator<FrameEvent> {
-  const reader = new FrameReader(fd, size);
+const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+
+/** Opens `path`; a missing file or one that cannot be read (after a warning) is its LogEnd. */
+export function openLogFile(path: string, warn: (line: string) => void): LogFile | LogEnd {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return { validBytes: 0 };
+    warn(
+      errorCode(error) === 'ELOOP'
+        ? `${path}: not a regular file; skipped`
+        : `${path}: cannot be read (${errorCode(error)})`,
+    );
+    return { validBytes: 0, unreadable: true };
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isFile()) return { path, fd, size: stats.size };
+    warn(`${path}: not a regular file; skipped`);
+  } catch (error) {
+    warn(`${path}: cannot be read (${errorCode(error)})`);
+  }
+  closeSync(fd);
+  return { validBytes: 0, unreadable: true };
+}
+
+/** The intact frames of an open log file in file order, and a warning for what lies between them. */
+export function* logFrames(
+  file: LogFile,
+): Generator<{ offset: number; payload: Buffer } | { warning: string }, LogEnd> {
+  const reader = new FrameReader(file.fd, file.size);
   let offset = 0;
+  let validBytes = 0;
   let found: Buffer | undefined;
-  while (offset < size) {
-    const attempt: Attempt = found ? { payload: found } : reader.frameAt(offset);
-    found = undefined;
-    if ('payload' in attempt) {
-      yield { kind: 'frame', offset, payload: attempt.payload };
-      offset += HEADER_BYTES + attempt.payload.length;
-      continue;
+  try {
+    while (offset < file.size) {
+      const attempt: Attempt = found ? { payload: found } : reader.frameAt(offset);
+      found = undefined;
+      if ('payload' in attempt) {
+        yield { offset, payload: attempt.payload };
+        offset = validBytes = offset + HEADER_BYTES + attempt.payload.length;
+        continue;
+      }
+      const next = reader.nextFrame(offset + 1);
+      const problem = next.gaveUp
+        ? `${attempt.problem}; the rest of the file is damage past what is searched`
+        : attempt.problem;
+      yield { warning: `${file.path}: skipped ${next.at - offset} bytes at offset ${offset}: ${problem}` };
+      offset = next.at;
+      found = next.payload;
     }
-    const next = reader.nextFrame(offset + 1);
-    const problem = next.gaveUp
-      ? `${attempt.problem}; the rest of the file is damage past what is searched`
-      : attempt.problem;
-    yield { kind: 'skipped', offset, bytes: next.at - offset, problem };
-    offset = next.at;
-    found = next.payload;
+    return { validBytes };
+  } catch (error) {
+    yield { warning: `${file.path}: cannot be read (${errorCode(error)})` };
+    return { validBytes: 0, unreadable: true };
   }
 }
 
-/** The frame at `offset` of the open file `fd` of `size` bytes, its checksum checked, or why there is none. */
-export function frameAt(fd: number, size: number, offset: number): Attempt {
-  return new FrameReader(fd, size).frameAt(offset);
+/** The frame at `offset` of an open log file, its checksum checked, or why there is none. */
+export function frameAt(file: LogFile, offset: number): Attempt {
+  return new FrameReader(file.fd, file.size).frameAt(offset);
 }
 
 class FrameReader {

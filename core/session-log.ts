@@ -20,18 +20,15 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
-import { HEADER_BYTES, MAGIC } from './session-frames.js';
-import { logFileEvents, openLogFile, type LogFileEvent } from './session-log-file.js';
+import { HEADER_BYTES, MAGIC, type LogEnd } from './session-frames.js';
 import {
   collectEntries,
-  droppedWarnings,
+  outlineSessionLog,
   readLogEntries,
-  skippedRecord,
-  type MainLogEnd,
   type SessionEntry,
   type SessionReadout,
 } from './session-stream.js';
-import { decodeRecord, encodeBounded, MAX_RECORD_BYTES, outlineRecord, type SessionRecord } from './session-record.js';
+import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
 import { listQuietly, olderSegments, SEGMENT_NAME } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
@@ -68,7 +65,7 @@ const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
  * writers' logs beside it, in the order the calls started (then finished); warnings as they are found. Memory: one
  * record, and a few numbers per record for the order.
  */
-export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry, MainLogEnd> {
+export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry, LogEnd> {
   const dir = join(stateDir, 'sessions');
   const names = listQuietly(dir);
   const segments = olderSegments(names, sessionId);
@@ -88,85 +85,6 @@ export function* sessionEntries(stateDir: string, sessionId: string): Generator<
 /** Every record of a session at once (`sessionEntries`, collected): it holds every record. */
 export function readSession(stateDir: string, sessionId: string): SessionReadout {
   return collectEntries(sessionEntries(stateDir, sessionId));
-}
-
-/** Opens and walks one log file a frame at a time, in file order; never throws: what cannot be read is given to `warn`. */
-function walkSessionLog(
-  path: string,
-  visit: (frame: Extract<LogFileEvent, { frame: unknown }>['frame']) => void,
-  warn: (line: string) => void,
-): MainLogEnd {
-  const opened = openLogFile(path, warn);
-  if (!('fd' in opened)) return 'unreadable' in opened ? { validBytes: 0, unreadable: true } : { validBytes: 0 };
-  try {
-    const events = logFileEvents(opened, path);
-    for (;;) {
-      const next = events.next();
-      if (next.done) return next.value;
-      if ('warning' in next.value) warn(next.value.warning);
-      else visit(next.value.frame);
-    }
-  } finally {
-    closeSync(opened.fd);
-  }
-}
-
-/** Reads one log file in file order, every record decoded (within bounds: see session-record.ts); never throws. */
-export function readSessionLog(path: string): SessionReadout {
-  const records: SessionRecord[] = [];
-  const warnings: string[] = [];
-  const warn = (line: string): void => void warnings.push(line);
-  const walked = walkSessionLog(
-    path,
-    (frame) => {
-      const decoded = decodeRecord(frame.payload);
-      if ('problem' in decoded) return warn(skippedRecord(path, frame.offset, decoded.problem));
-      records.push(decoded.record);
-      warnings.push(...droppedWarnings(path, decoded.record));
-    },
-    warn,
-  );
-  return { records, warnings, ...walked };
-}
-
-/** Damage lines an outline keeps; past them it counts. */
-const MAX_OUTLINE_DAMAGE = 100;
-
-/** What listing a log needs of it: its records' count and first start, and its damage; no body is decoded. */
-export interface SessionLogOutline {
-  /** Readable records. */
-  calls: number;
-  /** When its earliest readable record's call started (ms since the epoch), if one has a valid time. */
-  firstStart?: number;
-  /** What was skipped or could not be read (the first MAX_OUTLINE_DAMAGE, then a count); a record that left something out is not damage. */
-  damage: string[];
-  validBytes: number;
-  unreadable?: true;
-}
-
-/** Reads one log file's outline: each record's shape and times, its bodies skipped; memory bounded by its largest record. Never throws. */
-export function outlineSessionLog(path: string): SessionLogOutline {
-  const outline: SessionLogOutline = { calls: 0, damage: [], validBytes: 0 };
-  let moreDamage = 0;
-  const damage = (line: string): void => {
-    if (outline.damage.length < MAX_OUTLINE_DAMAGE) outline.damage.push(line);
-    else moreDamage++;
-  };
-  const walked = walkSessionLog(
-    path,
-    (frame) => {
-      const record = outlineRecord(frame.payload);
-      if ('problem' in record) return damage(skippedRecord(path, frame.offset, record.problem));
-      outline.calls++;
-      const start = record.finishedAt - record.durationMs;
-      // Times a damaged but checksum-valid record made impossible (1e300) are no start time.
-      if (!Number.isNaN(new Date(start).getTime()) && (outline.firstStart === undefined || start < outline.firstStart))
-        outline.firstStart = start;
-    },
-    damage,
-  );
-  if (moreDamage > 0) outline.damage.push(`${path}: ${moreDamage} more damaged places`);
-  return { ...outline, ...walked };
 }
 
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */

@@ -4,36 +4,53 @@
 // is found first: one pass outlines every frame (its times and place; no body is decoded) and
 // keeps four numbers per record; a second pass reads each record again by its place, in start
 // order, and decodes it only then. The files stay open between the passes, so a segment renamed
-// or a log begun meanwhile by a live writer changes nothing read.
+// or a log begun meanwhile by a live writer changes nothing read. The outline alone is what
+// listing sessions and reopening a log need.
 import { closeSync } from 'node:fs';
-import { frameAt } from './session-frames.js';
-import { logFileEvents, openLogFile, type OpenLogFile } from './session-log-file.js';
+import { frameAt, logFrames, openLogFile, type LogEnd, type LogFile } from './session-frames.js';
 import { decodeRecord, outlineRecord, type SessionRecord } from './session-record.js';
 
 /** One step of reading a session: a record, or a warning about what was skipped or left out. */
 export type SessionEntry = { record: SessionRecord } | { warning: string };
 
-/** A session read whole: every record, and every warning. */
-export interface SessionReadout {
+/** A session read whole: every record, and every warning, and how its main log ends. */
+export interface SessionReadout extends LogEnd {
   records: SessionRecord[];
   /** What was skipped while reading, with file and offset, and what records left out. */
   warnings: string[];
-  /** Where the last intact record of the (last) file read ends. */
-  validBytes: number;
-  /** The (main) file exists but could not be read as a log: nothing may be cut from it. */
-  unreadable?: true;
 }
 
-/** What a stream says of the main log once it has ended. */
-export type MainLogEnd = Pick<SessionReadout, 'validBytes' | 'unreadable'>;
-
 /** The warning for a record skipped at `offset` of the log `path`. */
-export const skippedRecord = (path: string, offset: number, problem: string): string =>
+const skippedRecord = (path: string, offset: number, problem: string): string =>
   `${path}: skipped the record at offset ${offset}: ${problem}`;
 
-/** The warnings for what a record of the log `path` left out to fit (see session-record.ts). */
-export const droppedWarnings = (path: string, record: SessionRecord): string[] =>
-  (record.dropped ?? []).map((line) => `${path}: call ${record.callId} (${record.tool}): ${line}`);
+/**
+ * Opens the log `path` (added to `files`, for the caller to close) and outlines each readable record for `visit`,
+ * its body not decoded; yields a warning for what it skips. Returns how the file ends.
+ */
+function* outlineLog(
+  path: string,
+  files: LogFile[],
+  visit: (offset: number, start: number, finish: number) => void,
+): Generator<{ warning: string }, LogEnd> {
+  const warnings: string[] = [];
+  const file = openLogFile(path, (warning) => void warnings.push(warning));
+  for (const warning of warnings) yield { warning };
+  if (!('fd' in file)) return file;
+  files.push(file);
+  const frames = logFrames(file);
+  for (let next = frames.next(); ; next = frames.next()) {
+    if (next.done) return next.value;
+    const frame = next.value;
+    if ('warning' in frame) {
+      yield frame;
+      continue;
+    }
+    const outline = outlineRecord(frame.payload);
+    if ('problem' in outline) yield { warning: skippedRecord(path, frame.offset, outline.problem) };
+    else visit(frame.offset, outline.finishedAt - outline.durationMs, outline.finishedAt);
+  }
+}
 
 /** Each readable record's place and times, one array per field (numbers, not objects, per record). */
 class RecordPlaces {
@@ -42,11 +59,11 @@ class RecordPlaces {
   readonly start: number[] = [];
   readonly finish: number[] = [];
 
-  add(file: number, offset: number, finishedAt: number, durationMs: number): void {
+  add(file: number, offset: number, start: number, finish: number): void {
     this.file.push(file);
     this.offset.push(offset);
-    this.start.push(finishedAt - durationMs);
-    this.finish.push(finishedAt);
+    this.start.push(start);
+    this.finish.push(finish);
   }
 
   /** Record indices by start, then finish, then file order. */
@@ -63,58 +80,40 @@ class RecordPlaces {
  * decoding it gave. Records with the same times keep the order the main log's segments were written in. Returns what
  * the outline of the segment being written found. Ending the iteration early closes every file.
  */
-export function* readLogEntries(mainLogSegments: string[], writerLogs: string[]): Generator<SessionEntry, MainLogEnd> {
+export function* readLogEntries(mainLogSegments: string[], writerLogs: string[]): Generator<SessionEntry, LogEnd> {
   const paths = [...mainLogSegments, ...[...writerLogs].sort()];
-  const files: (OpenLogFile | undefined)[] = [];
+  const files: LogFile[] = [];
   const places = new RecordPlaces();
-  let mainEnd: MainLogEnd = { validBytes: 0 };
+  let mainEnd: LogEnd = { validBytes: 0 };
   try {
     for (const [index, path] of paths.entries()) {
-      const openWarnings: string[] = [];
-      const opened = openLogFile(path, (line) => void openWarnings.push(line));
-      for (const warning of openWarnings) yield { warning };
-      let end: MainLogEnd = 'unreadable' in opened ? { validBytes: 0, unreadable: true } : { validBytes: 0 };
-      if ('fd' in opened) {
-        files.push(opened);
-        const events = logFileEvents(opened, path);
-        for (let next = events.next(); ; next = events.next()) {
-          if (next.done) {
-            end = next.value;
-            break;
-          }
-          const event = next.value;
-          if ('warning' in event) {
-            yield event;
-            continue;
-          }
-          const outline = outlineRecord(event.frame.payload);
-          if ('problem' in outline) yield { warning: skippedRecord(path, event.frame.offset, outline.problem) };
-          else places.add(index, event.frame.offset, outline.finishedAt, outline.durationMs);
-        }
-      } else files.push(undefined);
+      const end = yield* outlineLog(path, files, (offset, start, finish) =>
+        places.add(files.length - 1, offset, start, finish),
+      );
       if (index === mainLogSegments.length - 1) mainEnd = end;
     }
     for (const i of places.startOrder()) {
-      const path = paths[places.file[i]!]!;
       const file = files[places.file[i]!]!;
       const offset = places.offset[i]!;
-      const frame = frameAt(file.fd, file.size, offset);
+      const frame = frameAt(file, offset);
       const decoded = 'payload' in frame ? decodeRecord(frame.payload) : frame;
       if ('problem' in decoded) {
-        yield { warning: skippedRecord(path, offset, decoded.problem) };
+        yield { warning: skippedRecord(file.path, offset, decoded.problem) };
         continue;
       }
-      yield { record: decoded.record };
-      for (const warning of droppedWarnings(path, decoded.record)) yield { warning };
+      const { record } = decoded;
+      yield { record };
+      for (const line of record.dropped ?? [])
+        yield { warning: `${file.path}: call ${record.callId} (${record.tool}): ${line}` };
     }
     return mainEnd;
   } finally {
-    for (const file of files) if (file) closeSync(file.fd);
+    for (const file of files) closeSync(file.fd);
   }
 }
 
 /** Reads every entry into one readout (what `resume` returns); it holds every record. */
-export function collectEntries(entries: Generator<SessionEntry, MainLogEnd>): SessionReadout {
+export function collectEntries(entries: Generator<SessionEntry, LogEnd>): SessionReadout {
   const records: SessionRecord[] = [];
   const warnings: string[] = [];
   for (;;) {
@@ -122,5 +121,43 @@ export function collectEntries(entries: Generator<SessionEntry, MainLogEnd>): Se
     if (next.done) return { records, warnings, ...next.value };
     if ('record' in next.value) records.push(next.value.record);
     else warnings.push(next.value.warning);
+  }
+}
+
+/** Damage lines an outline keeps; past them it counts. */
+const MAX_OUTLINE_DAMAGE = 100;
+
+/** What listing a log needs of it: its records' count and first start, and its damage; no body is decoded. */
+export interface SessionLogOutline extends LogEnd {
+  /** Readable records. */
+  calls: number;
+  /** When its earliest readable record's call started (ms since the epoch), if one has a valid time. */
+  firstStart?: number;
+  /** What was skipped or could not be read (the first MAX_OUTLINE_DAMAGE, then a count); a record that left something out is not damage. */
+  damage: string[];
+}
+
+/** Reads one log file's outline: each record's shape and times, its bodies skipped; memory bounded by its largest record. Never throws. */
+export function outlineSessionLog(path: string): SessionLogOutline {
+  const outline: SessionLogOutline = { calls: 0, damage: [], validBytes: 0 };
+  let moreDamage = 0;
+  const files: LogFile[] = [];
+  try {
+    const lines = outlineLog(path, files, (_offset, start) => {
+      outline.calls++;
+      // Times a damaged but checksum-valid record made impossible (1e300) are no start time.
+      if (!Number.isNaN(new Date(start).getTime()) && (outline.firstStart === undefined || start < outline.firstStart))
+        outline.firstStart = start;
+    });
+    for (let next = lines.next(); ; next = lines.next()) {
+      if (next.done) {
+        if (moreDamage > 0) outline.damage.push(`${path}: ${moreDamage} more damaged places`);
+        return { ...outline, ...next.value };
+      }
+      if (outline.damage.length < MAX_OUTLINE_DAMAGE) outline.damage.push(next.value.warning);
+      else moreDamage++;
+    }
+  } finally {
+    for (const file of files) closeSync(file.fd);
   }
 }

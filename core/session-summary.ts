@@ -1,7 +1,8 @@
 // One line's worth about each session in a state dir — when it started, how many calls it
 // recorded, its size, who is writing it, what was wrong reading it — oldest first, the newest
 // last (the order `replay` shows calls in). Damage is a note on its session, never a failure.
-import { outlineSessionLog, sessionLogPath } from './session-log.js';
+import { sessionLogPath } from './session-log.js';
+import { outlineSessionLog } from './session-stream.js';
 import { scanSessions } from './session-files.js';
 
 export interface SessionSummary {

@@ -1,12 +1,13 @@
 // moonpool's own msgpack (core/msgpack-codec.ts): values round-trip, logs and snapshots msgpackr
 // wrote still read, `__proto__` stays data, and hostile bytes are a MsgpackError, never a hang.
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { decodeMsgpack, encodeMsgpack, MAX_MSGPACK_DEPTH, scanMsgpackMap } from '../core/msgpack-codec.js';
 import { MsgpackError } from '../shared/msgpack.js';
-import { readSessionLog } from '../core/session-log.js';
-import { FIXTURES } from './helpers.js';
+import { readSession } from '../core/session-log.js';
+import { FIXTURES, tempDir } from './helpers.js';
 
 const roundTrip = (value: unknown): unknown => decodeMsgpack(encodeMsgpack(value));
 
@@ -116,6 +117,25 @@ describe('values round-trip', () => {
     });
   });
 
+  test('the bytes written are the ones earlier versions wrote, byte for byte', () => {
+    const value = {
+      id: 'c1',
+      é: 'é☃',
+      long: 'x'.repeat(33),
+      n: [0, 127, 128, 255, 256, 65536, 2 ** 32, -1, -32, -33, -(2 ** 31) - 1, 0.5, -0],
+      b: [true, false, null],
+      raw: new Uint8Array([1, 2]),
+      big: 2n ** 63n,
+    };
+    assert.equal(
+      encodeMsgpack(value, 2).toString('hex'),
+      '000087a26964a26331a2c3a9a5c3a9e29883a46c6f6e67d921' +
+        '78'.repeat(33) +
+        'a16e9d007fcc80ccffcd0100ce00010000cf0000000100000000ffe0d2ffffffdfd3ffffffff7fffffff' +
+        'cb3fe0000000000000cb8000000000000000a16293c3c2c0a3726177c4020102a3626967cf8000000000000000',
+    );
+  });
+
   test('the reserved room in front is zeroed and the value follows it', () => {
     const framed = encodeMsgpack({ a: 1 }, 12);
     assert.deepEqual([...framed.subarray(0, 12)], new Array<number>(12).fill(0));
@@ -144,7 +164,10 @@ describe('keys stay data', () => {
 
 describe('what earlier versions wrote (msgpackr 2.1.4)', () => {
   test('a session log msgpackr wrote reads whole, __proto__ arguments included', () => {
-    const { records, warnings } = readSessionLog(join(FIXTURES, 'msgpackr-era', 'session.log'));
+    const stateDir = tempDir();
+    mkdirSync(join(stateDir, 'sessions'));
+    copyFileSync(join(FIXTURES, 'msgpackr-era', 'session.log'), join(stateDir, 'sessions', 'msgpackr.log'));
+    const { records, warnings } = readSession(stateDir, 'msgpackr');
     assert.deepEqual(warnings.length, 1);
     assert.match(warnings[0]!, /call a1b2c3-3 \(misbehave\): snapshot of 70\.0 MiB not recorded/);
     assert.deepEqual(

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { summarizeSessions } from '../core/index.js';
 import { encodeMsgpack } from '../core/msgpack-codec.js';
-import { encodeRecord, readSessionLog, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
+import { encodeRecord, readSession, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
 import { CLI, tempDir } from './helpers.js';
 
 const record = (id: string, extra: Partial<SessionRecord> = {}): SessionRecord => ({
@@ -49,11 +49,9 @@ function growth(make: (scale: number) => () => void): number {
   return Math.max(Math.min(...times.large.slice(1)), 1) / Math.max(Math.min(...times.small.slice(1)), 1);
 }
 
-function writeLog(stateDir: string, id: string, bytes: Buffer): string {
+function writeLog(stateDir: string, id: string, bytes: Buffer): void {
   mkdirSync(join(stateDir, 'sessions'), { recursive: true });
-  const path = sessionLogPath(stateDir, id);
-  writeFileSync(path, bytes);
-  return path;
+  writeFileSync(sessionLogPath(stateDir, id), bytes);
 }
 
 /** Headers only, each claiming the rest of the file as its payload, none with a matching checksum. */
@@ -70,9 +68,9 @@ function badFrames(bytes: number): Buffer {
 test('a log of bad frames that each claim the rest of the file is skipped in linear time', () => {
   const stateDir = tempDir();
   const ratio = growth((scale) => {
-    const path = writeLog(stateDir, `bad-${scale}`, badFrames(scale * 48 * 1024));
+    writeLog(stateDir, `bad-${scale}`, badFrames(scale * 48 * 1024));
     return () => {
-      const readout = readSessionLog(path);
+      const readout = readSession(stateDir, `bad-${scale}`);
       assert.equal(readout.records.length, 0);
       assert.match(readout.warnings[0] ?? '', /checksum does not match/);
     };
@@ -82,18 +80,18 @@ test('a log of bad frames that each claim the rest of the file is skipped in lin
 
 test('damage is skipped and the intact records around it are read', () => {
   const stateDir = tempDir();
-  const path = writeLog(
+  writeLog(
     stateDir,
     'around',
     Buffer.concat([encodeRecord(record('before')), badFrames(4096), encodeRecord(record('after'))]),
   );
-  const readout = readSessionLog(path);
+  const readout = readSession(stateDir, 'around');
   assert.deepEqual(
     readout.records.map((entry) => entry.callId),
     ['before', 'after'],
   );
   assert.match(readout.warnings.join('\n'), /skipped \d+ bytes at offset \d+/);
-  const small = writeLog(
+  writeLog(
     stateDir,
     'garbage',
     Buffer.concat([
@@ -103,7 +101,7 @@ test('damage is skipped and the intact records around it are read', () => {
     ]),
   );
   assert.deepEqual(
-    readSessionLog(small).records.map((entry) => entry.callId),
+    readSession(stateDir, 'garbage').records.map((entry) => entry.callId),
     ['first', 'second'],
   );
 });

@@ -13,7 +13,6 @@ import {
   encodeRecord,
   MAX_RECORD_BYTES,
   readSession,
-  readSessionLog,
   SessionLog,
   sessionLogPath,
   type SessionRecord,
@@ -48,7 +47,7 @@ test('a record over the frame limit is stored with its snapshot dropped, and say
   log.append(record('big', { snapshot, title: 'kept' }));
   log.append(record('after'));
   log.close();
-  const { records, warnings } = readSessionLog(log.path);
+  const { records, warnings } = readSession(stateDir, 'huge');
   assert.deepEqual(
     records.map((entry) => [entry.callId, entry.snapshot === undefined, entry.title]),
     [
@@ -66,7 +65,7 @@ test('arguments too large to fit beside the snapshot are dropped next, and say s
   const log = SessionLog.open(stateDir, 'huge-args');
   log.append(record('big', { args: { text: 'a'.repeat(MAX_RECORD_BYTES) }, snapshot: new Uint8Array(1024) }));
   log.close();
-  const [kept] = readSessionLog(log.path).records;
+  const [kept] = readSession(stateDir, 'huge-args').records;
   assert.deepEqual(kept!.args, { $notRecorded: 'too large to record' });
   assert.equal(kept!.dropped!.length, 2);
   assert.match(kept!.dropped![1]!, /arguments of 64\.0 MiB not recorded/);
@@ -97,7 +96,7 @@ test('a write that fails half-way on a full disk is cut back, and records writte
     written.push(`r${i}`);
   }
   log.close();
-  const readout = readSessionLog(log.path);
+  const readout = readSession(disk, 'full');
   assert.deepEqual(readout.warnings, []);
   assert.deepEqual(
     readout.records.map((entry) => entry.callId),
@@ -170,7 +169,7 @@ test('a lock left by a process that is gone is taken over and the torn tail its 
   assert.equal(existsSync(`${path}.lock`), false);
   log.append(record('c'));
   log.close();
-  const readout = readSessionLog(path);
+  const readout = readSession(stateDir, 'stale');
   assert.deepEqual(
     readout.records.map((entry) => entry.callId),
     ['a', 'b', 'c'],
@@ -198,7 +197,7 @@ test('records of an unexpected shape and damage between records are skipped with
       encodeRecord(record('last')),
     ]),
   );
-  const readout = readSessionLog(path);
+  const readout = readSession(stateDir, 'damaged');
   assert.deepEqual(
     readout.records.map((entry) => entry.callId),
     ['first', 'middle', 'last'],

@@ -6,7 +6,7 @@ import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } fr
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { decodeMsgpack } from '../core/msgpack-codec.js';
-import { encodeRecord, readSessionLog, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
+import { encodeRecord, readSession, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
 import { ROOT, startHost, tempDir } from './helpers.js';
 
 const record = (i: number): SessionRecord => ({
@@ -16,7 +16,8 @@ const record = (i: number): SessionRecord => ({
   status: 'ok',
   content: `result ${i}`,
   durationMs: i,
-  finishedAt: 0,
+  // Started together, finished in turn: read back in the order written.
+  finishedAt: i,
 });
 
 test('each call appends a record with its args, status, content, title and last snapshot', async () => {
@@ -76,7 +77,7 @@ test('a torn last record is skipped with a warning, and the session can be appen
   const partial = encodeRecord(record(4));
   appendFileSync(path, partial.subarray(0, partial.length - 5));
 
-  const torn = readSessionLog(path);
+  const torn = readSession(stateDir, 'torn');
   assert.deepEqual(
     torn.records.map((entry) => entry.callId),
     ['c1', 'c2', 'c3'],
@@ -88,7 +89,7 @@ test('a torn last record is skipped with a warning, and the session can be appen
   assert.equal(reopened.warnings.length, 1);
   reopened.append(record(5));
   reopened.close();
-  const after = readSessionLog(path);
+  const after = readSession(stateDir, 'torn');
   assert.deepEqual(
     after.records.map((entry) => entry.callId),
     ['c1', 'c2', 'c3', 'c5'],
@@ -107,7 +108,7 @@ test('a record whose bytes changed is detected by its checksum', () => {
   const flipped = bytes.length - 3;
   bytes.writeUInt8(bytes.readUInt8(flipped) ^ 0xff, flipped);
   writeFileSync(path, bytes);
-  const readout = readSessionLog(path);
+  const readout = readSession(stateDir, 'flipped');
   assert.deepEqual(
     readout.records.map((entry) => entry.callId),
     ['c1'],
@@ -136,7 +137,7 @@ test(
     const code = await exited;
     assert.equal(code, null, `the writer exited with ${code} after ${completed} records instead of being killed`);
     const path = sessionLogPath(stateDir, 'killed');
-    const readout = readSessionLog(path);
+    const readout = readSession(stateDir, 'killed');
     assert.ok(
       readout.records.length >= completed,
       `${readout.records.length} records read, ${completed} reported complete`,
@@ -147,7 +148,7 @@ test(
     const log = SessionLog.open(stateDir, 'killed');
     log.append(record(0));
     log.close();
-    const after = readSessionLog(path);
+    const after = readSession(stateDir, 'killed');
     assert.equal(after.records.length, readout.records.length + 1);
     assert.deepEqual(after.warnings, []);
   },
@@ -161,7 +162,7 @@ test('records still queued when the host process exits without closing are writt
     { encoding: 'utf8' },
   );
   assert.equal(child.status, 0, child.stderr);
-  const readout = readSessionLog(sessionLogPath(stateDir, 'exited'));
+  const readout = readSession(stateDir, 'exited');
   assert.deepEqual(readout.warnings, []);
   assert.equal(readout.records.length, 25);
   assert.ok(readout.records.every((entry) => entry.tool === 'waits' && entry.status === 'ok'));
@@ -177,7 +178,7 @@ test('a record that cannot be encoded is counted as lost and the records around 
   assert.equal(log.lost, 1);
   log.close();
   assert.deepEqual(
-    readSessionLog(log.path).records.map((entry) => entry.callId),
+    readSession(stateDir, 'lossy').records.map((entry) => entry.callId),
     ['c1', 'c3'],
   );
 });
