@@ -4,7 +4,7 @@
 // A `run` also sends its live events (call-channel.ts) and takes CPU turns (cpu-turns.ts).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { LuaFactory, LuaReturn, LUA_REGISTRYINDEX } from './wasmoon.js';
+import { createEngine, LuaReturn, LUA_REGISTRYINDEX } from './wasmoon.js';
 import type { LuaEngine } from 'wasmoon';
 import type {
   RunFailure,
@@ -32,9 +32,7 @@ import { EntryRunner, type ToolEntries } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
-import { withCompiledModule } from './shared-wasm.js';
 import { readPreludeDump } from './prelude-chunks.js';
-import { withDirectExports } from './direct-exports.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives, type DebugHookApi } from './debug-hook-natives.js';
 import { createCoroutineNatives, type CoroutineApi } from './coroutine-natives.js';
@@ -122,7 +120,7 @@ export class LuaRuntime {
     private readonly engine: LuaEngine,
     private readonly config: WorkerConfig,
     private readonly tasks: TaskTable,
-    /** wasmoon's module, its Lua functions called directly (direct-exports.ts). */
+    /** wasmoon's module, its Lua functions called directly (wasmoon.ts). */
     private readonly raw: LuaRawApi,
   ) {
     this.stack = new LuaStack(this.raw);
@@ -212,25 +210,10 @@ export class LuaRuntime {
    * pool is alike in, so a warmed worker makes it before it has a task (see `load`).
    */
   static async prepare(config: WorkerConfig, tasks: TaskTable): Promise<LuaRuntime> {
-    let exports: WebAssembly.Instance['exports'] | undefined;
-    const engine = await withCompiledModule(
-      config.luaModule,
-      () => new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
-      (instance) => (exports = instance.exports),
-    );
-    const runtime = new LuaRuntime(
-      engine,
-      config,
-      tasks,
-      withDirectExports(engine.global.lua.module as unknown as LuaRawApi & HeapCapApi, exports),
-    );
+    const { engine, raw } = await createEngine<LuaRawApi & HeapCapApi>(config.luaModule);
+    const runtime = new LuaRuntime(engine, config, tasks, raw);
     runtime.installPrelude();
-    runtime.heapCap = new HeapCap(
-      runtime.raw as unknown as HeapCapApi,
-      engine.global.address,
-      engine.global.getMemoryUsed(),
-      config.memoryLimitBytes,
-    );
+    runtime.heapCap = new HeapCap(raw, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
     return runtime;
   }
 
