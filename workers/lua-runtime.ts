@@ -20,11 +20,10 @@ import type {
 import { PermissionGuard } from './permission-guard.js';
 import { CpuSlots } from '../shared/cpu-slots.js';
 import { TaskRow, type TaskTable } from '../shared/task-table.js';
-import { installNatives, type NativeFunction } from './lua-natives.js';
+import { installNatives, type NativeCall, type NativeFunction } from './lua-natives.js';
 import { describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
-import { createMathNatives } from './math-natives.js';
 import { createAskNatives } from './ask-natives.js';
 import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
@@ -510,7 +509,14 @@ export class LuaRuntime {
         guard: () => this.scope.guard,
       }),
       ...createProcessNatives(this.config.cwd, () => this.scope),
-      ...createMathNatives(),
+      // `math.cosh`, `sinh` and `tanh`, which a stock 5.4 build keeps for 5.3 (lua/compat.lua checks
+      // the argument): JavaScript's are within an ulp, as the C library's are.
+      ...Object.fromEntries(
+        (['cosh', 'sinh', 'tanh'] as const).map((name) => [
+          name,
+          (call: NativeCall) => [Math[name](call.number(1) ?? Number.NaN)],
+        ]),
+      ),
       ...createAskNatives(() => this.scope.channel),
       reply: (call) => {
         try {
