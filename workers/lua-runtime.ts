@@ -38,7 +38,6 @@ import { createCoroutineNatives, type CoroutineApi } from './coroutine-natives.j
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotDecoder } from './snapshot-decoder.js';
-import { SnapshotWatch } from './snapshot-watch.js';
 import { droppedLogNote, LOG_LIMIT_CHARS, type CallChannel } from './call-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
@@ -103,7 +102,7 @@ export class LuaRuntime {
   private readonly turns: CpuTurns;
   private readonly output: OutputNatives;
   private readonly chunkNames = new ChunkNames();
-  private watch: SnapshotWatch | undefined;
+  private snapshots: SnapshotBox | undefined;
   private readonly entries = new Map<EntryName, number>();
   private reply: unknown = undefined;
   private replyProblem: string | undefined;
@@ -135,7 +134,7 @@ export class LuaRuntime {
     this.raw._lua_setwarnf(engine.global.address, warnf, 0);
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
-        this.watch?.beforeWait(L);
+        this.snapshots?.beforeWait(L);
         this.scope.channel?.sendEvents();
         this.hook.release('events');
         this.turns.pause();
@@ -147,7 +146,7 @@ export class LuaRuntime {
       (fn, signature) => engine.global.lua.module.addFunction(fn, signature),
       (L) => {
         this.stopAtDeadline(L);
-        this.watch?.tick(L);
+        this.snapshots?.tick(L);
         this.sendPendingEvents();
         this.turns.checkpoint();
       },
@@ -243,7 +242,7 @@ export class LuaRuntime {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
-    this.watch?.begin(this.runner.address, channel);
+    this.snapshots?.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
     const refusals = this.heapCap?.refusals ?? 0;
     let ran: Ran;
@@ -285,7 +284,7 @@ export class LuaRuntime {
   private ranIntoError(error: unknown): Ran {
     try {
       if (!(error instanceof LuaEntryError)) {
-        this.watch?.finish(false);
+        this.snapshots?.finish(false);
         throw error;
       }
       const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
@@ -304,7 +303,7 @@ export class LuaRuntime {
     else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory')
       ran.reply.failure = 'out_of_memory';
     // A call that never showed anything has nothing left in the box.
-    const problem = this.watch?.finish(ran.shows > 0);
+    const problem = this.snapshots?.finish(ran.shows > 0);
     await channel.drain();
     // The reply gets the title and last state its channel saw; a last state that could not be kept makes it an error.
     channel.addFinal(ran.reply);
@@ -564,15 +563,14 @@ export class LuaRuntime {
       },
       look_at_snapshot: (call) => {
         this.turns.checkpoint();
-        return this.watch?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER];
+        return this.snapshots?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER];
       },
       snapshot_box: (call) => {
         // Set once by the prelude; natives reached later (through debug.getupvalue) change nothing.
-        if (this.watch || this.stack.typeNameAt(call.L, 1) !== 'table') return [];
+        if (this.snapshots || this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         const lua = this.engine.global.lua;
         lua.lua_pushvalue(call.L, 1);
-        const box = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX));
-        this.watch = new SnapshotWatch(box, this.hook);
+        this.snapshots = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX), this.hook);
         return [];
       },
     };
