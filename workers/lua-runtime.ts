@@ -483,7 +483,9 @@ export class LuaRuntime {
 
   private installPrelude(): void {
     const global = this.engine.global;
-    installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()));
+    installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()), (L, values) =>
+      this.runner.wait(L, values),
+    );
     const { configDir, configFile, cwd, spillDir } = this.config;
     const settings = { config_dir: configDir, config_file: configFile, cwd, spill_dir: spillDir };
     for (const [name, value] of Object.entries(settings)) global.set(`__moonpool_${name}`, value);
