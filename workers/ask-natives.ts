@@ -1,6 +1,6 @@
 // The natives behind `ctx:ask` (lua/ask.lua, which checked the question's shape): the question
-// goes to the host over the call's event channel and Lua awaits the answer; `ask_take` pushes it
-// (the answer, or nil and the reason). A task without a channel (`available`) has no one to ask.
+// goes to the host over the call's event channel and Lua waits for the answer (the answer, or nil
+// and the reason). A task without a channel (`available`) has no one to ask.
 import type { AskAnswer, AskQuestion } from '../shared/protocol.js';
 import type { CallChannel } from './call-channel.js';
 import type { NativeCall, NativeFunction } from './lua-natives.js';
@@ -22,21 +22,10 @@ function questionOf(call: NativeCall): AskQuestion {
 }
 
 export function createAskNatives(channel: () => CallChannel | null): Record<string, NativeFunction> {
-  const answers = new Map<number, unknown[]>();
-  let nextTicket = 1;
   return {
     ask: async (call) => {
-      const question = questionOf(call);
-      const answer = (await channel()?.ask(question)) ?? NO_ONE_TO_ASK;
-      const ticket = nextTicket++;
-      answers.set(ticket, 'answer' in answer ? [answer.answer] : [null, answer.refused]);
-      return ticket;
-    },
-    ask_take: (call) => {
-      const ticket = call.number(1) ?? 0;
-      const values = answers.get(ticket) ?? [null, NO_ONE_TO_ASK.refused];
-      answers.delete(ticket);
-      return values;
+      const answer = (await channel()?.ask(questionOf(call))) ?? NO_ONE_TO_ASK;
+      return 'answer' in answer ? [answer.answer] : [null, answer.refused];
     },
   };
 }

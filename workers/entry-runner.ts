@@ -1,12 +1,14 @@
 // Runs the prelude's entry points on one Lua thread that is reset and reused for every task
-// (a fresh wasmoon thread per call costs more than the call). A yield carrying a promise — what
-// `:await()` does — is awaited, then the thread resumes: that is how `capture` waits. Any other
-// yield reaching the runner is refused as native Lua refuses it; a trap breaks the state for good.
+// (a fresh wasmoon thread per call costs more than the call). A native that waits (`capture`'s)
+// yields the thread with its promise (`wait`); the runner awaits it and resumes the thread, and
+// the native returns what the promise gave (bytes stay bytes). Any other yield reaching the runner
+// is refused as native Lua refuses it; a trap breaks the state for good.
 // A tool's `run` is resumed as the thread's bottom function, as a script's main chunk is run: its
 // failure is reported from a second thread, while the failed one still holds its frames.
 import type { LuaEngine, LuaThread } from 'wasmoon';
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
+import { NativeError } from './lua-natives.js';
 import { LUA_ERRMEM, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 
 /** What the runner lets its owner do while Lua runs. */
@@ -30,8 +32,8 @@ export interface ToolEntries {
 const LUA_OK = 0;
 const LUA_YIELD = 1;
 const LUA_TFUNCTION = 6;
-/** wasmoon's metatable name for a JavaScript promise pushed to Lua (what `:await()` yields). */
-const PROMISE_METATABLE = 'js_promise';
+
+type Settled = { values: unknown[] } | { error: unknown };
 
 export class EntryRunner {
   private readonly thread: LuaThread;
@@ -40,6 +42,12 @@ export class EntryRunner {
   /** Where a failed `run` is reported from: its own thread cannot run anything more. */
   private readonly reporter: LuaThread;
   private readonly resultCountSlot: number;
+  /** What the waiting native waits for, from its yield until the runner takes it. */
+  private waiting: Promise<unknown[]> | undefined;
+  /** What it got, from the wait's end until the native's continuation returns it. */
+  private outcome: Settled | undefined;
+  /** The continuation (a C function) of a native that waited: it returns what the wait gave. */
+  private readonly continuation: number;
 
   constructor(
     engine: LuaEngine,
@@ -54,6 +62,29 @@ export class EntryRunner {
     this.reporter = global.newThread();
     global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     this.resultCountSlot = raw._malloc(4);
+    this.continuation = global.lua.module.addFunction((L: number) => this.returnSettled(L), 'iiii');
+  }
+
+  /**
+   * A native's wait (it returns what this returns): `L` yields, and once `values` has settled the
+   * native returns them, or raises the promise's error. Only the entry thread waits.
+   */
+  wait(L: number, values: Promise<unknown[]>): number {
+    if (L !== this.thread.address) throw new NativeError('cannot wait inside a coroutine of your own');
+    // Where the thread cannot yield, Lua raises its own error and nothing waits.
+    if (this.raw._lua_isyieldable(L) !== 0) this.waiting = values;
+    return this.raw._lua_yieldk(L, 0, 0, this.continuation);
+  }
+
+  private returnSettled(L: number): number {
+    const settled = this.outcome!;
+    this.outcome = undefined;
+    if ('error' in settled) {
+      this.stack.pushString(L, settled.error instanceof Error ? settled.error.message : String(settled.error));
+      return this.raw._lua_error(L);
+    }
+    for (const value of settled.values) this.stack.pushValue(L, value);
+    return settled.values.length;
   }
 
   /** The state of the thread entry points run on. */
@@ -174,19 +205,22 @@ export class EntryRunner {
     }
   }
 
-  /** Resumes `L` after each promise it yields is settled; returns the status it ends with. */
+  /** Resumes `L` after each wait of a native's has settled; returns the status it ends with. */
   private async afterYields(L: number): Promise<number> {
     let status = LUA_YIELD;
     try {
       while (status === LUA_YIELD) {
-        const awaited = this.awaitedPromise(L);
-        if (awaited === undefined) {
+        const waiting = this.waiting;
+        this.waiting = undefined;
+        if (waiting === undefined) {
           this.raw._lua_resetthread(L);
           throw new LuaEntryError(LUA_ERRRUN, 'attempt to yield from outside a coroutine');
         }
-        this.raw._lua_settop(L, -2);
         this.hooks.beforeWait(L);
-        await awaited;
+        this.outcome = await waiting.then(
+          (values) => ({ values }),
+          (error: unknown) => ({ error }),
+        );
         this.hooks.afterWait();
         status = this.resume(L, 0);
       }
@@ -204,17 +238,6 @@ export class EntryRunner {
     if (text !== null || this.stack.typeNameAt(L, -1) !== 'userdata') return text;
     const value: unknown = thread.getValue(-1);
     return value instanceof Error ? value.message : null;
-  }
-
-  /**
-   * The promise an `:await()` yielded: exactly one value, wasmoon's promise userdata. Anything
-   * else is a yield moonpool did not make (the raw `coroutine.yield`, reached some other way).
-   */
-  private awaitedPromise(L: number): Promise<unknown> | undefined {
-    const count = this.resultCount();
-    if (count !== 1 || this.thread.lua.luaL_testudata(L, -1, PROMISE_METATABLE) === 0) return undefined;
-    const value: unknown = this.thread.getValue(-1);
-    return value instanceof Promise ? value : undefined;
   }
 
   /** Reads the results, resets the thread for the next call; throws a LuaEntryError if the call failed. */

@@ -214,7 +214,7 @@ export function createFsNatives(
       }),
     fs_is_fifo: (call) => attempt(null, () => [fs.fstatSync(call.number(1)!).isFIFO()]),
     /** A promise the prelude awaits between two reads of a FIFO or device with nothing to read yet. */
-    fs_pause: (call) => new Promise((resolve) => setTimeout(() => resolve(true), call.number(1) ?? 0)),
+    fs_pause: (call) => new Promise((resolve) => setTimeout(() => resolve([]), call.number(1) ?? 0)),
     fs_size: (call) => attempt(null, () => [fs.fstatSync(call.number(1)!).size]),
     fs_close: (call) => attempt(null, () => (fs.closeSync(call.number(1)!), [true])),
     fs_remove: (call) => {

@@ -53,8 +53,11 @@ export class Pushed {
   constructor(readonly count: number) {}
 }
 
-/** Returns the values to push (in order), a promise Lua can `:await()`, or `Pushed` for results it pushed itself. */
-export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown> | Pushed;
+/** Returns the values to push (in order), a promise of them (Lua waits), or `Pushed` for results it pushed itself. */
+export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown[]> | Pushed;
+
+/** Makes the calling thread wait for `values` (see EntryRunner.wait). */
+export type Wait = (L: number, values: Promise<unknown[]>) => number;
 
 /**
  * Sets the global `name` to a table of the natives, each a bare C function (no upvalues), so to Lua it looks like one
@@ -66,13 +69,14 @@ export function installNatives(
   stack: LuaStack,
   name: string,
   natives: Record<string, NativeFunction>,
+  wait: Wait,
 ): void {
   const lua = engine.global.lua;
   const L = engine.global.address;
   const entries = Object.entries(natives);
   lua.lua_createtable(L, 0, entries.length);
   for (const [key, native] of entries) {
-    const pointer = lua.module.addFunction((calledL: number) => callNative(engine, stack, native, calledL), 'ii');
+    const pointer = lua.module.addFunction((calledL: number) => callNative(engine, stack, native, wait, calledL), 'ii');
     lua.lua_pushcclosure(L, pointer, 0);
     lua.lua_setfield(L, -2, key);
   }
@@ -80,15 +84,12 @@ export function installNatives(
 }
 
 /** Runs one native for Lua: its results pushed, its failure raised as a Lua error. */
-function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, L: number): number {
+function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, wait: Wait, L: number): number {
   const lua = engine.global.lua;
   try {
     const result = native(new NativeCall(stack, L, lua.lua_gettop(L)));
     if (result instanceof Pushed) return result.count;
-    if (result instanceof Promise) {
-      engine.global.stateToThread(L).pushValue(result);
-      return 1;
-    }
+    if (result instanceof Promise) return wait(L, result);
     for (const value of result) stack.pushValue(L, value);
     return result.length;
   } catch (error) {

@@ -4,7 +4,7 @@
 // A `run` also sends its live events (call-channel.ts) and takes CPU turns (cpu-turns.ts).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { LuaFactory, LuaReturn, LUA_REGISTRYINDEX } from './wasmoon.js';
+import { createEngine, LuaReturn, LUA_REGISTRYINDEX } from './wasmoon.js';
 import type { LuaEngine } from 'wasmoon';
 import type {
   RunFailure,
@@ -20,11 +20,10 @@ import type {
 import { PermissionGuard } from './permission-guard.js';
 import { CpuSlots } from '../shared/cpu-slots.js';
 import { TaskRow, type TaskTable } from '../shared/task-table.js';
-import { installNatives, type NativeFunction } from './lua-natives.js';
+import { installNatives, type NativeCall, type NativeFunction } from './lua-natives.js';
 import { describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
-import { createMathNatives } from './math-natives.js';
 import { createAskNatives } from './ask-natives.js';
 import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
@@ -32,16 +31,13 @@ import { EntryRunner, type ToolEntries } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { HeapCap, type HeapCapApi } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
-import { withCompiledModule } from './shared-wasm.js';
 import { readPreludeDump } from './prelude-chunks.js';
-import { withDirectExports } from './direct-exports.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives, type DebugHookApi } from './debug-hook-natives.js';
 import { createCoroutineNatives, type CoroutineApi } from './coroutine-natives.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotDecoder } from './snapshot-decoder.js';
-import { SnapshotWatch } from './snapshot-watch.js';
 import { droppedLogNote, LOG_LIMIT_CHARS, type CallChannel } from './call-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
@@ -106,7 +102,7 @@ export class LuaRuntime {
   private readonly turns: CpuTurns;
   private readonly output: OutputNatives;
   private readonly chunkNames = new ChunkNames();
-  private watch: SnapshotWatch | undefined;
+  private snapshots: SnapshotBox | undefined;
   private readonly entries = new Map<EntryName, number>();
   private reply: unknown = undefined;
   private replyProblem: string | undefined;
@@ -122,7 +118,7 @@ export class LuaRuntime {
     private readonly engine: LuaEngine,
     private readonly config: WorkerConfig,
     private readonly tasks: TaskTable,
-    /** wasmoon's module, its Lua functions called directly (direct-exports.ts). */
+    /** wasmoon's module, its Lua functions called directly (wasmoon.ts). */
     private readonly raw: LuaRawApi,
   ) {
     this.stack = new LuaStack(this.raw);
@@ -138,7 +134,7 @@ export class LuaRuntime {
     this.raw._lua_setwarnf(engine.global.address, warnf, 0);
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
-        this.watch?.beforeWait(L);
+        this.snapshots?.beforeWait(L);
         this.scope.channel?.sendEvents();
         this.hook.release('events');
         this.turns.pause();
@@ -150,7 +146,7 @@ export class LuaRuntime {
       (fn, signature) => engine.global.lua.module.addFunction(fn, signature),
       (L) => {
         this.stopAtDeadline(L);
-        this.watch?.tick(L);
+        this.snapshots?.tick(L);
         this.sendPendingEvents();
         this.turns.checkpoint();
       },
@@ -212,25 +208,10 @@ export class LuaRuntime {
    * pool is alike in, so a warmed worker makes it before it has a task (see `load`).
    */
   static async prepare(config: WorkerConfig, tasks: TaskTable): Promise<LuaRuntime> {
-    let exports: WebAssembly.Instance['exports'] | undefined;
-    const engine = await withCompiledModule(
-      config.luaModule,
-      () => new LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false }),
-      (instance) => (exports = instance.exports),
-    );
-    const runtime = new LuaRuntime(
-      engine,
-      config,
-      tasks,
-      withDirectExports(engine.global.lua.module as unknown as LuaRawApi & HeapCapApi, exports),
-    );
+    const { engine, raw } = await createEngine<LuaRawApi & HeapCapApi>(config.luaModule);
+    const runtime = new LuaRuntime(engine, config, tasks, raw);
     runtime.installPrelude();
-    runtime.heapCap = new HeapCap(
-      runtime.raw as unknown as HeapCapApi,
-      engine.global.address,
-      engine.global.getMemoryUsed(),
-      config.memoryLimitBytes,
-    );
+    runtime.heapCap = new HeapCap(raw, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
     return runtime;
   }
 
@@ -261,7 +242,7 @@ export class LuaRuntime {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
-    this.watch?.begin(this.runner.address, channel);
+    this.snapshots?.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
     const refusals = this.heapCap?.refusals ?? 0;
     let ran: Ran;
@@ -303,7 +284,7 @@ export class LuaRuntime {
   private ranIntoError(error: unknown): Ran {
     try {
       if (!(error instanceof LuaEntryError)) {
-        this.watch?.finish(false);
+        this.snapshots?.finish(false);
         throw error;
       }
       const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
@@ -322,7 +303,7 @@ export class LuaRuntime {
     else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory')
       ran.reply.failure = 'out_of_memory';
     // A call that never showed anything has nothing left in the box.
-    const problem = this.watch?.finish(ran.shows > 0);
+    const problem = this.snapshots?.finish(ran.shows > 0);
     await channel.drain();
     // The reply gets the title and last state its channel saw; a last state that could not be kept makes it an error.
     channel.addFinal(ran.reply);
@@ -502,7 +483,9 @@ export class LuaRuntime {
 
   private installPrelude(): void {
     const global = this.engine.global;
-    installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()));
+    installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()), (L, values) =>
+      this.runner.wait(L, values),
+    );
     const { configDir, configFile, cwd, spillDir } = this.config;
     const settings = { config_dir: configDir, config_file: configFile, cwd, spill_dir: spillDir };
     for (const [name, value] of Object.entries(settings)) global.set(`__moonpool_${name}`, value);
@@ -527,7 +510,14 @@ export class LuaRuntime {
         guard: () => this.scope.guard,
       }),
       ...createProcessNatives(this.config.cwd, () => this.scope),
-      ...createMathNatives(),
+      // `math.cosh`, `sinh` and `tanh`, which a stock 5.4 build keeps for 5.3 (lua/compat.lua checks
+      // the argument): JavaScript's are within an ulp, as the C library's are.
+      ...Object.fromEntries(
+        (['cosh', 'sinh', 'tanh'] as const).map((name) => [
+          name,
+          (call: NativeCall) => [Math[name](call.number(1) ?? Number.NaN)],
+        ]),
+      ),
       ...createAskNatives(() => this.scope.channel),
       reply: (call) => {
         try {
@@ -575,15 +565,14 @@ export class LuaRuntime {
       },
       look_at_snapshot: (call) => {
         this.turns.checkpoint();
-        return this.watch?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER];
+        return this.snapshots?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER];
       },
       snapshot_box: (call) => {
         // Set once by the prelude; natives reached later (through debug.getupvalue) change nothing.
-        if (this.watch || this.stack.typeNameAt(call.L, 1) !== 'table') return [];
+        if (this.snapshots || this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         const lua = this.engine.global.lua;
         lua.lua_pushvalue(call.L, 1);
-        const box = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX));
-        this.watch = new SnapshotWatch(box, this.hook);
+        this.snapshots = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX), this.hook);
         return [];
       },
     };

@@ -42,6 +42,8 @@ export interface LuaRawApi {
   _lua_pushvalue(L: number, index: number): void;
   _lua_rotate(L: number, index: number, n: number): void;
   _lua_xmove(from: number, to: number, n: number): void;
+  _lua_isyieldable(L: number): number;
+  _lua_yieldk(L: number, results: number, context: number, continuation: number): number;
 }
 
 export const LUA_TNIL = 0;

@@ -19,7 +19,6 @@ import type {
   WorkerTask,
 } from '../shared/protocol.js';
 import { TaskTable } from '../shared/task-table.js';
-import { captureConsole } from './console-capture.js';
 import { LuaRuntime } from './lua-runtime.js';
 import { CallChannel } from './call-channel.js';
 import { LuaStateBroken } from './lua-state-errors.js';
@@ -47,7 +46,11 @@ export function startWorker(workerConfig: WorkerConfig, eventsPort: MessagePort)
   preparing = LuaRuntime.prepare(config, tasks);
   // A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
   preparing.catch(() => undefined);
-  captureConsole((text) => runtime?.logToCall(text));
+  // What the WebAssembly runtime prints (emscripten reports "Cannot enlarge memory" to the console)
+  // must not reach the host's terminal, where a dashboard may own the screen: it goes to the running
+  // call's log, or nowhere between calls.
+  const route = (...parts: unknown[]): void => runtime?.logToCall(parts.map(String).join(' '));
+  Object.assign(console, { log: route, info: route, warn: route, error: route, debug: route });
   return handleTask;
 }
 

@@ -1,7 +1,6 @@
 // The natives behind `capture` (lua/shell.lua), `io.popen` and `os.execute` (lua/process.lua).
 // Each command is a ShellProcess known to Lua by a number. A native that waits returns a promise
-// Lua awaits; it resolves to a ticket, and `process_take(ticket)` pushes the values it stands for
-// (bytes stay bytes, which a promise's own value would not).
+// of its values, and the calling Lua thread waits for them (EntryRunner.wait).
 import type { NativeFunction } from './lua-natives.js';
 import type { TaskRow } from '../shared/task-table.js';
 import type { CallChannel } from './call-channel.js';
@@ -27,14 +26,7 @@ const MODES: Record<string, { stdout: StdoutUse; writable: boolean; kept?: true 
 
 export function createProcessNatives(cwd: string, scope: () => ProcessScope): Record<string, NativeFunction> {
   const processes = new Map<number, ShellProcess>();
-  const tickets = new Map<number, unknown[]>();
   let nextProcess = 1;
-  let nextTicket = 1;
-  const ticket = async (values: Promise<unknown[]>): Promise<number> => {
-    const id = nextTicket++;
-    tickets.set(id, await values);
-    return id;
-  };
   const running = (id: number | null): ShellProcess => {
     const found = processes.get(id ?? 0);
     if (!found) throw new Error('no such command (already closed)');
@@ -58,44 +50,32 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
         ...(guard ? { env: guard.environment() } : {}),
       };
       const started = ShellProcess.start(command, options);
-      return ticket(
-        started.then((outcome) => {
-          if (!outcome.ok) return [null, outcome.message];
-          const id = nextProcess++;
-          processes.set(id, outcome.value);
-          return [id];
-        }),
-      );
+      return started.then((outcome) => {
+        if (!outcome.ok) return [null, outcome.message];
+        const id = nextProcess++;
+        processes.set(id, outcome.value);
+        return [id];
+      });
     },
     process_read: (call) =>
-      ticket(
-        running(call.number(1))
-          .read()
-          .then((chunk) => [chunk]),
-      ),
+      running(call.number(1))
+        .read()
+        .then((chunk) => [chunk]),
     process_write: (call) =>
-      ticket(
-        running(call.number(1))
-          .write(call.bytes(2) ?? Buffer.alloc(0))
-          .then((outcome) => (outcome.ok ? [true] : [null, outcome.message, outcome.errno])),
-      ),
+      running(call.number(1))
+        .write(call.bytes(2) ?? Buffer.alloc(0))
+        .then((outcome) => (outcome.ok ? [true] : [null, outcome.message, outcome.errno])),
     process_finish: (call) => {
       const id = call.number(1);
       const process = running(id);
       processes.delete(id!);
-      return ticket(process.finish().then(finishValues));
+      return process.finish().then(finishValues);
     },
     process_forget: (call) => {
       const id = call.number(1);
       processes.get(id ?? 0)?.forget();
       processes.delete(id ?? 0);
       return [];
-    },
-    process_take: (call) => {
-      const id = call.number(1) ?? 0;
-      const values = tickets.get(id) ?? [];
-      tickets.delete(id);
-      return values;
     },
   };
 }

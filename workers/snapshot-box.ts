@@ -1,64 +1,167 @@
-// Where `ctx:show` leaves its state: a Lua table anchored in the registry, `box[1] = state`. That
-// store (and a counter) is all `ctx:show` usually costs, so a tool may call it a million times in a
-// loop. Every so many shows (see SnapshotPacer) the worker looks: if a snapshot is due it takes the
-// state out — converted and sent — else the state stays pending. A pending state is also taken
-// before each yield (so a state shown before a long `capture` appears during it) and at the end
-// of the call. A state that cannot cross (a function, a cycle, past the size limit) is found when
-// taken: it is encoded straight to msgpack (snapshot-encoder.ts), never built as JavaScript values.
+// Where `ctx:show` leaves its state, and when it is taken out and sent. The box is a Lua table
+// anchored in the registry, `box[1] = state`: that store (and a counter) is all `ctx:show` usually
+// costs, so a tool may call it a million times in a loop. `ctx:show` asks the worker to look
+// (`look`) about every CHECK_EVERY_MS of showing: a tool that shows rarely is looked at on every
+// show, one in a tight loop only every few thousand shows. A due snapshot is taken then and there,
+// so the first state of a call goes out at once and a bad one is an error at its `ctx:show` line.
+// A state left pending (not due yet) is watched by a count hook on the entry thread: if new shows
+// keep coming the hook steps aside (the looks handle them), if they stop it sends the state once
+// due. Before each wait and at the end of the call the pending state is sent regardless. A state
+// that cannot cross (a function, a cycle, past the size limit) is found when taken: it is encoded
+// straight to msgpack (snapshot-encoder.ts), never built as JavaScript values.
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
 import { SnapshotEncoder } from './snapshot-encoder.js';
+import type { CountHook } from './count-hook.js';
+import type { CallChannel } from './call-channel.js';
 
-export type Taken = { kind: 'empty' } | { kind: 'state'; bytes: Uint8Array } | { kind: 'invalid'; message: string };
+// Well under the 33 ms between snapshots, and rare enough that looking costs nothing measurable.
+const CHECK_EVERY_MS = 10;
+const MAX_SHOWS_BETWEEN_CHECKS = 65_536;
 
 export class SnapshotBox {
   private readonly encoder: SnapshotEncoder;
+  private channel: CallChannel | null = null;
+  private entryThread = 0;
+  private lastCheckAt = -Infinity;
+  private lastShows = 0;
+  /** The pending state the hook watches (its identity), when it watches one. */
+  private watched: number | undefined;
+  /** The first state that could not be converted. */
+  private problem: string | undefined;
+  /** An error was left in the box for `ctx:show` to raise (so looks check for it). */
+  private errorLeft = false;
 
   constructor(
     private readonly raw: LuaRawApi,
     private readonly stack: LuaStack,
     private readonly boxRef: number,
+    private readonly hook: CountHook,
   ) {
     this.encoder = new SnapshotEncoder(raw);
   }
 
+  /**
+   * Starts a call whose snapshots go to `channel`; `entryThread` is the thread `run` starts on.
+   * (The prelude empties the box itself when the call starts.)
+   */
+  begin(entryThread: number, channel: CallChannel): void {
+    this.channel = channel;
+    this.entryThread = entryThread;
+    this.problem = undefined;
+    this.errorLeft = false;
+    this.lastCheckAt = -Infinity;
+    this.lastShows = 0;
+  }
+
+  /**
+   * `ctx:show` asks, after `shows` shows on thread `L`: sends the state when one is due. Returns
+   * the show count at which to ask next, and a problem to raise at this `ctx:show`, if any.
+   */
+  look(L: number, shows: number): [number, string?] {
+    const next = shows + this.showsUntilNextLook(shows, performance.now());
+    if (this.errorLeft) {
+      this.errorLeft = false;
+      const left = this.takeError(L);
+      // Raised at this ctx:show, where the tool may catch it: no longer the call's own failure.
+      this.problem = undefined;
+      if (left !== null) return [next, left];
+    }
+    if (!this.channel) return [next];
+    if (this.channel.due()) {
+      const problem = this.send(L);
+      return problem === undefined ? [next] : [next, problem];
+    }
+    if (L === this.entryThread) {
+      this.watched = this.pendingIdentity(L);
+      this.hook.hold(L, 'snapshot');
+    }
+    return [next];
+  }
+
+  /** The hook's tick on a watched thread. */
+  tick(L: number): void {
+    if (this.watched === undefined || L !== this.entryThread || !this.channel) return;
+    const identity = this.pendingIdentity(L);
+    if (identity === 0 || identity !== this.watched) return this.unwatch();
+    if (!this.channel.due()) return;
+    this.unwatch();
+    this.sendLater(L);
+  }
+
+  /** Before the thread waits (a `capture`): the pending state goes now. */
+  beforeWait(L: number): void {
+    if (this.channel) this.sendLater(L);
+  }
+
+  /** Ends the call: sends the last state (if it showed any); returns a problem no ctx:show raised. */
+  finish(showed: boolean): string | undefined {
+    if (this.channel && showed) this.sendLater(this.entryThread);
+    this.unwatch();
+    this.channel = null;
+    return this.problem;
+  }
+
+  /** How many more shows until the next look, given `shows` so far and `now` (ms). */
+  private showsUntilNextLook(shows: number, now: number): number {
+    const elapsed = now - this.lastCheckAt;
+    const made = Math.max(1, shows - this.lastShows);
+    this.lastCheckAt = now;
+    this.lastShows = shows;
+    // Shows came faster than the interval: look half as often next time.
+    if (elapsed < CHECK_EVERY_MS) return Math.min(made * 2, MAX_SHOWS_BETWEEN_CHECKS);
+    return Math.max(1, Math.min(MAX_SHOWS_BETWEEN_CHECKS, Math.floor((made / elapsed) * CHECK_EVERY_MS)));
+  }
+
+  private unwatch(): void {
+    if (this.watched === undefined) return;
+    this.watched = undefined;
+    this.hook.release('snapshot');
+  }
+
+  /** Takes the pending state out of the box and sends it; returns why it could not cross, if it could not. */
+  private send(L: number): string | undefined {
+    return this.withBox(L, (box) => {
+      this.raw._lua_rawgeti(L, box, 1n);
+      if (this.stack.typeAt(L, -1) === 0) return undefined;
+      this.raw._lua_pushnil(L);
+      this.raw._lua_rawseti(L, box, 1n);
+      try {
+        this.channel?.send(this.encoder.encode(L, -1, 'state'));
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof LuaConversionError)) throw error;
+        return `ctx:show: ${error.message}`;
+      }
+    });
+  }
+
+  /** Sends where Lua cannot be interrupted: a bad state is left for the next `ctx:show` to raise. */
+  private sendLater(L: number): void {
+    const problem = this.send(L);
+    if (problem === undefined) return;
+    this.withBox(L, (box) => this.setError(L, box, problem));
+    this.errorLeft = true;
+    // Until a ctx:show raises it, it fails the call (a call that shows nothing more ends with it).
+    this.problem ??= problem;
+  }
+
   /** Identity of the pending state (0 when the box is empty): tells whether new shows came. */
-  pendingIdentity(L: number): number {
+  private pendingIdentity(L: number): number {
     return this.withBox(L, (box) => {
       this.raw._lua_rawgeti(L, box, 1n);
       return this.raw._lua_topointer(L, -1);
     });
   }
 
-  /** Leaves an error for the next look from `ctx:show` to raise. */
-  leaveError(L: number, message: string): void {
-    this.withBox(L, (box) => this.setError(L, box, message));
-  }
-
   /** Takes out an error left earlier, if any. */
-  takeError(L: number): string | null {
+  private takeError(L: number): string | null {
     return this.withBox(L, (box) => {
       this.stack.pushString(L, 'error');
       this.raw._lua_rawget(L, box);
       const message = this.stack.stringAt(L, -1);
       if (message !== null) this.setError(L, box, null);
       return message;
-    });
-  }
-
-  /** Takes the pending state out of the box, encoded. */
-  take(L: number): Taken {
-    return this.withBox(L, (box): Taken => {
-      this.raw._lua_rawgeti(L, box, 1n);
-      if (this.stack.typeAt(L, -1) === 0) return { kind: 'empty' };
-      this.raw._lua_pushnil(L);
-      this.raw._lua_rawseti(L, box, 1n);
-      try {
-        return { kind: 'state', bytes: this.encoder.encode(L, -1, 'state') };
-      } catch (error) {
-        if (!(error instanceof LuaConversionError)) throw error;
-        return { kind: 'invalid', message: `ctx:show: ${error.message}` };
-      }
     });
   }
 

@@ -1,8 +1,51 @@
-// wasmoon, loaded with require(): importing a CommonJS package from ESM makes Node lex its 150 KB
-// bundle for export names in every worker (about 13 ms of each worker's start-up).
+// The worker's wasmoon engine. wasmoon is loaded with require(): importing a CommonJS package from
+// ESM makes Node lex its 150 KB bundle for export names in every worker (about 13 ms of each
+// worker's start-up). The engine is made from the module the host compiled once (core/lua-wasm.ts):
+// wasmoon only takes a file to instantiate, so while it is created WebAssembly.instantiate is given
+// the compiled module instead of the file's bytes. wasmoon's Lua functions (`_lua_settop`,
+// `_malloc` …) are emscripten's assertion wrappers, which check the runtime and look the export up
+// on every call; the worker's own calls (a dozen or more per `run`, one per Lua allocation through
+// the heap cap) go to the instance's exports directly.
 import { createRequire } from 'node:module';
 import type * as Wasmoon from 'wasmoon';
 
 const wasmoon = createRequire(import.meta.url)('wasmoon') as typeof Wasmoon;
 
-export const { LuaFactory, LuaReturn, LUA_REGISTRYINDEX } = wasmoon;
+export const { LuaReturn, LUA_REGISTRYINDEX } = wasmoon;
+
+/** Names whose wrapper is replaced by the export: the Lua API, and the allocator. */
+const DIRECT = /^_(lua_|luaL_|malloc$|free$|realloc$)/;
+
+/** A new engine, and wasmoon's module with its Lua functions called directly (`raw`). */
+export async function createEngine<Raw>(
+  module: WebAssembly.Module | undefined,
+): Promise<{ engine: Wasmoon.LuaEngine; raw: Raw }> {
+  const create = (): Promise<Wasmoon.LuaEngine> =>
+    new wasmoon.LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false });
+  if (!module) {
+    const engine = await create();
+    return { engine, raw: engine.global.lua.module as unknown as Raw };
+  }
+  let exports: WebAssembly.Instance['exports'] | undefined;
+  const original = WebAssembly.instantiate.bind(WebAssembly);
+  const instantiate = async (source: unknown, imports?: WebAssembly.Imports): Promise<unknown> => {
+    if (source instanceof WebAssembly.Module) return original(source, imports);
+    const instance = await original(module, imports);
+    exports = instance.exports;
+    return { module, instance };
+  };
+  WebAssembly.instantiate = instantiate as typeof WebAssembly.instantiate;
+  let engine: Wasmoon.LuaEngine;
+  try {
+    engine = await create();
+  } finally {
+    WebAssembly.instantiate = original;
+  }
+  const wrapped = engine.global.lua.module as unknown as Record<string, unknown>;
+  const raw = Object.create(wrapped) as Record<string, unknown>;
+  for (const name of Object.keys(wrapped)) {
+    const exported = exports?.[name.slice(1)];
+    if (DIRECT.test(name) && typeof exported === 'function') raw[name] = exported;
+  }
+  return { engine, raw: raw as Raw };
+}

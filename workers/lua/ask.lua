@@ -78,5 +78,5 @@ function native.ask_user(spec)
   if not can_yield() then
     refuse('cannot wait for the answer inside a C function (a string.gsub or table.sort callback, a metamethod called by one); ask from run itself')
   end
-  return native.ask_take(native.ask(confirm and 'confirm' or 'choice', question, choices, default):await())
+  return native.ask(confirm and 'confirm' or 'choice', question, choices, default)
 end

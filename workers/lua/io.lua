@@ -57,7 +57,7 @@ local function read_descriptor(file, offset, size)
     if chunk then return chunk end
     local nothing_yet = code == EAGAIN or (message == nil and not file.writer_seen and native.fs_is_fifo(file.fd))
     if not nothing_yet or not may_wait() then return chunk, message, code end
-    native.fs_pause(POLL_MS):await()
+    native.fs_pause(POLL_MS)
   end
 end
 

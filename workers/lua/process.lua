@@ -6,11 +6,6 @@ local native = __moonpool_native
 -- The prelude's own references, taken before user code runs (see io.lua).
 local str_find, str_format, error, select = string.find, string.format, error, select
 
--- A native that waits gives a promise of a ticket for its values.
-local function await(promise)
-  return native.process_take(promise:await())
-end
-
 -- Native Lua's `luaL_execresult`: exit code 0 is success; a signal that ended the shell is reported as one.
 local function exit_status(code, signal)
   if signal then return nil, 'signal', signal end
@@ -22,7 +17,7 @@ end
 local function start(caller, command, mode)
   if str_find(command, '\0', 1, true) then error(caller .. ': the command contains a NUL byte', 3) end
   native.check_can_wait(caller)
-  local id, problem = await(native.process_start(command, mode))
+  local id, problem = native.process_start(command, mode)
   if not id then error(caller .. ': ' .. problem, 3) end
   return id
 end
@@ -32,13 +27,13 @@ local PIPE = {
   read = function(file)
     if file.finished then return nil end
     native.check_can_wait('io.popen')
-    local chunk = await(native.process_read(file.id))
+    local chunk = native.process_read(file.id)
     if not chunk then file.finished = true end
     return chunk
   end,
   write = function(file, data)
     native.check_can_wait('io.popen')
-    return await(native.process_write(file.id, data))
+    return native.process_write(file.id, data)
   end,
   seek = function()
     return nil, 'Illegal seek', 29
@@ -46,7 +41,7 @@ local PIPE = {
   -- As `pclose`: waits for the command to exit (what was written has been flushed).
   close = function(file)
     native.check_can_wait('io.popen')
-    local done, code, signal = await(native.process_finish(file.id))
+    local done, code, signal = native.process_finish(file.id)
     if not done then return nil, code end
     return exit_status(code, signal)
   end,
@@ -72,6 +67,6 @@ function os.execute(command)
   if command == nil then return true end
   command = native.checked_string(1, 'os.execute', true, command)
   local id = start('os.execute', command, 'execute')
-  local _, code, signal = await(native.process_finish(id))
+  local _, code, signal = native.process_finish(id)
   return exit_status(code, signal)
 end

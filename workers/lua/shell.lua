@@ -32,11 +32,6 @@ function native.check_can_wait(caller)
   error(caller .. ': cannot wait for a command inside a coroutine of your own; call it from run (or render, available) itself', level)
 end
 
--- A native that waits gives a promise of a ticket for its values (process-natives.ts).
-local function await(promise)
-  return native.process_take(promise:await())
-end
-
 local CAPTURE_OPTIONS = { keep = 'boolean' }
 
 -- `capture { 'git', 'log', '-1' }`: a program and its arguments, as strings (numbers turned into
@@ -74,9 +69,9 @@ function capture(command, options)
   end
   native.check_can_wait('capture')
   local mode = options and options.keep and 'capture_kept' or 'capture'
-  local id, problem = await(native.process_start(command, mode))
+  local id, problem = native.process_start(command, mode)
   if not id then error('capture: ' .. problem, 2) end
-  local done, code, signal, output = await(native.process_finish(id))
+  local done, code, signal, output = native.process_finish(id)
   if not done then error('capture: ' .. code, 2) end
   -- Trailing newlines go, as in `$(…)`; found from the end (a pattern would scan all 64 MiB).
   local last = #output
