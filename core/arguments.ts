@@ -3,7 +3,6 @@
 // and a check that would cost more than its budget is abandoned and refused.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { listWithin } from './bounded-text.js';
-import { listingValidator } from './listing-validators.js';
 import { ValidationBudgetError, withValidationBudget } from './validation-budget.js';
 
 /** Deepest nesting of arguments accepted. */
@@ -103,6 +102,15 @@ export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS, root 
   return size > maxChars ? tooLarge : undefined;
 }
 
+// Each fast validator's twin that lists every problem, compiled on first use by the closure the
+// schema compiler leaves here (this module imports no ajv code: it loads beside the config's evaluation).
+const listings = new WeakMap<ValidateFunction, () => ValidateFunction>();
+
+/** Remembers how to compile the validator of `validate`'s schema that lists every problem. */
+export function rememberListing(validate: ValidateFunction, listing: () => ValidateFunction): void {
+  listings.set(validate, listing);
+}
+
 type Outcome = { valid: true } | { errors: ErrorObject[] } | { tooCostly: string };
 
 function check(validate: ValidateFunction, args: unknown, root: string, steps?: number): Outcome {
@@ -134,7 +142,7 @@ export function argumentProblems(validate: ValidateFunction, args: unknown, root
   const first = check(validate, args, root);
   if ('valid' in first) return [];
   if ('tooCostly' in first) return [first.tooCostly];
-  const listing = listingValidator(validate);
+  const listing = listings.get(validate)?.();
   if (listing === undefined) return describeAll(first.errors, root);
   const all = check(listing, args, root, MAX_LISTING_STEPS);
   if ('errors' in all) return describeAll(all.errors, root);

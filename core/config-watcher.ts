@@ -123,25 +123,11 @@ export function watchConfig(
     }
   };
 
-  /** Lists the tree and brings the watched set up to it; one runs at a time, and one asked for meanwhile runs after. */
-  let scanning: Promise<void> | undefined;
-  let scanAgain = false;
-  const rescan = (): Promise<void> => {
-    if (scanning) {
-      scanAgain = true;
-      return scanning;
-    }
-    scanning = (async () => {
-      do {
-        scanAgain = false;
-        await scanOnce();
-      } while (scanAgain && !closed);
-      scanning = undefined;
-    })();
-    return scanning;
-  };
+  /** Lists the tree and brings the watched set up to it: one scan at a time, each after those asked for before. */
+  let scans = Promise.resolve();
+  const rescan = (): Promise<void> => (scans = scans.then(scanOnce));
 
-  const scanOnce = async (): Promise<void> => {
+  async function scanOnce(): Promise<void> {
     const wanted = new Map<string, number | undefined>();
     for (const dir of await directoriesUnder(root, () => closed))
       wanted.set(dir, (await stat(dir).catch(() => undefined))?.ino);
@@ -152,7 +138,7 @@ export function watchConfig(
       watchers.delete(dir);
     }
     for (const [dir, inode] of wanted) if (!watchers.has(dir) && inode !== undefined) watchDirectory(dir, inode);
-  };
+  }
 
   // The root is watched at once; what is under it, once listed.
   const rootInode = statSync(root, { throwIfNoEntry: false })?.ino;

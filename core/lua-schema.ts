@@ -1,31 +1,18 @@
 // Lua has one empty table where JSON Schema has `{}` and `[]`. A worker sends every empty table
 // as `[]`; this turns each into what its keyword expects: `[]` for list keywords (`required`,
-// `enum`, `allOf`…), `{}` for a schema or a map of schemas (`properties`, `items`…).
+// `enum`, `allOf`…), `{}` for a schema or a map of schemas (`properties`, `items`…), by the
+// keyword lists of schema-shape.ts.
+import {
+  isSchemaObject,
+  LIST_OF_SCHEMAS_KEYWORDS,
+  MAP_OF_SCHEMAS_KEYWORDS,
+  ONE_SCHEMA_KEYWORDS,
+} from './schema-shape.js';
 
-const LIST_OF_VALUES = new Set(['required', 'enum', 'examples', 'type']);
-const LIST_OF_SCHEMAS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const MAP_OF_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const ONE_SCHEMA = new Set([
-  'items',
-  'additionalItems',
-  'additionalProperties',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-]);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  isSchemaObject(value) && !(value instanceof Uint8Array);
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
-}
-
-function isEmptyList(value: unknown): boolean {
-  return Array.isArray(value) && value.length === 0;
-}
+const isEmptyList = (value: unknown): boolean => Array.isArray(value) && value.length === 0;
 
 // Lua tables have no key order; schemas come out in this order, then alphabetically, so the
 // model and `moonpool list` always see the same text.
@@ -56,10 +43,9 @@ export function schemaFromLua(value: unknown): unknown {
   if (!isPlainObject(value)) return value;
   const schema: Record<string, unknown> = {};
   for (const [key, item] of orderedEntries(value)) {
-    if (LIST_OF_VALUES.has(key)) schema[key] = item;
-    else if (LIST_OF_SCHEMAS.has(key)) schema[key] = Array.isArray(item) ? item.map(schemaFromLua) : item;
-    else if (MAP_OF_SCHEMAS.has(key)) schema[key] = mapOfSchemas(item);
-    else if (ONE_SCHEMA.has(key))
+    if (LIST_OF_SCHEMAS_KEYWORDS.has(key)) schema[key] = Array.isArray(item) ? item.map(schemaFromLua) : item;
+    else if (MAP_OF_SCHEMAS_KEYWORDS.has(key)) schema[key] = mapOfSchemas(item);
+    else if (ONE_SCHEMA_KEYWORDS.has(key))
       schema[key] = Array.isArray(item) && item.length > 0 ? item.map(schemaFromLua) : schemaFromLua(item);
     else schema[key] = item;
   }

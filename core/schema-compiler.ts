@@ -1,11 +1,11 @@
-// One ajv instance per generation (its cache is keyed by schema identity, so each tool's schema
-// is compiled once and dropped with its generation). Strict: an unknown keyword is an error.
+// Compiles a tool's schemas (`parameters`, `output_schema`) with one compiler per generation (its
+// ajv caches are dropped with the generation). Strict: an unknown keyword is an error.
 // Nothing a schema or an argument holds can make a check superlinear on the host's thread:
 // patterns run on RE2, `enum` and `uniqueItems` hash, and each check has a work and a step budget.
 import { Ajv, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
-import { rememberListingSource } from './listing-validators.js';
+import { rememberListing } from './arguments.js';
 import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
 import {
   findSchemaProblems,
@@ -26,23 +26,17 @@ type FormatValidator = (text: string) => boolean;
 // ajv-formats is CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-/** Largest `parameters` schema accepted, as JSON text. */
+/** Largest schema accepted, as JSON text. */
 export const MAX_SCHEMA_CHARS = 256 * 1024;
-/** Deepest `parameters` schema accepted. */
+/** Deepest schema accepted. */
 export const MAX_SCHEMA_DEPTH = 32;
 /**
- * Most keywords (keys of schema objects) in one tool's `parameters`. Compile time grows with them (about 0.1 ms a
+ * Most keywords (keys of schema objects) in one of a tool's schemas. Compile time grows with them (about 0.1 ms a
  * keyword with patterns): a tool at the limit takes about 0.1-0.25 s, a config at the total about 0.5 s.
  */
 export const MAX_SCHEMA_KEYWORDS = 1_000;
-/** Most keywords in all tools' `parameters` of one config together. */
+/** Most keywords in all tools' schemas of one config together. */
 export const MAX_TOTAL_SCHEMA_KEYWORDS = 5_000;
-
-// Each compiler's patterns (compiled once for the definition check and for ajv) and its twin
-// that stops at the first error, which compiles the validators calls use. The compiler itself
-// lists every problem: its validator of a schema is compiled the first time a call fails, and
-// runs only in a second pass of few steps (see arguments.ts), since each error costs ajv time.
-const partsOf = new WeakMap<Ajv, { patterns: LinearPatterns; firstError: Ajv }>();
 
 /** The keys of every schema object in `schema`, not counting what value keywords hold. */
 export function schemaKeywordCount(schema: unknown): number {
@@ -53,25 +47,6 @@ export function schemaKeywordCount(schema: unknown): number {
     else count += 1 + (VALUE_KEYWORDS.has(key) ? 0 : schemaKeywordCount(value));
   }
   return count;
-}
-
-function patternProblems(patterns: LinearPatterns, schema: unknown, path: SchemaPathKey[]): SchemaProblem[] {
-  if (!isSchemaObject(schema) && !Array.isArray(schema)) return [];
-  const problems: SchemaProblem[] = [];
-  const check = (pattern: string, where: SchemaPathKey[]): void => {
-    const problem = patterns.problem(pattern);
-    if (problem !== undefined) problems.push({ path: where, message: `${schemaPathText(where)}: ${problem}` });
-  };
-  for (const [key, value] of Object.entries(schema)) {
-    const where = [...path, Array.isArray(schema) ? Number(key) : key];
-    if (!Array.isArray(schema) && VALUE_KEYWORDS.has(key)) continue;
-    if (key === 'pattern' && typeof value === 'string') check(value, where);
-    if (key === 'patternProperties' && isSchemaObject(value)) {
-      for (const pattern of Object.keys(value)) check(pattern, [...where, pattern]);
-    }
-    problems.push(...patternProblems(patterns, value, where));
-  }
-  return problems;
 }
 
 /** Longest string a `format` is checked on; a longer one does not match (URLs stop near 2,000 in practice). */
@@ -138,14 +113,23 @@ function strictModeProblems(patterns: LinearPatterns, schema: object): string[] 
   return [...new Set(messages)];
 }
 
-export function createSchemaCompiler(): Ajv {
-  const patterns = createLinearPatterns();
-  const ajv = newAjv(patterns, false);
-  partsOf.set(ajv, { patterns, firstError: newAjv(patterns, true) });
-  return ajv;
+/**
+ * A generation's compilers, sharing its patterns: `ajv` lists every problem (of a schema, and of
+ * arguments on a second pass, compiled the first time a call fails: each error costs ajv time);
+ * `firstError` stops at the first, and compiles the validators calls use.
+ */
+export interface SchemaCompiler {
+  ajv: Ajv;
+  firstError: Ajv;
+  patterns: LinearPatterns;
 }
 
-/** What compiling a tool's `parameters` gave: its validator, or its problems (the first MAX_REPORTED_SCHEMA_PROBLEMS of `total`). */
+export function createSchemaCompiler(): SchemaCompiler {
+  const patterns = createLinearPatterns();
+  return { ajv: newAjv(patterns, false), firstError: newAjv(patterns, true), patterns };
+}
+
+/** What compiling a tool's schema gave: its validator, or its problems (the first MAX_REPORTED_SCHEMA_PROBLEMS of `total`). */
 export type CompiledParameters = { validate: ValidateFunction } | SchemaProblems;
 
 const whole = (field: string, message: string): SchemaProblems => ({
@@ -153,24 +137,15 @@ const whole = (field: string, message: string): SchemaProblems => ({
   total: 1,
 });
 
-/** Problems found in a schema other than `parameters`, named by their own field (`output_schema.type: …`). */
-function relabel(found: CompiledParameters, field: string): CompiledParameters {
-  if (field === 'parameters' || !('problems' in found)) return found;
-  return {
-    ...found,
-    problems: found.problems.map((problem) => ({ ...problem, message: problem.message.replace(/^parameters/, field) })),
-  };
-}
-
 /**
  * Compiles a tool's `parameters` (or another of its schemas, `field`), or returns every problem found, each at its
  * path. A schema past a limit is refused for that alone (its size bounds every walk below).
  */
-export function compileParameters(ajv: Ajv, schema: Record<string, unknown>, field = 'parameters'): CompiledParameters {
-  return relabel(compileSchema(ajv, schema, field), field);
-}
-
-function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string): CompiledParameters {
+export function compileParameters(
+  compiler: SchemaCompiler,
+  schema: Record<string, unknown>,
+  field = 'parameters',
+): CompiledParameters {
   const size = JSON.stringify(schema).length;
   if (size > MAX_SCHEMA_CHARS)
     return whole(field, `the schema is ${size} characters; the limit is ${MAX_SCHEMA_CHARS}`);
@@ -179,34 +154,28 @@ function compileSchema(ajv: Ajv, schema: Record<string, unknown>, field: string)
   const keywords = schemaKeywordCount(schema);
   if (keywords > MAX_SCHEMA_KEYWORDS)
     return whole(field, `the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`);
-  const parts = partsOf.get(ajv);
-  const linear = parts?.patterns ?? createLinearPatterns();
   const counted = withStepCounting(schema) as object;
-  const found = findSchemaProblems(ajv, schema);
-  const patterns = patternProblems(linear, schema, []);
-  if (found.total + patterns.length > 0) {
-    // A keyword of one type without `type` is strict mode's to find: said beside the rest, when a compile can tell.
-    const untyped = strictModeProblems(linear, counted)
-      .map((message) => strictProblem(schema, message))
-      .filter((problem) => problem.path.length > 0);
-    const problems = [...found.problems, ...patterns, ...untyped].sort((a, b) =>
-      schemaPathText(a.path).localeCompare(schemaPathText(b.path)),
-    );
-    const total = found.total + patterns.length + untyped.length;
-    return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total };
+  const found = findSchemaProblems(compiler.ajv, compiler.patterns, schema, field);
+  let thrown: Error | undefined;
+  if (found.total === 0) {
+    try {
+      const validate = compiler.firstError.compile(counted);
+      let listing: ValidateFunction | undefined;
+      rememberListing(validate, () => (listing ??= compiler.ajv.compile(counted)));
+      return { validate };
+    } catch (error) {
+      thrown = error as Error;
+    }
   }
-  try {
-    if (!parts) return { validate: ajv.compile(counted) };
-    const validate = parts.firstError.compile(counted);
-    rememberListingSource(validate, ajv, counted);
-    return { validate };
-  } catch (error) {
-    const strict = strictModeProblems(linear, counted);
-
-    if (strict.length === 0) return whole(field, (error as Error).message.replace(/^strict mode: /, ''));
-    const problems = strict.map((message) => strictProblem(schema, message));
-    return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total: problems.length };
-  }
+  // What strict mode has to say; beside other problems, only what it places (a keyword of one type without `type`).
+  const strict = strictModeProblems(compiler.patterns, counted)
+    .map((message) => strictProblem(schema, message, field))
+    .filter((problem) => thrown !== undefined || problem.path.length > 0);
+  if (thrown !== undefined && strict.length === 0) return whole(field, thrown.message.replace(/^strict mode: /, ''));
+  const problems = [...found.problems, ...strict].sort((a, b) =>
+    schemaPathText(field, a.path).localeCompare(schemaPathText(field, b.path)),
+  );
+  return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total: found.total + strict.length };
 }
 
 /** The keys of a JSON pointer into `schema` (`#/properties/m`), numbers where it holds a list. */
@@ -222,14 +191,14 @@ function pointerKeys(schema: unknown, pointer: string): SchemaPathKey[] {
 }
 
 /** A strict-mode message as a problem at its place: a keyword of one type in a schema without `type` says which type to add. */
-function strictProblem(schema: Record<string, unknown>, message: string): SchemaProblem {
+function strictProblem(schema: Record<string, unknown>, message: string, field: string): SchemaProblem {
   const missing = /^missing type "(\w+)" for keyword "(\w+)" at "(#[^"]*)" \(strictTypes\)$/.exec(message);
-  if (!missing) return { path: [], message: `parameters: ${message}` };
+  if (!missing) return { path: [], message: `${field}: ${message}` };
   const [, type, keyword, pointer] = missing;
   const path = pointerKeys(schema, pointer!);
   return {
     path: [...path, keyword!],
-    message: `${schemaPathText(path)}: \`${keyword}\` applies only to a ${type}, and the schema has no \`type\`: add type = '${type}'`,
+    message: `${schemaPathText(field, path)}: \`${keyword}\` applies only to a ${type}, and the schema has no \`type\`: add type = '${type}'`,
   };
 }
 

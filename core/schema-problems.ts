@@ -1,15 +1,17 @@
-// Every mistake in a tool's `parameters` at once, each at its own path with the value written and
-// what is allowed: unknown keywords (with the known one meant), bad `type` names (with the type
-// meant, by spelling or by another language's name for it), whatever the meta-schema rejects, and
-// what it allows but cannot be meant (schema-meaning.ts). ajv's strict compile stops at the first; this runs before it. Bounded:
-// at most MAX_REPORTED_SCHEMA_PROBLEMS are kept, the rest counted.
+// Every mistake in a tool's schema (`parameters`, `output_schema`) at once, each at its own path
+// with the value written and what is allowed: unknown keywords (with the known one meant), bad
+// `type` names (with the type meant, by spelling or by another language's name for it), patterns
+// RE2 cannot run, whatever the meta-schema rejects, and what it allows but cannot be meant
+// (schema-meaning.ts). ajv's strict compile stops at the first; this runs before it. Bounded: at
+// most MAX_REPORTED_SCHEMA_PROBLEMS are kept, the rest counted.
 import type { Ajv, ErrorObject } from 'ajv';
+import type { LinearPatterns } from './linear-pattern.js';
 import { closestName } from './name-suggestion.js';
 import { meaningProblems } from './schema-meaning.js';
 import { isSchemaObject, subschemasOf, type SchemaPathKey } from './schema-shape.js';
 import { cutKey, describeValue, printable, shownKey } from './value-description.js';
 
-/** A problem in `parameters`: where it is written (keys from `parameters`) and the whole message. */
+/** A problem in a schema: where it is written (keys from the schema's field) and the whole message. */
 export interface SchemaProblem {
   path: SchemaPathKey[];
   message: string;
@@ -45,8 +47,8 @@ const INTERNAL_KEYWORDS = new Set(['moonpoolStep']);
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
 
 /** `parameters.properties.name.type`, `parameters.required[1]` (Lua's indices, from 1), `parameters.properties["a b"]`. */
-export function schemaPathText(path: readonly SchemaPathKey[]): string {
-  let text = 'parameters';
+export function schemaPathText(field: string, path: readonly SchemaPathKey[]): string {
+  let text = field;
   for (const key of path) {
     if (typeof key === 'number') text += `[${key + 1}]`;
     else text += /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${printable(JSON.stringify(cutKey(key)))}]`;
@@ -60,10 +62,14 @@ class ProblemList {
   readonly covered = new Set<string>();
   total = 0;
 
-  add(path: SchemaPathKey[], message: string): void {
+  constructor(readonly field: string) {}
+
+  /** Adds the problem `message` at `path`, said of the place `at` (the path, or the schema holding it). */
+  add(path: SchemaPathKey[], message: string, at = path): void {
     this.total++;
     for (let length = 0; length <= path.length; length++) this.covered.add(JSON.stringify(path.slice(0, length)));
-    if (this.problems.length < MAX_REPORTED_SCHEMA_PROBLEMS) this.problems.push({ path, message });
+    if (this.problems.length < MAX_REPORTED_SCHEMA_PROBLEMS)
+      this.problems.push({ path, message: `${schemaPathText(this.field, at)}: ${message}` });
   }
 }
 
@@ -75,7 +81,7 @@ function typeProblems(list: ProblemList, path: SchemaPathKey[], value: unknown):
       : closestName(name, JSON_SCHEMA_TYPES);
     list.add(
       where,
-      `${schemaPathText(where)}: ${describeValue(name)} is not a JSON Schema type${meant ? ` (did you mean "${meant}"?)` : ''}; the types are ${JSON_SCHEMA_TYPES.join(', ')}`,
+      `${describeValue(name)} is not a JSON Schema type${meant ? ` (did you mean "${meant}"?)` : ''}; the types are ${JSON_SCHEMA_TYPES.join(', ')}`,
     );
   };
   if (Array.isArray(value)) value.forEach((name, index) => check(name, [...path, index]));
@@ -85,10 +91,14 @@ function typeProblems(list: ProblemList, path: SchemaPathKey[], value: unknown):
 function keywordProblems(
   list: ProblemList,
   known: ReadonlySet<string>,
+  patterns: LinearPatterns,
   schema: Record<string, unknown>,
-  path: SchemaPathKey[],
 ): void {
-  const pending: [SchemaPathKey[], Record<string, unknown>][] = [[path, schema]];
+  const pattern = (text: string, where: SchemaPathKey[]): void => {
+    const problem = patterns.problem(text);
+    if (problem !== undefined) list.add(where, problem);
+  };
+  const pending: [SchemaPathKey[], Record<string, unknown>][] = [[[], schema]];
   while (pending.length > 0) {
     const [where, current] = pending.pop()!;
     for (const [keyword, value] of Object.entries(current)) {
@@ -97,9 +107,12 @@ function keywordProblems(
         const meant = closestName(keyword, known);
         list.add(
           [...where, keyword],
-          `${schemaPathText(where)}: unknown keyword \`${shownKey(keyword)}\`${meant ? ` (did you mean \`${meant}\`?)` : ''}`,
+          `unknown keyword \`${shownKey(keyword)}\`${meant ? ` (did you mean \`${meant}\`?)` : ''}`,
+          where,
         );
-      }
+      } else if (keyword === 'pattern' && typeof value === 'string') pattern(value, [...where, keyword]);
+      else if (keyword === 'patternProperties' && isSchemaObject(value))
+        for (const key of Object.keys(value)) pattern(key, [...where, keyword, key]);
     }
     for (const [keys, subschema] of subschemasOf(current).reverse()) pending.push([[...where, ...keys], subschema]);
   }
@@ -143,17 +156,22 @@ function metaSchemaKnown(list: ProblemList, $schema: unknown): boolean {
   if ($schema === undefined || (typeof $schema === 'string' && DRAFT_07.test($schema))) return true;
   list.add(
     ['$schema'],
-    `${schemaPathText(['$schema'])}: moonpool checks schemas as JSON Schema draft-07: leave \`$schema\` out, or set it to "http://json-schema.org/draft-07/schema#" (got ${describeValue($schema)})`,
+    `moonpool checks schemas as JSON Schema draft-07: leave \`$schema\` out, or set it to "http://json-schema.org/draft-07/schema#" (got ${describeValue($schema)})`,
   );
   return false;
 }
 
-/** Every problem in `schema` (a `parameters` table), cut to MAX_REPORTED_SCHEMA_PROBLEMS. */
-export function findSchemaProblems(ajv: Ajv, schema: Record<string, unknown>): SchemaProblems {
-  const list = new ProblemList();
+/** Every problem in `schema` (the table of `field`), cut to MAX_REPORTED_SCHEMA_PROBLEMS. */
+export function findSchemaProblems(
+  ajv: Ajv,
+  patterns: LinearPatterns,
+  schema: Record<string, unknown>,
+  field: string,
+): SchemaProblems {
+  const list = new ProblemList(field);
   const known = new Set(Object.keys(ajv.RULES.keywords).filter((keyword) => !INTERNAL_KEYWORDS.has(keyword)));
-  keywordProblems(list, known, schema, []);
-  meaningProblems(schema, (path, message) => list.add(path, `${schemaPathText(path)}: ${message}`));
+  keywordProblems(list, known, patterns, schema);
+  meaningProblems(schema, (path, message) => list.add(path, message));
   if (!metaSchemaKnown(list, schema.$schema)) return { problems: list.problems, total: list.total };
   if (!ajv.validateSchema(schema)) {
     const byPath = new Map<string, ErrorObject[]>();
@@ -165,10 +183,7 @@ export function findSchemaProblems(ajv: Ajv, schema: Record<string, unknown>): S
     for (const [instancePath, errors] of byPath) {
       const { keys, value } = placeOf(schema, instancePath);
       if (list.covered.has(JSON.stringify(keys))) continue;
-      list.add(
-        keys,
-        `${schemaPathText(keys)}: ${metaMessage(errors)} (got ${describeValue(value)})${typeNameHint(value)}`,
-      );
+      list.add(keys, `${metaMessage(errors)} (got ${describeValue(value)})${typeNameHint(value)}`);
     }
   }
   return { problems: list.problems, total: list.total };

@@ -1,7 +1,7 @@
 // Checks what `registry:add` received. Every problem is a diagnostic naming the field and the
 // line it is written on (the `registry:add` line when it is not written literally there); a
 // definition with an error is dropped, the others load. The first of two tools with a name wins.
-import type { Ajv, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { lineOf, type DefinitionLines, type FieldLines } from './definition-lines.js';
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { schemaFromLua } from './lua-schema.js';
@@ -11,9 +11,11 @@ import {
   MAX_SCHEMA_KEYWORDS,
   MAX_TOTAL_SCHEMA_KEYWORDS,
   schemaKeywordCount,
+  type CompiledParameters,
+  type SchemaCompiler,
 } from './schema-compiler.js';
+import { isSchemaObject } from './schema-shape.js';
 import { checkAnnotations, type ToolAnnotations } from './tool-annotations.js';
-import { checkOutputSchema } from './tool-output-schema.js';
 import { checkPermissions } from './tool-permissions.js';
 import type { ToolPermissions } from '../shared/protocol.js';
 import { describeValue, printable } from './value-description.js';
@@ -88,12 +90,30 @@ function unknownField(field: string, present: readonly string[]): Pick<Diagnosti
 }
 
 /** Checks every definition; `lines`, when given, places each problem on the line of its field. */
-export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: DefinitionLines): CheckResult {
+export function checkDefinitions(
+  raw: RawToolDefinition[],
+  compiler: SchemaCompiler,
+  lines?: DefinitionLines,
+): CheckResult {
   const tools: CheckedTool[] = [];
   const diagnostics: Diagnostic[] = [];
   const seen = new Map<string, RawToolDefinition>();
   let schemaKeywords = 0;
-  const compiledSchemas = new Map<string, ReturnType<typeof compileParameters>>();
+  const compiledSchemas = new Map<string, CompiledParameters>();
+  // Compiling is main-thread work that grows with the keywords: the config's total is bounded. A
+  // schema the same as one compiled already (every tool without parameters, say) is reused; one
+  // past the one-tool limit is refused without compiling, so it costs the total nothing.
+  const compile = (field: string, schema: Record<string, unknown>): CompiledParameters | undefined => {
+    const key = `${field}:${JSON.stringify(schema)}`;
+    const compiled = compiledSchemas.get(key);
+    if (compiled !== undefined) return compiled;
+    const keywords = schemaKeywordCount(schema);
+    const overOneTool = keywords > MAX_SCHEMA_KEYWORDS;
+    if (!overOneTool && schemaKeywords + keywords > MAX_TOTAL_SCHEMA_KEYWORDS) return undefined;
+    if (!overOneTool) schemaKeywords += keywords;
+    compiledSchemas.set(key, compileParameters(compiler, schema, field));
+    return compiledSchemas.get(key);
+  };
 
   for (const definition of raw) {
     // Only a valid name labels the diagnostics: a megabyte name, or one with a line break, is not repeated in each.
@@ -135,55 +155,45 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
       report(severity, `${label}: ${message}`, [/^\[(-?\d+)\]$/.exec(field)?.[1] ?? field]);
     }
 
-    const parameters =
-      definition.parameters === null ? { type: 'object', properties: {} } : schemaFromLua(definition.parameters);
-    let validate: ValidateFunction | undefined;
-    if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
-      error(`\`parameters\` must be a JSON Schema table (got ${describeValue(definition.parameters)})`, ['parameters']);
-    } else {
-      const schemaType = (parameters as Record<string, unknown>)['type'];
-      if (schemaType !== 'object')
-        error(`parameters.type must be 'object' (got ${describeValue(schemaType)})`, ['parameters', 'type']);
-      // The rest of the schema is checked all the same: `Type = 'object'` has its own mistakes to say.
-      if (!definition.conversionError) {
-        // Compiling is main-thread work that grows with the keywords: the config's total is bounded.
-        // A schema the same as one compiled already (every tool without parameters, say) is reused.
-        const key = JSON.stringify(parameters);
-        let compiled = compiledSchemas.get(key);
-        if (compiled === undefined) {
-          // A schema past the one-tool limit is refused without compiling: it costs the total nothing.
-          const keywords = schemaKeywordCount(parameters);
-          const overOneTool = keywords > MAX_SCHEMA_KEYWORDS;
-          if (overOneTool || schemaKeywords + keywords <= MAX_TOTAL_SCHEMA_KEYWORDS) {
-            if (!overOneTool) schemaKeywords += keywords;
-            compiled = compileParameters(ajv, parameters as Record<string, unknown>);
-            compiledSchemas.set(key, compiled);
-          }
-        }
-        if (compiled === undefined) {
-          error(
-            `the config's parameters schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's is not compiled`,
-            ['parameters'],
-          );
-        } else if ('problems' in compiled) {
-          for (const problem of compiled.problems) error(problem.message, ['parameters', ...problem.path]);
-          const more = compiled.total - compiled.problems.length;
-          if (more > 0)
-            error(`parameters: … and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'}`, [
-              'parameters',
-            ]);
-        } else if (schemaType === 'object') validate = compiled.validate;
+    /** A schema field (`parameters`, `output_schema`): its schema and validator, or undefined after its problems. */
+    const checkSchema = (
+      field: string,
+      value: unknown,
+    ): { schema: ParametersSchema; validate: ValidateFunction } | undefined => {
+      const schema = schemaFromLua(value);
+      if (!isSchemaObject(schema)) {
+        error(`\`${field}\` must be a JSON Schema table (got ${describeValue(value)})`, [field]);
+        return undefined;
       }
-    }
+      // The rest of the schema is checked all the same: `Type = 'object'` has its own mistakes to say.
+      if (schema['type'] !== 'object')
+        error(`${field}.type must be 'object' (got ${describeValue(schema['type'])})`, [field, 'type']);
+      if (definition.conversionError) return undefined;
+      // Without `type`, what strict mode would say of `properties` and the like was said just now.
+      const compiled = compile(field, schema['type'] === undefined ? { type: 'object', ...schema } : schema);
+      if (compiled === undefined) {
+        error(
+          `the config's schemas have more than ${MAX_TOTAL_SCHEMA_KEYWORDS} keywords together; this tool's ${field} is not compiled`,
+          [field],
+        );
+      } else if ('problems' in compiled) {
+        for (const problem of compiled.problems) error(problem.message, [field, ...problem.path]);
+        const more = compiled.total - compiled.problems.length;
+        if (more > 0)
+          error(`${field}: … and ${more.toLocaleString('en-US')} more problem${more === 1 ? '' : 's'}`, [field]);
+      } else if (schema['type'] === 'object')
+        return { schema: schema as ParametersSchema, validate: compiled.validate };
+      return undefined;
+    };
+    const parameters = checkSchema('parameters', definition.parameters ?? { type: 'object', properties: {} });
+    const output =
+      definition.outputSchema === null || definition.outputSchema === undefined
+        ? undefined
+        : checkSchema('output_schema', definition.outputSchema);
 
     const annotations = checkAnnotations(definition.annotations);
     annotations.errors.forEach((problem) => error(problem, ['annotations']));
     annotations.warnings.forEach((problem) => report('warning', `${label}: ${problem}`, ['annotations']));
-    const output = definition.conversionError
-      ? undefined
-      : checkOutputSchema(ajv, definition.outputSchema, MAX_TOTAL_SCHEMA_KEYWORDS - schemaKeywords);
-    schemaKeywords += output?.keywords ?? 0;
-    output?.problems.forEach((problem) => error(problem, ['output_schema']));
     const permissions = checkPermissions(definition.permissions);
     const defaultAt = definition.permissionsAt;
     for (const problem of permissions.problems) {
@@ -201,7 +211,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     const own = diagnostics.splice(errorsBefore).sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     diagnostics.push(...own);
     const hasErrors = own.some((diagnostic) => diagnostic.severity === 'error');
-    if (hasErrors || !name || !validate || !definition.module) continue;
+    if (hasErrors || !name || !parameters || !definition.module) continue;
     const first = seen.get(name);
     if (first) {
       report(
@@ -212,12 +222,12 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
     }
     seen.set(name, definition);
     tools.push({
-      validate,
-      ...(output?.validate ? { validateOutput: output.validate } : {}),
+      validate: parameters.validate,
+      ...(output ? { validateOutput: output.validate } : {}),
       definition: {
         name,
         description: definition.description as string,
-        parameters: parameters as ParametersSchema,
+        parameters: parameters.schema,
         module: definition.module,
         file: definition.file,
         line: definition.line,
@@ -225,7 +235,7 @@ export function checkDefinitions(raw: RawToolDefinition[], ajv: Ajv, lines?: Def
         hasRender: definition.renderType === 'function',
         hasAvailable: definition.availableType === 'function',
         ...(annotations.annotations ? { annotations: annotations.annotations } : {}),
-        ...(output?.schema ? { outputSchema: output.schema } : {}),
+        ...(output ? { outputSchema: output.schema } : {}),
         ...(permissions.permissions ? { permissions: permissions.permissions } : {}),
       },
     });

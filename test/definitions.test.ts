@@ -13,7 +13,15 @@ const raw = (fields: Partial<RawToolDefinition>): RawToolDefinition => rawDefini
 
 describe('empty Lua tables in schemas', () => {
   test('become [] for list keywords and {} for schemas and maps of schemas', () => {
-    const fromLua = { type: 'object', properties: [], required: [], additionalProperties: [], allOf: [[]], items: [] };
+    const fromLua = {
+      type: 'object',
+      properties: [],
+      required: [],
+      additionalProperties: [],
+      allOf: [[]],
+      items: [],
+      dependencies: { a: [], b: ['c'] },
+    };
     assert.deepEqual(schemaFromLua(fromLua), {
       type: 'object',
       properties: {},
@@ -21,6 +29,7 @@ describe('empty Lua tables in schemas', () => {
       items: {},
       additionalProperties: {},
       allOf: [{}],
+      dependencies: { a: {}, b: ['c'] },
     });
   });
 

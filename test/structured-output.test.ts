@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { RawToolDefinition } from '../shared/protocol.js';
+import { DefinitionLines } from '../core/definition-lines.js';
 import { createSchemaCompiler } from '../core/schema-compiler.js';
 import { checkDefinitions } from '../core/tool-definitions.js';
 import { startHost } from './helpers.js';
@@ -29,7 +30,7 @@ describe('output_schema in registry:add', () => {
 
   test('each bad output schema is an error naming output_schema (at the registry:add line when no source is read), and the tool is dropped', () => {
     const cases: [unknown, RegExp][] = [
-      ['object', /`output_schema` must be a JSON Schema table \(got a string\)/],
+      ['object', /`output_schema` must be a JSON Schema table \(got "object"\)/],
       [{ type: 'array' }, /output_schema\.type must be 'object' \(got "array"\)/],
       [{ properties: {} }, /output_schema\.type must be 'object' \(got nil\)/],
       [{ type: 'object', properties: { n: { type: 'integr' } } }, /output_schema\.properties\.n\.type: /],
@@ -52,12 +53,38 @@ describe('output_schema in registry:add', () => {
     }
   });
 
+  test("an output schema's problem is placed on the line of its own field", () => {
+    const source = [
+      "registry:add { name = 'tool',",
+      '  output_schema = {',
+      "    type = 'object',",
+      "    properties = { n = { type = 'integr' } },",
+      '  },',
+      '}',
+    ].join('\n');
+    const outputSchema = { type: 'object', properties: { n: { type: 'integr' } } };
+    const { diagnostics } = checkDefinitions(
+      [raw({ line: 1, outputSchema })],
+      createSchemaCompiler(),
+      new DefinitionLines(() => source),
+    );
+    assert.deepEqual(
+      diagnostics.map((diagnostic) => diagnostic.line),
+      [4],
+    );
+    assert.match(
+      diagnostics[0]!.message,
+      /^tool 'tool': output_schema\.properties\.n\.type: "integr" is not a JSON Schema type/,
+    );
+  });
+
   test("output schemas count toward the config's total of schema keywords", () => {
-    const wide = {
+    // Each tool's is its own: a schema the same as one compiled already is reused, not charged again.
+    const wide = (tool: number) => ({
       type: 'object',
-      properties: Object.fromEntries(Array.from({ length: 990 }, (_, i) => [`p${i}`, {}])),
-    };
-    const definitions = Array.from({ length: 6 }, (_, i) => raw({ name: `t${i}`, outputSchema: wide }));
+      properties: Object.fromEntries(Array.from({ length: 990 }, (_, i) => [`t${tool}p${i}`, {}])),
+    });
+    const definitions = Array.from({ length: 6 }, (_, i) => raw({ name: `t${i}`, outputSchema: wide(i) }));
     const { tools, diagnostics } = checkDefinitions(definitions, createSchemaCompiler());
     assert.equal(tools.length, 5);
     assert.match(
