@@ -10,12 +10,16 @@
 // - every process a task started is ended however the task ends (TaskTable.endTask);
 // - a worker told to stop that does not exit is counted (ThreadWatch), never awaited for ever;
 // - a worker that retires after running out of memory hands its reply over first;
-// - worker starts of the whole process pass a start gate, and a long task's thread is lowered.
-import { availableParallelism } from 'node:os';
+// - worker starts of the whole process pass a start gate;
+// - a task that has run FREE_RUN_MS has its thread reniced to LONG_CALL_NICE, once, from here, so
+//   that Lua that never reaches a checkpoint is lowered too (Linux: the worker names its thread in
+//   the task's row; elsewhere it names none, and nothing is done).
+import { availableParallelism, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { expose } from 'comlink';
 import { Piscina } from 'piscina';
+import { FREE_RUN_MS, LONG_CALL_NICE } from '../shared/call-priority.js';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import { TaskTable } from '../shared/task-table.js';
 import {
@@ -31,7 +35,6 @@ import {
   type WorkerEventsPort,
 } from '../shared/protocol.js';
 import { StartGate, type GateEntry } from './start-gate.js';
-import { lowerLongTask } from './thread-priority.js';
 import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
 
 /** The file every worker thread serves its tasks from (see workers/lua-worker-entry.cts). */
@@ -193,12 +196,6 @@ export class WorkerPool {
     this.piscina.on('error', () => undefined);
   }
 
-  /** Whether a task now would be refused as busy: the tasks waiting beyond the pool's threads reach maxQueue. */
-  get queueFull(): boolean {
-    const { alive, queued } = this.stats();
-    return queued - (this.options.maxThreads - alive) >= this.options.maxQueue;
-  }
-
   /** The pool's live worker threads. */
   get threads(): Worker[] {
     return [...this.piscina.threads];
@@ -207,7 +204,10 @@ export class WorkerPool {
   /** Runs one task within its limits; throws only for a task no worker can be sent or a signal it cannot listen to. */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     if (this.closed) return { kind: 'cancelled' };
-    if (task.kind !== 'warm' && this.queueFull) return { kind: 'busy' };
+    // Refused as busy once the tasks waiting beyond the pool's threads reach maxQueue.
+    const { alive, queued } = this.stats();
+    if (task.kind !== 'warm' && queued - (this.options.maxThreads - alive) >= this.options.maxQueue)
+      return { kind: 'busy' };
     const row = this.freeRows.pop();
     if (row === undefined) return { kind: 'busy' };
     this.table.reset(row);
@@ -430,7 +430,7 @@ export class WorkerPool {
       const { timeoutMs, coldStartMs = 0 } = job.limits;
       const started = this.table.stampOf(job.row, 'started');
       const pickedAt = this.table.stampOf(job.row, 'picked');
-      lowerLongTask(this.table, job.row, started, now);
+      if (started !== undefined && now - started >= FREE_RUN_MS) lowerThread(this.table.takeThread(job.row));
       // A task waiting for the user's answer runs nothing: its time stands still.
       if (job.askingSince !== undefined) continue;
       if (started !== undefined) {
@@ -566,6 +566,16 @@ export class WorkerPool {
     expose(router, port);
     // The port must not keep the host alive once its worker is gone.
     port.unref();
+  }
+}
+
+/** Renices a long task's thread (0: none named, or lowered already). */
+function lowerThread(threadId: number): void {
+  if (threadId === 0) return;
+  try {
+    setPriority(threadId, LONG_CALL_NICE);
+  } catch {
+    // The thread has exited (its task ended, its worker was terminated): nothing left to lower.
   }
 }
 
