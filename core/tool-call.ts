@@ -45,7 +45,6 @@ export async function runToolCall(
   if (generation.isDisabled(module))
     return finish('crashed', messages.disabled(name, CRASH_LIMIT, CRASH_WINDOW_MS / 60_000));
   const pool = generation.modulePool(module);
-  if (pool.queueFull) return finish('busy', messages.busy(name, pool.stats().queued));
 
   let lastSnapshot: Uint8Array | undefined;
   // A question is heard even from a caller that cannot answer it, so that it is recorded.

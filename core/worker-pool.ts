@@ -10,12 +10,16 @@
 // - every process a task started is ended however the task ends (TaskTable.endTask);
 // - a worker told to stop that does not exit is counted (ThreadWatch), never awaited for ever;
 // - a worker that retires after running out of memory hands its reply over first;
-// - worker starts of the whole process pass a start gate, and a long task's thread is lowered.
-import { availableParallelism } from 'node:os';
+// - worker starts of the whole process pass a start gate;
+// - a task that has run FREE_RUN_MS has its thread reniced to LONG_CALL_NICE, once, from here, so
+//   that Lua that never reaches a checkpoint is lowered too (Linux: the worker names its thread in
+//   the task's row; elsewhere it names none, and nothing is done).
+import { availableParallelism, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { expose } from 'comlink';
 import { Piscina } from 'piscina';
+import { FREE_RUN_MS, LONG_CALL_NICE } from '../shared/call-priority.js';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import { TaskTable } from '../shared/task-table.js';
 import {
@@ -31,7 +35,6 @@ import {
   type WorkerEventsPort,
 } from '../shared/protocol.js';
 import { StartGate, type GateEntry } from './start-gate.js';
-import { lowerLongTask } from './thread-priority.js';
 import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
 
 /** The file every worker thread serves its tasks from (see workers/lua-worker-entry.cts). */
@@ -109,8 +112,8 @@ interface Job {
   unpickedMs: number;
   /** Its place at the start gate, while it waits for a worker to start for it. */
   gate?: GateEntry | undefined;
-  /** The thread piscina started for it after its place at the start gate, which holds that place. */
-  startedThread?: number;
+  /** Its place at the start gate once admitted (true), then the thread piscina started for it, which holds it. */
+  startPlace?: true | number | undefined;
   /** Handed to piscina (counted in WorkerPool.handed). */
   handed?: boolean;
   /**
@@ -136,8 +139,6 @@ export class WorkerPool {
   private readonly jobs = new Map<number, Job>();
   /** The `run` tasks among them, by call id: their worker's events name the call. */
   private readonly calls = new Map<string, Job>();
-  /** Threads started after a place at the start gate, holding it until they have made their Lua state. */
-  private readonly startPlaces = new Set<number>();
   /** Node thread ids of the workers whose code has loaded (they posted their event port). */
   private readonly upThreads = new Set<number>();
   /** When the pool first saw each thread whose code has not loaded yet (Date.now() ms). */
@@ -195,12 +196,6 @@ export class WorkerPool {
     this.piscina.on('error', () => undefined);
   }
 
-  /** Whether a task now would be refused as busy: the tasks waiting beyond the pool's threads reach maxQueue. */
-  get queueFull(): boolean {
-    const { alive, queued } = this.stats();
-    return queued - (this.options.maxThreads - alive) >= this.options.maxQueue;
-  }
-
   /** The pool's live worker threads. */
   get threads(): Worker[] {
     return [...this.piscina.threads];
@@ -209,7 +204,10 @@ export class WorkerPool {
   /** Runs one task within its limits; throws only for a task no worker can be sent or a signal it cannot listen to. */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     if (this.closed) return { kind: 'cancelled' };
-    if (task.kind !== 'warm' && this.queueFull) return { kind: 'busy' };
+    // Refused as busy once the tasks waiting beyond the pool's threads reach maxQueue.
+    const { alive, queued } = this.stats();
+    if (task.kind !== 'warm' && queued - (this.options.maxThreads - alive) >= this.options.maxQueue)
+      return { kind: 'busy' };
     const row = this.freeRows.pop();
     if (row === undefined) return { kind: 'busy' };
     this.table.reset(row);
@@ -238,42 +236,32 @@ export class WorkerPool {
       throw error;
     }
     try {
-      const startsWorker = this.startsWorker();
-      if (startsWorker && WORKER_STARTS.taken >= WORKER_STARTS.slots) this.queue(job);
-      let admitted = false;
-      if (startsWorker) {
+      // Closing the pool stops every task it holds: a stopped task is all that is left to check for.
+      if (this.startsWorker()) {
+        if (WORKER_STARTS.taken >= WORKER_STARTS.slots) this.queue(job);
         job.gate = WORKER_STARTS.enter();
-        admitted = await job.gate.admitted;
+        if (await job.gate.admitted) job.startPlace = true;
         job.gate = undefined;
       }
-      if (job.stopped || this.closed) {
-        if (admitted) WORKER_STARTS.leave();
-        return job.stopped ?? { kind: 'cancelled' };
-      }
+      if (job.stopped) return job.stopped;
       if (task.kind !== 'warm') {
         if (this.handed < this.options.maxThreads) {
           job.handed = true;
           this.handed++;
         } else {
           this.queue(job);
-          if (admitted) WORKER_STARTS.leave();
-          admitted = false;
+          this.leaveStartGate(job);
           // handOn hands it over, in its turn.
           await new Promise<void>((go) => this.waiting.push({ job, go }));
-          if (job.stopped || this.closed) return job.stopped ?? { kind: 'cancelled' };
+          if (job.stopped) return job.stopped;
         }
       }
       this.deadlineSweep ??= setInterval(() => this.sweepDeadlines(), DEADLINE_SWEEP_MS);
       const running = this.piscina.run({ ...task, row }, { signal: job.abort.signal });
       const started = this.watchThreads();
       // The place goes with the thread piscina started for the task, if it started one.
-      if (admitted) {
-        if (started === undefined) WORKER_STARTS.leave();
-        else {
-          this.startPlaces.add(started);
-          job.startedThread = started;
-        }
-      }
+      if (job.startPlace && started !== undefined) job.startPlace = started;
+      else this.leaveStartGate(job);
       const reply = (await running) as TaskReplies[T['kind']];
       return { kind: 'done', value: reply };
     } catch (error) {
@@ -292,7 +280,6 @@ export class WorkerPool {
   private failure<T extends PoolTask>(job: Job, error: unknown): TaskOutcome<TaskReplies[T['kind']]> {
     if (job.stopped) return job.stopped;
     if (job.retiredReply !== undefined) return { kind: 'done', value: job.retiredReply as TaskReplies[T['kind']] };
-    if (this.closed) return { kind: 'cancelled' };
     if (!(error instanceof Error)) return { kind: 'crashed', message: String(error) };
     // A task structured clone refuses never reached a worker: the caller's mistake, thrown to it.
     if (error.name === 'DataCloneError') throw error;
@@ -310,7 +297,7 @@ export class WorkerPool {
     // A queued task a worker took between two sweeps still started.
     if (job.place !== undefined && this.table.stampOf(job.row, 'picked') !== undefined) this.startedQueued(job);
     job.gate?.withdraw();
-    if (job.startedThread !== undefined) this.leaveStartGate(job.startedThread);
+    this.leaveStartGate(job);
     if (job.handed) {
       this.handed--;
       this.handOn();
@@ -348,7 +335,7 @@ export class WorkerPool {
   private threadExited(threadId: number, failure: string | undefined): void {
     const cameUp = this.upThreads.delete(threadId);
     this.startingSince.delete(threadId);
-    this.leaveStartGate(threadId);
+    this.threadStarted(threadId);
     if (this.closed) return;
     if (!cameUp && failure !== undefined && ++this.startFailures >= START_FAILURE_LIMIT) {
       this.startFailures = 0;
@@ -381,9 +368,16 @@ export class WorkerPool {
     return this.jobs.size > threads && threads < this.options.maxThreads;
   }
 
-  /** The thread has made its Lua state, exited, or its task ended: its start gate place, if any, goes back. */
-  private leaveStartGate(threadId: number): void {
-    if (this.startPlaces.delete(threadId)) WORKER_STARTS.leave();
+  /** The task is no longer waiting for a thread to start for it: its start gate place, if any, goes back. */
+  private leaveStartGate(job: Job): void {
+    if (job.startPlace === undefined) return;
+    job.startPlace = undefined;
+    WORKER_STARTS.leave();
+  }
+
+  /** The thread has made its Lua state, or exited: the start gate place it held, if any, goes back. */
+  private threadStarted(threadId: number): void {
+    for (const job of this.jobs.values()) if (job.startPlace === threadId) this.leaveStartGate(job);
   }
 
   /** Hands the tasks that waited longest to piscina while fewer than maxThreads are handed. */
@@ -436,7 +430,7 @@ export class WorkerPool {
       const { timeoutMs, coldStartMs = 0 } = job.limits;
       const started = this.table.stampOf(job.row, 'started');
       const pickedAt = this.table.stampOf(job.row, 'picked');
-      lowerLongTask(this.table, job.row, started, now);
+      if (started !== undefined && now - started >= FREE_RUN_MS) lowerThread(this.table.takeThread(job.row));
       // A task waiting for the user's answer runs nothing: its time stands still.
       if (job.askingSince !== undefined) continue;
       if (started !== undefined) {
@@ -538,7 +532,7 @@ export class WorkerPool {
       this.options.threads.started(thread);
       this.options.threads.stopped(thread.threadId);
     }
-    for (const threadId of [...this.startPlaces]) this.leaveStartGate(threadId);
+    for (const job of this.jobs.values()) this.leaveStartGate(job);
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, stuckAfterMs())));
     await Promise.race([this.piscina.destroy().catch(() => undefined), waited]);
@@ -567,11 +561,21 @@ export class WorkerPool {
         const job = this.calls.get(callId);
         if (job && !job.stopped) job.retiredReply = reply;
       },
-      started: () => this.leaveStartGate(threadId),
+      started: () => this.threadStarted(threadId),
     };
     expose(router, port);
     // The port must not keep the host alive once its worker is gone.
     port.unref();
+  }
+}
+
+/** Renices a long task's thread (0: none named, or lowered already). */
+function lowerThread(threadId: number): void {
+  if (threadId === 0) return;
+  try {
+    setPriority(threadId, LONG_CALL_NICE);
+  } catch {
+    // The thread has exited (its task ended, its worker was terminated): nothing left to lower.
   }
 }
 

@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
+import { sigkill } from './process-sweep.js';
 
 /** Names the directory under which the host makes its tasks' cgroups, or `off` for none. */
 export const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
@@ -104,13 +105,7 @@ export function freezeKillThaw(dir: string): void {
   try {
     const deadline = Date.now() + FREEZE_WAIT_MS;
     while (!events(dir).includes('frozen 1') && Date.now() < deadline) Atomics.wait(PAUSE, 0, 0, 1);
-    for (const pid of processesUnder(dir)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Exited already.
-      }
-    }
+    for (const pid of processesUnder(dir)) sigkill(pid);
   } finally {
     try {
       writeFileSync(`${dir}/cgroup.freeze`, '0');

@@ -151,8 +151,8 @@ export interface WorkerEventsPort {
   threadId: number;
 }
 
-/** Every task names its row of the pool's task table. */
-export type WorkerTask = { row: number } & (
+/** A task as the core hands it to a pool, before the pool assigns its row. */
+export type PoolTask =
   | { kind: 'warm' }
   | { kind: 'discover' }
   | { kind: 'available'; context: CallContext }
@@ -164,8 +164,10 @@ export type WorkerTask = { row: number } & (
       view: RenderView;
       budgetMs: number;
       permissions?: ToolPermissions;
-    }
-);
+    };
+
+/** Every task, as a worker gets it, names its row of the pool's task table. */
+export type WorkerTask = PoolTask & { row: number };
 
 export type TaskKind = WorkerTask['kind'];
 
@@ -194,9 +196,6 @@ export interface RenderView {
 
 /** What `render` produced, or why the default block is shown instead. */
 export type RenderReply = { ok: true; lines: string[] } | { ok: false; reason: string };
-
-/** A task as the core hands it to a pool, before the pool assigns its row. */
-export type PoolTask = WorkerTask extends infer T ? (T extends WorkerTask ? Omit<T, 'row'> : never) : never;
 
 /** Why a run ended without a normal result. */
 export type RunFailure = 'lua_error' | 'bad_return' | 'out_of_memory' | 'not_loaded' | 'unknown_tool';

@@ -1,5 +1,5 @@
 // This worker thread's id and priority. A worker runs at nice 0 and names its thread in each task's
-// row, so the core can lower a task that runs long (core/thread-priority.ts); it lowers itself,
+// row, so the core can lower a task that runs long (core/worker-pool.ts); it lowers itself,
 // once, before the first command it starts, so that commands run at LONG_CALL_NICE. Linux only: on
 // Linux a nice value belongs to a thread; elsewhere it is the whole process's, and is left alone.
 import { readlinkSync } from 'node:fs';
