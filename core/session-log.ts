@@ -30,10 +30,11 @@ import {
 } from './session-stream.js';
 import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
-import { listQuietly, olderSegments, SEGMENT_NAME } from './session-files.js';
+import { listQuietly, olderSegments, SEGMENT_NAME, sessionLogPath } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
+export { sessionLogPath } from './session-files.js';
 export type { SessionEntry, SessionReadout } from './session-stream.js';
 
 /** The most a write cut short leaves after the last intact record: one record, framed. */
@@ -51,10 +52,6 @@ function beginsLikeRecord(path: string, offset: number): boolean {
   } finally {
     closeSync(fd);
   }
-}
-
-export function sessionLogPath(stateDir: string, sessionId: string): string {
-  return join(stateDir, 'sessions', `${sessionId}.log`);
 }
 
 /** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
