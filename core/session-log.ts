@@ -5,17 +5,7 @@
 // process on the same session writes a file of its own beside it, read together with it. Past
 // its segment size, `<id>.log` is renamed to the session's next segment `<id>.<n>.log` and a new
 // one begins, so the retention rule can remove the oldest part of a session still in use.
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  renameSync,
-  writeSync,
-  writevSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -217,7 +207,7 @@ export class SessionLog {
   }
 
   append(record: SessionRecord): void {
-    this.writeFrames([this.encode(record)], 1);
+    this.write(this.encode(record), 1);
   }
 
   /** The record framed; one that cannot be encoded is counted as lost. */
@@ -258,7 +248,7 @@ export class SessionLog {
     const writeBatch = (): void => {
       if (batch.length === 0) return;
       try {
-        this.writeFrames(batch, batch.length);
+        this.write(Buffer.concat(batch), batch.length);
       } catch (error) {
         failure ??= error as Error;
       }
@@ -302,27 +292,18 @@ export class SessionLog {
     }
   }
 
-  /** Writes frames in one go; on failure cuts the file back to the last intact record and counts them lost. */
-  private writeFrames(frames: Buffer[], records: number): void {
+  /** Writes the frames of `records` records; on failure cuts the file back to the last intact record and counts them lost. */
+  private write(frames: Buffer, records: number): void {
     if (this.torn && !this.cutBack()) {
       const message = `the bytes of an earlier failed write to ${this.path} could not be removed`;
       this.lose(records, message);
       throw new Error(message);
     }
-    let total = 0;
-    for (const frame of frames) total += frame.length;
     // A segment's first write always goes in it, however large: a record is never split.
-    if (this.goodBytes > 0 && this.passesSegment(total)) this.rollOver();
+    if (this.goodBytes > 0 && this.passesSegment(frames.length)) this.rollOver();
     try {
-      // One gathering write, no copy into one buffer first; what it leaves (a short write, or
-      // frames past the system's limit of buffers a write takes) goes out copied, a write at a time.
-      const written = writevSync(this.fd, frames);
-      if (written < total) {
-        const rest = Buffer.concat(frames).subarray(written);
-        let at = 0;
-        while (at < rest.length) at += writeSync(this.fd, rest, at);
-      }
-      this.goodBytes += total;
+      for (let at = 0; at < frames.length;) at += writeSync(this.fd, frames, at);
+      this.goodBytes += frames.length;
     } catch (error) {
       this.lose(records, `${(error as NodeJS.ErrnoException).code ?? (error as Error).message} writing ${this.path}`);
       this.torn = true;
