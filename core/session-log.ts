@@ -76,12 +76,12 @@ export function readSession(stateDir: string, sessionId: string): SessionReadout
 
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
 export function encodeRecord(record: SessionRecord): Buffer {
-  const framed = encodeBounded(record, HEADER_BYTES);
-  const payload = framed.subarray(HEADER_BYTES);
-  MAGIC.copy(framed, 0);
-  framed.writeUInt32LE(payload.length, 4);
-  framed.writeUInt32LE(crc32(payload), 8);
-  return framed;
+  const payload = encodeBounded(record);
+  const header = Buffer.allocUnsafe(HEADER_BYTES);
+  MAGIC.copy(header, 0);
+  header.writeUInt32LE(payload.length, 4);
+  header.writeUInt32LE(crc32(payload), 8);
+  return Buffer.concat([header, payload]);
 }
 
 /** How the main log is cut into segments (see SessionLog.open). */
