@@ -35,7 +35,7 @@ export type { SessionEntry, SessionRecord, SessionReadout } from './session-log.
 export { decodeMsgpack as decodeSnapshot } from './msgpack-codec.js';
 export { MsgpackError } from '../shared/msgpack.js';
 export { stateDirProblem } from './session.js';
-export { summarizeSessions, type SessionSummary } from './session-summary.js';
+export { summarizeSessions, type SessionSummary } from './session-files.js';
 export { pruneSessions, type SessionRetention, type PruneResult } from './session-retention.js';
 export { STUCK_AFTER_MS, stuckAfterMs } from './thread-watch.js';
 export { DEFAULT_MAX_INLINE_CHARS, DEFAULT_MAX_INLINE_LINES } from './output-limit.js';

@@ -11,22 +11,19 @@ export const MAX_MSGPACK_DEPTH = 1000;
 const INITIAL_BYTES = 1024;
 
 /**
- * `value` as msgpack after `reserveStart` zero bytes (room for a frame header, so no copy). JSON's rules apply
+ * `value` as msgpack. JSON's rules apply
  * (`toJSON`; `undefined`, functions, symbols left out of objects, nil in arrays), but Uint8Arrays are `bin` and
  * BigInts integers. Throws MsgpackError for a BigInt past 64 bits or nesting past MAX_MSGPACK_DEPTH.
  */
-export function encodeMsgpack(value: unknown, reserveStart = 0): Buffer {
-  const writer = new Writer(reserveStart);
+export function encodeMsgpack(value: unknown): Buffer {
+  const writer = new Writer();
   writer.value(value, 0);
   return writer.result();
 }
 
 class Writer {
-  private buffer: Buffer;
-
-  constructor(private offset: number) {
-    this.buffer = Buffer.alloc(offset + INITIAL_BYTES);
-  }
+  private buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+  private offset = 0;
 
   result(): Buffer {
     return this.buffer.subarray(0, this.offset);

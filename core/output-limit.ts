@@ -55,40 +55,36 @@ function failureCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message.slice(0, 200);
 }
 
-/** Writes a new spill file, mode 0600; a half-written one (a full disk) would pass for the whole output: it goes. */
-function writeSpillFile(path: string, data: string | Uint8Array): void {
-  const fd = openSync(path, CREATE_NEW, 0o600);
+/**
+ * Writes a new spill file, mode 0600; a half-written one (a full disk) would pass for the whole output: it goes.
+ * Its directory is recreated when it has gone (another moonpool process may prune it, a tool may delete
+ * `ctx.spill_dir`). Returns why it failed, or undefined.
+ */
+function spill(spillDir: string, path: string, data: string | Uint8Array, retried = false): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, CREATE_NEW, 0o600);
+  } catch (error) {
+    if (retried || (error as NodeJS.ErrnoException).code !== 'ENOENT') return failureCode(error);
+    try {
+      makeDirectory(spillDir, 0o700);
+    } catch (error) {
+      return failureCode(error);
+    }
+    return spill(spillDir, path, data, true);
+  }
   try {
     writeFileSync(fd, data);
+    return undefined;
   } catch (error) {
     try {
       unlinkSync(path);
     } catch {
       // Gone already, or something other than our file put in its place: none of the output is there.
     }
-    throw error;
+    return failureCode(error);
   } finally {
     closeSync(fd);
-  }
-}
-
-/**
- * Writes the spill file. Its directory is recreated when it has gone (another moonpool process
- * may prune it, a tool may delete `ctx.spill_dir`). Returns why it failed, or undefined.
- */
-function spill(spillDir: string, path: string, data: string | Uint8Array): string | undefined {
-  try {
-    writeSpillFile(path, data);
-    return undefined;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return failureCode(error);
-  }
-  try {
-    makeDirectory(spillDir, 0o700);
-    writeSpillFile(path, data);
-    return undefined;
-  } catch (error) {
-    return failureCode(error);
   }
 }
 

@@ -4,10 +4,13 @@
 // logs of writers beside it `<id>.<pid>-<hex>.log` (regular files only);
 // under `<stateDir>/spill/`, its directory `<id>/`. Nothing else in the state dir belongs to a
 // session, so nothing else is ever listed or removed. Scanning never throws and never creates.
+// Each session's summary (`moonpool sessions`) is built on the scan: damage is a note on its
+// session, never a failure.
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
 import { lockFileHolder, processAlive } from './session-lock.js';
+import { outlineSessionLog } from './session-stream.js';
 
 /** A session id inside a file name: SESSION_ID_PATTERN without its anchors. */
 const SESSION_ID_TEXT = SESSION_ID_PATTERN.source.slice(1, -1);
@@ -18,6 +21,10 @@ const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock(?:\\.[1-7])?$`)
 /** A second writer's log: the writer's pid is in its name (see SessionLog.open). */
 const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
 const SPILL_NAME = new RegExp(`^${SESSION_ID_TEXT}$`);
+
+export function sessionLogPath(stateDir: string, sessionId: string): string {
+  return join(stateDir, 'sessions', `${sessionId}.log`);
+}
 
 export interface SessionFiles {
   id: string;
@@ -142,4 +149,47 @@ export function scanSessions(stateDir: string): SessionFiles[] {
     if (writer !== undefined) session.inUseBy = writer;
   }
   return [...sessions.values()];
+}
+
+export interface SessionSummary {
+  id: string;
+  /** When its first recorded call started, else the time in its id, else its oldest file's (ms since the epoch). */
+  startedAt: number;
+  /** Calls recorded and readable. */
+  calls: number;
+  /** Bytes on disk: logs and spill files. */
+  bytes: number;
+  /** The pid of a live process writing it. */
+  inUseBy?: number;
+  /** What reading its logs skipped or could not read, one line each. */
+  problems: string[];
+}
+
+/** The UTC time a generated session id starts with (`20261130-105400-…`), if it has one. */
+function idTime(id: string): number | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-/.exec(id);
+  const time = m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : NaN;
+  return Number.isNaN(time) ? undefined : time;
+}
+
+/** One line's worth about each session in a state dir, oldest first (the order `replay` shows calls in). */
+export function summarizeSessions(stateDir: string): SessionSummary[] {
+  const summaries = scanSessions(stateDir).map((session): SessionSummary => {
+    // Each log's outline (the main log, then every segment and writer's log): its count, first
+    // start and damage, read a frame at a time, no body decoded.
+    const mainLog = sessionLogPath(stateDir, session.id);
+    const others = session.files.filter((path) => path.endsWith('.log') && path !== mainLog).sort();
+    const outlines = [mainLog, ...others].map(outlineSessionLog);
+    const starts = outlines.flatMap((outline) => outline.firstStart ?? []);
+    const summary: SessionSummary = {
+      id: session.id,
+      startedAt: starts.length > 0 ? Math.min(...starts) : (idTime(session.id) ?? session.lastWriteMs),
+      calls: outlines.reduce((sum, outline) => sum + outline.calls, 0),
+      bytes: session.bytes,
+      problems: outlines.flatMap((outline) => outline.damage),
+    };
+    if (session.inUseBy !== undefined) summary.inUseBy = session.inUseBy;
+    return summary;
+  });
+  return summaries.sort((a, b) => a.startedAt - b.startedAt || a.id.localeCompare(b.id));
 }

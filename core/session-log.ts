@@ -5,17 +5,7 @@
 // process on the same session writes a file of its own beside it, read together with it. Past
 // its segment size, `<id>.log` is renamed to the session's next segment `<id>.<n>.log` and a new
 // one begins, so the retention rule can remove the oldest part of a session still in use.
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  renameSync,
-  writeSync,
-  writevSync,
-} from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -30,10 +20,11 @@ import {
 } from './session-stream.js';
 import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
-import { listQuietly, olderSegments, SEGMENT_NAME } from './session-files.js';
+import { listQuietly, olderSegments, SEGMENT_NAME, sessionLogPath } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
+export { sessionLogPath } from './session-files.js';
 export type { SessionEntry, SessionReadout } from './session-stream.js';
 
 /** The most a write cut short leaves after the last intact record: one record, framed. */
@@ -51,10 +42,6 @@ function beginsLikeRecord(path: string, offset: number): boolean {
   } finally {
     closeSync(fd);
   }
-}
-
-export function sessionLogPath(stateDir: string, sessionId: string): string {
-  return join(stateDir, 'sessions', `${sessionId}.log`);
 }
 
 /** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
@@ -89,12 +76,12 @@ export function readSession(stateDir: string, sessionId: string): SessionReadout
 
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
 export function encodeRecord(record: SessionRecord): Buffer {
-  const framed = encodeBounded(record, HEADER_BYTES);
-  const payload = framed.subarray(HEADER_BYTES);
-  MAGIC.copy(framed, 0);
-  framed.writeUInt32LE(payload.length, 4);
-  framed.writeUInt32LE(crc32(payload), 8);
-  return framed;
+  const payload = encodeBounded(record);
+  const header = Buffer.allocUnsafe(HEADER_BYTES);
+  MAGIC.copy(header, 0);
+  header.writeUInt32LE(payload.length, 4);
+  header.writeUInt32LE(crc32(payload), 8);
+  return Buffer.concat([header, payload]);
 }
 
 /** How the main log is cut into segments (see SessionLog.open). */
@@ -220,7 +207,7 @@ export class SessionLog {
   }
 
   append(record: SessionRecord): void {
-    this.writeFrames([this.encode(record)], 1);
+    this.write(this.encode(record), 1);
   }
 
   /** The record framed; one that cannot be encoded is counted as lost. */
@@ -261,7 +248,7 @@ export class SessionLog {
     const writeBatch = (): void => {
       if (batch.length === 0) return;
       try {
-        this.writeFrames(batch, batch.length);
+        this.write(Buffer.concat(batch), batch.length);
       } catch (error) {
         failure ??= error as Error;
       }
@@ -305,27 +292,18 @@ export class SessionLog {
     }
   }
 
-  /** Writes frames in one go; on failure cuts the file back to the last intact record and counts them lost. */
-  private writeFrames(frames: Buffer[], records: number): void {
+  /** Writes the frames of `records` records; on failure cuts the file back to the last intact record and counts them lost. */
+  private write(frames: Buffer, records: number): void {
     if (this.torn && !this.cutBack()) {
       const message = `the bytes of an earlier failed write to ${this.path} could not be removed`;
       this.lose(records, message);
       throw new Error(message);
     }
-    let total = 0;
-    for (const frame of frames) total += frame.length;
     // A segment's first write always goes in it, however large: a record is never split.
-    if (this.goodBytes > 0 && this.passesSegment(total)) this.rollOver();
+    if (this.goodBytes > 0 && this.passesSegment(frames.length)) this.rollOver();
     try {
-      // One gathering write, no copy into one buffer first; what it leaves (a short write, or
-      // frames past the system's limit of buffers a write takes) goes out copied, a write at a time.
-      const written = writevSync(this.fd, frames);
-      if (written < total) {
-        const rest = Buffer.concat(frames).subarray(written);
-        let at = 0;
-        while (at < rest.length) at += writeSync(this.fd, rest, at);
-      }
-      this.goodBytes += total;
+      for (let at = 0; at < frames.length;) at += writeSync(this.fd, frames, at);
+      this.goodBytes += frames.length;
     } catch (error) {
       this.lose(records, `${(error as NodeJS.ErrnoException).code ?? (error as Error).message} writing ${this.path}`);
       this.torn = true;

@@ -134,13 +134,12 @@ export function outlineRecord(payload: Uint8Array): { durationMs: number; finish
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 
 /**
- * The record's msgpack payload, at most MAX_RECORD_BYTES, after `reserved` zero bytes (room for the caller's frame
- * header: no copy). Throws for a value msgpack cannot hold (a BigInt past 64 bits): a lost record.
+ * The record's msgpack payload, at most MAX_RECORD_BYTES. Throws for a value msgpack cannot hold (a BigInt past
+ * 64 bits): a lost record.
  */
-export function encodeBounded(record: SessionRecord, reserved: number): Buffer {
-  const encode = (value: SessionRecord): Buffer => encodeMsgpack(value, reserved);
-  let encoded = encode(record);
-  const over = (): boolean => encoded.length - reserved > MAX_RECORD_BYTES;
+export function encodeBounded(record: SessionRecord): Buffer {
+  let encoded = encodeMsgpack(record);
+  const over = (): boolean => encoded.length > MAX_RECORD_BYTES;
   if (!over()) return encoded;
   const bounded: SessionRecord = { ...record, dropped: [...(record.dropped ?? [])] };
   const note = (what: string): void =>
@@ -148,12 +147,12 @@ export function encodeBounded(record: SessionRecord, reserved: number): Buffer {
   if (bounded.snapshot !== undefined) {
     note(`snapshot of ${mib(bounded.snapshot.length)} not recorded`);
     delete bounded.snapshot;
-    encoded = encode(bounded);
+    encoded = encodeMsgpack(bounded);
   }
   if (over()) {
     note(`arguments of ${mib(encodeMsgpack(bounded.args).length)} not recorded`);
     bounded.args = { $notRecorded: 'too large to record' };
-    encoded = encode(bounded);
+    encoded = encodeMsgpack(bounded);
   }
   if (over()) {
     // Only a host configured with enormous inline limits gets here: keep the head of the content.
@@ -161,7 +160,7 @@ export function encodeBounded(record: SessionRecord, reserved: number): Buffer {
     note(`content cut from ${bounded.content.length} to ${keep} characters`);
     bounded.content = bounded.content.slice(0, keep);
     if (bounded.title !== undefined) bounded.title = bounded.title.slice(0, keep);
-    encoded = encode(bounded);
+    encoded = encodeMsgpack(bounded);
   }
   return encoded;
 }

@@ -5,10 +5,17 @@
 // caller's own), only the oldest segments of its log go, those past the same rule: its writer
 // never writes a segment again once it has moved on to the next. Never throws.
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
-import { diskBytes, liveWriter, olderSegments, scanSessions, sessionFilesById, statQuietly } from './session-files.js';
-import type { SessionFiles } from './session-files.js';
+import {
+  diskBytes,
+  liveWriter,
+  olderSegments,
+  scanSessions,
+  sessionFilesById,
+  sessionLogPath,
+  statQuietly,
+  type SessionFiles,
+} from './session-files.js';
 
 export interface SessionRetention {
   /** Sessions not written for this many days are removed; Infinity keeps them. */
@@ -92,8 +99,12 @@ function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult
   const locked: { session: SessionFiles; lock: SessionLock }[] = [];
   try {
     for (const session of sessions) {
-      const lock = lockSession(stateDir, session.id);
-      if (lock !== undefined) locked.push({ session, lock });
+      try {
+        const taken = acquireSessionLock(`${sessionLogPath(stateDir, session.id)}.lock`);
+        if ('lock' in taken) locked.push({ session, lock: taken.lock });
+      } catch {
+        // The sessions directory is gone or not writable: the session stays.
+      }
     }
     if (locked.length === 0) return result;
     // Listed again under the locks: a writer that started beside one since the scan keeps it.
@@ -107,16 +118,6 @@ function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult
     return result;
   } finally {
     for (const { lock } of locked) lock.release();
-  }
-}
-
-/** The session's lock, or undefined when it is in use or cannot be locked (the sessions directory is gone or not writable). */
-function lockSession(stateDir: string, id: string): SessionLock | undefined {
-  try {
-    const taken = acquireSessionLock(join(stateDir, 'sessions', `${id}.log.lock`));
-    return 'heldBy' in taken ? undefined : taken.lock;
-  } catch {
-    return undefined;
   }
 }
 

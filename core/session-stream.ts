@@ -52,28 +52,6 @@ function* outlineLog(
   }
 }
 
-/** Each readable record's place and times, one array per field (numbers, not objects, per record). */
-class RecordPlaces {
-  readonly file: number[] = [];
-  readonly offset: number[] = [];
-  readonly start: number[] = [];
-  readonly finish: number[] = [];
-
-  add(file: number, offset: number, start: number, finish: number): void {
-    this.file.push(file);
-    this.offset.push(offset);
-    this.start.push(start);
-    this.finish.push(finish);
-  }
-
-  /** Record indices by start, then finish, then file order. */
-  startOrder(): Uint32Array {
-    const order = new Uint32Array(this.file.length);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    return order.sort((a, b) => this.start[a]! - this.start[b]! || this.finish[a]! - this.finish[b]! || a - b);
-  }
-}
-
 /**
  * The entries of a main log (its segments in the order written, the one being written last) and its writers' logs:
  * the warnings of the first pass as they are found, then each record in start order, followed by the warnings
@@ -83,18 +61,22 @@ class RecordPlaces {
 export function* readLogEntries(mainLogSegments: string[], writerLogs: string[]): Generator<SessionEntry, LogEnd> {
   const paths = [...mainLogSegments, ...[...writerLogs].sort()];
   const files: LogFile[] = [];
-  const places = new RecordPlaces();
+  // Each readable record's file (its index), offset, start and finish: four numbers, no object, per record.
+  const places: number[] = [];
   let mainEnd: LogEnd = { validBytes: 0 };
   try {
     for (const [index, path] of paths.entries()) {
       const end = yield* outlineLog(path, files, (offset, start, finish) =>
-        places.add(files.length - 1, offset, start, finish),
+        places.push(files.length - 1, offset, start, finish),
       );
       if (index === mainLogSegments.length - 1) mainEnd = end;
     }
-    for (const i of places.startOrder()) {
-      const file = files[places.file[i]!]!;
-      const offset = places.offset[i]!;
+    // By start, then finish, then the order read.
+    const order = Uint32Array.from({ length: places.length / 4 }, (_, i) => 4 * i);
+    order.sort((a, b) => places[a + 2]! - places[b + 2]! || places[a + 3]! - places[b + 3]! || a - b);
+    for (const i of order) {
+      const file = files[places[i]!]!;
+      const offset = places[i + 1]!;
       const frame = frameAt(file, offset);
       const decoded = 'payload' in frame ? decodeRecord(frame.payload) : frame;
       if ('problem' in decoded) {

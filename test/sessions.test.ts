@@ -24,7 +24,7 @@ import { ToolHost } from '../core/index.js';
 import { pruneSessions } from '../core/session-retention.js';
 import { pruneSpillDirs } from '../core/session.js';
 import { SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
-import { summarizeSessions } from '../core/session-summary.js';
+import { summarizeSessions } from '../core/session-files.js';
 import { CLI, FIXTURES, ROOT, tempDir } from './helpers.js';
 
 const DAY_MS = 86_400_000;
