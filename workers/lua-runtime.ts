@@ -56,7 +56,7 @@ export const TITLE_LIMIT_BYTES = 1024;
 export const REPLY_LIMIT_BYTES = 4 * 1024 * 1024;
 type EntryName = (typeof ENTRY_NAMES)[number];
 
-/** What each entry point but `run` hands to `native.reply` (workers/lua/api.lua builds these shapes). */
+/** What each entry point but `run` returns (workers/lua/api.lua builds these shapes). */
 interface EntryReplies {
   load: { ok: boolean; error?: string };
   discover: Omit<DiscoveryReport, 'loaded'>;
@@ -104,8 +104,6 @@ export class LuaRuntime {
   private readonly chunkNames = new ChunkNames();
   private snapshots: SnapshotBox | undefined;
   private readonly entries = new Map<EntryName, number>();
-  private reply: unknown = undefined;
-  private replyProblem: string | undefined;
   private renderSnapshot: Uint8Array | undefined;
   private readonly decoder: SnapshotDecoder;
   private scope: TaskScope = IDLE_SCOPE;
@@ -363,14 +361,14 @@ export class LuaRuntime {
     return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0, guard };
   }
 
-  /** Runs a prelude entry point that answers with `native.reply`; its reply has the entry's shape. */
+  /** Runs a prelude entry point that returns its reply; the reply has the entry's shape. */
   private async invokeForReply<E extends keyof EntryReplies>(
     entry: E,
     scope: TaskScope,
     pushArguments: (L: number) => number,
   ): Promise<EntryReplies[E]> {
     return this.invoke(scope, () =>
-      this.runner.call(this.entries.get(entry)!, pushArguments, () => this.takeReply<E>()),
+      this.runner.call(this.entries.get(entry)!, pushArguments, (L) => this.readReply(entry, L) as EntryReplies[E]),
     );
   }
 
@@ -378,7 +376,6 @@ export class LuaRuntime {
   private async invoke<R>(scope: TaskScope, call: () => R | Promise<R>): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
-    this.reply = undefined;
     try {
       const value = await call();
       this.refuseIfBroken();
@@ -426,12 +423,20 @@ export class LuaRuntime {
     return Object.fromEntries(Object.entries(natives).map(([name, native]) => [name, guard(native)]));
   }
 
-  /** What the entry passed to `native.reply` (shaped as EntryReplies names); one that could not be read fails the entry. */
-  private takeReply<E extends keyof EntryReplies>(): EntryReplies[E] {
-    const problem = this.replyProblem;
-    this.replyProblem = undefined;
-    if (problem !== undefined) throw new LuaEntryError(LUA_ERRRUN, problem);
-    return this.reply as EntryReplies[E];
+  /**
+   * What an entry returned, the only values on `L`'s stack: discovery's definitions and problems, or
+   * another entry's reply; one that could not be read fails the entry.
+   */
+  private readReply(entry: keyof EntryReplies, L: number): unknown {
+    try {
+      if (entry !== 'discover')
+        return this.stack.readValue(L, 1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
+      const discovered = readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
+      return { ...discovered, logs: this.scope.logs };
+    } catch (error) {
+      if (!(error instanceof LuaConversionError)) throw error;
+      throw new LuaEntryError(LUA_ERRRUN, error.message);
+    }
   }
 
   /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
@@ -519,25 +524,6 @@ export class LuaRuntime {
         ]),
       ),
       ...createAskNatives(() => this.scope.channel),
-      reply: (call) => {
-        try {
-          this.reply = call.value(1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
-        } catch (error) {
-          if (!(error instanceof LuaConversionError)) throw error;
-          this.replyProblem = error.message;
-        }
-        return [];
-      },
-      discovered: (call) => {
-        const { definitions, diagnostics } = readDiscovery(
-          this.engine.global.lua,
-          this.stack,
-          call.L,
-          this.config.configFile,
-        );
-        this.reply = { definitions, diagnostics, logs: this.scope.logs };
-        return [];
-      },
       ...this.output.natives,
       log: (call) => {
         // Measured before it is copied: a line past what the log may still hold is only counted.
