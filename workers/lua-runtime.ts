@@ -26,15 +26,15 @@ import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
 import { createAskNatives } from './ask-natives.js';
 import { ChunkNames } from './chunk-names.js';
-import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
+import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner, type ToolEntries } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
-import { HeapCap, type HeapCapApi } from './heap-cap.js';
+import { HeapCap } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { readPreludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
-import { createDebugHookNatives, type DebugHookApi } from './debug-hook-natives.js';
-import { createCoroutineNatives, type CoroutineApi } from './coroutine-natives.js';
+import { createDebugHookNatives } from './debug-hook-natives.js';
+import { createCoroutineNatives } from './coroutine-natives.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotDecoder } from './snapshot-decoder.js';
@@ -122,11 +122,10 @@ export class LuaRuntime {
     this.stack = new LuaStack(this.raw);
     this.decoder = new SnapshotDecoder(this.raw, this.stack);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
-    this.output = createOutputNatives(this.raw as unknown as OutputRawApi, this.stack, (text) => this.logLine(text));
+    this.output = createOutputNatives(this.raw, this.stack, (text) => this.logLine(text));
     // Lua's own warnings (an error in a finalizer) take `warn`'s path: the call's log, after `@on`.
-    const warnf = engine.global.lua.module.addFunction(
-      (_userData: number, message: number, toContinue: number) =>
-        this.output.warning(this.stack.cStringAt(message), toContinue !== 0),
+    const warnf = this.raw.addFunction(
+      (_userData, message, toContinue) => this.output.warning(this.stack.cStringAt(message), toContinue !== 0),
       'viii',
     );
     this.raw._lua_setwarnf(engine.global.address, warnf, 0);
@@ -141,14 +140,13 @@ export class LuaRuntime {
     });
     this.hook = new CountHook(
       this.raw,
-      (fn, signature) => engine.global.lua.module.addFunction(fn, signature),
+      this.stack,
       (L) => {
         this.stopAtDeadline(L);
         this.snapshots?.tick(L);
         this.sendPendingEvents();
         this.turns.checkpoint();
       },
-      (L, text) => this.stack.pushString(L, text),
       this.cString('_HOOKKEY'),
     );
   }
@@ -206,7 +204,7 @@ export class LuaRuntime {
    * pool is alike in, so a warmed worker makes it before it has a task (see `load`).
    */
   static async prepare(config: WorkerConfig, tasks: TaskTable): Promise<LuaRuntime> {
-    const { engine, raw } = await createEngine<LuaRawApi & HeapCapApi>(config.luaModule);
+    const { engine, raw } = await createEngine<LuaRawApi>(config.luaModule);
     const runtime = new LuaRuntime(engine, config, tasks, raw);
     runtime.installPrelude();
     runtime.heapCap = new HeapCap(raw, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
@@ -539,10 +537,8 @@ export class LuaRuntime {
         this.sendPendingEvents();
         return [];
       },
-      ...createDebugHookNatives(this.raw as unknown as DebugHookApi, this.stack, this.hook, (text) =>
-        this.cString(text),
-      ),
-      ...createCoroutineNatives(this.raw as unknown as CoroutineApi, () => this.runner.address),
+      ...createDebugHookNatives(this.raw, this.stack, this.hook, (text) => this.cString(text)),
+      ...createCoroutineNatives(this.raw, () => this.runner.address),
       render_state: (call) => {
         if (this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         this.decoder.push(call.L, this.renderSnapshot ?? new Uint8Array(0));
