@@ -3,21 +3,12 @@
 // VM's own error, `running` says main, `isyieldable` says no. Elsewhere they are Lua's own. Being C
 // functions like Lua's, they add nothing to a hook's trace or a traceback.
 import { NativeError, Pushed, type NativeFunction } from './lua-natives.js';
-
-/** The raw exports these natives use. */
-export interface CoroutineApi {
-  _lua_type(L: number, index: number): number;
-  _lua_tothread(L: number, index: number): number;
-  _lua_pushthread(L: number): number;
-  _lua_pushboolean(L: number, value: number): void;
-  _lua_isyieldable(L: number): number;
-  _lua_yieldk(L: number, results: number, context: number, continuation: number): number;
-}
+import type { LuaRawApi } from './lua-stack.js';
 
 const LUA_TTHREAD = 8;
 
 /** `entryThread()` is the address of the thread moonpool runs entry points on. */
-export function createCoroutineNatives(raw: CoroutineApi, entryThread: () => number): Record<string, NativeFunction> {
+export function createCoroutineNatives(raw: LuaRawApi, entryThread: () => number): Record<string, NativeFunction> {
   return {
     yield: (call) => {
       if (call.L === entryThread()) throw new NativeError('attempt to yield from outside a coroutine', false);

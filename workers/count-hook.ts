@@ -6,6 +6,7 @@
 // tool's hook here (workers/debug-hook-natives.ts), and this hook calls the tool's function for
 // every event it asked for, as ldblib's own hook would.
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
+import type { LuaRawApi, LuaStack } from './lua-stack.js';
 
 const LUA_MASKCOUNT = 8;
 const LUA_HOOKCOUNT = 3;
@@ -18,18 +19,6 @@ const EVENT_NAMES = ['call', 'return', 'line', 'count', 'tail call'];
 export const HOOK_INSTRUCTIONS = 10_000;
 
 export type HookNeed = 'render' | 'snapshot' | 'events';
-
-export interface HookApi {
-  HEAP32: Int32Array;
-  _lua_sethook(L: number, hook: number, mask: number, count: number): void;
-  _lua_getfield(L: number, index: number, key: number): number;
-  _lua_pushthread(L: number): number;
-  _lua_rawget(L: number, index: number): number;
-  _lua_settop(L: number, index: number): void;
-  _lua_pushnil(L: number): void;
-  _lua_pushinteger(L: number, value: bigint): void;
-  _lua_callk(L: number, nargs: number, nresults: number, context: number, continuation: number): void;
-}
 
 /** A hook a tool set with `debug.sethook` on one thread: its event mask and count. */
 interface ToolHook {
@@ -48,15 +37,13 @@ export class CountHook {
   private counts = 0;
 
   constructor(
-    private readonly raw: HookApi,
-    addFunction: (fn: (L: number, ar: number) => void, signature: string) => number,
+    private readonly raw: LuaRawApi,
+    private readonly stack: LuaStack,
     private readonly onTick: (L: number) => void,
-    /** Pushes a string onto thread L. */
-    private readonly pushString: (L: number, text: string) => void,
     /** `_HOOKKEY` as a C string in the wasm heap: where ldblib keeps each thread's hook function. */
     readonly hookKey: number,
   ) {
-    this.pointer = addFunction((L, ar) => this.onEvent(L, ar), 'vii');
+    this.pointer = raw.addFunction((L, ar) => this.onEvent(L, ar), 'vii');
   }
 
   /** Calls `onTick` every HOOK_INSTRUCTIONS VM instructions on thread `L` until `release(need)`. */
@@ -125,7 +112,7 @@ export class CountHook {
       this.raw._lua_settop(L, -3);
       return;
     }
-    this.pushString(L, EVENT_NAMES[event] ?? 'count');
+    this.stack.pushString(L, EVENT_NAMES[event] ?? 'count');
     if (line >= 0) this.raw._lua_pushinteger(L, BigInt(line));
     else this.raw._lua_pushnil(L);
     this.raw._lua_callk(L, 2, 0, 0, 0);

@@ -6,29 +6,7 @@
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import type { CountHook } from './count-hook.js';
 import { Pushed, type NativeFunction } from './lua-natives.js';
-import { LUA_TFUNCTION, LUA_TNIL, LUA_TTHREAD, type LuaStack } from './lua-stack.js';
-
-/** The raw exports these natives use. */
-export interface DebugHookApi {
-  HEAPU8: Uint8Array;
-  _lua_type(L: number, index: number): number;
-  _lua_tothread(L: number, index: number): number;
-  _lua_settop(L: number, index: number): void;
-  _lua_pushvalue(L: number, index: number): void;
-  _lua_pushthread(L: number): number;
-  _lua_xmove(from: number, to: number, n: number): void;
-  _lua_rawget(L: number, index: number): number;
-  _lua_rawset(L: number, index: number): void;
-  _lua_rotate(L: number, index: number, n: number): void;
-  _lua_pushnil(L: number): void;
-  _lua_pushinteger(L: number, value: bigint): void;
-  _lua_setfield(L: number, index: number, key: number): void;
-  _lua_setmetatable(L: number, index: number): number;
-  _luaL_getsubtable(L: number, index: number, key: number): number;
-  _luaL_checklstring(L: number, index: number, lengthOut: number): number;
-  _luaL_checktype(L: number, index: number, type: number): void;
-  _luaL_optinteger(L: number, index: number, fallback: bigint): bigint;
-}
+import { LUA_TFUNCTION, LUA_TNIL, LUA_TTHREAD, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
 const LUA_MASKCALL = 1;
 const LUA_MASKRET = 2;
@@ -51,7 +29,7 @@ function maskLetters(mask: number): string {
 }
 
 export function createDebugHookNatives(
-  raw: DebugHookApi,
+  raw: LuaRawApi,
   stack: LuaStack,
   hook: CountHook,
   cString: (text: string) => number,

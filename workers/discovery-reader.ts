@@ -28,7 +28,7 @@ const LUA_FIELD_NAMES: Partial<Record<keyof RawToolDefinition, string>> = {
 
 type FieldReader = (name: string, budget?: ReadBudget) => unknown;
 
-/** Reads `definitions` (argument 1) and `problems` (argument 2) of the prelude's `discovered` call on thread L. */
+/** Reads `definitions` (stack index 1) and `problems` (index 2), what the prelude's `discover` returned on thread L. */
 export function readDiscovery(
   lua: LuaWasm,
   stack: LuaStack,

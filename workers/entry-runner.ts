@@ -62,7 +62,7 @@ export class EntryRunner {
     this.reporter = global.newThread();
     global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     this.resultCountSlot = raw._malloc(4);
-    this.continuation = global.lua.module.addFunction((L: number) => this.returnSettled(L), 'iiii');
+    this.continuation = raw.addFunction((L) => this.returnSettled(L), 'iiii');
   }
 
   /**

@@ -2,15 +2,7 @@
 // allocations it refused. Lua raises a memory error both when the cap refuses an allocation and
 // when a tool raises the string 'not enough memory' itself; only this count tells them apart.
 
-export interface HeapCapApi {
-  _realloc(pointer: number, size: number): number;
-  _free(pointer: number): void;
-  _lua_setallocf(L: number, allocator: number, userData: number): void;
-  addFunction(
-    fn: (userData: number, pointer: number, oldSize: number, newSize: number) => number,
-    signature: string,
-  ): number;
-}
+import type { LuaRawApi } from './lua-stack.js';
 
 export class HeapCap {
   /** Allocations refused since the state was created. */
@@ -19,7 +11,7 @@ export class HeapCap {
   usedBytes: number;
 
   /** Takes over from wasmoon's allocator, which has counted `usedBytes` so far. */
-  constructor(api: HeapCapApi, L: number, usedBytes: number, limitBytes: number) {
+  constructor(api: LuaRawApi, L: number, usedBytes: number, limitBytes: number) {
     this.usedBytes = usedBytes;
     const allocator = api.addFunction((_userData, pointer, oldSize, newSize) => {
       if (newSize === 0) {

@@ -26,15 +26,15 @@ import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
 import { createAskNatives } from './ask-natives.js';
 import { ChunkNames } from './chunk-names.js';
-import { createOutputNatives, type OutputNatives, type OutputRawApi } from './output-natives.js';
+import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner, type ToolEntries } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
-import { HeapCap, type HeapCapApi } from './heap-cap.js';
+import { HeapCap } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { readPreludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
-import { createDebugHookNatives, type DebugHookApi } from './debug-hook-natives.js';
-import { createCoroutineNatives, type CoroutineApi } from './coroutine-natives.js';
+import { createDebugHookNatives } from './debug-hook-natives.js';
+import { createCoroutineNatives } from './coroutine-natives.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotDecoder } from './snapshot-decoder.js';
@@ -56,7 +56,7 @@ export const TITLE_LIMIT_BYTES = 1024;
 export const REPLY_LIMIT_BYTES = 4 * 1024 * 1024;
 type EntryName = (typeof ENTRY_NAMES)[number];
 
-/** What each entry point but `run` hands to `native.reply` (workers/lua/api.lua builds these shapes). */
+/** What each entry point but `run` returns (workers/lua/api.lua builds these shapes). */
 interface EntryReplies {
   load: { ok: boolean; error?: string };
   discover: Omit<DiscoveryReport, 'loaded'>;
@@ -104,8 +104,6 @@ export class LuaRuntime {
   private readonly chunkNames = new ChunkNames();
   private snapshots: SnapshotBox | undefined;
   private readonly entries = new Map<EntryName, number>();
-  private reply: unknown = undefined;
-  private replyProblem: string | undefined;
   private renderSnapshot: Uint8Array | undefined;
   private readonly decoder: SnapshotDecoder;
   private scope: TaskScope = IDLE_SCOPE;
@@ -124,11 +122,10 @@ export class LuaRuntime {
     this.stack = new LuaStack(this.raw);
     this.decoder = new SnapshotDecoder(this.raw, this.stack);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
-    this.output = createOutputNatives(this.raw as unknown as OutputRawApi, this.stack, (text) => this.logLine(text));
+    this.output = createOutputNatives(this.raw, this.stack, (text) => this.logLine(text));
     // Lua's own warnings (an error in a finalizer) take `warn`'s path: the call's log, after `@on`.
-    const warnf = engine.global.lua.module.addFunction(
-      (_userData: number, message: number, toContinue: number) =>
-        this.output.warning(this.stack.cStringAt(message), toContinue !== 0),
+    const warnf = this.raw.addFunction(
+      (_userData, message, toContinue) => this.output.warning(this.stack.cStringAt(message), toContinue !== 0),
       'viii',
     );
     this.raw._lua_setwarnf(engine.global.address, warnf, 0);
@@ -143,14 +140,13 @@ export class LuaRuntime {
     });
     this.hook = new CountHook(
       this.raw,
-      (fn, signature) => engine.global.lua.module.addFunction(fn, signature),
+      this.stack,
       (L) => {
         this.stopAtDeadline(L);
         this.snapshots?.tick(L);
         this.sendPendingEvents();
         this.turns.checkpoint();
       },
-      (L, text) => this.stack.pushString(L, text),
       this.cString('_HOOKKEY'),
     );
   }
@@ -208,7 +204,7 @@ export class LuaRuntime {
    * pool is alike in, so a warmed worker makes it before it has a task (see `load`).
    */
   static async prepare(config: WorkerConfig, tasks: TaskTable): Promise<LuaRuntime> {
-    const { engine, raw } = await createEngine<LuaRawApi & HeapCapApi>(config.luaModule);
+    const { engine, raw } = await createEngine<LuaRawApi>(config.luaModule);
     const runtime = new LuaRuntime(engine, config, tasks, raw);
     runtime.installPrelude();
     runtime.heapCap = new HeapCap(raw, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
@@ -363,14 +359,14 @@ export class LuaRuntime {
     return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0, guard };
   }
 
-  /** Runs a prelude entry point that answers with `native.reply`; its reply has the entry's shape. */
+  /** Runs a prelude entry point that returns its reply; the reply has the entry's shape. */
   private async invokeForReply<E extends keyof EntryReplies>(
     entry: E,
     scope: TaskScope,
     pushArguments: (L: number) => number,
   ): Promise<EntryReplies[E]> {
     return this.invoke(scope, () =>
-      this.runner.call(this.entries.get(entry)!, pushArguments, () => this.takeReply<E>()),
+      this.runner.call(this.entries.get(entry)!, pushArguments, (L) => this.readReply(entry, L) as EntryReplies[E]),
     );
   }
 
@@ -378,7 +374,6 @@ export class LuaRuntime {
   private async invoke<R>(scope: TaskScope, call: () => R | Promise<R>): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
-    this.reply = undefined;
     try {
       const value = await call();
       this.refuseIfBroken();
@@ -426,12 +421,20 @@ export class LuaRuntime {
     return Object.fromEntries(Object.entries(natives).map(([name, native]) => [name, guard(native)]));
   }
 
-  /** What the entry passed to `native.reply` (shaped as EntryReplies names); one that could not be read fails the entry. */
-  private takeReply<E extends keyof EntryReplies>(): EntryReplies[E] {
-    const problem = this.replyProblem;
-    this.replyProblem = undefined;
-    if (problem !== undefined) throw new LuaEntryError(LUA_ERRRUN, problem);
-    return this.reply as EntryReplies[E];
+  /**
+   * What an entry returned, the only values on `L`'s stack: discovery's definitions and problems, or
+   * another entry's reply; one that could not be read fails the entry.
+   */
+  private readReply(entry: keyof EntryReplies, L: number): unknown {
+    try {
+      if (entry !== 'discover')
+        return this.stack.readValue(L, 1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
+      const discovered = readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
+      return { ...discovered, logs: this.scope.logs };
+    } catch (error) {
+      if (!(error instanceof LuaConversionError)) throw error;
+      throw new LuaEntryError(LUA_ERRRUN, error.message);
+    }
   }
 
   /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
@@ -519,25 +522,6 @@ export class LuaRuntime {
         ]),
       ),
       ...createAskNatives(() => this.scope.channel),
-      reply: (call) => {
-        try {
-          this.reply = call.value(1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
-        } catch (error) {
-          if (!(error instanceof LuaConversionError)) throw error;
-          this.replyProblem = error.message;
-        }
-        return [];
-      },
-      discovered: (call) => {
-        const { definitions, diagnostics } = readDiscovery(
-          this.engine.global.lua,
-          this.stack,
-          call.L,
-          this.config.configFile,
-        );
-        this.reply = { definitions, diagnostics, logs: this.scope.logs };
-        return [];
-      },
       ...this.output.natives,
       log: (call) => {
         // Measured before it is copied: a line past what the log may still hold is only counted.
@@ -553,10 +537,8 @@ export class LuaRuntime {
         this.sendPendingEvents();
         return [];
       },
-      ...createDebugHookNatives(this.raw as unknown as DebugHookApi, this.stack, this.hook, (text) =>
-        this.cString(text),
-      ),
-      ...createCoroutineNatives(this.raw as unknown as CoroutineApi, () => this.runner.address),
+      ...createDebugHookNatives(this.raw, this.stack, this.hook, (text) => this.cString(text)),
+      ...createCoroutineNatives(this.raw, () => this.runner.address),
       render_state: (call) => {
         if (this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         this.decoder.push(call.L, this.renderSnapshot ?? new Uint8Array(0));

@@ -2,7 +2,7 @@
 // wasmoon's own conversion goes through C strings and stops at the first NUL byte.
 import { isUtf8 } from 'node:buffer';
 
-/** The raw exports of wasmoon's emscripten module that this file uses (wasmoon does not type them). */
+/** The raw exports of wasmoon's emscripten module that the worker uses (wasmoon does not type them). */
 export interface LuaRawApi {
   HEAPU8: Uint8Array;
   HEAPU32: Uint32Array;
@@ -44,6 +44,18 @@ export interface LuaRawApi {
   _lua_xmove(from: number, to: number, n: number): void;
   _lua_isyieldable(L: number): number;
   _lua_yieldk(L: number, results: number, context: number, continuation: number): number;
+  _lua_tothread(L: number, index: number): number;
+  _lua_setfield(L: number, index: number, key: number): void;
+  _lua_setmetatable(L: number, index: number): number;
+  _lua_newuserdatauv(L: number, size: number, userValues: number): number;
+  _lua_setallocf(L: number, allocator: number, userData: number): void;
+  _luaL_getsubtable(L: number, index: number, key: number): number;
+  _luaL_checklstring(L: number, index: number, lengthOut: number): number;
+  _luaL_checktype(L: number, index: number, type: number): void;
+  _luaL_optinteger(L: number, index: number, fallback: bigint): bigint;
+  _luaL_tolstring(L: number, index: number, lengthOut: number): number;
+  _realloc(pointer: number, size: number): number;
+  addFunction(fn: (...args: number[]) => number | void, signature: string): number;
 }
 
 export const LUA_TNIL = 0;

@@ -6,15 +6,8 @@
 // `os.exit` answers with what it printed. Warnings follow lauxlib's warning function, for `warn`
 // and for Lua's own (an error in a finalizer), which the runtime routes to `warning`.
 import { LOG_LIMIT_CHARS } from './call-channel.js';
-import type { LuaStack } from './lua-stack.js';
+import type { LuaRawApi, LuaStack } from './lua-stack.js';
 import { NativeError, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
-
-/** The raw exports these natives use beyond LuaStack's. */
-export interface OutputRawApi {
-  _luaL_tolstring(L: number, index: number, lengthOut: number): number;
-  _lua_newuserdatauv(L: number, size: number, userValues: number): number;
-  _lua_settop(L: number, index: number): void;
-}
 
 export interface OutputNatives {
   natives: Record<string, NativeFunction>;
@@ -25,7 +18,7 @@ export interface OutputNatives {
 }
 
 /** Output natives writing whole lines to `log`. */
-export function createOutputNatives(raw: OutputRawApi, stack: LuaStack, log: (text: string) => void): OutputNatives {
+export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text: string) => void): OutputNatives {
   let partial = '';
   let printed = '';
   // lauxlib's states: off until `@on`, then on, or continued while a warning's pieces arrive.

@@ -297,7 +297,7 @@ end
 
 function entry.load(path)
   local ok, err = xpcall(dofile, placed_message, path)
-  native.reply { ok = ok, error = not ok and err or nil }
+  return { ok = ok, error = not ok and err or nil }
 end
 
 function entry.discover()
@@ -316,7 +316,7 @@ function entry.discover()
       definition.permissions, definition.permissions_at = default_permissions.permissions, default_permissions.at
     end
   end
-  native.discovered(definitions, problems)
+  return definitions, problems
 end
 
 -- Returns (content, is_error, failure, shows, structured): read straight off the stack, nothing is built.
@@ -386,18 +386,18 @@ end
 
 function entry.available(name, call_id)
   local tool = functions[name]
-  if not tool or tool.available == nil then return native.reply { available = true } end
+  if not tool or tool.available == nil then return { available = true } end
   local ok, result = xpcall(tool.available, message_only, new_ctx(name, call_id))
   if not ok then
-    return native.reply { available = false, reason = 'available() raised an error: ' .. result }
+    return { available = false, reason = 'available() raised an error: ' .. result }
   end
   if type(result) ~= 'boolean' then
-    return native.reply {
+    return {
       available = false,
       reason = str_format('available() returned %s; it must return true or false', describe(result)),
     }
   end
-  native.reply { available = result, reason = not result and 'available() returned false' or nil }
+  return { available = result, reason = not result and 'available() returned false' or nil }
 end
 
 local function render_lines(result)
@@ -422,19 +422,19 @@ end
 function entry.render(name, view)
   local tool = functions[name]
   if not tool or type(tool.render) ~= 'function' then
-    return native.reply { ok = false, reason = 'the tool has no render function' }
+    return { ok = false, reason = 'the tool has no render function' }
   end
   local holder = {}
   local decoded, problem = pcall(native.render_state, holder)
-  if not decoded then return native.reply { ok = false, reason = 'the snapshot could not be read: ' .. tostring(problem) } end
+  if not decoded then return { ok = false, reason = 'the snapshot could not be read: ' .. tostring(problem) } end
   local ok, result = xpcall(tool.render, message_only, holder[1], view)
-  if not ok then return native.reply { ok = false, reason = 'render failed: ' .. result } end
+  if not ok then return { ok = false, reason = 'render failed: ' .. result } end
   if type(result) ~= 'string' and type(result) ~= 'table' then
-    return native.reply { ok = false, reason = str_format('render returned %s; return a string or an array of lines', describe(result)) }
+    return { ok = false, reason = str_format('render returned %s; return a string or an array of lines', describe(result)) }
   end
   local lines, problem = render_lines(result)
-  if not lines then return native.reply { ok = false, reason = problem } end
-  native.reply { ok = true, lines = lines }
+  if not lines then return { ok = false, reason = problem } end
+  return { ok = true, lines = lines }
 end
 
 __moonpool_entry = entry
