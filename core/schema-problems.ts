@@ -8,7 +8,7 @@
 import type { Ajv, ErrorObject } from 'ajv';
 import type { LinearPatterns } from './linear-pattern.js';
 import { closestName } from './name-suggestion.js';
-import { isSchemaObject, subschemasOf, type SchemaPathKey } from './schema-shape.js';
+import { isSchemaObject, placeOf, subschemasOf, type SchemaPathKey } from './schema-shape.js';
 import { cutKey, describeValue, printable, shownKey } from './value-description.js';
 
 /** A problem in a schema: where it is written (keys from the schema's field) and the whole message. */
@@ -160,19 +160,6 @@ function walkProblems(
     defaultProblems(list, current, where);
     for (const [keys, subschema] of subschemasOf(current).reverse()) pending.push([[...where, ...keys], subschema]);
   }
-}
-
-/** The keys of ajv's instance path (`/properties/a~1b/0`), numbers where the schema holds a list, and the value there. */
-function placeOf(schema: unknown, instancePath: string): { keys: SchemaPathKey[]; value: unknown } {
-  const keys: SchemaPathKey[] = [];
-  let value = schema;
-  for (const segment of instancePath.split('/').slice(1)) {
-    const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-    const index = Number(key);
-    keys.push(Array.isArray(value) ? index : key);
-    value = Array.isArray(value) ? value[index] : isSchemaObject(value) ? value[key] : undefined;
-  }
-  return { keys, value };
 }
 
 /** Where a schema was due and a type's name was written (`items = 'string'`), the schema meant. */

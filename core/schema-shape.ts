@@ -1,6 +1,7 @@
 // Where a JSON Schema holds other schemas: one (`not`, `items`…), a list (`allOf`…) or a map
 // (`properties`…) of them; and which keywords hold data, never schemas (`enum`, `const`…). One
-// list, so that every walk over a schema (step counting, checking, counting keywords) agrees.
+// list, so that every walk over a schema (step counting, checking, counting keywords) agrees;
+// and where a JSON pointer leads in a schema.
 
 /** Keywords whose value is one schema (`items` may also be a list of them). */
 export const ONE_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
@@ -50,4 +51,23 @@ export function subschemasOf(schema: Record<string, unknown>): [SchemaPathKey[],
     }
   }
   return found;
+}
+
+/**
+ * The keys of a JSON pointer into `schema` (ajv's instance path `/properties/a~1b/0`, or a URI
+ * fragment `#/properties/a%20b`), numbers where the schema holds a list, and the value there.
+ */
+export function placeOf(schema: unknown, pointer: string): { keys: SchemaPathKey[]; value: unknown } {
+  const fragment = pointer.startsWith('#');
+  const keys: SchemaPathKey[] = [];
+  let value = schema;
+  for (const segment of pointer
+    .slice(fragment ? 1 : 0)
+    .split('/')
+    .slice(1)) {
+    const key = (fragment ? decodeURIComponent(segment) : segment).replaceAll('~1', '/').replaceAll('~0', '~');
+    keys.push(Array.isArray(value) ? Number(key) : key);
+    value = Array.isArray(value) ? value[Number(key)] : isSchemaObject(value) ? value[key] : undefined;
+  }
+  return { keys, value };
 }
