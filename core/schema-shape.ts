@@ -54,6 +54,24 @@ export function subschemasOf(schema: Record<string, unknown>): [SchemaPathKey[],
 }
 
 /**
+ * A copy of keyword `keyword`'s `value` with `each` applied to every schema it holds, a map's
+ * entries as `entries` lists them. An empty list where a map of schemas is due is an empty map (Lua
+ * writes both `{}`); anything else that is not what the keyword holds is left as it is.
+ */
+export function mapSubschemas(
+  keyword: string,
+  value: unknown,
+  each: (schema: unknown) => unknown,
+  entries: (map: Record<string, unknown>) => [string, unknown][] = Object.entries,
+): unknown {
+  if (LIST_OF_SCHEMAS_KEYWORDS.has(keyword)) return Array.isArray(value) ? value.map(each) : value;
+  if (ONE_SCHEMA_KEYWORDS.has(keyword)) return Array.isArray(value) && value.length > 0 ? value.map(each) : each(value);
+  if (!MAP_OF_SCHEMAS_KEYWORDS.has(keyword)) return value;
+  if (Array.isArray(value) && value.length === 0) return {};
+  return isSchemaObject(value) ? Object.fromEntries(entries(value).map(([name, item]) => [name, each(item)])) : value;
+}
+
+/**
  * The keys of a JSON pointer into `schema` (ajv's instance path `/properties/a~1b/0`, or a URI
  * fragment `#/properties/a%20b`), numbers where the schema holds a list, and the value there.
  */
