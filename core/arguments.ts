@@ -18,21 +18,18 @@ export const MAX_LISTING_STEPS = 2_000;
 /** Allowed values named in an `enum` problem; the rest are counted. */
 export const MAX_LISTED_ENUM_VALUES = 10;
 
+function childPath(parent: string, key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+}
+
+/** `args.a[3]["b c"]` for ajv's instance path `/a/3/b c`. */
 function pathOf(instancePath: string, root: string): string {
   let path = root;
   for (const segment of instancePath.split('/').slice(1)) {
     const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-    path += /^\d+$/.test(key)
-      ? `[${key}]`
-      : /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
-        ? `.${key}`
-        : `[${JSON.stringify(key)}]`;
+    path = /^\d+$/.test(key) ? `${path}[${key}]` : childPath(path, key);
   }
   return path;
-}
-
-function childPath(parent: string, key: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 
 // One enum's text serves each of its failures: a long array can fail it many times.

@@ -2,32 +2,11 @@
 // as `[]`; this turns each into what its keyword expects: `[]` for list keywords (`required`,
 // `enum`, `allOf`…), `{}` for a schema or a map of schemas (`properties`, `items`…), by the
 // keyword lists of schema-shape.ts.
-import {
-  isSchemaObject,
-  LIST_OF_SCHEMAS_KEYWORDS,
-  MAP_OF_SCHEMAS_KEYWORDS,
-  ONE_SCHEMA_KEYWORDS,
-} from './schema-shape.js';
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  isSchemaObject(value) && !(value instanceof Uint8Array);
-
-const isEmptyList = (value: unknown): boolean => Array.isArray(value) && value.length === 0;
+import { isSchemaObject, mapSubschemas } from './schema-shape.js';
 
 // Lua tables have no key order; schemas come out in this order, then alphabetically, so the
 // model and `moonpool list` always see the same text.
-const KEY_ORDER = [
-  '$schema',
-  '$id',
-  'type',
-  'title',
-  'description',
-  'properties',
-  'required',
-  'items',
-  'enum',
-  'default',
-];
+const KEY_ORDER = '$schema $id type title description properties required items enum default'.split(' ');
 
 function keyRank(key: string): number {
   const rank = KEY_ORDER.indexOf(key);
@@ -39,21 +18,9 @@ function orderedEntries(value: Record<string, unknown>): [string, unknown][] {
 }
 
 export function schemaFromLua(value: unknown): unknown {
-  if (isEmptyList(value)) return {};
-  if (!isPlainObject(value)) return value;
-  const schema: Record<string, unknown> = {};
-  for (const [key, item] of orderedEntries(value)) {
-    if (LIST_OF_SCHEMAS_KEYWORDS.has(key)) schema[key] = Array.isArray(item) ? item.map(schemaFromLua) : item;
-    else if (MAP_OF_SCHEMAS_KEYWORDS.has(key)) schema[key] = mapOfSchemas(item);
-    else if (ONE_SCHEMA_KEYWORDS.has(key))
-      schema[key] = Array.isArray(item) && item.length > 0 ? item.map(schemaFromLua) : schemaFromLua(item);
-    else schema[key] = item;
-  }
-  return schema;
-}
-
-function mapOfSchemas(value: unknown): unknown {
-  if (isEmptyList(value)) return {};
-  if (!isPlainObject(value)) return value;
-  return Object.fromEntries(orderedEntries(value).map(([name, schema]) => [name, schemaFromLua(schema)]));
+  if (Array.isArray(value) && value.length === 0) return {};
+  if (!isSchemaObject(value) || value instanceof Uint8Array) return value;
+  return Object.fromEntries(
+    orderedEntries(value).map(([key, item]) => [key, mapSubschemas(key, item, schemaFromLua, orderedEntries)]),
+  );
 }

@@ -14,7 +14,7 @@ import {
   type SchemaProblem,
   type SchemaProblems,
 } from './schema-problems.js';
-import { isSchemaObject, VALUE_KEYWORDS, type SchemaPathKey } from './schema-shape.js';
+import { placeOf, VALUE_KEYWORDS } from './schema-shape.js';
 import { useStepCounting, withStepCounting } from './schema-steps.js';
 import { chargeValidationWork } from './validation-budget.js';
 
@@ -178,24 +178,12 @@ export function compileParameters(
   return { problems: problems.slice(0, MAX_REPORTED_SCHEMA_PROBLEMS), total: found.total + strict.length };
 }
 
-/** The keys of a JSON pointer into `schema` (`#/properties/m`), numbers where it holds a list. */
-function pointerKeys(schema: unknown, pointer: string): SchemaPathKey[] {
-  const keys: SchemaPathKey[] = [];
-  let value = schema;
-  for (const segment of pointer.replace(/^#/, '').split('/').slice(1)) {
-    const key = decodeURIComponent(segment).replaceAll('~1', '/').replaceAll('~0', '~');
-    keys.push(Array.isArray(value) ? Number(key) : key);
-    value = isSchemaObject(value) ? value[key] : Array.isArray(value) ? value[Number(key)] : undefined;
-  }
-  return keys;
-}
-
 /** A strict-mode message as a problem at its place: a keyword of one type in a schema without `type` says which type to add. */
 function strictProblem(schema: Record<string, unknown>, message: string, field: string): SchemaProblem {
   const missing = /^missing type "(\w+)" for keyword "(\w+)" at "(#[^"]*)" \(strictTypes\)$/.exec(message);
   if (!missing) return { path: [], message: `${field}: ${message}` };
   const [, type, keyword, pointer] = missing;
-  const path = pointerKeys(schema, pointer!);
+  const path = placeOf(schema, pointer!).keys;
   return {
     path: [...path, keyword!],
     message: `${schemaPathText(field, path)}: \`${keyword}\` applies only to a ${type}, and the schema has no \`type\`: add type = '${type}'`,

@@ -1,14 +1,14 @@
 // Every mistake in a tool's schema (`parameters`, `output_schema`) at once, each at its own path
 // with the value written and what is allowed: unknown keywords (with the known one meant), bad
 // `type` names (with the type meant, by spelling or by another language's name for it), patterns
-// RE2 cannot run, whatever the meta-schema rejects, and what it allows but cannot be meant
-// (schema-meaning.ts). ajv's strict compile stops at the first; this runs before it. Bounded: at
-// most MAX_REPORTED_SCHEMA_PROBLEMS are kept, the rest counted.
+// RE2 cannot run, whatever the meta-schema rejects, and what it allows but no author means (a
+// `required` name no property has, a `default` not of its `type`). ajv's strict compile stops at
+// the first; this runs before it. Bounded: at most MAX_REPORTED_SCHEMA_PROBLEMS are kept, the
+// rest counted.
 import type { Ajv, ErrorObject } from 'ajv';
 import type { LinearPatterns } from './linear-pattern.js';
 import { closestName } from './name-suggestion.js';
-import { meaningProblems } from './schema-meaning.js';
-import { isSchemaObject, subschemasOf, type SchemaPathKey } from './schema-shape.js';
+import { isSchemaObject, placeOf, subschemasOf, type SchemaPathKey } from './schema-shape.js';
 import { cutKey, describeValue, printable, shownKey } from './value-description.js';
 
 /** A problem in a schema: where it is written (keys from the schema's field) and the whole message. */
@@ -88,7 +88,49 @@ function typeProblems(list: ProblemList, path: SchemaPathKey[], value: unknown):
   else check(value, path);
 }
 
-function keywordProblems(
+/** The JSON Schema types `value` is an instance of (an empty table is both an array and an object, as Lua writes it). */
+function typesOf(value: unknown): string[] {
+  if (value === null) return ['null'];
+  if (Array.isArray(value)) return value.length === 0 ? ['array', 'object'] : ['array'];
+  if (typeof value === 'number') return Number.isInteger(value) ? ['integer', 'number'] : ['number'];
+  if (isSchemaObject(value)) return Object.keys(value).length === 0 ? ['object', 'array'] : ['object'];
+  return [typeof value];
+}
+
+/** A `required` name that no property has: every call would then fail with `args.pth: is required`. */
+function requiredProblems(list: ProblemList, schema: Record<string, unknown>, where: SchemaPathKey[]): void {
+  const { required, properties } = schema;
+  // Names other properties may match are left alone: they can be met without a `properties` entry.
+  if (
+    !Array.isArray(required) ||
+    !isSchemaObject(properties) ||
+    schema['patternProperties'] !== undefined ||
+    isSchemaObject(schema['additionalProperties'])
+  )
+    return;
+  const names = Object.keys(properties);
+  required.forEach((name, index) => {
+    if (typeof name !== 'string' || Object.hasOwn(properties, name)) return;
+    const meant = closestName(name, names);
+    list.add(
+      [...where, 'required', index],
+      `"${shownKey(name)}" is required but is not in properties${meant ? ` (did you mean "${shownKey(meant)}"?)` : ''}; every call would fail`,
+    );
+  });
+}
+
+/** A `default` that is not of the schema's own `type`. */
+function defaultProblems(list: ProblemList, schema: Record<string, unknown>, where: SchemaPathKey[]): void {
+  if (!Object.hasOwn(schema, 'default')) return;
+  const declared = [schema['type']].flat().filter((type): type is string => typeof type === 'string');
+  if (declared.length === 0) return;
+  const value = schema['default'];
+  if (typesOf(value).some((type) => declared.includes(type))) return;
+  list.add([...where, 'default'], `${describeValue(value)} is not of the schema's type (${declared.join(' or ')})`);
+}
+
+/** The problems of `schema` and of every schema inside it, but what the meta-schema finds. */
+function walkProblems(
   list: ProblemList,
   known: ReadonlySet<string>,
   patterns: LinearPatterns,
@@ -114,21 +156,10 @@ function keywordProblems(
       else if (keyword === 'patternProperties' && isSchemaObject(value))
         for (const key of Object.keys(value)) pattern(key, [...where, keyword, key]);
     }
+    requiredProblems(list, current, where);
+    defaultProblems(list, current, where);
     for (const [keys, subschema] of subschemasOf(current).reverse()) pending.push([[...where, ...keys], subschema]);
   }
-}
-
-/** The keys of ajv's instance path (`/properties/a~1b/0`), numbers where the schema holds a list, and the value there. */
-function placeOf(schema: unknown, instancePath: string): { keys: SchemaPathKey[]; value: unknown } {
-  const keys: SchemaPathKey[] = [];
-  let value = schema;
-  for (const segment of instancePath.split('/').slice(1)) {
-    const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-    const index = Number(key);
-    keys.push(Array.isArray(value) ? index : key);
-    value = Array.isArray(value) ? value[index] : isSchemaObject(value) ? value[key] : undefined;
-  }
-  return { keys, value };
 }
 
 /** Where a schema was due and a type's name was written (`items = 'string'`), the schema meant. */
@@ -170,8 +201,7 @@ export function findSchemaProblems(
 ): SchemaProblems {
   const list = new ProblemList(field);
   const known = new Set(Object.keys(ajv.RULES.keywords).filter((keyword) => !INTERNAL_KEYWORDS.has(keyword)));
-  keywordProblems(list, known, patterns, schema);
-  meaningProblems(schema, (path, message) => list.add(path, message));
+  walkProblems(list, known, patterns, schema);
   if (!metaSchemaKnown(list, schema.$schema)) return { problems: list.problems, total: list.total };
   if (!ajv.validateSchema(schema)) {
     const byPath = new Map<string, ErrorObject[]>();

@@ -1,6 +1,7 @@
 // Where a JSON Schema holds other schemas: one (`not`, `items`…), a list (`allOf`…) or a map
 // (`properties`…) of them; and which keywords hold data, never schemas (`enum`, `const`…). One
-// list, so that every walk over a schema (step counting, checking, counting keywords) agrees.
+// list, so that every walk over a schema (step counting, checking, counting keywords) agrees;
+// and where a JSON pointer leads in a schema.
 
 /** Keywords whose value is one schema (`items` may also be a list of them). */
 export const ONE_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
@@ -50,4 +51,41 @@ export function subschemasOf(schema: Record<string, unknown>): [SchemaPathKey[],
     }
   }
   return found;
+}
+
+/**
+ * A copy of keyword `keyword`'s `value` with `each` applied to every schema it holds, a map's
+ * entries as `entries` lists them. An empty list where a map of schemas is due is an empty map (Lua
+ * writes both `{}`); anything else that is not what the keyword holds is left as it is.
+ */
+export function mapSubschemas(
+  keyword: string,
+  value: unknown,
+  each: (schema: unknown) => unknown,
+  entries: (map: Record<string, unknown>) => [string, unknown][] = Object.entries,
+): unknown {
+  if (LIST_OF_SCHEMAS_KEYWORDS.has(keyword)) return Array.isArray(value) ? value.map(each) : value;
+  if (ONE_SCHEMA_KEYWORDS.has(keyword)) return Array.isArray(value) && value.length > 0 ? value.map(each) : each(value);
+  if (!MAP_OF_SCHEMAS_KEYWORDS.has(keyword)) return value;
+  if (Array.isArray(value) && value.length === 0) return {};
+  return isSchemaObject(value) ? Object.fromEntries(entries(value).map(([name, item]) => [name, each(item)])) : value;
+}
+
+/**
+ * The keys of a JSON pointer into `schema` (ajv's instance path `/properties/a~1b/0`, or a URI
+ * fragment `#/properties/a%20b`), numbers where the schema holds a list, and the value there.
+ */
+export function placeOf(schema: unknown, pointer: string): { keys: SchemaPathKey[]; value: unknown } {
+  const fragment = pointer.startsWith('#');
+  const keys: SchemaPathKey[] = [];
+  let value = schema;
+  for (const segment of pointer
+    .slice(fragment ? 1 : 0)
+    .split('/')
+    .slice(1)) {
+    const key = (fragment ? decodeURIComponent(segment) : segment).replaceAll('~1', '/').replaceAll('~0', '~');
+    keys.push(Array.isArray(value) ? Number(key) : key);
+    value = Array.isArray(value) ? value[Number(key)] : isSchemaObject(value) ? value[key] : undefined;
+  }
+  return { keys, value };
 }

@@ -3,12 +3,7 @@
 // exponential in its depth (18 levels took 68 s), and a wide `anyOf` over a long array multiplies.
 // The compiled copy of each schema carries a keyword that counts; the model sees the original.
 import { _, type Ajv, type CodeKeywordDefinition } from 'ajv';
-import {
-  isSchemaObject,
-  LIST_OF_SCHEMAS_KEYWORDS,
-  MAP_OF_SCHEMAS_KEYWORDS,
-  ONE_SCHEMA_KEYWORDS,
-} from './schema-shape.js';
+import { isSchemaObject, mapSubschemas } from './schema-shape.js';
 import { countValidationStep } from './validation-budget.js';
 
 const STEP_KEYWORD = 'moonpoolStep';
@@ -31,13 +26,6 @@ export function useStepCounting(ajv: Ajv): void {
 export function withStepCounting(schema: unknown): unknown {
   if (!isSchemaObject(schema)) return schema;
   const copy: Record<string, unknown> = { [STEP_KEYWORD]: true };
-  for (const [key, value] of Object.entries(schema)) {
-    if (key === 'items') copy[key] = Array.isArray(value) ? value.map(withStepCounting) : withStepCounting(value);
-    else if (ONE_SCHEMA_KEYWORDS.has(key)) copy[key] = withStepCounting(value);
-    else if (LIST_OF_SCHEMAS_KEYWORDS.has(key) && Array.isArray(value)) copy[key] = value.map(withStepCounting);
-    else if (MAP_OF_SCHEMAS_KEYWORDS.has(key) && isSchemaObject(value)) {
-      copy[key] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withStepCounting(item)]));
-    } else copy[key] = value;
-  }
+  for (const [key, value] of Object.entries(schema)) copy[key] = mapSubschemas(key, value, withStepCounting);
   return copy;
 }

@@ -28,14 +28,9 @@ const HINTS = {
   open_world: 'openWorld',
 } as const;
 const FIELDS = ['title', ...Object.keys(HINTS)];
-/** Where `text` has a C0 or C1 control character or DEL (a title shown by a client must not move its cursor or colour it), or -1. */
-function controlCharacterAt(text: string): number {
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return index;
-  }
-  return -1;
-}
+/** A C0 or C1 control character or DEL: a title shown by a client must not move its cursor or colour it. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 export interface AnnotationsCheck {
   annotations?: ToolAnnotations;
@@ -70,9 +65,9 @@ export function checkAnnotations(value: unknown): AnnotationsCheck {
         errors.push(
           `annotations.title must be a non-empty string of at most ${MAX_TITLE_CHARS} characters (got ${typeof field === 'string' ? `${field.length} characters` : typeName(field)})`,
         );
-      } else if (controlCharacterAt(field) >= 0) {
+      } else if (CONTROL_CHARACTER.test(field)) {
         errors.push(
-          `annotations.title must be one line of printable characters (got a control character at position ${controlCharacterAt(field) + 1})`,
+          `annotations.title must be one line of printable characters (got a control character at position ${field.search(CONTROL_CHARACTER) + 1})`,
         );
       } else annotations.title = field;
     } else if (key in HINTS) {
