@@ -37,26 +37,18 @@ const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).c
 
 /** Opens `path`; a missing file or one that cannot be read (after a warning) is its LogEnd. */
 export function openLogFile(path: string, warn: (line: string) => void): LogFile | LogEnd {
-  let fd: number;
+  let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return { validBytes: 0 };
-    warn(
-      errorCode(error) === 'ELOOP'
-        ? `${path}: not a regular file; skipped`
-        : `${path}: cannot be read (${errorCode(error)})`,
-    );
-    return { validBytes: 0, unreadable: true };
-  }
-  try {
     const stats = fstatSync(fd);
     if (stats.isFile()) return { path, fd, size: stats.size };
     warn(`${path}: not a regular file; skipped`);
   } catch (error) {
-    warn(`${path}: cannot be read (${errorCode(error)})`);
+    const code = errorCode(error);
+    if (code === 'ENOENT') return { validBytes: 0 };
+    warn(code === 'ELOOP' ? `${path}: not a regular file; skipped` : `${path}: cannot be read (${code})`);
   }
-  closeSync(fd);
+  if (fd !== undefined) closeSync(fd);
   return { validBytes: 0, unreadable: true };
 }
 
