@@ -29,7 +29,6 @@ import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner, type ToolEntries } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
-import { HeapCap } from './heap-cap.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { readPreludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
@@ -110,7 +109,8 @@ export class LuaRuntime {
   private discovery: DiscoveryReport = { loaded: false, definitions: [], diagnostics: [], logs: [] };
   /** Set once the state broke: every later task is refused and the worker discards this runtime. */
   private broken: LuaStateBroken | undefined;
-  private heapCap: HeapCap | undefined;
+  /** Allocations the heap cap refused since the state was created (see capHeap). */
+  private refusals = 0;
 
   private constructor(
     private readonly engine: LuaEngine,
@@ -207,8 +207,36 @@ export class LuaRuntime {
     const { engine, raw } = await createEngine<LuaRawApi>(config.luaModule);
     const runtime = new LuaRuntime(engine, config, tasks, raw);
     runtime.installPrelude();
-    runtime.heapCap = new HeapCap(raw, engine.global.address, engine.global.getMemoryUsed(), config.memoryLimitBytes);
+    runtime.capHeap(engine.global.getMemoryUsed(), config.memoryLimitBytes);
     return runtime;
+  }
+
+  /**
+   * The Lua heap cap: an allocator that replaces wasmoon's (same bookkeeping; it has counted
+   * `usedBytes` so far) and counts the allocations it refused. Lua raises a memory error both when
+   * the cap refuses an allocation and when a tool raises 'not enough memory' itself; only the count
+   * tells them apart.
+   */
+  private capHeap(usedBytes: number, limitBytes: number): void {
+    const allocator = this.raw.addFunction((_userData, pointer, oldSize, newSize) => {
+      if (newSize === 0) {
+        if (pointer) {
+          usedBytes -= oldSize;
+          this.raw._free(pointer);
+        }
+        return 0;
+      }
+      const used = usedBytes + (pointer ? newSize - oldSize : newSize);
+      if (newSize > oldSize && used > limitBytes) {
+        this.refusals++;
+        return 0;
+      }
+      const reallocated = this.raw._realloc(pointer, newSize);
+      if (reallocated) usedBytes = used;
+      else this.refusals++;
+      return reallocated;
+    }, 'iiiii');
+    this.raw._lua_setallocf(this.engine.global.address, allocator, 0);
   }
 
   /** Evaluates the config and runs discovery, for the task in `row` (Lua errors become diagnostics); returns this runtime. */
@@ -240,7 +268,7 @@ export class LuaRuntime {
     }
     this.snapshots?.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
-    const refusals = this.heapCap?.refusals ?? 0;
+    const refusals = this.refusals;
     let ran: Ran;
     try {
       ran = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
@@ -294,7 +322,7 @@ export class LuaRuntime {
   private async replyOf(ran: Ran, refusals: number, channel: CallChannel): Promise<RunReply> {
     // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
     // One met while the error was being reported (a huge __tostring) is the cap all the same.
-    const capHit = this.heapCap !== undefined && this.heapCap.refusals !== refusals;
+    const capHit = this.refusals !== refusals;
     if (ran.reply.failure === 'out_of_memory' && !capHit) ran.reply.failure = 'lua_error';
     else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory')
       ran.reply.failure = 'out_of_memory';
