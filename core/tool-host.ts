@@ -457,15 +457,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     for (const generation of this.retiring) {
       for (const [module, older] of Object.entries(generation.stats())) {
         const current = modules[module];
-        modules[module] =
-          current === undefined
-            ? older
-            : {
-                ...current,
-                alive: current.alive + older.alive,
-                busy: current.busy + older.busy,
-                queued: current.queued + older.queued,
-              };
+        if (current === undefined) modules[module] = older;
+        else for (const count of ['alive', 'busy', 'queued'] as const) current[count] += older[count];
       }
     }
     return modules;

@@ -139,9 +139,7 @@ export class WorkerPool {
   private readonly jobs = new Map<number, Job>();
   /** The `run` tasks among them, by call id: their worker's events name the call. */
   private readonly calls = new Map<string, Job>();
-  /** Node thread ids of the workers whose code has loaded (they posted their event port). */
-  private readonly upThreads = new Set<number>();
-  /** When the pool first saw each thread whose code has not loaded yet (Date.now() ms). */
+  /** When the pool first saw each thread whose code has not loaded yet (Date.now() ms); a thread that is up has none. */
   private readonly startingSince = new Map<number, number>();
   /** Threads whose exit the pool watches. */
   private readonly watched = new WeakSet<Worker>();
@@ -323,7 +321,7 @@ export class WorkerPool {
       this.options.threads.started(thread);
       // Read now: an exited thread's id is -1.
       const { threadId } = thread;
-      if (!this.upThreads.has(threadId)) this.startingSince.set(threadId, Date.now());
+      this.startingSince.set(threadId, Date.now());
       let failure: string | undefined;
       thread.on('error', (error: unknown) => (failure ??= error instanceof Error ? error.message : String(error)));
       thread.once('exit', () => this.threadExited(threadId, failure));
@@ -333,8 +331,7 @@ export class WorkerPool {
 
   /** A thread has exited; `failure`: what failed in it (a thread terminated by the pool or piscina has none). */
   private threadExited(threadId: number, failure: string | undefined): void {
-    const cameUp = this.upThreads.delete(threadId);
-    this.startingSince.delete(threadId);
+    const cameUp = !this.startingSince.delete(threadId);
     this.threadStarted(threadId);
     if (this.closed) return;
     if (!cameUp && failure !== undefined && ++this.startFailures >= START_FAILURE_LIMIT) {
@@ -543,10 +540,9 @@ export class WorkerPool {
   private workerUp(message: WorkerEventsPort): void {
     const { threadId } = message;
     const port: MessagePort = message[EVENTS_PORT_KEY];
-    this.upThreads.add(threadId);
+    this.watchThreads();
     this.startingSince.delete(threadId);
     this.startFailures = 0;
-    this.watchThreads();
     this.settleCameUp();
     const router: WorkerEvents = {
       log: (callId, texts) => {
