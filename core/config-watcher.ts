@@ -55,8 +55,6 @@ export function watchConfig(
   let closed = false;
 
   const settle = (): void => {
-    clearTimeout(timer);
-    timer = undefined;
     burstStartedAt = undefined;
     // A rename may have added or removed a directory: bring the watched set up to date first, so
     // that nothing written once the reload has read the tree goes unseen.

@@ -4,26 +4,9 @@ import { luaTokens, type LuaToken } from './lua-tokens.js';
 
 const EXPECTED_CLOSER = /^'[})\]]' expected(?: \(to close '[{([]' at line \d+\))? near (.+)$/;
 /** Lua's reserved words that never end a value (`true`, `nil`, a function's `end` do). */
-const NOT_VALUE_ENDS = new Set([
-  'and',
-  'break',
-  'do',
-  'else',
-  'elseif',
-  'for',
-  'function',
-  'goto',
-  'if',
-  'in',
-  'local',
-  'not',
-  'or',
-  'repeat',
-  'return',
-  'then',
-  'until',
-  'while',
-]);
+const NOT_VALUE_ENDS = new Set(
+  'and break do else elseif for function goto if in local not or repeat return then until while'.split(' '),
+);
 
 /** Whether `token` can end a value: a string, a number, a name, `end`, or a closing bracket. */
 function endsValue(token: LuaToken): boolean {

@@ -32,54 +32,50 @@ const FIELDS = ['title', ...Object.keys(HINTS)];
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
-export interface AnnotationsCheck {
-  annotations?: ToolAnnotations;
-  errors: string[];
-  warnings: string[];
-}
-
 function typeName(value: unknown): string {
   if (value === null || value === undefined) return 'nil';
   if (typeof value === 'object') return 'a table';
   return `a ${typeof value}`;
 }
 
-/** Reads the raw `annotations` value (null or undefined when absent; an empty Lua table arrives as `[]`). */
-export function checkAnnotations(value: unknown): AnnotationsCheck {
-  const errors: string[] = [];
-  const warnings: string[] = [];
-  if (value === null || value === undefined || (Array.isArray(value) && value.length === 0))
-    return { errors, warnings };
+/**
+ * Reads the raw `annotations` value (null or undefined when absent; an empty Lua table arrives as
+ * `[]`), reporting each problem. A tool with an error is not loaded, so what comes back then is never used.
+ */
+export function checkAnnotations(
+  value: unknown,
+  report: (severity: 'error' | 'warning', message: string) => void,
+): ToolAnnotations | undefined {
+  if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return {
-      errors: [
-        `\`annotations\` must be a table with named fields (got ${Array.isArray(value) ? 'a list' : typeName(value)})`,
-      ],
-      warnings,
-    };
+    const got = Array.isArray(value) ? 'a list' : typeName(value);
+    report('error', `\`annotations\` must be a table with named fields (got ${got})`);
+    return undefined;
   }
+  const error = (message: string): void => report('error', message);
   const annotations: ToolAnnotations = {};
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
     if (key === 'title') {
       if (typeof field !== 'string' || field.trim() === '' || field.length > MAX_TITLE_CHARS) {
-        errors.push(
+        error(
           `annotations.title must be a non-empty string of at most ${MAX_TITLE_CHARS} characters (got ${typeof field === 'string' ? `${field.length} characters` : typeName(field)})`,
         );
       } else if (CONTROL_CHARACTER.test(field)) {
-        errors.push(
+        error(
           `annotations.title must be one line of printable characters (got a control character at position ${field.search(CONTROL_CHARACTER) + 1})`,
         );
       } else annotations.title = field;
     } else if (key in HINTS) {
-      if (typeof field !== 'boolean') errors.push(`annotations.${key} must be true or false (got ${typeName(field)})`);
+      if (typeof field !== 'boolean') error(`annotations.${key} must be true or false (got ${typeName(field)})`);
       else annotations[HINTS[key as keyof typeof HINTS]] = field;
     } else {
       // MCP's own names (readOnlyHint) are looked up as ours are spelled (read_only).
       const meant = closestName(key.replace(/Hint$/, '').replace(/([a-z])([A-Z])/g, '$1_$2'), FIELDS);
-      warnings.push(
+      report(
+        'warning',
         `unknown field \`annotations.${key}\` is ignored (${meant === undefined ? `the fields are ${FIELDS.join(', ')}` : `did you mean \`${meant}\`?`})`,
       );
     }
   }
-  return errors.length > 0 ? { errors, warnings } : { annotations, errors, warnings };
+  return annotations;
 }

@@ -191,21 +191,20 @@ export function checkDefinitions(
         ? undefined
         : checkSchema('output_schema', definition.outputSchema);
 
-    const annotations = checkAnnotations(definition.annotations);
-    annotations.errors.forEach((problem) => error(problem, ['annotations']));
-    annotations.warnings.forEach((problem) => report('warning', `${label}: ${problem}`, ['annotations']));
-    const permissions = checkPermissions(definition.permissions);
+    const annotations = checkAnnotations(definition.annotations, (severity, message) =>
+      report(severity, `${label}: ${message}`, ['annotations']),
+    );
     const defaultAt = definition.permissionsAt;
-    for (const problem of permissions.problems) {
-      if (defaultAt)
+    const permissions = checkPermissions(definition.permissions, (message, path) => {
+      if (defaultAt === undefined) error(message, path);
+      else
         diagnostics.push({
           severity: 'error',
           ...defaultAt,
           ...(name ? { tool: name } : {}),
-          message: `${label}: default ${problem.message}`,
+          message: `${label}: default ${message}`,
         });
-      else error(problem.message, problem.path);
-    }
+    });
 
     // A definition's problems read top to bottom, as its fields are written.
     const own = diagnostics.splice(errorsBefore).sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
@@ -234,9 +233,9 @@ export function checkDefinitions(
         ...(typeof timeout === 'number' ? { timeoutMs: Math.round(timeout * 1000) } : {}),
         hasRender: definition.renderType === 'function',
         hasAvailable: definition.availableType === 'function',
-        ...(annotations.annotations ? { annotations: annotations.annotations } : {}),
+        ...(annotations ? { annotations } : {}),
         ...(output ? { outputSchema: output.schema } : {}),
-        ...(permissions.permissions ? { permissions: permissions.permissions } : {}),
+        ...(permissions ? { permissions } : {}),
       },
     });
   }

@@ -10,9 +10,10 @@ const KINDS = ['read', 'write', 'exec', 'env'] as const;
 type Kind = (typeof KINDS)[number];
 
 /** What each kind's list holds, and what a value must look like. */
+const PATH = { noun: 'a path', valid: (item: string) => item !== '' && !item.includes('\0'), rule: 'a non-empty path' };
 const ITEMS: Record<Kind, { noun: string; valid: (item: string) => boolean; rule: string }> = {
-  read: { noun: 'a path', valid: (item) => item !== '' && !item.includes('\0'), rule: 'a non-empty path' },
-  write: { noun: 'a path', valid: (item) => item !== '' && !item.includes('\0'), rule: 'a non-empty path' },
+  read: PATH,
+  write: PATH,
   exec: {
     noun: 'a program',
     valid: (item) => /^[^\s\0]+$/.test(item),
@@ -21,41 +22,31 @@ const ITEMS: Record<Kind, { noun: string; valid: (item: string) => boolean; rule
   env: { noun: 'a variable', valid: (item) => /^[^=\0]+$/.test(item), rule: 'a variable name (no `=`)' },
 };
 
-export interface PermissionProblem {
-  /** Where in the definition: `['permissions', 'read', 0]` (list items from 0). */
-  path: (string | number)[];
-  message: string;
-}
-
-export interface PermissionsCheck {
-  permissions?: ToolPermissions;
-  problems: PermissionProblem[];
-}
-
-/** Reads the raw `permissions` value (null or undefined when absent; an empty Lua table arrives as `[]`). */
-export function checkPermissions(value: unknown): PermissionsCheck {
-  if (value === null || value === undefined) return { problems: [] };
-  if (Array.isArray(value) && value.length === 0)
-    return { permissions: { read: [], write: [], exec: [], env: [] }, problems: [] };
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    return {
-      problems: [
-        {
-          path: ['permissions'],
-          message: `\`permissions\` must be a table with the fields read, write, exec, env (got ${describeValue(value)})`,
-        },
-      ],
-    };
-  }
-  const problems: PermissionProblem[] = [];
+/**
+ * Reads the raw `permissions` value (null or undefined when absent; an empty Lua table arrives as
+ * `[]`), reporting each problem at its path (`['permissions', 'read', 0]`, list items from 0). A
+ * tool with a problem is not loaded, so what comes back then is never used.
+ */
+export function checkPermissions(
+  value: unknown,
+  problem: (message: string, path: (string | number)[]) => void,
+): ToolPermissions | undefined {
+  if (value === null || value === undefined) return undefined;
   const permissions: ToolPermissions = { read: [], write: [], exec: [], env: [] };
+  if (Array.isArray(value) && value.length === 0) return permissions;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    problem(`\`permissions\` must be a table with the fields read, write, exec, env (got ${describeValue(value)})`, [
+      'permissions',
+    ]);
+    return undefined;
+  }
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
     if (!(KINDS as readonly string[]).includes(key)) {
       const meant = closestName(key, KINDS);
-      problems.push({
-        path: ['permissions', key],
-        message: `unknown field \`permissions.${shownKey(key)}\` (${meant ? `did you mean \`${meant}\`?` : `the fields are ${KINDS.join(', ')}`})`,
-      });
+      problem(
+        `unknown field \`permissions.${shownKey(key)}\` (${meant ? `did you mean \`${meant}\`?` : `the fields are ${KINDS.join(', ')}`})`,
+        ['permissions', key],
+      );
       continue;
     }
     const kind = key as Kind;
@@ -63,23 +54,23 @@ export function checkPermissions(value: unknown): PermissionsCheck {
     if (field === true) permissions[kind] = true;
     else if (field === false && kind === 'exec') permissions.exec = [];
     else if (!Array.isArray(field)) {
-      problems.push({
-        path: ['permissions', kind],
-        message: `permissions.${kind} must be true or a list of ${noun.replace(/^an? /, '')}s (got ${describeValue(field)})`,
-      });
+      problem(
+        `permissions.${kind} must be true or a list of ${noun.replace(/^an? /, '')}s (got ${describeValue(field)})`,
+        ['permissions', kind],
+      );
     } else {
       field.forEach((item, index) => {
-        if (typeof item !== 'string' || !valid(item)) {
-          problems.push({
-            path: ['permissions', kind, index],
-            message: `permissions.${kind}[${index + 1}] must be ${rule} (got ${describeValue(item)})`,
-          });
-        }
+        if (typeof item !== 'string' || !valid(item))
+          problem(`permissions.${kind}[${index + 1}] must be ${rule} (got ${describeValue(item)})`, [
+            'permissions',
+            kind,
+            index,
+          ]);
       });
       permissions[kind] = field as string[];
     }
   }
-  return problems.length > 0 ? { problems } : { permissions, problems };
+  return permissions;
 }
 
 /** A tool whose permissions write nothing and start nothing (MCP's `readOnlyHint`); null: declared none. */
