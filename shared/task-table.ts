@@ -206,27 +206,9 @@ export class TaskTable {
 }
 
 /** One task's row, as the worker's natives see it while the task runs. */
-export class TaskRow {
-  constructor(
-    private readonly table: TaskTable,
-    readonly row: number,
-  ) {}
-
-  get tag(): string {
-    return this.table.tag(this.row);
-  }
-
-  cgroup(): string | null {
-    return this.table.cgroup(this.row);
-  }
-
-  record(pid: number): boolean {
-    return this.table.record(this.row, pid);
-  }
-
-  endTask(): number {
-    return this.table.endTask(this.row);
-  }
+export interface TaskRow {
+  readonly table: TaskTable;
+  readonly row: number;
 }
 
 function groupAlive(pid: number): boolean {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { MAX_LIVE_GROUPS, TASK_ROW_WORDS, TaskRow, TaskTable } from '../shared/task-table.js';
+import { MAX_LIVE_GROUPS, TASK_ROW_WORDS, TaskTable } from '../shared/task-table.js';
 
 /** The worker's view of the core's table: the same buffer and epoch, as workerData carries them. */
 const workerSide = (table: TaskTable): TaskTable => new TaskTable(table.buffer, table.epochMs);
@@ -75,19 +75,18 @@ test('tables made in the same millisecond give their tasks different process tag
 
 test('a slot whose group is gone is reused, so a task can start more than MAX_LIVE_GROUPS commands in all', () => {
   const table = TaskTable.create(1);
-  const row = new TaskRow(table, 0);
-  for (let i = 0; i < MAX_LIVE_GROUPS + 5; i++) assert.ok(row.record(goneProcess()), `command ${i}`);
+  for (let i = 0; i < MAX_LIVE_GROUPS + 5; i++) assert.ok(table.record(0, goneProcess()), `command ${i}`);
 });
 
 test('ending a task on one side clears its groups, so the other side finds none', () => {
   const core = TaskTable.create(1);
-  const worker = new TaskRow(workerSide(core), 0);
+  const worker = workerSide(core);
   // The pid words are the row's last MAX_LIVE_GROUPS words.
   const pidWords = new Int32Array(core.buffer).subarray(TASK_ROW_WORDS - MAX_LIVE_GROUPS, TASK_ROW_WORDS);
   const pid = goneProcess();
-  worker.record(pid);
+  worker.record(0, pid);
   assert.ok(pidWords.includes(pid));
-  worker.endTask();
+  worker.endTask(0);
   assert.ok(
     pidWords.every((word) => word === 0),
     `${[...pidWords].join(',')}`,

@@ -19,7 +19,7 @@ import type {
 } from '../shared/protocol.js';
 import { PermissionGuard } from './permission-guard.js';
 import { CpuSlots } from '../shared/cpu-slots.js';
-import { TaskRow, type TaskTable } from '../shared/task-table.js';
+import type { TaskRow, TaskTable } from '../shared/task-table.js';
 import { installNatives, type NativeCall, type NativeFunction } from './lua-natives.js';
 import { describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
@@ -384,7 +384,7 @@ export class LuaRuntime {
   /** A task's scope: its row of the task table, its event channel, the logs it gathers, and what its tool may touch. */
   private scopeFor(row: number, channel: CallChannel | null, permissions?: ToolPermissions): TaskScope {
     const guard = PermissionGuard.of(permissions, this.config);
-    return { taskRow: new TaskRow(this.tasks, row), channel, logs: [], logChars: 0, droppedLogLines: 0, guard };
+    return { taskRow: { table: this.tasks, row }, channel, logs: [], logChars: 0, droppedLogLines: 0, guard };
   }
 
   /** Runs a prelude entry point that returns its reply; the reply has the entry's shape. */
@@ -430,7 +430,7 @@ export class LuaRuntime {
   private endScope(scope: TaskScope): void {
     // The task's last partial line goes to its log before its processes are ended.
     this.output.endTask();
-    scope.taskRow?.endTask();
+    scope.taskRow?.table.endTask(scope.taskRow.row);
     this.scope = IDLE_SCOPE;
   }
 

@@ -79,7 +79,8 @@ export class ShellProcess {
 
   /** Starts the command, or says why it could not start (a system error, or the call's process limit). */
   static start(command: Buffer | string[], options: ShellOptions): Promise<Outcome<ShellProcess>> {
-    const cgroup = options.taskRow ? options.taskRow.cgroup() : null;
+    const task = options.taskRow;
+    const cgroup = task ? task.table.cgroup(task.row) : null;
     const direct = Array.isArray(command) || isUtf8(command);
     // The shell joins the cgroup first: nothing it starts can be outside it.
     const join = cgroup === null ? '' : `echo $$ > '${cgroup.replaceAll("'", `'\\''`)}/cgroup.procs' || exit 125; `;
@@ -95,7 +96,10 @@ export class ShellProcess {
       child = process.getBuiltinModule('node:child_process').spawn('/bin/sh', shellArguments, {
         cwd: options.cwd,
         detached: true,
-        env: { ...(options.env ?? process.env), [PROCESS_TAG_VARIABLE]: options.taskRow?.tag ?? UNTRACKED_TAG },
+        env: {
+          ...(options.env ?? process.env),
+          [PROCESS_TAG_VARIABLE]: task ? task.table.tag(task.row) : UNTRACKED_TAG,
+        },
         stdio: [options.writable ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
@@ -107,7 +111,7 @@ export class ShellProcess {
       );
     }
     child.on('error', () => undefined);
-    if (options.taskRow && !options.taskRow.record(child.pid)) {
+    if (task && !task.table.record(task.row, child.pid)) {
       sigkill(-child.pid);
       return Promise.resolve({
         ok: false,
