@@ -13,7 +13,7 @@ import { compiledLuaModule } from './lua-wasm.js';
 import type { AvailableReply, Diagnostic, RenderView, WorkerConfig } from '../shared/protocol.js';
 import type { ResolvedHostOptions } from './host-options.js';
 import type { CheckedTool, CheckResult } from './tool-definitions.js';
-import type { ThreadWatch } from './thread-watch.js';
+import { within, type ThreadWatch } from './thread-watch.js';
 import { WorkerPool, type PoolStats, type TaskOutcome } from './worker-pool.js';
 
 export const CRASH_LIMIT = 3;
@@ -133,9 +133,9 @@ export class Generation {
     // After the messages already waiting (the worker's ready signal) have been handled.
     const cameUp = inspect.cameUp.then(() => new Promise((resolve) => setImmediate(resolve)));
     const checker = Promise.all([schemaModules, cameUp]).then(([[schemas, definitions]]) => {
-      const ajv = schemas.createSchemaCompiler();
-      schemas.compileParameters(ajv, { type: 'object', properties: { warm: { type: 'string' } } });
-      return { ajv, checkDefinitions: definitions.checkDefinitions };
+      const compiler = schemas.createSchemaCompiler();
+      schemas.compileParameters(compiler, { type: 'object', properties: { warm: { type: 'string' } } });
+      return { compiler, checkDefinitions: definitions.checkDefinitions };
     });
     checker.catch(() => undefined);
     const outcome = await discovering;
@@ -160,8 +160,8 @@ export class Generation {
       });
     let checked: CheckResult;
     try {
-      const { ajv, checkDefinitions } = await checker;
-      checked = checkDefinitions(report.definitions, ajv, definitionLines(snapshot));
+      const { compiler, checkDefinitions } = await checker;
+      checked = checkDefinitions(report.definitions, compiler, definitionLines(snapshot));
     } catch (error) {
       return abandon(failure(`the tool definitions could not be checked: ${(error as Error).message}`));
     }
@@ -216,9 +216,7 @@ export class Generation {
         if (!tool.definition.hasAvailable) continue;
         const checked = check(tool);
         running.push(checked);
-        let stagger: NodeJS.Timeout | undefined;
-        await Promise.race([checked, new Promise((resolve) => (stagger = setTimeout(resolve, AVAILABLE_STAGGER_MS)))]);
-        clearTimeout(stagger);
+        await within(checked, AVAILABLE_STAGGER_MS);
       }
       await Promise.all(running);
     } finally {

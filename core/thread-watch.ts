@@ -20,30 +20,37 @@ export function stuckAfterMs(): number {
   return Math.round(STUCK_AFTER_MS * Math.min(MAX_STRETCH, Math.max(1, perCpu)));
 }
 
+/** Waits for `promise` (settled either way), but no longer than `ms`. */
+export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))));
+  await Promise.race([promise.catch(() => undefined), waited]);
+  clearTimeout(timer);
+}
+
 export class ThreadWatch {
-  /** Live threads by thread id. */
-  private readonly live = new Map<number, Worker>();
-  /** Threads told to stop, not yet exited: when they count as stuck. */
-  private readonly stopping = new Map<Worker, number>();
-  private readonly exited = new Set<() => void>();
+  /** Live threads by thread id: each one's exit. */
+  private readonly live = new Map<number, Promise<void>>();
+  /** Threads told to stop, not yet exited, by thread id: when they count as stuck. */
+  private readonly stopping = new Map<number, number>();
 
   /** A new worker thread to keep an eye on. */
   started(worker: Worker): void {
     const id = worker.threadId;
     if (id < 0 || this.live.has(id)) return;
-    this.live.set(id, worker);
-    worker.once('exit', () => {
-      this.live.delete(id);
-      this.stopping.delete(worker);
-      for (const notify of this.exited) notify();
-    });
+    const exit = new Promise<void>((resolve) =>
+      worker.once('exit', () => {
+        this.live.delete(id);
+        this.stopping.delete(id);
+        resolve();
+      }),
+    );
+    this.live.set(id, exit);
   }
 
   /** The thread with this id was told to stop (terminated). */
   stopped(threadId: number, now = Date.now()): void {
-    const worker = this.live.get(threadId);
-    if (worker === undefined || this.stopping.has(worker)) return;
-    this.stopping.set(worker, now + stuckAfterMs());
+    if (this.live.has(threadId) && !this.stopping.has(threadId)) this.stopping.set(threadId, now + stuckAfterMs());
   }
 
   /** Threads alive (started and not exited). */
@@ -64,19 +71,8 @@ export class ThreadWatch {
    */
   async settled(now = Date.now()): Promise<void> {
     if (this.stopping.size === 0) return;
-    const last = Math.max(...this.stopping.values());
-    let done = (): void => undefined;
-    const allExited = new Promise<void>((resolve) => (done = resolve));
-    const check = (): void => {
-      if (this.stopping.size === 0) done();
-    };
-    this.exited.add(check);
-    const timer = setTimeout(done, Math.max(0, last - now));
-    try {
-      await allExited;
-    } finally {
-      clearTimeout(timer);
-      this.exited.delete(check);
-    }
+    // A thread told to stop is live until its exit, which deletes it from both maps.
+    const exits = [...this.stopping.keys()].map((id) => this.live.get(id)!);
+    await within(Promise.all(exits), Math.max(...this.stopping.values()) - now);
   }
 }

@@ -35,7 +35,7 @@ import {
   type WorkerEventsPort,
 } from '../shared/protocol.js';
 import { StartGate, type GateEntry } from './start-gate.js';
-import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
+import { stuckAfterMs, within, type ThreadWatch } from './thread-watch.js';
 
 /** The file every worker thread serves its tasks from (see workers/lua-worker-entry.cts). */
 export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
@@ -530,10 +530,7 @@ export class WorkerPool {
       this.options.threads.stopped(thread.threadId);
     }
     for (const job of this.jobs.values()) this.leaveStartGate(job);
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, stuckAfterMs())));
-    await Promise.race([this.piscina.destroy().catch(() => undefined), waited]);
-    clearTimeout(timer);
+    await within(this.piscina.destroy(), stuckAfterMs());
   }
 
   /** A worker's code has loaded: its events are routed by call id from now on. */
