@@ -140,22 +140,18 @@ const isWritten = (value: unknown): boolean =>
 /**
  * The value `bytes` encode. Map keys become text (`5`, `2.5`, `true`; bytes as UTF-8, others `\xNN`); integers past
  * 2^53 lose precision; msgpackr's `undefined` (fixext 1, type 0) is undefined. Throws MsgpackError for other
- * extensions, an undefined byte, a value cut short, bytes after it, or nesting past MAX_MSGPACK_DEPTH.
+ * extensions, an undefined byte, a value cut short, bytes after it, nesting past MAX_MSGPACK_DEPTH, or more than
+ * `maxValues` values.
  */
-export function decodeMsgpack(bytes: Uint8Array, limits: DecodeLimits = NO_LIMITS): unknown {
-  const decoder = new Decoder(bytes, limits);
+export function decodeMsgpack(bytes: Uint8Array, maxValues = Infinity): unknown {
+  const decoder = new Decoder(bytes, maxValues);
   const value = decoder.value(0);
   decoder.reader.end();
   return value;
 }
 
-/** Most values, and most maps and arrays among them, one decoding makes (bounding its memory). */
-export interface DecodeLimits {
-  values: number;
-  containers: number;
-}
-
-const NO_LIMITS: DecodeLimits = { values: Infinity, containers: Infinity };
+/** What a map or array counts as against a decoding's `maxValues`: an empty one is one byte of msgpack, some fifty of memory. */
+const CONTAINER_VALUES = 8;
 
 /**
  * Each entry's kind by key in the map `bytes` encode, with the values of the keys in `decode` (small ones); others
@@ -164,9 +160,9 @@ const NO_LIMITS: DecodeLimits = { values: Infinity, containers: Infinity };
 export function scanMsgpackMap(
   bytes: Uint8Array,
   decode: ReadonlySet<string>,
-  limits: DecodeLimits = NO_LIMITS,
+  maxValues = Infinity,
 ): Map<string, { kind: MsgpackKind; value?: unknown }> | undefined {
-  const decoder = new Decoder(bytes, limits);
+  const decoder = new Decoder(bytes, maxValues);
   const reader = decoder.reader;
   if (reader.next() !== 'map') return undefined;
   const fields = new Map<string, { kind: MsgpackKind; value?: unknown }>();
@@ -185,21 +181,20 @@ export function scanMsgpackMap(
   return fields;
 }
 
-/** Builds JavaScript values from a MsgpackReader's headers, within DecodeLimits. */
+/** Builds JavaScript values from a MsgpackReader's headers, at most `maxValues` of them (bounding its memory). */
 class Decoder {
   readonly reader: MsgpackReader;
   private values = 0;
-  private containers = 0;
 
   constructor(
     bytes: Uint8Array,
-    private readonly limits: DecodeLimits,
+    private readonly maxValues: number,
   ) {
     this.reader = new MsgpackReader(bytes, MAX_MSGPACK_DEPTH);
   }
 
   value(depth: number): unknown {
-    if (++this.values > this.limits.values) throw new MsgpackError(`more than ${this.limits.values} values`);
+    this.count(1);
     const reader = this.reader;
     switch (reader.next(depth)) {
       case 'integer':
@@ -225,14 +220,14 @@ class Decoder {
   }
 
   private array(count: number, depth: number): unknown[] {
-    this.countContainer();
+    this.count(CONTAINER_VALUES - 1);
     const items: unknown[] = new Array<unknown>(count);
     for (let i = 0; i < count; i++) items[i] = this.value(depth + 1);
     return items;
   }
 
   private map(count: number, depth: number): Record<string, unknown> {
-    this.countContainer();
+    this.count(CONTAINER_VALUES - 1);
     const object: Record<string, unknown> = {};
     for (let i = 0; i < count; i++) {
       const key = keyText(this.value(depth + 1));
@@ -245,9 +240,10 @@ class Decoder {
     return object;
   }
 
-  private countContainer(): void {
-    if (++this.containers > this.limits.containers)
-      throw new MsgpackError(`more than ${this.limits.containers} maps and arrays`);
+  private count(values: number): void {
+    this.values += values;
+    if (this.values > this.maxValues)
+      throw new MsgpackError(`more than ${this.maxValues} values, a map or array counting as ${CONTAINER_VALUES}`);
   }
 }
 

@@ -2,13 +2,15 @@
 // written) and its older segments `<id>.<n>.log` (see SessionLog), its lock
 // `<id>.log.lock` (and its other slots `<id>.log.lock.<1-7>`: see session-lock.ts) and the
 // logs of writers beside it `<id>.<pid>-<hex>.log` (regular files only);
-// under `<stateDir>/spill/`, its directory `<id>/`. Nothing else in the state dir belongs to a
+// under `<stateDir>/spill/`, its directory `<id>/`, made before its first call. Nothing else in the state dir belongs to a
 // session, so nothing else is ever listed or removed. Scanning never throws and never creates.
 // Each session's summary (`moonpool sessions`) is built on the scan: damage is a note on its
 // session, never a failure.
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { accessSync, constants, lstatSync, readdirSync, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
+import { makeDirectory } from './make-directory.js';
 import { lockFileHolder, processAlive } from './session-lock.js';
 import { outlineSessionLog } from './session-stream.js';
 
@@ -20,7 +22,30 @@ export const SEGMENT_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)\\.log$`);
 const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock(?:\\.[1-7])?$`);
 /** A second writer's log: the writer's pid is in its name (see SessionLog.open). */
 const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
-const SPILL_NAME = new RegExp(`^${SESSION_ID_TEXT}$`);
+
+/** A new session id: the UTC start time and a random suffix, e.g. `20261130-105400-3fa9c1`. */
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Why moonpool cannot keep sessions and spill files in `stateDir` (it is a file, or cannot be
+ * created or written), or undefined when it can. Creates its directories.
+ */
+export function stateDirProblem(stateDir: string): string | undefined {
+  try {
+    for (const dir of [join(stateDir, 'sessions'), join(stateDir, 'spill')]) {
+      makeDirectory(dir, 0o700);
+      accessSync(dir, constants.W_OK | constants.X_OK);
+    }
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way' : (code ?? (error as Error).message);
+    return `the state directory ${stateDir} cannot be used (${why}); pass --state-dir or set $XDG_STATE_HOME`;
+  }
+}
 
 export function sessionLogPath(stateDir: string, sessionId: string): string {
   return join(stateDir, 'sessions', `${sessionId}.log`);
@@ -138,7 +163,7 @@ export function scanSessions(stateDir: string): SessionFiles[] {
   }
   const spillRoot = join(stateDir, 'spill');
   for (const name of listQuietly(spillRoot)) {
-    const stats = SPILL_NAME.test(name) ? statQuietly(join(spillRoot, name)) : undefined;
+    const stats = SESSION_ID_PATTERN.test(name) ? statQuietly(join(spillRoot, name)) : undefined;
     if (!stats?.isDirectory()) continue;
     const session = entry(name, stats);
     session.spillDir = join(spillRoot, name);

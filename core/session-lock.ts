@@ -8,11 +8,8 @@
 // and then looks at the others again: if one names a live process (two took a free slot at
 // once, or one looked before the other's slot existed), it gives its own up and tries again; else
 // it holds the lock, and only then removes the stale slots it saw. A stale lock is never removed
-// to make room for the taker: between judging it stale and moving it away, another process may
-// have put a live lock in its place, and moving that back left a moment in which a third took the
-// lock too (the earlier code; two processes each held it, seen in a test of six finding one stale
-// lock at once). Slots are looked at by name, a few opens, never by listing the sessions
-// directory, which may hold many thousands of files.
+// to make room for the taker (decision 0024 says why). Slots are looked at by name, never by
+// listing the sessions directory, which may hold many thousands of files.
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, linkSync, openSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 

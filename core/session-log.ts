@@ -108,8 +108,10 @@ const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
 export class SessionLog {
   private queued: SessionRecord[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
-  private lostRecords = 0;
-  private failure: string | undefined;
+  /** Records that could not be encoded or written (a full disk, say). */
+  lost = 0;
+  /** Why the last record was lost, when one was. */
+  lastFailure: string | undefined;
   /** Where the last intact record written ends: a failed write is cut back to here. */
   private goodBytes: number;
   /** Set while the bytes of a failed write could not be cut off yet. */
@@ -194,16 +196,6 @@ export class SessionLog {
       taken.lock.release();
       throw error;
     }
-  }
-
-  /** Records that could not be encoded or written (a full disk, say). */
-  get lost(): number {
-    return this.lostRecords;
-  }
-
-  /** Why the last record was lost, when one was. */
-  get lastFailure(): string | undefined {
-    return this.failure;
   }
 
   append(record: SessionRecord): void {
@@ -344,8 +336,8 @@ export class SessionLog {
   }
 
   private lose(records: number, why: string): void {
-    this.lostRecords += records;
-    this.failure = why;
+    this.lost += records;
+    this.lastFailure = why;
   }
 
   private cutBack(): boolean {

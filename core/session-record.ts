@@ -1,7 +1,7 @@
 // One logged call: its shape, the check every record read back must pass, and the bound every
 // record written must fit. A record over MAX_RECORD_BYTES is never skipped or cut silently: its
 // snapshot goes first, then its arguments, then the tail of its content, each named in `dropped`.
-import { decodeMsgpack, encodeMsgpack, scanMsgpackMap, type DecodeLimits } from './msgpack-codec.js';
+import { decodeMsgpack, encodeMsgpack, scanMsgpackMap } from './msgpack-codec.js';
 import type { MsgpackKind } from '../shared/msgpack.js';
 import type { CallStatus } from './call-result.js';
 import type { AskExchange } from './call-questions.js';
@@ -45,8 +45,8 @@ export const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>([
   'busy',
 ]);
 
-/** What decoding one record may build (an empty map: one byte of msgpack, some fifty of memory); past it, skipped. */
-export const RECORD_DECODE_LIMITS: DecodeLimits = { values: 4_000_000, containers: 500_000 };
+/** Values decoding one record may build (see decodeMsgpack); past them, it is skipped. */
+const RECORD_MAX_VALUES = 4_000_000;
 
 /**
  * Why a record is not a SessionRecord, from each field's kind and (where decoded) value; the same
@@ -103,7 +103,7 @@ function isExchange(value: unknown): value is AskExchange {
 export function decodeRecord(payload: Uint8Array): { record: SessionRecord } | { problem: string } {
   let value: unknown;
   try {
-    value = decodeMsgpack(payload, RECORD_DECODE_LIMITS);
+    value = decodeMsgpack(payload, RECORD_MAX_VALUES);
   } catch (error) {
     return { problem: `its payload does not decode (${(error as Error).message})` };
   }
@@ -121,7 +121,7 @@ const OUTLINE_FIELDS: ReadonlySet<string> = new Set(['status', 'durationMs', 'fi
 export function outlineRecord(payload: Uint8Array): { durationMs: number; finishedAt: number } | { problem: string } {
   let fields: Map<string, { kind: MsgpackKind; value?: unknown }> | undefined;
   try {
-    fields = scanMsgpackMap(payload, OUTLINE_FIELDS, RECORD_DECODE_LIMITS);
+    fields = scanMsgpackMap(payload, OUTLINE_FIELDS, RECORD_MAX_VALUES);
   } catch (error) {
     return { problem: `its payload does not decode (${(error as Error).message})` };
   }

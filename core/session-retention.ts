@@ -3,11 +3,15 @@
 // spill directory. A session in use is never removed: the remover holds the session's lock while
 // it removes, so a writer and another remover both see it taken. Of a session in use (or the
 // caller's own), only the oldest segments of its log go, those past the same rule: its writer
-// never writes a segment again once it has moved on to the next. Never throws.
-import { existsSync, rmSync } from 'node:fs';
-import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
+// never writes a segment again once it has moved on to the next. Other sessions' spill
+// directories also go after their own period (pruneSpillDirs). Never throws.
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { SESSION_ID_PATTERN } from './host-options.js';
+import { acquireSessionLock, liveLockHolder, unlinkQuietly, type SessionLock } from './session-lock.js';
 import {
   diskBytes,
+  listQuietly,
   liveWriter,
   olderSegments,
   scanSessions,
@@ -135,4 +139,31 @@ function removeLockedSession(session: SessionFiles, files: string[]): boolean {
     // What could not be removed stays; the next start tries again.
     return false;
   }
+}
+
+/** A spill file's name: `<tool>-<call id>.txt`, tool names and call ids being of these characters. */
+const SPILL_FILE_NAME = /^[A-Za-z0-9_-]+\.txt$/;
+
+/**
+ * Removes spill directories of other sessions not modified for `maxAgeDays`; returns how many. Only a directory
+ * named like a session id, holding nothing but spill files, whose session no live process holds, goes.
+ */
+export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: number, now = Date.now()): number {
+  let removed = 0;
+  for (const name of listQuietly(join(stateDir, 'spill'))) {
+    const dir = join(stateDir, 'spill', name);
+    const stats = statQuietly(dir);
+    if (name === keep || !SESSION_ID_PATTERN.test(name) || !stats?.isDirectory()) continue;
+    try {
+      if (now - stats.mtimeMs < maxAgeDays * DAY_MS) continue;
+      if (liveLockHolder(`${sessionLogPath(stateDir, name)}.lock`) !== undefined) continue;
+      if (!readdirSync(dir, { withFileTypes: true }).every((file) => file.isFile() && SPILL_FILE_NAME.test(file.name)))
+        continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed++;
+    } catch {
+      // Gone already, or not ours to remove: it stays.
+    }
+  }
+  return removed;
 }

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CpuSlots, type CpuSlotStats } from '../shared/cpu-slots.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
@@ -20,8 +20,9 @@ import {
   type ToolHostOptions,
 } from './host-options.js';
 import type { Diagnostic, RenderView, ToolPermissions } from '../shared/protocol.js';
-import { createSpillDir, newSessionId, pruneSpillDirs, sessionPaths, type SessionPaths } from './session.js';
-import { pruneSessions } from './session-retention.js';
+import { makeDirectory } from './make-directory.js';
+import { newSessionId } from './session-files.js';
+import { pruneSessions, pruneSpillDirs } from './session-retention.js';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import {
   readSession,
@@ -111,7 +112,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private constructor(
     readonly configFile: string,
     private readonly options: ResolvedHostOptions,
-    private readonly session: SessionPaths,
+    private readonly session: { id: string; spillDir: string },
   ) {
     super();
     this.cpuSlots = CpuSlots.create(options.cpuSlots);
@@ -126,7 +127,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   static async start(options: ToolHostOptions = {}): Promise<ToolHost> {
     const resolved = resolveHostOptions(options);
     const configFile = resolveConfig(options.config).file;
-    const session = sessionPaths(resolved.stateDir, resolved.sessionId ?? newSessionId());
+    const id = resolved.sessionId ?? newSessionId();
+    const session = { id, spillDir: join(resolved.stateDir, 'spill', id) };
     pruneSessions(
       resolved.stateDir,
       { maxAgeDays: resolved.sessionMaxAgeDays, maxTotalBytes: resolved.sessionMaxTotalBytes },
@@ -190,7 +192,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     if (this.log) return this.log;
     try {
       // A spill directory that cannot be made now is made (or found unusable) when a result spills.
-      createSpillDir(this.session);
+      makeDirectory(this.session.spillDir, 0o700);
     } catch {
       // See limitOutput: a spill that cannot be written falls back to the inline head.
     }
