@@ -399,7 +399,7 @@ export class LuaRuntime {
   }
 
   /** Runs prelude entry points in `scope` (`call` runs them): what `call` made of their results. */
-  private async invoke<R>(scope: TaskScope, call: () => R | Promise<R>): Promise<R> {
+  private async invoke<R>(scope: TaskScope, call: () => Promise<R>): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
     try {
