@@ -10,6 +10,7 @@ import type {
   RunFailure,
   RenderReply,
   RenderView,
+  AskQuestion,
   AvailableReply,
   CallContext,
   DiscoveryReport,
@@ -24,7 +25,6 @@ import { installNatives, type NativeCall, type NativeFunction } from './lua-nati
 import { describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
-import { createAskNatives } from './ask-natives.js';
 import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner, type ToolEntries } from './entry-runner.js';
@@ -549,7 +549,13 @@ export class LuaRuntime {
           (call: NativeCall) => [Math[name](call.number(1) ?? Number.NaN)],
         ]),
       ),
-      ...createAskNatives(() => this.scope.channel),
+      // `ctx:ask`, its question checked by lua/ask.lua: Lua waits for the host's answer (or nil and
+      // the reason). A task without a channel (`available`) has no one to ask.
+      ask: async (call) => {
+        const question = call.value(1, 'question') as AskQuestion;
+        const answer = (await this.scope.channel?.ask(question)) ?? { refused: 'unavailable' };
+        return 'answer' in answer ? [answer.answer] : [null, answer.refused];
+      },
       ...this.output.natives,
       log: (call) => {
         // Measured before it is copied: a line past what the log may still hold is only counted.
