@@ -73,8 +73,8 @@ interface TaskScope {
   droppedLogLines: number;
   /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
   budget?: { deadline: number; ms: number };
-  /** What the task's tool may touch; null: everything. */
-  guard: PermissionGuard | null;
+  /** What the task's tool may touch. */
+  guard: PermissionGuard;
 }
 
 /** What a call's Lua returned: its reply, and how many times it called ctx:show. */
@@ -84,7 +84,14 @@ interface Ran {
 }
 
 /** Outside a task: output is dropped and no process groups are recorded. */
-const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0, guard: null };
+const IDLE_SCOPE: TaskScope = {
+  taskRow: null,
+  channel: null,
+  logs: [],
+  logChars: 0,
+  droppedLogLines: 0,
+  guard: PermissionGuard.UNRESTRICTED,
+};
 
 /** Makes an entry's own Lua error (a LuaEntryError) into a reply; any other failure is thrown on. */
 function onEntryError<T>(reply: (message: string) => T): (error: unknown) => T {
