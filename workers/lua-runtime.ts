@@ -462,8 +462,7 @@ export class LuaRuntime {
    */
   private readReply(entry: keyof EntryReplies, L: number): unknown {
     try {
-      if (entry !== 'discover')
-        return this.stack.readValue(L, 1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
+      if (entry !== 'discover') return this.stack.readValue(L, 1, 'reply', new ReadBudget(REPLY_LIMIT_BYTES, 'reply'));
       const discovered = readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
       return { ...discovered, logs: this.scope.logs };
     } catch (error) {
@@ -491,9 +490,8 @@ export class LuaRuntime {
     };
     if (count >= 5 && this.stack.typeNameAt(L, base + 5) === 'table') {
       try {
-        reply.structured = this.stack.readValue(L, base + 5, 'structured', {
-          budget: new ReadBudget(RESULT_LIMIT_BYTES, 'structured'),
-        });
+        const budget = new ReadBudget(RESULT_LIMIT_BYTES, 'structured');
+        reply.structured = this.stack.readValue(L, base + 5, 'structured', budget);
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
         const content = `${tool}: run returned a \`structured\` that cannot be sent: ${error.message}`;
