@@ -39,7 +39,7 @@ export function readDiscovery(
   const { definitions, unread } = readDefinitions(lua, stack, L, budget);
   let problems: LuaProblem[];
   try {
-    problems = stack.readValue(L, 2, 'problems', { budget }) as LuaProblem[];
+    problems = stack.readValue(L, 2, 'problems', budget) as LuaProblem[];
   } catch (error) {
     if (!(error instanceof LuaConversionError)) throw error;
     problems = [{ message: `the problems found in the definitions were not read: ${error.message}` }];
@@ -73,7 +73,7 @@ function readDefinitions(
     const field: FieldReader = (name, budget = own) => {
       lua.lua_getfield(L, -1, name);
       try {
-        return stack.readValue(L, -1, name, { budget });
+        return stack.readValue(L, -1, name, budget);
       } finally {
         lua.lua_settop(L, -2);
       }

@@ -95,18 +95,15 @@ export class EntryRunner {
   /**
    * Calls the function at registry reference `functionRef` with the arguments `pushArguments`
    * pushes; `readResults` sees what it returned (`count` values on top of the stack) before the
-   * thread is reset. Returns a promise only when the Lua code yields (awaits); most calls
-   * finish at once.
+   * thread is reset.
    */
-  call<R>(
+  async call<R>(
     functionRef: number,
     pushArguments: (L: number) => number,
     readResults: (L: number, count: number) => R,
-  ): R | Promise<R> {
+  ): Promise<R> {
     const L = this.thread.address;
-    const status = this.start(L, functionRef, pushArguments);
-    if (status === LUA_YIELD) return this.afterYields(L).then((settled) => this.finish(L, settled, readResults));
-    return this.finish(L, status, readResults);
+    return this.finish(L, await this.settled(L, this.start(L, functionRef, pushArguments)), readResults);
   }
 
   /**
@@ -122,22 +119,16 @@ export class EntryRunner {
     readResults: (L: number, count: number) => R,
   ): Promise<R> {
     const L = this.thread.address;
-    try {
-      let status = await this.settled(L, this.start(L, entries.prepare, pushArguments));
-      if (status === LUA_OK && this.returnedFunction(L)) {
-        status = await this.settled(L, this.resume(L, this.resultCount() - 1));
-        if (status !== LUA_OK) return this.reportFailure(status, entries.failed, readResults);
-        this.keepFirstResult(L);
-        this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(entries.ran));
-        this.raw._lua_rotate(L, -2, 1);
-        status = await this.settled(L, this.resume(L, 1));
-      }
-      if (status !== LUA_OK)
-        throw new LuaEntryError(status, this.errorText(this.thread) ?? `Lua error (status ${status})`);
-      return readResults(L, this.resultCount());
-    } finally {
-      this.raw._lua_resetthread(L);
+    let status = await this.settled(L, this.start(L, entries.prepare, pushArguments));
+    if (status === LUA_OK && this.returnedFunction(L)) {
+      status = await this.settled(L, this.resume(L, this.resultCount() - 1));
+      if (status !== LUA_OK) return this.reportFailure(status, entries.failed, readResults);
+      this.keepFirstResult(L);
+      this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(entries.ran));
+      this.raw._lua_rotate(L, -2, 1);
+      status = await this.settled(L, this.resume(L, 1));
     }
+    return this.finish(L, status, readResults);
   }
 
   /** Pushes the function at registry reference `functionRef` and its arguments, and resumes it. */
@@ -202,6 +193,7 @@ export class EntryRunner {
       return readResults(reporter, this.resultCount());
     } finally {
       this.raw._lua_resetthread(reporter);
+      this.raw._lua_resetthread(L);
     }
   }
 

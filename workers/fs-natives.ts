@@ -6,7 +6,7 @@ import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { NativeError, type NativeCall, type NativeFunction } from './lua-natives.js';
 import type { ChunkNames } from './chunk-names.js';
-import { removeEntry, type PermissionGuard } from './permission-guard.js';
+import { PermissionGuard } from './permission-guard.js';
 
 const MESSAGES: Record<string, string> = {
   ENOENT: 'No such file or directory',
@@ -62,9 +62,8 @@ function atOffsetOrStream(offset: number | null, transfer: (position: number | n
 }
 
 /** Reads a file to load as code: only a regular file, opened without blocking, and one the guard allows. */
-function readCodeFile(path: Buffer, guard: PermissionGuard | null): Buffer {
-  const open = (): number => fs.openSync(path, O_RDONLY | O_NONBLOCK);
-  const fd = guard ? guard.openToRead(path.toString('latin1'), open) : open();
+function readCodeFile(path: Buffer, guard: PermissionGuard): Buffer {
+  const fd = guard.openToRead(path.toString('latin1'), () => fs.openSync(path, O_RDONLY | O_NONBLOCK));
   try {
     if (!fs.fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
     return fs.readFileSync(fd);
@@ -95,8 +94,8 @@ export interface CodeSources {
   configLoading: () => boolean;
   /** Remembers every path code is loaded from, to write cut chunk names whole. */
   chunkNames: ChunkNames;
-  /** The running task's permissions; null: everything is allowed. */
-  guard: () => PermissionGuard | null;
+  /** The running task's permissions. */
+  guard: () => PermissionGuard;
 }
 
 /**
@@ -159,12 +158,11 @@ export function createFsNatives(
       // Outside a guarded tool's read roots nothing is looked for (whether a file is there must not
       // show): the second result says so, and code_refused refuses it if no other path is found.
       const absolute = resolve(path);
-      const checked = guard();
-      if (checked && !checked.mayRead(absolute.toString('latin1'))) return [false, true];
+      if (!guard().mayRead(absolute.toString('latin1'))) return [false, true];
       return [isReadableFile(absolute)];
     },
     code_refused: (call) => {
-      guard()?.checkPath('read', resolve(pathArg(call, 1)).toString('latin1'));
+      guard().checkPath('read', resolve(pathArg(call, 1)).toString('latin1'));
       return [];
     },
     code_of: (call) => {
@@ -174,7 +172,7 @@ export function createFsNatives(
         chunkNames.remember(key);
         const snapshot = sources[key];
         if (snapshot) return [snapshot, key];
-        return attempt(path, () => [readCodeFile(resolve(path), null), key]);
+        return attempt(path, () => [readCodeFile(resolve(path), PermissionGuard.UNRESTRICTED), key]);
       }
       chunkNames.remember(path.toString('utf8'));
       return attempt(path, () => [readCodeFile(resolve(path), guard())]);
@@ -183,12 +181,10 @@ export function createFsNatives(
       const path = pathArg(call, 1);
       const mode = call.string(2) ?? 'r';
       const flags = OPEN_FLAGS[mode] ?? OPEN_FLAGS['r']!;
-      const checked = guard();
-      if (!checked) return attempt(path, () => [fs.openSync(resolve(path), flags, 0o666)]);
       return attempt(path, () => {
         const absolute = resolve(path);
-        if (mode !== 'r') return [checked.openToWrite(absolute.toString('latin1'), flags, 0o666)];
-        return [checked.openToRead(absolute.toString('latin1'), () => fs.openSync(absolute, flags, 0o666))];
+        if (mode !== 'r') return [guard().openToWrite(absolute.toString('latin1'), flags, 0o666)];
+        return [guard().openToRead(absolute.toString('latin1'), () => fs.openSync(absolute, flags, 0o666))];
       });
     },
     fs_read: (call) =>
@@ -219,41 +215,27 @@ export function createFsNatives(
     fs_close: (call) => attempt(null, () => (fs.closeSync(call.number(1)!), [true])),
     fs_remove: (call) => {
       const path = pathArg(call, 1);
-      return attempt(path, () => {
-        const checked = guard();
-        const target = resolve(path);
-        if (checked) checked.remove(target.toString('latin1'));
-        else removeEntry(target);
-        return [true];
-      });
+      return attempt(path, () => (guard().remove(resolve(path).toString('latin1')), [true]));
     },
     fs_rename: (call) => {
       const from = pathArg(call, 1);
       const to = pathArg(call, 2);
-      return attempt(null, () => {
-        const checked = guard();
-        if (checked) checked.rename(resolve(from).toString('latin1'), resolve(to).toString('latin1'));
-        else fs.renameSync(resolve(from), resolve(to));
-        return [true];
-      });
+      return attempt(
+        null,
+        () => (guard().rename(resolve(from).toString('latin1'), resolve(to).toString('latin1')), [true]),
+      );
     },
     fs_tmpname: () => {
       // node:crypto is loaded here, not at the worker's start (few tools call os.tmpname).
       const path = join(tmpdir(), `lua_${process.getBuiltinModule('node:crypto').randomBytes(6).toString('hex')}`);
-      const checked = guard();
-      const exclusive = O_WRONLY | O_CREAT | O_EXCL;
-      fs.closeSync(
-        checked
-          ? checked.openToWrite(Buffer.from(path).toString('latin1'), exclusive, 0o600)
-          : fs.openSync(path, exclusive, 0o600),
-      );
+      fs.closeSync(guard().openToWrite(Buffer.from(path).toString('latin1'), O_WRONLY | O_CREAT | O_EXCL, 0o600));
       return [path];
     },
     getenv: (call) => {
       const name = call.string(1);
       if (name === null)
         throw new NativeError(`bad argument #1 to 'getenv' (string expected, got ${call.typeName(1)})`);
-      return [guard()?.sees(name) === false ? null : (process.env[name] ?? null)];
+      return [guard().sees(name) ? (process.env[name] ?? null) : null];
     },
   };
 }

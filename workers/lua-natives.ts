@@ -1,7 +1,7 @@
 // How JavaScript functions are offered to the Lua prelude: as bare C functions, each reading its
 // arguments straight off the Lua stack (bytes stay bytes) and pushing its results the same way.
 import type { LuaEngine } from 'wasmoon';
-import type { LuaStack, ReadOptions } from './lua-stack.js';
+import type { LuaStack } from './lua-stack.js';
 
 /** The arguments of one native call, 1-based like Lua's. */
 export class NativeCall {
@@ -32,8 +32,8 @@ export class NativeCall {
     return index <= this.argc ? this.stack.typeNameAt(this.L, index) : 'no value';
   }
 
-  value(index: number, path: string, options?: ReadOptions): unknown {
-    return index <= this.argc ? this.stack.readValue(this.L, index, path, options) : null;
+  value(index: number, path: string): unknown {
+    return index <= this.argc ? this.stack.readValue(this.L, index, path) : null;
   }
 }
 

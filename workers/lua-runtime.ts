@@ -10,6 +10,7 @@ import type {
   RunFailure,
   RenderReply,
   RenderView,
+  AskQuestion,
   AvailableReply,
   CallContext,
   DiscoveryReport,
@@ -24,7 +25,6 @@ import { installNatives, type NativeCall, type NativeFunction } from './lua-nati
 import { describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
-import { createAskNatives } from './ask-natives.js';
 import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner, type ToolEntries } from './entry-runner.js';
@@ -73,8 +73,8 @@ interface TaskScope {
   droppedLogLines: number;
   /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
   budget?: { deadline: number; ms: number };
-  /** What the task's tool may touch; null: everything. */
-  guard: PermissionGuard | null;
+  /** What the task's tool may touch. */
+  guard: PermissionGuard;
 }
 
 /** What a call's Lua returned: its reply, and how many times it called ctx:show. */
@@ -84,7 +84,14 @@ interface Ran {
 }
 
 /** Outside a task: output is dropped and no process groups are recorded. */
-const IDLE_SCOPE: TaskScope = { taskRow: null, channel: null, logs: [], logChars: 0, droppedLogLines: 0, guard: null };
+const IDLE_SCOPE: TaskScope = {
+  taskRow: null,
+  channel: null,
+  logs: [],
+  logChars: 0,
+  droppedLogLines: 0,
+  guard: PermissionGuard.UNRESTRICTED,
+};
 
 /** Makes an entry's own Lua error (a LuaEntryError) into a reply; any other failure is thrown on. */
 function onEntryError<T>(reply: (message: string) => T): (error: unknown) => T {
@@ -399,7 +406,7 @@ export class LuaRuntime {
   }
 
   /** Runs prelude entry points in `scope` (`call` runs them): what `call` made of their results. */
-  private async invoke<R>(scope: TaskScope, call: () => R | Promise<R>): Promise<R> {
+  private async invoke<R>(scope: TaskScope, call: () => Promise<R>): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
     try {
@@ -455,8 +462,7 @@ export class LuaRuntime {
    */
   private readReply(entry: keyof EntryReplies, L: number): unknown {
     try {
-      if (entry !== 'discover')
-        return this.stack.readValue(L, 1, 'reply', { budget: new ReadBudget(REPLY_LIMIT_BYTES, 'reply') });
+      if (entry !== 'discover') return this.stack.readValue(L, 1, 'reply', new ReadBudget(REPLY_LIMIT_BYTES, 'reply'));
       const discovered = readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
       return { ...discovered, logs: this.scope.logs };
     } catch (error) {
@@ -484,9 +490,8 @@ export class LuaRuntime {
     };
     if (count >= 5 && this.stack.typeNameAt(L, base + 5) === 'table') {
       try {
-        reply.structured = this.stack.readValue(L, base + 5, 'structured', {
-          budget: new ReadBudget(RESULT_LIMIT_BYTES, 'structured'),
-        });
+        const budget = new ReadBudget(RESULT_LIMIT_BYTES, 'structured');
+        reply.structured = this.stack.readValue(L, base + 5, 'structured', budget);
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
         const content = `${tool}: run returned a \`structured\` that cannot be sent: ${error.message}`;
@@ -549,7 +554,13 @@ export class LuaRuntime {
           (call: NativeCall) => [Math[name](call.number(1) ?? Number.NaN)],
         ]),
       ),
-      ...createAskNatives(() => this.scope.channel),
+      // `ctx:ask`, its question checked by lua/ask.lua: Lua waits for the host's answer (or nil and
+      // the reason). A task without a channel (`available`) has no one to ask.
+      ask: async (call) => {
+        const question = call.value(1, 'question') as AskQuestion;
+        const answer = (await this.scope.channel?.ask(question)) ?? { refused: 'unavailable' };
+        return 'answer' in answer ? [answer.answer] : [null, answer.refused];
+      },
       ...this.output.natives,
       log: (call) => {
         // Measured before it is copied: a line past what the log may still hold is only counted.

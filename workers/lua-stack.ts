@@ -81,13 +81,9 @@ export class LuaConversionError extends Error {
   }
 }
 
-export interface ReadOptions {
-  /** What the value may cost; shared by several reads to bound them together. */
-  budget?: ReadBudget;
-}
-
 /** One readValue in progress: its budget, and the tables open on the path to the value being read. */
-interface ValueRead extends ReadOptions {
+interface ValueRead {
+  budget: ReadBudget | undefined;
   open: Set<number>;
 }
 
@@ -286,9 +282,10 @@ export class LuaStack {
   /**
    * Converts the value at `index` to plain data: tables with keys 1..n become arrays, other tables objects (an empty
    * table becomes `[]`). Functions, userdata, threads and cycles throw a `LuaConversionError` naming their path.
+   * `budget` bounds what it may cost, and may be shared by several reads to bound them together.
    */
-  readValue(L: number, index: number, path: string, options: ReadOptions = {}): unknown {
-    return this.readAt(L, this.module._lua_absindex(L, index), path, { ...options, open: new Set() }, 0);
+  readValue(L: number, index: number, path: string, budget?: ReadBudget): unknown {
+    return this.readAt(L, this.module._lua_absindex(L, index), path, { budget, open: new Set() }, 0);
   }
 
   private readAt(L: number, index: number, path: string, read: ValueRead, depth: number): unknown {

@@ -44,7 +44,7 @@ export function realPath(path: string, links = 0): string {
 }
 
 /** Removes an entry itself, not a link's target: an (empty) directory with rmdir, anything else with unlink. */
-export function removeEntry(entry: Buffer): void {
+function removeEntry(entry: Buffer): void {
   if (fs.lstatSync(entry).isDirectory()) fs.rmdirSync(entry);
   else fs.unlinkSync(entry);
 }
@@ -73,9 +73,15 @@ export class PermissionGuard {
     private readonly roots: Record<Access, string[] | null>,
   ) {}
 
-  /** The guard of a call, or null for a tool that declared no permissions (it may touch everything). */
-  static of(permissions: ToolPermissions | undefined, places: GuardPlaces): PermissionGuard | null {
-    if (!permissions) return null;
+  /** The guard of a tool that declared no permissions: it may touch everything. */
+  static readonly UNRESTRICTED = new PermissionGuard(
+    { read: true, write: true, exec: true, env: true },
+    { read: null, write: null },
+  );
+
+  /** The guard of a call: UNRESTRICTED for a tool that declared no permissions. */
+  static of(permissions: ToolPermissions | undefined, places: GuardPlaces): PermissionGuard {
+    if (!permissions) return PermissionGuard.UNRESTRICTED;
     const cwd = asBytes(places.cwd);
     const home = asBytes(homedir());
     const rootsOf = (paths: true | string[]): string[] | null =>

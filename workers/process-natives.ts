@@ -11,7 +11,7 @@ import type { PermissionGuard } from './permission-guard.js';
 export interface ProcessScope {
   taskRow: TaskRow | null;
   channel: CallChannel | null;
-  guard: PermissionGuard | null;
+  guard: PermissionGuard;
 }
 
 /** How each Lua function uses its command. */
@@ -40,14 +40,14 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
       const { taskRow, channel, guard } = scope();
       // A table is a program and its arguments (the prelude checked they are strings), started without a shell.
       const command = call.typeName(1) === 'table' ? (call.value(1, 'command') as string[]) : call.bytes(1)!;
-      guard?.checkProgram(Array.isArray(command) ? command[0]! : null);
+      guard.checkProgram(Array.isArray(command) ? command[0]! : null);
       const options = {
         cwd,
         stdout: mode.stdout,
         writable: mode.writable,
         taskRow: mode.kept ? null : taskRow,
         log: (text: string) => channel?.log(text),
-        ...(guard ? { env: guard.environment() } : {}),
+        env: guard.environment(),
       };
       const started = ShellProcess.start(command, options);
       return started.then((outcome) => {

@@ -38,8 +38,8 @@ export interface ShellOptions {
   taskRow: TaskRow | null;
   /** Where stderr (and logged stdout) goes, a line or more at a time. */
   log: (text: string) => void;
-  /** The command's environment (the tag is added); default the worker's. */
-  env?: NodeJS.ProcessEnv;
+  /** The command's environment (the tag is added). */
+  env: NodeJS.ProcessEnv;
 }
 
 /** How the command ended: an exit code, or the number of the signal that ended `/bin/sh`. */
@@ -96,10 +96,7 @@ export class ShellProcess {
       child = process.getBuiltinModule('node:child_process').spawn('/bin/sh', shellArguments, {
         cwd: options.cwd,
         detached: true,
-        env: {
-          ...(options.env ?? process.env),
-          [PROCESS_TAG_VARIABLE]: task ? task.table.tag(task.row) : UNTRACKED_TAG,
-        },
+        env: { ...options.env, [PROCESS_TAG_VARIABLE]: task ? task.table.tag(task.row) : UNTRACKED_TAG },
         stdio: [options.writable ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {

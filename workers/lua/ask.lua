@@ -1,6 +1,6 @@
 -- moonpool prelude: `ctx:ask`, a question to the user (api.lua makes it a ctx method).
 -- The shape is checked here, at the tool's line; the question then goes to the host
--- (workers/ask-natives.ts) and the call waits, its time limit paused, for the answer.
+-- (the `ask` native, workers/lua-runtime.ts) and the call waits, its time limit paused, for the answer.
 local native = __moonpool_native
 -- The prelude's own references, taken before user code runs (see io.lua).
 local type, error, pairs, tostring = type, error, pairs, tostring
@@ -78,5 +78,6 @@ function native.ask_user(spec)
   if not can_yield() then
     refuse('cannot wait for the answer inside a C function (a string.gsub or table.sort callback, a metamethod called by one); ask from run itself')
   end
-  return native.ask(confirm and 'confirm' or 'choice', question, choices, default)
+  if confirm then return native.ask({ kind = 'confirm', question = question, default = default }) end
+  return native.ask({ kind = 'choice', question = question, choices = choices, default = default })
 end
