@@ -135,8 +135,7 @@ export function luaTokens(source: string): LuaToken[] {
       } else
         while (scanner.position < source.length && scanner.at() !== '\n' && scanner.at() !== '\r') scanner.position++;
     } else if (/[A-Za-z_]/.test(char)) {
-      const name = /^[A-Za-z0-9_]+/.exec(source.slice(scanner.position, scanner.position + 256))![0];
-      let end = scanner.position + name.length;
+      let end = scanner.position;
       while (/[A-Za-z0-9_]/.test(source[end] ?? '')) end++;
       tokens.push({ kind: 'name', text: source.slice(scanner.position, end), line });
       scanner.position = end;

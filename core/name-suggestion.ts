@@ -39,9 +39,8 @@ export function closestName(name: string, known: Iterable<string>): string | und
   for (const candidate of known) {
     // Edits allowed: one per four characters, at least one.
     const limit = Math.max(1, Math.floor(Math.max(name.length, candidate.length) / 4));
-
     const distance = editDistance(name.toLowerCase(), candidate.toLowerCase(), Math.min(limit, bestDistance));
-    if (distance < bestDistance || (distance === bestDistance && best === undefined)) {
+    if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
     }

@@ -41,34 +41,32 @@ export function isSchemaObject(value: unknown): value is Record<string, unknown>
 /** Every schema object directly inside `schema`, with the keys that lead from `schema` to it. */
 export function subschemasOf(schema: Record<string, unknown>): [SchemaPathKey[], Record<string, unknown>][] {
   const found: [SchemaPathKey[], Record<string, unknown>][] = [];
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (ONE_SCHEMA_KEYWORDS.has(keyword) || LIST_OF_SCHEMAS_KEYWORDS.has(keyword)) {
-      if (isSchemaObject(value)) found.push([[keyword], value]);
-      else if (Array.isArray(value))
-        value.forEach((item, index) => isSchemaObject(item) && found.push([[keyword, index], item]));
-    } else if (MAP_OF_SCHEMAS_KEYWORDS.has(keyword) && isSchemaObject(value)) {
-      for (const [name, item] of Object.entries(value)) if (isSchemaObject(item)) found.push([[keyword, name], item]);
-    }
-  }
+  for (const [keyword, value] of Object.entries(schema))
+    mapSubschemas(keyword, value, (item, key) => {
+      if (isSchemaObject(item)) found.push([key === undefined ? [keyword] : [keyword, key], item]);
+    });
   return found;
 }
 
 /**
- * A copy of keyword `keyword`'s `value` with `each` applied to every schema it holds, a map's
- * entries as `entries` lists them. An empty list where a map of schemas is due is an empty map (Lua
- * writes both `{}`); anything else that is not what the keyword holds is left as it is.
+ * A copy of keyword `keyword`'s `value` with `each` applied to every schema it holds (and its index
+ * or name in a list or a map), a map's entries as `entries` lists them. An empty list where a map of
+ * schemas is due is an empty map (Lua writes both `{}`); anything else that is not what the keyword
+ * holds is left as it is.
  */
 export function mapSubschemas(
   keyword: string,
   value: unknown,
-  each: (schema: unknown) => unknown,
+  each: (schema: unknown, key?: SchemaPathKey) => unknown,
   entries: (map: Record<string, unknown>) => [string, unknown][] = Object.entries,
 ): unknown {
   if (LIST_OF_SCHEMAS_KEYWORDS.has(keyword)) return Array.isArray(value) ? value.map(each) : value;
   if (ONE_SCHEMA_KEYWORDS.has(keyword)) return Array.isArray(value) && value.length > 0 ? value.map(each) : each(value);
   if (!MAP_OF_SCHEMAS_KEYWORDS.has(keyword)) return value;
   if (Array.isArray(value) && value.length === 0) return {};
-  return isSchemaObject(value) ? Object.fromEntries(entries(value).map(([name, item]) => [name, each(item)])) : value;
+  return isSchemaObject(value)
+    ? Object.fromEntries(entries(value).map(([name, item]) => [name, each(item, name)]))
+    : value;
 }
 
 /**

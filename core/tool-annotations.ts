@@ -3,6 +3,7 @@
 // wrong type is an error naming the field; an unknown key is a warning, as for registry:add itself,
 // naming the field meant when it is close to one. A title is one line of printable characters.
 import { closestName } from './name-suggestion.js';
+import { describeValue } from './value-description.js';
 
 /** What a tool says about itself, beyond its description. Every field is optional. */
 export interface ToolAnnotations {
@@ -32,12 +33,6 @@ const FIELDS = ['title', ...Object.keys(HINTS)];
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
-function typeName(value: unknown): string {
-  if (value === null || value === undefined) return 'nil';
-  if (typeof value === 'object') return 'a table';
-  return `a ${typeof value}`;
-}
-
 /**
  * Reads the raw `annotations` value (null or undefined when absent; an empty Lua table arrives as
  * `[]`), reporting each problem. A tool with an error is not loaded, so what comes back then is never used.
@@ -48,7 +43,7 @@ export function checkAnnotations(
 ): ToolAnnotations | undefined {
   if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    const got = Array.isArray(value) ? 'a list' : typeName(value);
+    const got = Array.isArray(value) ? 'a list' : describeValue(value);
     report('error', `\`annotations\` must be a table with named fields (got ${got})`);
     return undefined;
   }
@@ -58,7 +53,7 @@ export function checkAnnotations(
     if (key === 'title') {
       if (typeof field !== 'string' || field.trim() === '' || field.length > MAX_TITLE_CHARS) {
         error(
-          `annotations.title must be a non-empty string of at most ${MAX_TITLE_CHARS} characters (got ${typeof field === 'string' ? `${field.length} characters` : typeName(field)})`,
+          `annotations.title must be a non-empty string of at most ${MAX_TITLE_CHARS} characters (got ${typeof field === 'string' ? `${field.length} characters` : describeValue(field)})`,
         );
       } else if (CONTROL_CHARACTER.test(field)) {
         error(
@@ -66,7 +61,7 @@ export function checkAnnotations(
         );
       } else annotations.title = field;
     } else if (key in HINTS) {
-      if (typeof field !== 'boolean') error(`annotations.${key} must be true or false (got ${typeName(field)})`);
+      if (typeof field !== 'boolean') error(`annotations.${key} must be true or false (got ${describeValue(field)})`);
       else annotations[HINTS[key as keyof typeof HINTS]] = field;
     } else {
       // MCP's own names (readOnlyHint) are looked up as ours are spelled (read_only).

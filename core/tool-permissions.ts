@@ -10,16 +10,16 @@ const KINDS = ['read', 'write', 'exec', 'env'] as const;
 type Kind = (typeof KINDS)[number];
 
 /** What each kind's list holds, and what a value must look like. */
-const PATH = { noun: 'a path', valid: (item: string) => item !== '' && !item.includes('\0'), rule: 'a non-empty path' };
+const PATH = { noun: 'paths', valid: (item: string) => item !== '' && !item.includes('\0'), rule: 'a non-empty path' };
 const ITEMS: Record<Kind, { noun: string; valid: (item: string) => boolean; rule: string }> = {
   read: PATH,
   write: PATH,
   exec: {
-    noun: 'a program',
+    noun: 'programs',
     valid: (item) => /^[^\s\0]+$/.test(item),
     rule: "a program's name or path, without spaces (its arguments are the call's)",
   },
-  env: { noun: 'a variable', valid: (item) => /^[^=\0]+$/.test(item), rule: 'a variable name (no `=`)' },
+  env: { noun: 'variables', valid: (item) => /^[^=\0]+$/.test(item), rule: 'a variable name (no `=`)' },
 };
 
 /**
@@ -54,10 +54,10 @@ export function checkPermissions(
     if (field === true) permissions[kind] = true;
     else if (field === false && kind === 'exec') permissions.exec = [];
     else if (!Array.isArray(field)) {
-      problem(
-        `permissions.${kind} must be true or a list of ${noun.replace(/^an? /, '')}s (got ${describeValue(field)})`,
-        ['permissions', kind],
-      );
+      problem(`permissions.${kind} must be true or a list of ${noun} (got ${describeValue(field)})`, [
+        'permissions',
+        kind,
+      ]);
     } else {
       field.forEach((item, index) => {
         if (typeof item !== 'string' || !valid(item))
@@ -77,10 +77,7 @@ export function checkPermissions(
 export function writesNothing(permissions: ToolPermissions | null): boolean {
   return (
     permissions !== null &&
-    Array.isArray(permissions.write) &&
-    permissions.write.length === 0 &&
-    Array.isArray(permissions.exec) &&
-    permissions.exec.length === 0
+    [permissions.write, permissions.exec].every((allowed) => allowed !== true && allowed.length === 0)
   );
 }
 

@@ -54,16 +54,16 @@ describe('annotations in registry:add', () => {
 
   test('a hint of the wrong type is an error naming it and what came, and the tool is dropped', () => {
     const cases: [unknown, string][] = [
-      [{ read_only: 'yes' }, 'annotations.read_only must be true or false (got a string)'],
-      [{ destructive: 1 }, 'annotations.destructive must be true or false (got a number)'],
+      [{ read_only: 'yes' }, 'annotations.read_only must be true or false (got "yes")'],
+      [{ destructive: 1 }, 'annotations.destructive must be true or false (got number 1)'],
       [{ open_world: {} }, 'annotations.open_world must be true or false (got a table)'],
       [{ title: '' }, 'annotations.title must be a non-empty string of at most 200 characters (got 0 characters)'],
       [
         { title: 'x'.repeat(201) },
         'annotations.title must be a non-empty string of at most 200 characters (got 201 characters)',
       ],
-      [{ title: 5 }, 'annotations.title must be a non-empty string of at most 200 characters (got a number)'],
-      [true, '`annotations` must be a table with named fields (got a boolean)'],
+      [{ title: 5 }, 'annotations.title must be a non-empty string of at most 200 characters (got number 5)'],
+      [true, '`annotations` must be a table with named fields (got boolean true)'],
       [['read_only'], '`annotations` must be a table with named fields (got a list)'],
     ];
     for (const [annotations, message] of cases) {
