@@ -11,13 +11,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import { HEADER_BYTES, MAGIC, type LogEnd } from './session-frames.js';
-import {
-  collectEntries,
-  outlineSessionLog,
-  readLogEntries,
-  type SessionEntry,
-  type SessionReadout,
-} from './session-stream.js';
+import { outlineSessionLog, readLogEntries, type SessionEntry, type SessionReadout } from './session-stream.js';
 import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
 import { listQuietly, olderSegments, SEGMENT_NAME, sessionLogPath } from './session-files.js';
@@ -69,9 +63,16 @@ export function* sessionEntries(stateDir: string, sessionId: string): Generator<
   return yield* readLogEntries(mainLogSegments, writers);
 }
 
-/** Every record of a session at once (`sessionEntries`, collected): it holds every record. */
+/** Every record of a session at once (`sessionEntries`, collected: what `resume` returns): it holds every record. */
 export function readSession(stateDir: string, sessionId: string): SessionReadout {
-  return collectEntries(sessionEntries(stateDir, sessionId));
+  const entries = sessionEntries(stateDir, sessionId);
+  const readout: SessionReadout = { records: [], warnings: [], validBytes: 0 };
+  for (;;) {
+    const next = entries.next();
+    if (next.done) return { ...readout, ...next.value };
+    if ('record' in next.value) readout.records.push(next.value.record);
+    else readout.warnings.push(next.value.warning);
+  }
 }
 
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */

@@ -53,32 +53,32 @@ export function pruneSessions(
 ): PruneResult {
   const sessions = scanSessions(stateDir).sort((a, b) => b.lastWriteMs - a.lastWriteMs);
   const expired: SessionFiles[] = [];
-  const trimmed = { paths: [] as string[], bytes: 0 };
+  const result: PruneResult = { removed: [], removedSegments: [], freedBytes: 0 };
   let keptBytes = 0;
   let full = false;
   for (const session of sessions) {
     if (session.id === keep || session.inUseBy !== undefined) {
-      keptBytes += session.bytes - removeOldSegments(session, keptBytes, retention, now, trimmed);
+      keptBytes += session.bytes - removeOldSegments(session, keptBytes, retention, now, result);
       continue;
     }
     full ||= keptBytes + session.bytes > retention.maxTotalBytes;
     if (full || now - session.lastWriteMs > retention.maxAgeDays * DAY_MS) expired.push(session);
     else keptBytes += session.bytes;
   }
-  const result = removeSessions(stateDir, expired);
-  return { ...result, removedSegments: trimmed.paths, freedBytes: result.freedBytes + trimmed.bytes };
+  removeSessions(stateDir, expired, result);
+  return result;
 }
 
 /**
- * Removes a staying session's oldest log segments while it does not fit beside `keptBytes` or
- * they are past the age limit; the bytes removed. The segment being written (`<id>.log`) stays.
+ * Removes a staying session's oldest log segments while it does not fit beside `keptBytes` or they are past the age
+ * limit, adding them to `result`; the bytes removed. The segment being written (`<id>.log`) stays.
  */
 function removeOldSegments(
   session: SessionFiles,
   keptBytes: number,
   retention: SessionRetention,
   now: number,
-  trimmed: { paths: string[]; bytes: number },
+  result: PruneResult,
 ): number {
   let removed = 0;
   for (const { path } of olderSegments(session.files, session.id)) {
@@ -87,19 +87,18 @@ function removeOldSegments(
     const fits = keptBytes + session.bytes - removed <= retention.maxTotalBytes;
     if (fits && now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS) break;
     unlinkQuietly(path);
-    trimmed.paths.push(path);
-    trimmed.bytes += diskBytes(stats);
+    result.removedSegments.push(path);
+    result.freedBytes += diskBytes(stats);
     removed += diskBytes(stats);
   }
   return removed;
 }
 
 /**
- * Removes sessions with their spill directories, each under its lock (one in use or not lockable stays). The locks
- * are all taken first, then the sessions directory is listed once: removing N sessions costs one listing, not N.
+ * Removes sessions with their spill directories, each under its lock (one in use or not lockable stays), adding them
+ * to `result`. The locks are all taken first, then the sessions directory is listed once: one listing, not N.
  */
-function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult {
-  const result: PruneResult = { removed: [], removedSegments: [], freedBytes: 0 };
+function removeSessions(stateDir: string, sessions: SessionFiles[], result: PruneResult): void {
   const locked: { session: SessionFiles; lock: SessionLock }[] = [];
   try {
     for (const session of sessions) {
@@ -110,7 +109,7 @@ function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult
         // The sessions directory is gone or not writable: the session stays.
       }
     }
-    if (locked.length === 0) return result;
+    if (locked.length === 0) return;
     // Listed again under the locks: a writer that started beside one since the scan keeps it.
     const filesNow = sessionFilesById(stateDir);
     for (const { session, lock } of locked) {
@@ -119,7 +118,6 @@ function removeSessions(stateDir: string, sessions: SessionFiles[]): PruneResult
       result.removed.push(session.id);
       result.freedBytes += session.bytes;
     }
-    return result;
   } finally {
     for (const { lock } of locked) lock.release();
   }

@@ -94,18 +94,6 @@ export function* readLogEntries(mainLogSegments: string[], writerLogs: string[])
   }
 }
 
-/** Reads every entry into one readout (what `resume` returns); it holds every record. */
-export function collectEntries(entries: Generator<SessionEntry, LogEnd>): SessionReadout {
-  const records: SessionRecord[] = [];
-  const warnings: string[] = [];
-  for (;;) {
-    const next = entries.next();
-    if (next.done) return { records, warnings, ...next.value };
-    if ('record' in next.value) records.push(next.value.record);
-    else warnings.push(next.value.warning);
-  }
-}
-
 /** Damage lines an outline keeps; past them it counts. */
 const MAX_OUTLINE_DAMAGE = 100;
 

@@ -56,21 +56,16 @@ function nonFinitePath(value: unknown, root: string): string | undefined {
   return undefined;
 }
 
+const STRUCTURED_REQUIRED =
+  'structured: is required, since the tool declares `output_schema` (return { content = "...", structured = {...} })';
+
 /** Checks the `structured` value of a successful reply (undefined when `run` returned none). */
 export function checkStructured(
   value: unknown,
   outputSchema: ParametersSchema | undefined,
   validate: ValidateFunction | undefined,
 ): StructuredOutcome {
-  if (value === undefined) {
-    return validate
-      ? {
-          problems: [
-            'structured: is required, since the tool declares `output_schema` (return { content = "...", structured = {...} })',
-          ],
-        }
-      : {};
-  }
+  if (value === undefined) return validate ? { problems: [STRUCTURED_REQUIRED] } : {};
   if (Array.isArray(value) && value.length === 0) return validate ? checked({}, validate) : { structured: {} };
   if (!isObject(value))
     return { problems: ['structured: must be a table with named fields (a JSON object), not a list'] };
