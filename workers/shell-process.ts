@@ -78,7 +78,7 @@ export class ShellProcess {
   private readonly logsEnded: Promise<unknown>;
 
   /** Starts the command, or says why it could not start (a system error, or the call's process limit). */
-  static start(command: Buffer | string[], options: ShellOptions): Promise<Outcome<ShellProcess>> {
+  static async start(command: Buffer | string[], options: ShellOptions): Promise<Outcome<ShellProcess>> {
     const cgroup = options.taskRow ? options.taskRow.cgroup() : null;
     const direct = Array.isArray(command) || isUtf8(command);
     // The shell joins the cgroup first: nothing it starts can be outside it.
@@ -99,7 +99,7 @@ export class ShellProcess {
         stdio: [options.writable ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
-      return Promise.resolve({ ok: false, message: startFailure(error, options.cwd) });
+      return { ok: false, message: startFailure(error, options.cwd) };
     }
     if (child.pid === undefined) {
       return new Promise((resolve) =>
@@ -109,17 +109,15 @@ export class ShellProcess {
     child.on('error', () => undefined);
     if (options.taskRow && !options.taskRow.record(child.pid)) {
       sigkill(-child.pid);
-      return Promise.resolve({
-        ok: false,
-        message: `too many processes: a call may have at most ${MAX_LIVE_GROUPS} commands running at once`,
-      });
+      const message = `too many processes: a call may have at most ${MAX_LIVE_GROUPS} commands running at once`;
+      return { ok: false, message };
     }
     const gate = child.stdio[3] as Writable;
     gate.on('error', () => undefined);
     gate.write('go\n');
     if (direct) gate.end();
     else gate.end(command);
-    return Promise.resolve({ ok: true, value: new ShellProcess(child, options) });
+    return { ok: true, value: new ShellProcess(child, options) };
   }
 
   private constructor(
