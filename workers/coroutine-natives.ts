@@ -3,9 +3,7 @@
 // VM's own error, `running` says main, `isyieldable` says no. Elsewhere they are Lua's own. Being C
 // functions like Lua's, they add nothing to a hook's trace or a traceback.
 import { NativeError, Pushed, type NativeFunction } from './lua-natives.js';
-import type { LuaRawApi } from './lua-stack.js';
-
-const LUA_TTHREAD = 8;
+import { LUA_TTHREAD, type LuaRawApi } from './lua-stack.js';
 
 /** `entryThread()` is the address of the thread moonpool runs entry points on. */
 export function createCoroutineNatives(raw: LuaRawApi, entryThread: () => number): Record<string, NativeFunction> {

@@ -6,11 +6,10 @@
 // tool's hook here (workers/debug-hook-natives.ts), and this hook calls the tool's function for
 // every event it asked for, as ldblib's own hook would.
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
-import type { LuaRawApi, LuaStack } from './lua-stack.js';
+import { LUA_TFUNCTION, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
-const LUA_MASKCOUNT = 8;
+export const LUA_MASKCOUNT = 8;
 const LUA_HOOKCOUNT = 3;
-const LUA_TFUNCTION = 6;
 /** Offset of `currentline` in a 32-bit `lua_Debug` (event, name, namewhat, what, source, srclen). */
 const CURRENTLINE_OFFSET = 24;
 /** The names ldblib's hook passes to a Lua hook function, by event code. */

@@ -4,14 +4,13 @@
 // shows — its hook, its mask and count, every event it asked for — while moonpool's own count
 // hook keeps running beside it. Being C functions, they add no events of their own to a trace.
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
-import type { CountHook } from './count-hook.js';
+import { LUA_MASKCOUNT, type CountHook } from './count-hook.js';
 import { Pushed, type NativeFunction } from './lua-natives.js';
 import { LUA_TFUNCTION, LUA_TNIL, LUA_TTHREAD, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
 const LUA_MASKCALL = 1;
 const LUA_MASKRET = 2;
 const LUA_MASKLINE = 4;
-const LUA_MASKCOUNT = 8;
 
 /** ldblib's makemask: 'c', 'r', 'l' in the string, and a count. */
 function makeMask(letters: string, count: number): number {

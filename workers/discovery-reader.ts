@@ -59,15 +59,7 @@ function readDefinitions(
     message: `${left.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} tool definitions were not read: ${why}`,
   });
   const definitions: RawToolDefinition[] = [];
-  for (let i = 1; i <= count; i++) {
-    if (i > MAX_DEFINITIONS)
-      return {
-        definitions,
-        unread: unread(
-          count - MAX_DEFINITIONS,
-          `a config may define at most ${MAX_DEFINITIONS.toLocaleString('en-US')} tools`,
-        ),
-      };
+  for (let i = 1; i <= Math.min(count, MAX_DEFINITIONS); i++) {
     lua.lua_rawgeti(L, 1, BigInt(i));
     const own = new ReadBudget(DEFINITION_LIMIT_BYTES, 'definition', whole);
     const field: FieldReader = (name, budget = own) => {
@@ -109,7 +101,9 @@ function readDefinitions(
     definitions.push(definition);
     lua.lua_settop(L, -2);
   }
-  return { definitions };
+  if (count <= MAX_DEFINITIONS) return { definitions };
+  const limit = `a config may define at most ${MAX_DEFINITIONS.toLocaleString('en-US')} tools`;
+  return { definitions, unread: unread(count - MAX_DEFINITIONS, limit) };
 }
 
 /** The prelude's fields of a definition (callback types, where it was added): they count toward all definitions only. */

@@ -7,7 +7,7 @@
 // failure is reported from a second thread, while the failed one still holds its frames.
 import type { LuaEngine, LuaThread } from 'wasmoon';
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
-import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
+import { LUA_TFUNCTION, LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
 import { NativeError } from './lua-natives.js';
 import { LUA_ERRMEM, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 
@@ -31,7 +31,6 @@ export interface ToolEntries {
 
 const LUA_OK = 0;
 const LUA_YIELD = 1;
-const LUA_TFUNCTION = 6;
 
 type Settled = { values: unknown[] } | { error: unknown };
 

@@ -289,18 +289,13 @@ export class LuaRuntime {
           },
           (L, count) => this.readRunResults(L, count, context.tool),
         ),
-      );
-      this.endRun();
-    } catch (error) {
-      ran = this.ranIntoError(error);
+      ).catch((error: unknown) => this.ranIntoError(error));
+    } finally {
+      // The call's Lua has ended: its turn and its hook are given back.
+      this.hook.release('events');
+      this.turns.end();
     }
     return this.replyOf(ran, refusals, channel);
-  }
-
-  /** A call's Lua has ended: its turn and its hook are given back. */
-  private endRun(): void {
-    this.hook.release('events');
-    this.turns.end();
   }
 
   /** The entry points a call goes through. */
@@ -310,19 +305,15 @@ export class LuaRuntime {
 
   /**
    * A call's Lua has thrown: an error raised outside the tool's `run` (a stray yield, or the heap
-   * cap hit while the reply was made) becomes its reply; any other is thrown on. The run ends either way.
+   * cap hit while the reply was made) becomes its reply; any other is thrown on.
    */
   private ranIntoError(error: unknown): Ran {
-    try {
-      if (!(error instanceof LuaEntryError)) {
-        this.snapshots?.finish(false);
-        throw error;
-      }
-      const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
-      return { reply: { content: error.message, isError: true, failure }, shows: 0 };
-    } finally {
-      this.endRun();
+    if (!(error instanceof LuaEntryError)) {
+      this.snapshots?.finish(false);
+      throw error;
     }
+    const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
+    return { reply: { content: error.message, isError: true, failure }, shows: 0 };
   }
 
   /** The reply of a call whose Lua has ended, once the host has every event it sent. */

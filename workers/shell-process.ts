@@ -78,7 +78,7 @@ export class ShellProcess {
   private readonly logsEnded: Promise<unknown>;
 
   /** Starts the command, or says why it could not start (a system error, or the call's process limit). */
-  static start(command: Buffer | string[], options: ShellOptions): Promise<Outcome<ShellProcess>> {
+  static async start(command: Buffer | string[], options: ShellOptions): Promise<Outcome<ShellProcess>> {
     const task = options.taskRow;
     const cgroup = task ? task.table.cgroup(task.row) : null;
     const direct = Array.isArray(command) || isUtf8(command);
@@ -100,7 +100,7 @@ export class ShellProcess {
         stdio: [options.writable ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
       });
     } catch (error) {
-      return Promise.resolve({ ok: false, message: startFailure(error, options.cwd) });
+      return { ok: false, message: startFailure(error, options.cwd) };
     }
     if (child.pid === undefined) {
       return new Promise((resolve) =>
@@ -110,17 +110,15 @@ export class ShellProcess {
     child.on('error', () => undefined);
     if (task && !task.table.record(task.row, child.pid)) {
       sigkill(-child.pid);
-      return Promise.resolve({
-        ok: false,
-        message: `too many processes: a call may have at most ${MAX_LIVE_GROUPS} commands running at once`,
-      });
+      const message = `too many processes: a call may have at most ${MAX_LIVE_GROUPS} commands running at once`;
+      return { ok: false, message };
     }
     const gate = child.stdio[3] as Writable;
     gate.on('error', () => undefined);
     gate.write('go\n');
     if (direct) gate.end();
     else gate.end(command);
-    return Promise.resolve({ ok: true, value: new ShellProcess(child, options) });
+    return { ok: true, value: new ShellProcess(child, options) };
   }
 
   private constructor(
