@@ -33,11 +33,6 @@ const WALK_SLICE_MS = 5;
 
 const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
 
-export interface SkippedEntry {
-  path: string;
-  reason: string;
-}
-
 export interface ConfigSnapshot {
   /** The real path of the directory read. */
   dir: string;
@@ -46,7 +41,7 @@ export interface ConfigSnapshot {
   /** Why some files were left out (too many, too large): they are read from disk when needed. */
   truncated?: string;
   /** Entries that are not files that can be read, and why. */
-  skipped: SkippedEntry[];
+  skipped: { path: string; reason: string }[];
 }
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
@@ -87,7 +82,7 @@ export function readRegularFile(path: string): { real: string; bytes: Uint8Array
 /** Reads the config directory's Lua files; throws for a tree past MAX_CONFIG_ENTRIES entries. */
 export async function snapshotConfig(dir: string): Promise<ConfigSnapshot> {
   const sources: Record<string, Uint8Array> = {};
-  const skipped: SkippedEntry[] = [];
+  const skipped: ConfigSnapshot['skipped'] = [];
   let files = 0;
   let bytes = 0;
   let entries = 0;

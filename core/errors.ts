@@ -12,8 +12,7 @@ export class MoonpoolError extends Error {
     readonly code: MoonpoolErrorCode,
     message: string,
     readonly data?: Record<string, unknown>,
-    options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(message);
   }
 }

@@ -4,33 +4,25 @@
 import { _, str, type Ajv, type CodeKeywordDefinition, type KeywordCxt } from 'ajv';
 import { chargeValidationWork } from './validation-budget.js';
 
-// Appends `value`'s canonical JSON to `out.text`; stops (returning false) past `limit` characters.
-function writeCanonical(value: unknown, out: { text: string }, limit: number): boolean {
-  if (typeof value !== 'object' || value === null) out.text += JSON.stringify(value) ?? 'null';
-  else if (Array.isArray(value)) {
-    out.text += '[';
-    for (let index = 0; index < value.length; index++) {
-      if (index > 0) out.text += ',';
-      if (!writeCanonical(value[index], out, limit)) return false;
-    }
-    out.text += ']';
-  } else {
-    const keys = Object.keys(value).sort();
-    out.text += '{';
-    for (let index = 0; index < keys.length; index++) {
-      if (index > 0) out.text += ',';
-      out.text += `${JSON.stringify(keys[index])}:`;
-      if (!writeCanonical((value as Record<string, unknown>)[keys[index]!], out, limit)) return false;
-    }
-    out.text += '}';
-  }
-  return out.text.length <= limit;
-}
-
 /** A value's JSON with object keys sorted, or undefined once longer than `limit` characters. */
 export function canonicalJson(value: unknown, limit = Infinity): string | undefined {
-  const out = { text: '' };
-  return writeCanonical(value, out, limit) ? out.text : undefined;
+  let text = '';
+  const write = (item: unknown): boolean => {
+    if (typeof item !== 'object' || item === null) text += JSON.stringify(item) ?? 'null';
+    else {
+      const list = Array.isArray(item);
+      text += list ? '[' : '{';
+      let separator = '';
+      for (const key of list ? item.keys() : Object.keys(item).sort()) {
+        text += list ? separator : `${separator}${JSON.stringify(key)}:`;
+        separator = ',';
+        if (!write((item as Record<string, unknown>)[key])) return false;
+      }
+      text += list ? ']' : '}';
+    }
+    return text.length <= limit;
+  };
+  return write(value) ? text : undefined;
 }
 
 // Strings, numbers and the three constants are looked up as themselves; arrays and objects by

@@ -68,17 +68,12 @@ function chargedFormat(name: string, test: (text: string) => boolean): FormatVal
 // ajv-formats' checks are regular expressions and parsers, charged by their worst cost above.
 function chargeFormats(ajv: Ajv): void {
   for (const [name, format] of Object.entries<AddedFormat>(ajv.formats)) {
-    if (format instanceof RegExp)
-      ajv.addFormat(
-        name,
-        chargedFormat(name, (text) => format.test(text)),
-      );
-    else if (typeof format === 'function') ajv.addFormat(name, chargedFormat(name, format));
-    else if (typeof format === 'object' && (format.type ?? 'string') === 'string' && !format.async) {
-      const validate = format.validate as RegExp | FormatValidator;
-      const test = validate instanceof RegExp ? (text: string) => validate.test(text) : validate;
-      ajv.addFormat(name, { ...(format as FormatDefinition<string>), validate: chargedFormat(name, test) });
-    }
+    const definition = typeof format === 'object' && !(format instanceof RegExp) ? format : undefined;
+    const validate = definition?.validate ?? format;
+    if ((definition?.type ?? 'string') !== 'string' || definition?.async || typeof validate === 'boolean') continue;
+    const test = validate instanceof RegExp ? (text: string) => validate.test(text) : (validate as FormatValidator);
+    const charged = chargedFormat(name, test);
+    ajv.addFormat(name, definition ? { ...(definition as FormatDefinition<string>), validate: charged } : charged);
   }
 }
 

@@ -162,12 +162,6 @@ function walkProblems(
   }
 }
 
-/** Where a schema was due and a type's name was written (`items = 'string'`), the schema meant. */
-function typeNameHint(value: unknown): string {
-  if (typeof value !== 'string' || !(JSON_SCHEMA_TYPES as readonly string[]).includes(value)) return '';
-  return `: write { type = '${value}' }`;
-}
-
 // One message for all the meta-schema said about one place: `must be object or boolean or array`.
 function metaMessage(errors: ErrorObject[]): string {
   const plain = errors.filter((error) => !['anyOf', 'oneOf', 'if'].includes(error.keyword));
@@ -213,7 +207,11 @@ export function findSchemaProblems(
     for (const [instancePath, errors] of byPath) {
       const { keys, value } = placeOf(schema, instancePath);
       if (list.covered.has(JSON.stringify(keys))) continue;
-      list.add(keys, `${metaMessage(errors)} (got ${describeValue(value)})${typeNameHint(value)}`);
+      // Where a schema was due and a type's name was written (`items = 'string'`), the schema meant.
+      const meant = (JSON_SCHEMA_TYPES as readonly unknown[]).includes(value)
+        ? `: write { type = '${String(value)}' }`
+        : '';
+      list.add(keys, `${metaMessage(errors)} (got ${describeValue(value)})${meant}`);
     }
   }
   return { problems: list.problems, total: list.total };
