@@ -82,7 +82,8 @@ export function watchConfig(
         subdirectory.watcher.close();
         watchers.delete(join(dir, name as string));
       }
-      if (typeof name === 'string' && !name.endsWith('.lua')) {
+      // A watched directory's name changed whatever is there now: its Lua files may be gone.
+      if (typeof name === 'string' && subdirectory === undefined && !name.endsWith('.lua')) {
         try {
           if (statSync(join(dir, name)).isFile()) return;
         } catch {

@@ -158,6 +158,21 @@ describe('config watcher', () => {
     );
   });
 
+  test('a subdirectory moved away and a plain file put in its place is seen', async () => {
+    const { dir, nextSettle } = watched();
+    const sub = join(dir, 'lua');
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'tool.lua'), '-- v1\n');
+    await nextSettle(() => writeFileSync(join(sub, 'tool.lua'), '-- v2\n'));
+    assert.ok(
+      await nextSettle(() => {
+        renameSync(sub, join(tempDir(), 'moved'));
+        writeFileSync(sub, 'not a directory\n');
+      }),
+      'the module under lua/ is gone',
+    );
+  });
+
   test('a burst of writes settles once', async () => {
     const { dir, settles, nextSettle } = watched();
     const file = join(dir, 'init.lua');
