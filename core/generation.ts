@@ -312,13 +312,10 @@ export class Generation {
     return stats;
   }
 
-  /** Marks a call as running on this generation; the returned function marks it ended. */
+  /** Marks a call as running on this generation; the returned function, called once, marks it ended. */
   enter(): () => void {
     this.callsInFlight++;
-    let left = false;
     return () => {
-      if (left) return;
-      left = true;
       if (--this.callsInFlight === 0) this.closeWhenIdle?.();
     };
   }

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-import { sigkill } from './process-sweep.js';
+import { exists, sigkill } from './process-sweep.js';
 
 /** Names the directory under which the host makes its tasks' cgroups, or `off` for none. */
 export const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
@@ -167,7 +167,7 @@ function joinProblem(dir: string): string | undefined {
 function endStaleCgroups(parentDir: string): void {
   for (const name of subdirectories(parentDir)) {
     const pid = Number(/^moonpool-(\d+)\./.exec(name)?.[1]);
-    if (pid && pid !== process.pid && !alive(pid)) endCgroup(`${parentDir}/${name}`);
+    if (pid && pid !== process.pid && !exists(pid)) endCgroup(`${parentDir}/${name}`);
   }
 }
 
@@ -202,14 +202,5 @@ function subdirectories(dir: string): string[] {
       .map((entry) => entry.name);
   } catch {
     return [];
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

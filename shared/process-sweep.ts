@@ -267,6 +267,19 @@ function readProcFile(pid: number, file: 'stat' | 'environ' | 'cmdline'): Buffer
   }
 }
 
+/**
+ * Whether process `pid` (a group when negative) exists: signal 0 reaches it, or it is there but
+ * not ours to signal (EPERM: another user's, or a group with a setuid member, which still counts).
+ */
+export function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** SIGKILLs `pid` (a group when negative); 1 if the signal was sent, 0 if it is gone already. */
 export function sigkill(pid: number): number {
   try {

@@ -8,7 +8,7 @@
 // cgroup where the host has one (call-cgroup.ts), else by the sweep.
 import { cgroupCandidate, cgroupParent, endCgroup, makeCgroup, taskCgroup } from './call-cgroup.js';
 import { SEAT_WORDS } from './cpu-slots.js';
-import { sweepTaskProcesses } from './process-sweep.js';
+import { exists, sweepTaskProcesses } from './process-sweep.js';
 import { processTag } from './process-tag.js';
 
 /** Words per row. */
@@ -165,7 +165,7 @@ export class TaskTable {
     }
     for (let i = first; i < end; i++) {
       const previous = Atomics.load(this.words, i);
-      if (!groupAlive(previous) && Atomics.compareExchange(this.words, i, previous, pid) === previous) return true;
+      if (!exists(-previous) && Atomics.compareExchange(this.words, i, previous, pid) === previous) return true;
     }
     return false;
   }
@@ -209,13 +209,4 @@ export class TaskTable {
 export interface TaskRow {
   readonly table: TaskTable;
   readonly row: number;
-}
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

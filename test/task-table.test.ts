@@ -2,7 +2,8 @@
 // writes in a row the other reads, a row handed out again starts clean with a new tag, and ending
 // a task clears its process groups so the other side has nothing left to end.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { test } from 'node:test';
 import { MAX_LIVE_GROUPS, TASK_ROW_WORDS, TaskTable } from '../shared/task-table.js';
 
@@ -76,6 +77,20 @@ test('tables made in the same millisecond give their tasks different process tag
 test('a slot whose group is gone is reused, so a task can start more than MAX_LIVE_GROUPS commands in all', () => {
   const table = TaskTable.create(1);
   for (let i = 0; i < MAX_LIVE_GROUPS + 5; i++) assert.ok(table.record(0, goneProcess()), `command ${i}`);
+});
+
+test('a slot whose group is alive is kept: past MAX_LIVE_GROUPS live groups a command is refused', async () => {
+  const table = TaskTable.create(1);
+  const leader = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+  const pid = leader.pid!;
+  try {
+    for (let i = 0; i < MAX_LIVE_GROUPS; i++) assert.ok(table.record(0, pid), `command ${i}`);
+    assert.equal(table.record(0, goneProcess()), false);
+  } finally {
+    leader.kill('SIGKILL');
+  }
+  await once(leader, 'exit');
+  assert.ok(table.record(0, goneProcess()));
 });
 
 test('ending a task on one side clears its groups, so the other side finds none', () => {
