@@ -201,14 +201,6 @@ export class LuaStack {
     return decodeLuaText(heap.subarray(pointer, heap.indexOf(0, pointer)));
   }
 
-  /** The text of the string at `index` (see decodeLuaText), with its bytes when not UTF-8; null if not a string or number. */
-  textWithBytesAt(L: number, index: number): { text: string; bytes?: Buffer } | null {
-    const bytes = this.bytesAt(L, index);
-    if (bytes === null) return null;
-    const text = decodeLuaText(bytes);
-    return isUtf8(bytes) ? { text } : { text, bytes };
-  }
-
   /** The length in bytes of the string at `index` (0 for any other type), without copying it. */
   byteLengthAt(L: number, index: number): number {
     if (this.typeAt(L, index) !== LUA_TSTRING) return 0;
