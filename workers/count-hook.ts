@@ -77,10 +77,7 @@ export class CountHook {
   /** Sets thread L's hook to what moonpool and the tool need of it now. */
   private apply(L: number): void {
     const tool = this.toolHooks.get(L);
-    if (L !== this.armedOn) {
-      this.raw._lua_sethook(L, tool ? this.pointer : 0, tool?.mask ?? 0, tool?.count ?? 0);
-      return;
-    }
+    if (L !== this.armedOn) return this.raw._lua_sethook(L, tool ? this.pointer : 0, tool?.mask ?? 0, tool?.count ?? 0);
     const toolCount = tool && tool.mask & LUA_MASKCOUNT ? tool.count : 0;
     this.countsPerTick = toolCount > 0 ? Math.max(1, Math.round(HOOK_INSTRUCTIONS / toolCount)) : 1;
     this.counts = 0;

@@ -63,7 +63,6 @@ export type Wait = (L: number, values: Promise<unknown[]>) => number;
  * Sets the global `name` to a table of the natives, each a bare C function (no upvalues), so to Lua it looks like one
  * of its C libraries': `debug.getinfo` says "C", and `string.dump` and `debug.upvaluejoin` refuse it.
  */
-
 export function installNatives(
   engine: LuaEngine,
   stack: LuaStack,

@@ -2,6 +2,7 @@
 // once, and the entry points (load, discover, run, available, render) run on one reusable Lua
 // thread (entry-runner.ts) so that `capture` can await and no call disturbs the global stack.
 // A `run` also sends its live events (call-channel.ts) and takes CPU turns (cpu-turns.ts).
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createEngine, LuaReturn, LUA_REGISTRYINDEX } from './wasmoon.js';
@@ -22,12 +23,12 @@ import { PermissionGuard } from './permission-guard.js';
 import { CpuSlots } from '../shared/cpu-slots.js';
 import type { TaskRow, TaskTable } from '../shared/task-table.js';
 import { installNatives, type NativeCall, type NativeFunction } from './lua-natives.js';
-import { describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
+import { decodeLuaText, describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
 import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives } from './output-natives.js';
-import { EntryRunner, type ToolEntries } from './entry-runner.js';
+import { EntryRunner } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { readPreludeDump } from './prelude-chunks.js';
@@ -280,7 +281,7 @@ export class LuaRuntime {
     try {
       ran = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
         this.runner.callTool(
-          this.toolEntries(),
+          { prepare: this.entries.get('run')!, ran: this.entries.get('ran')!, failed: this.entries.get('failed')! },
           (L) => {
             this.stack.pushString(L, context.tool);
             this.stack.pushValue(L, args);
@@ -296,11 +297,6 @@ export class LuaRuntime {
       this.turns.end();
     }
     return this.replyOf(ran, refusals, channel);
-  }
-
-  /** The entry points a call goes through. */
-  private toolEntries(): ToolEntries {
-    return { prepare: this.entries.get('run')!, ran: this.entries.get('ran')!, failed: this.entries.get('failed')! };
   }
 
   /**
@@ -471,12 +467,13 @@ export class LuaRuntime {
       const content = `run returned a result of ${length.toLocaleString('en-US')} bytes, more than the ${describeBytes(RESULT_LIMIT_BYTES)} a result may hold; write large output to a file in ctx.spill_dir and return a summary`;
       return { reply: { content, isError: true, failure: 'lua_error' }, shows };
     }
-    const content = this.stack.textWithBytesAt(L, base + 1);
+    const content = this.stack.bytesAt(L, base + 1);
     const failure = this.stack.stringAt(L, base + 3);
     const reply: RunReply = {
-      content: content?.text ?? '',
+      content: content === null ? '' : decodeLuaText(content),
       isError: this.stack.booleanAt(L, base + 2),
-      ...(content?.bytes === undefined ? {} : { rawContent: new Uint8Array(content.bytes) }),
+      // Content that is not UTF-8 also goes as its bytes.
+      ...(content === null || isUtf8(content) ? {} : { rawContent: new Uint8Array(content) }),
       ...(failure === null ? {} : { failure: failure as RunFailure }),
     };
     if (count >= 5 && this.stack.typeNameAt(L, base + 5) === 'table') {

@@ -201,14 +201,6 @@ export class LuaStack {
     return decodeLuaText(heap.subarray(pointer, heap.indexOf(0, pointer)));
   }
 
-  /** The text of the string at `index` (see decodeLuaText), with its bytes when not UTF-8; null if not a string or number. */
-  textWithBytesAt(L: number, index: number): { text: string; bytes?: Buffer } | null {
-    const bytes = this.bytesAt(L, index);
-    if (bytes === null) return null;
-    const text = decodeLuaText(bytes);
-    return isUtf8(bytes) ? { text } : { text, bytes };
-  }
-
   /** The length in bytes of the string at `index` (0 for any other type), without copying it. */
   byteLengthAt(L: number, index: number): number {
     if (this.typeAt(L, index) !== LUA_TSTRING) return 0;
@@ -240,11 +232,6 @@ export class LuaStack {
     this.pushBytes(L, Buffer.from(text, 'utf8'));
   }
 
-  pushNumber(L: number, value: number): void {
-    if (Number.isSafeInteger(value)) this.module._lua_pushinteger(L, BigInt(value));
-    else this.module._lua_pushnumber(L, value);
-  }
-
   /** Pushes a JSON-like value: objects and arrays become tables (arrays 1-based), null becomes nil. */
   pushValue(L: number, value: unknown, depth = 0): void {
     if (depth > MAX_VALUE_DEPTH)
@@ -253,12 +240,14 @@ export class LuaStack {
     switch (typeof value) {
       case 'string':
         return this.pushString(L, value);
-      case 'number':
-        return this.pushNumber(L, value);
       case 'boolean':
         return this.module._lua_pushboolean(L, value ? 1 : 0);
-      case 'bigint':
-        return this.pushNumber(L, Number(value));
+      case 'number':
+      case 'bigint': {
+        const number = Number(value);
+        if (Number.isSafeInteger(number)) return this.module._lua_pushinteger(L, BigInt(number));
+        return this.module._lua_pushnumber(L, number);
+      }
     }
     if (value instanceof Uint8Array) return this.pushBytes(L, value);
     if (this.module._lua_checkstack(L, 4) === 0) throw new LuaConversionError('value', 'does not fit on the Lua stack');

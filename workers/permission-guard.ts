@@ -43,12 +43,6 @@ export function realPath(path: string, links = 0): string {
   }
 }
 
-/** Removes an entry itself, not a link's target: an (empty) directory with rmdir, anything else with unlink. */
-function removeEntry(entry: Buffer): void {
-  if (fs.lstatSync(entry).isDirectory()) fs.rmdirSync(entry);
-  else fs.unlinkSync(entry);
-}
-
 /** Whether `path` is a root or lies under one (`/a/b` is under `/a`, `/ab` is not); `strictly`: under one, not a root. */
 function inside(path: string, roots: readonly string[], strictly = false): boolean {
   for (const root of roots) {
@@ -194,7 +188,9 @@ export class PermissionGuard {
 
   /** Removes `path`'s entry itself (a link, not its target; an empty directory too), only under the write roots. */
   remove(path: string): void {
-    this.inJudgedDirectory(path, removeEntry, true);
+    // An (empty) directory with rmdir, anything else (a link itself) with unlink.
+    const remove = (entry: Buffer): void => (fs.lstatSync(entry).isDirectory() ? fs.rmdirSync : fs.unlinkSync)(entry);
+    this.inJudgedDirectory(path, remove, true);
   }
 
   /** Renames the entry `from` to `to` (both absolute byte strings), both judged as for `remove`. */

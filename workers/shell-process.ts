@@ -195,9 +195,8 @@ export class ShellProcess {
     this.child.stdin?.end();
     if (this.options.stdout === 'stream') this.forget();
     const [status] = await Promise.all([this.exited, this.options.stdout === 'collect' ? this.stdoutEnded : undefined]);
-    let grace: NodeJS.Timeout | undefined;
-    await Promise.race([this.logsEnded, new Promise((resolve) => (grace = setTimeout(resolve, LOG_GRACE_MS)))]);
-    clearTimeout(grace);
+    // An unref'd grace timer keeps no worker alive, so it need not be cleared.
+    await Promise.race([this.logsEnded, new Promise((resolve) => setTimeout(resolve, LOG_GRACE_MS).unref())]);
     if (this.overflow) {
       const message = `the command printed more than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB; write large output to a file instead`;
       return { ok: false, message };

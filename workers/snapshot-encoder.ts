@@ -73,7 +73,8 @@ export class SnapshotEncoder {
     if (type === LUA_TNUMBER) return this.number(L, index);
     if (type !== LUA_TBOOLEAN) return undefined;
     const value = this.raw._lua_toboolean(L, index) !== 0;
-    this.byte(value ? 0xc3 : 0xc2);
+    this.reserve(1);
+    this.buffer[this.length++] = value ? 0xc3 : 0xc2;
     return value;
   }
 
@@ -172,10 +173,8 @@ export class SnapshotEncoder {
     const value = this.raw._lua_tointegerx(L, index, 0);
     this.reserve(9);
     const at = this.length;
-    if (value >= 0n && value < 128n) {
-      this.buffer[at] = Number(value);
-      this.length += 1;
-    } else if (value >= -32n && value < 0n) {
+    if (value >= -32n && value < 128n) {
+      // A positive or negative fixint: the value's own byte.
       this.buffer[at] = Number(value) & 0xff;
       this.length += 1;
     } else if (value >= -(2n ** 31n) && value < 2n ** 31n) {
@@ -195,11 +194,6 @@ export class SnapshotEncoder {
     const bytes = writeHeader(HEADER, 0, kind, size);
     this.reserve(bytes);
     for (let i = 0; i < bytes; i++) this.buffer[this.length++] = HEADER[i]!;
-  }
-
-  private byte(value: number): void {
-    this.reserve(1);
-    this.buffer[this.length++] = value;
   }
 
   /** Makes room for `bytes` more, refusing past the limit. */
