@@ -16,15 +16,11 @@ export interface ResolvedConfig {
   userFile?: string;
 }
 
-function entryFile(path: string): string {
-  const absolute = resolve(path);
-  return existsSync(absolute) && statSync(absolute).isDirectory() ? join(absolute, 'init.lua') : absolute;
-}
-
 export function resolveConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
   const named = explicit ?? env['MOONPOOL_CONFIG'];
   if (named) {
-    const file = entryFile(named);
+    const absolute = resolve(named);
+    const file = existsSync(absolute) && statSync(absolute).isDirectory() ? join(absolute, 'init.lua') : absolute;
     if (!existsSync(file)) {
       const where = explicit ? '--config' : '$MOONPOOL_CONFIG';
       throw new MoonpoolError('CONFIG_NOT_FOUND', `config not found: ${file} (from ${where})`, { file });

@@ -2,7 +2,11 @@
 // ajv caches are dropped with the generation). Strict: an unknown keyword is an error.
 // Nothing a schema or an argument holds can make a check superlinear on the host's thread:
 // patterns run on RE2, `enum` and `uniqueItems` hash, and each check has a work and a step budget.
-import { Ajv, type FormatDefinition, type ValidateFunction } from 'ajv';
+// The step budget: the compiled copy of each schema carries a keyword in every subschema that
+// counts each application of it to a value, so no schema can make a check superlinear (`oneOf`
+// branches that each recurse into the same data take time exponential in its depth: 18 levels
+// took 68 s; a wide `anyOf` over a long array multiplies). The model sees the original.
+import { _, Ajv, type CodeKeywordDefinition, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
 import { rememberListing } from './arguments.js';
@@ -14,9 +18,8 @@ import {
   type SchemaProblem,
   type SchemaProblems,
 } from './schema-problems.js';
-import { placeOf, VALUE_KEYWORDS } from './schema-shape.js';
-import { useStepCounting, withStepCounting } from './schema-steps.js';
-import { chargeValidationWork } from './validation-budget.js';
+import { isSchemaObject, mapSubschemas, placeOf, VALUE_KEYWORDS } from './schema-shape.js';
+import { chargeValidationWork, countValidationStep } from './validation-budget.js';
 
 export { MAX_PATTERN_CHARS, MAX_PATTERN_PROGRAM_SIZE } from './linear-pattern.js';
 
@@ -25,6 +28,25 @@ type FormatValidator = (text: string) => boolean;
 
 // ajv-formats is CommonJS with a default export that TypeScript sees one level down.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+const STEP_KEYWORD = 'moonpoolStep';
+
+const stepKeyword: CodeKeywordDefinition = {
+  keyword: STEP_KEYWORD,
+  schemaType: 'boolean',
+  code(cxt) {
+    const count = cxt.gen.scopeValue('func', { ref: countValidationStep });
+    cxt.gen.code(_`${count}()`);
+  },
+};
+
+/** A copy of `schema` with the counting keyword in every subschema (`true`/`false` stay as they are). */
+function withStepCounting(schema: unknown): unknown {
+  if (!isSchemaObject(schema)) return schema;
+  const copy: Record<string, unknown> = { [STEP_KEYWORD]: true };
+  for (const [key, value] of Object.entries(schema)) copy[key] = mapSubschemas(key, value, withStepCounting);
+  return copy;
+}
 
 /** Largest schema accepted, as JSON text. */
 export const MAX_SCHEMA_CHARS = 256 * 1024;
@@ -91,7 +113,7 @@ function newAjv(patterns: LinearPatterns, twin: boolean, strictLog?: (message: s
     ...(strictLog ? { logger: { log: () => undefined, warn: strictLog, error: strictLog } } : {}),
   });
   useHashedKeywords(ajv);
-  useStepCounting(ajv);
+  ajv.addKeyword(stepKeyword);
   addFormats(ajv);
   chargeFormats(ajv);
   return ajv;

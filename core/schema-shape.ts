@@ -1,7 +1,7 @@
 // Where a JSON Schema holds other schemas: one (`not`, `items`…), a list (`allOf`…) or a map
 // (`properties`…) of them; and which keywords hold data, never schemas (`enum`, `const`…). One
 // list, so that every walk over a schema (step counting, checking, counting keywords) agrees;
-// and where a JSON pointer leads in a schema.
+// where a JSON pointer leads in a schema; and a schema as Lua wrote it turned into JSON Schema.
 
 /** Keywords whose value is one schema (`items` may also be a list of them). */
 export const ONE_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
@@ -86,4 +86,26 @@ export function placeOf(schema: unknown, pointer: string): { keys: SchemaPathKey
     value = Array.isArray(value) ? value[Number(key)] : isSchemaObject(value) ? value[key] : undefined;
   }
   return { keys, value };
+}
+
+// Lua tables have no key order: schemas come out in this order, then alphabetically, so the
+// model and `moonpool list` always see the same text.
+const KEY_ORDER = '$schema $id type title description properties required items enum default'.split(' ');
+
+function keyRank(key: string): number {
+  const rank = KEY_ORDER.indexOf(key);
+  return rank === -1 ? KEY_ORDER.length : rank;
+}
+
+function orderedEntries(value: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(value).sort(([a], [b]) => keyRank(a) - keyRank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** A schema as Lua wrote it: its one empty table becomes `[]` or `{}`, as its keyword expects; keys in order. */
+export function schemaFromLua(value: unknown): unknown {
+  if (Array.isArray(value) && value.length === 0) return {};
+  if (!isSchemaObject(value) || value instanceof Uint8Array) return value;
+  return Object.fromEntries(
+    orderedEntries(value).map(([key, item]) => [key, mapSubschemas(key, item, schemaFromLua, orderedEntries)]),
+  );
 }

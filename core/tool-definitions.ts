@@ -4,7 +4,6 @@
 import type { ValidateFunction } from 'ajv';
 import { lineOf, type DefinitionLines, type FieldLines } from './definition-lines.js';
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
-import { schemaFromLua } from './lua-schema.js';
 import { closestName } from './name-suggestion.js';
 import {
   compileParameters,
@@ -14,7 +13,7 @@ import {
   type CompiledParameters,
   type SchemaCompiler,
 } from './schema-compiler.js';
-import { isSchemaObject } from './schema-shape.js';
+import { isSchemaObject, schemaFromLua } from './schema-shape.js';
 import { checkAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import { checkPermissions } from './tool-permissions.js';
 import type { ToolPermissions } from '../shared/protocol.js';

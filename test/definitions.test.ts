@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { argumentProblems } from '../core/arguments.js';
-import { schemaFromLua } from '../core/lua-schema.js';
+import { schemaFromLua } from '../core/schema-shape.js';
 import type { RawToolDefinition } from '../shared/protocol.js';
 import { compileParameters, createSchemaCompiler } from '../core/schema-compiler.js';
 import { checkDefinitions } from '../core/tool-definitions.js';
