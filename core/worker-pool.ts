@@ -210,15 +210,7 @@ export class WorkerPool {
     if (row === undefined) return { kind: 'busy' };
     this.table.reset(row);
     const callId = task.kind === 'run' ? task.context.callId : undefined;
-    const job: Job = {
-      row,
-      callId,
-      kind: task.kind,
-      limits,
-      abort: new AbortController(),
-      unpickedMs: 0,
-      askedMs: 0,
-    };
+    const job: Job = { row, callId, kind: task.kind, limits, abort: new AbortController(), unpickedMs: 0, askedMs: 0 };
     this.jobs.set(row, job);
     if (callId !== undefined) this.calls.set(callId, job);
     const cancel = (): void => this.stop(job, { kind: 'cancelled' });
@@ -260,8 +252,7 @@ export class WorkerPool {
       // The place goes with the thread piscina started for the task, if it started one.
       if (job.startPlace && started !== undefined) job.startPlace = started;
       else this.leaveStartGate(job);
-      const reply = (await running) as TaskReplies[T['kind']];
-      return { kind: 'done', value: reply };
+      return { kind: 'done', value: (await running) as TaskReplies[T['kind']] };
     } catch (error) {
       return this.failure<T>(job, error);
     } finally {
