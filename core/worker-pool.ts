@@ -410,9 +410,8 @@ export class WorkerPool {
     }
     this.watchThreads();
     this.reportPlaces();
-    let picked = 0;
-    for (const job of this.jobs.values()) if (this.table.stampOf(job.row, 'picked') !== undefined) picked++;
-    const room = picked < this.options.maxThreads;
+    const picked = [...this.jobs.values()].filter((job) => this.table.stampOf(job.row, 'picked') !== undefined);
+    const room = picked.length < this.options.maxThreads;
     for (const job of this.jobs.values()) {
       if (job.stopped || job.gate) continue;
       const { timeoutMs, coldStartMs = 0 } = job.limits;
@@ -502,8 +501,7 @@ export class WorkerPool {
 
   /** Tasks running or waiting; those a thread (running, or starting) has for them count as busy. */
   stats(): PoolStats {
-    let tasks = 0;
-    for (const job of this.jobs.values()) if (job.kind !== 'warm' && !job.stopped) tasks++;
+    const tasks = [...this.jobs.values()].filter((job) => job.kind !== 'warm' && !job.stopped).length;
     const alive = this.piscina.threads.length;
     const busy = Math.min(tasks, alive);
     return { alive, busy, queued: tasks - busy };
