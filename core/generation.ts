@@ -291,14 +291,11 @@ export class Generation {
   }
 
   recordCrash(module: string, now = Date.now()): void {
-    const recent = (this.crashes.get(module) ?? []).filter((at) => now - at < CRASH_WINDOW_MS);
-    recent.push(now);
-    this.crashes.set(module, recent);
+    this.crashes.set(module, [...recent(now, this.crashes.get(module)), now]);
   }
 
   isDisabled(module: string, now = Date.now()): boolean {
-    const crashes = this.crashes.get(module);
-    return crashes !== undefined && crashes.filter((at) => now - at < CRASH_WINDOW_MS).length >= CRASH_LIMIT;
+    return recent(now, this.crashes.get(module)).length >= CRASH_LIMIT;
   }
 
   stats(): Record<string, PoolStats & { crashes: number; disabled: boolean }> {
@@ -338,6 +335,8 @@ export class Generation {
     return this.closing;
   }
 }
+
+const recent = (now: number, crashes: number[] = []): number[] => crashes.filter((at) => now - at < CRASH_WINDOW_MS);
 
 type PreparedConfig = { workerConfig: GenerationWorkerConfig; snapshot: ConfigSnapshot } | { problem: string };
 

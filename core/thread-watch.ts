@@ -60,9 +60,7 @@ export class ThreadWatch {
 
   /** Threads told to stop that are still running past their time to exit (stuckAfterMs). */
   stuck(now = Date.now()): number {
-    let count = 0;
-    for (const deadline of this.stopping.values()) if (now >= deadline) count++;
-    return count;
+    return [...this.stopping.values()].filter((deadline) => now >= deadline).length;
   }
 
   /**

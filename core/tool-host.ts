@@ -306,7 +306,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   tools(): ToolInfo[] {
     return this.loadedTools()
       .filter((tool) => tool.availability.available)
-      .map((tool) => toolInfo(tool));
+      .map(toolInfo);
   }
 
   /** Every loaded tool, with its availability and where it is defined. */
@@ -472,7 +472,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /** Cancels calls in flight, stops every worker and their processes; resolves within about a second (see `stuckThreads`). */
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

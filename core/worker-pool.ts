@@ -210,15 +210,7 @@ export class WorkerPool {
     if (row === undefined) return { kind: 'busy' };
     this.table.reset(row);
     const callId = task.kind === 'run' ? task.context.callId : undefined;
-    const job: Job = {
-      row,
-      callId,
-      kind: task.kind,
-      limits,
-      abort: new AbortController(),
-      unpickedMs: 0,
-      askedMs: 0,
-    };
+    const job: Job = { row, callId, kind: task.kind, limits, abort: new AbortController(), unpickedMs: 0, askedMs: 0 };
     this.jobs.set(row, job);
     if (callId !== undefined) this.calls.set(callId, job);
     const cancel = (): void => this.stop(job, { kind: 'cancelled' });
@@ -260,8 +252,7 @@ export class WorkerPool {
       // The place goes with the thread piscina started for the task, if it started one.
       if (job.startPlace && started !== undefined) job.startPlace = started;
       else this.leaveStartGate(job);
-      const reply = (await running) as TaskReplies[T['kind']];
-      return { kind: 'done', value: reply };
+      return { kind: 'done', value: (await running) as TaskReplies[T['kind']] };
     } catch (error) {
       return this.failure<T>(job, error);
     } finally {
@@ -419,9 +410,8 @@ export class WorkerPool {
     }
     this.watchThreads();
     this.reportPlaces();
-    let picked = 0;
-    for (const job of this.jobs.values()) if (this.table.stampOf(job.row, 'picked') !== undefined) picked++;
-    const room = picked < this.options.maxThreads;
+    const picked = [...this.jobs.values()].filter((job) => this.table.stampOf(job.row, 'picked') !== undefined);
+    const room = picked.length < this.options.maxThreads;
     for (const job of this.jobs.values()) {
       if (job.stopped || job.gate) continue;
       const { timeoutMs, coldStartMs = 0 } = job.limits;
@@ -511,8 +501,7 @@ export class WorkerPool {
 
   /** Tasks running or waiting; those a thread (running, or starting) has for them count as busy. */
   stats(): PoolStats {
-    let tasks = 0;
-    for (const job of this.jobs.values()) if (job.kind !== 'warm' && !job.stopped) tasks++;
+    const tasks = [...this.jobs.values()].filter((job) => job.kind !== 'warm' && !job.stopped).length;
     const alive = this.piscina.threads.length;
     const busy = Math.min(tasks, alive);
     return { alive, busy, queued: tasks - busy };
