@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
 import { makeDirectory } from './make-directory.js';
-import { lockFileHolder, processAlive } from './session-lock.js';
+import { exists } from '../shared/process-sweep.js';
+import { lockFileHolder } from './session-lock.js';
 import { outlineSessionLog } from './session-stream.js';
 
 /** A session id inside a file name: SESSION_ID_PATTERN without its anchors. */
@@ -75,7 +76,7 @@ export function liveWriter(files: string[]): number | undefined {
     }
     const writer = Number(WRITER_LOG_NAME.exec(name)?.[2]);
     // Pid 0 would ask about this process's group, not a writer.
-    if (Number.isSafeInteger(writer) && writer > 0 && processAlive(writer)) return writer;
+    if (Number.isSafeInteger(writer) && writer > 0 && exists(writer)) return writer;
   }
   return undefined;
 }

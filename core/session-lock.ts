@@ -12,6 +12,7 @@
 // listing the sessions directory, which may hold many thousands of files.
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, linkSync, openSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
+import { exists } from '../shared/process-sweep.js';
 
 export interface SessionLock {
   /** The lock file this process holds. */
@@ -53,16 +54,6 @@ function lockOwner(path: string): number | undefined | null {
   }
 }
 
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, owned by another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** What each slot of the lock at `path` holds now. */
 function slots(path: string): Slot[] {
   return Array.from({ length: SLOTS }, (_, slot): Slot => {
@@ -75,7 +66,7 @@ function slots(path: string): Slot[] {
 /** The pid of a live process named in one of `seen` (but `except`), or undefined. */
 function liveIn(seen: Slot[], except?: string): number | undefined {
   for (const slot of seen) {
-    if (slot.exists && slot.file !== except && slot.pid !== undefined && processAlive(slot.pid)) return slot.pid;
+    if (slot.exists && slot.file !== except && slot.pid !== undefined && exists(slot.pid)) return slot.pid;
   }
   return undefined;
 }
@@ -83,7 +74,7 @@ function liveIn(seen: Slot[], except?: string): number | undefined {
 /** The pid in the lock file `file` (one slot) when its process is alive. */
 export function lockFileHolder(file: string): number | undefined {
   const owner = lockOwner(file);
-  return typeof owner === 'number' && processAlive(owner) ? owner : undefined;
+  return typeof owner === 'number' && exists(owner) ? owner : undefined;
 }
 
 /** The pid of the live process holding the lock at `path`, or undefined when none does. */
