@@ -13,7 +13,8 @@ import { compiledLuaModule } from './lua-wasm.js';
 import type { AvailableReply, Diagnostic, RenderView, WorkerConfig } from '../shared/protocol.js';
 import type { ResolvedHostOptions } from './host-options.js';
 import type { CheckedTool, CheckResult } from './tool-definitions.js';
-import { within, type ThreadWatch } from './thread-watch.js';
+import { within } from '../shared/within.js';
+import type { ThreadWatch } from './thread-watch.js';
 import { WorkerPool, type PoolStats, type TaskOutcome } from './worker-pool.js';
 
 export const CRASH_LIMIT = 3;

@@ -8,6 +8,7 @@
 // CPU gives it a sixth of one; judged by the wall clock alone, slow threads were called stuck.
 import { availableParallelism, loadavg } from 'node:os';
 import type { Worker } from 'node:worker_threads';
+import { within } from '../shared/within.js';
 
 /** A thread that has not exited this long after it was told to stop counts as stuck, on an idle machine. */
 export const STUCK_AFTER_MS = 1_000;
@@ -18,14 +19,6 @@ const MAX_STRETCH = 10;
 export function stuckAfterMs(): number {
   const perCpu = loadavg()[0]! / availableParallelism();
   return Math.round(STUCK_AFTER_MS * Math.min(MAX_STRETCH, Math.max(1, perCpu)));
-}
-
-/** Waits for `promise` (settled either way), but no longer than `ms`. */
-export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))));
-  await Promise.race([promise.catch(() => undefined), waited]);
-  clearTimeout(timer);
 }
 
 export class ThreadWatch {

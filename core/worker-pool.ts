@@ -35,7 +35,8 @@ import {
   type WorkerEventsPort,
 } from '../shared/protocol.js';
 import { StartGate, type GateEntry } from './start-gate.js';
-import { stuckAfterMs, within, type ThreadWatch } from './thread-watch.js';
+import { within } from '../shared/within.js';
+import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
 
 /** The file every worker thread serves its tasks from (see workers/lua-worker-entry.cts). */
 export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));

@@ -13,6 +13,7 @@ import { sigkill } from '../shared/process-sweep.js';
 import { LOG_LIMIT_CHARS } from './call-channel.js';
 import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
 import { MAX_LIVE_GROUPS, type TaskRow } from '../shared/task-table.js';
+import { within } from '../shared/within.js';
 import { lowerThisThread } from './thread-priority.js';
 
 /** Most stdout `capture` collects from one command before it is stopped. */
@@ -195,8 +196,7 @@ export class ShellProcess {
     this.child.stdin?.end();
     if (this.options.stdout === 'stream') this.forget();
     const [status] = await Promise.all([this.exited, this.options.stdout === 'collect' ? this.stdoutEnded : undefined]);
-    // An unref'd grace timer keeps no worker alive, so it need not be cleared.
-    await Promise.race([this.logsEnded, new Promise((resolve) => setTimeout(resolve, LOG_GRACE_MS).unref())]);
+    await within(this.logsEnded, LOG_GRACE_MS);
     if (this.overflow) {
       const message = `the command printed more than ${MAX_CAPTURE_BYTES / 1024 / 1024} MiB; write large output to a file instead`;
       return { ok: false, message };
