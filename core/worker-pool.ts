@@ -1,19 +1,17 @@
 // A pool of Lua workers for one role: a module's `run` calls, or a generation's inspect work
 // (discovery, `available`, `render`). piscina runs the threads: one task per worker, `maxThreads`,
-// `idleTimeout`, and an AbortSignal that terminates the worker running its task. This layer adds
-// what moonpool promises beyond that:
-// - tasks past `maxThreads` wait here, in the order they came (piscina would reorder them), and
-//   past `maxQueue` of them a task is refused as busy;
-// - a task's time limit counts from when a worker picked it up (the stamps in the shared task
-//   table), with a cold worker's allowance for loading the config; waiting for a worker is free,
-//   and so is waiting for the user's answer to a question the task asked (`ctx:ask`);
+// `idleTimeout`, and an AbortSignal that terminates the worker running its task. This layer adds:
+// - tasks past `maxThreads` wait here in the order they came (piscina reorders tasks with a
+//   signal), and past `maxQueue` of them a task is refused as busy;
+// - a task's time limit counts from when its worker picked it up (the task table's stamps), plus
+//   a cold worker's allowance for loading the config; waiting for a worker or for the user's
+//   answer (`ctx:ask`) is free;
 // - every process a task started is ended however the task ends (TaskTable.endTask);
 // - a worker told to stop that does not exit is counted (ThreadWatch), never awaited for ever;
 // - a worker that retires after running out of memory hands its reply over first;
 // - worker starts of the whole process pass a start gate;
-// - a task that has run FREE_RUN_MS has its thread reniced to LONG_CALL_NICE, once, from here, so
-//   that Lua that never reaches a checkpoint is lowered too (Linux: the worker names its thread in
-//   the task's row; elsewhere it names none, and nothing is done).
+// - a task that has run FREE_RUN_MS has its thread reniced to LONG_CALL_NICE (Linux only: there
+//   the worker names its thread in the task's row).
 import { availableParallelism, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { MessagePort, Worker } from 'node:worker_threads';
@@ -57,7 +55,6 @@ export interface WorkerPoolOptions {
   maxThreads: number;
   /** Workers kept alive, idle or not (started with the pool). */
   minThreads?: number;
-  /** How long a worker lives idle before it is ended. */
   idleTimeout: number;
   /** Tasks that may wait for a worker; past it a task is refused as busy. */
   maxQueue: number;
@@ -83,11 +80,9 @@ export interface TaskLimits {
   timeoutMs: number;
   /** What a cold worker may spend loading the config before the task's own time starts. */
   coldStartMs?: number;
-  /** Cancels the task. */
   signal?: AbortSignal | undefined;
-  /** Told the task's place among the pool's tasks no worker has taken, when it must wait for one (see CallOptions). */
+  /** See CallOptions. */
   onQueued?: ((place: number) => void) | undefined;
-  /** Told when a queued task is taken by a worker. */
   onStart?: (() => void) | undefined;
   /** Receives the events the worker sends for a `run` task. */
   events?: CallEvents | undefined;
@@ -102,7 +97,7 @@ const START_FAILURE_LIMIT = 3;
 /** One task from when it is handed to the pool until it ends. */
 interface Job {
   readonly row: number;
-  /** The call it runs, for a `run` task: a retiring worker's reply names it. */
+  /** The call it runs, for a `run` task: its worker's events name it. */
   readonly callId: string | undefined;
   readonly kind: PoolTask['kind'];
   readonly limits: TaskLimits;
@@ -111,22 +106,21 @@ interface Job {
   stopped?: Stopped;
   /** Time it has waited unpicked while the pool had room to run it (a worker loading, or stuck loading). */
   unpickedMs: number;
-  /** Its place at the start gate, while it waits for a worker to start for it. */
+  /** Its place in line at the start gate, while it waits there. */
   gate?: GateEntry | undefined;
-  /** Its place at the start gate once admitted (true), then the thread piscina started for it, which holds it. */
+  /** Its start gate place once admitted (true), then the id of the thread piscina started for it, which holds it. */
   startPlace?: true | number | undefined;
-  /** Handed to piscina (counted in WorkerPool.handed). */
+  /** Handed to piscina: at most maxThreads tasks (not `warm`) are, so each finds a worker free or starting. */
   handed?: boolean;
-  /**
-   * While it waits behind other tasks (for a start place, or for a busy worker) until a worker takes it: the place
-   * in line its caller was last told (0: none yet).
-   */
+  /** While it waits its turn to be handed to piscina: lets it go on. */
+  go?: (() => void) | undefined;
+  /** While it waits behind other tasks until a worker takes it: the place its caller was last told (0: none yet). */
   place?: number | undefined;
   /** The reply its worker handed over before retiring (see WorkerEvents.retire). */
   retiredReply?: RunReply;
   /** Time its questions to the user have waited for their answers: its time limit is that much later. */
   askedMs: number;
-  /** When the question it waits on was asked (its worker runs nothing meanwhile). */
+  /** When the question it waits on was asked. */
   askingSince?: number | undefined;
 }
 
@@ -142,15 +136,7 @@ export class WorkerPool {
   private readonly calls = new Map<string, Job>();
   /** When the pool first saw each thread whose code has not loaded yet (Date.now() ms); a thread that is up has none. */
   private readonly startingSince = new Map<number, number>();
-  /** Threads whose exit the pool watches. */
   private readonly watched = new WeakSet<Worker>();
-  /** Tasks (not `warm`) handed to piscina and not ended: at most maxThreads, so each finds a worker free or starting. */
-  private handed = 0;
-  /**
-   * Tasks waiting for their turn to be handed to piscina, in the order they came: piscina would not
-   * keep it (a task with a signal that finds no free worker goes to the tail of its queue).
-   */
-  private readonly waiting: { job: Job; go: () => void }[] = [];
   /** Workers in a row that exited before their code loaded. */
   private startFailures = 0;
   private deadlineSweep: NodeJS.Timeout | undefined;
@@ -236,14 +222,12 @@ export class WorkerPool {
       }
       if (job.stopped) return job.stopped;
       if (task.kind !== 'warm') {
-        if (this.handed < this.options.maxThreads) {
-          job.handed = true;
-          this.handed++;
-        } else {
+        if (this.handedCount() < this.options.maxThreads) job.handed = true;
+        else {
           this.queue(job);
           this.leaveStartGate(job);
-          // handOn hands it over, in its turn.
-          await new Promise<void>((go) => this.waiting.push({ job, go }));
+          // handOn lets it go on in its turn.
+          await new Promise<void>((go) => (job.go = go));
           if (job.stopped) return job.stopped;
         }
       }
@@ -288,12 +272,9 @@ export class WorkerPool {
     if (job.place !== undefined && this.table.stampOf(job.row, 'picked') !== undefined) this.startedQueued(job);
     job.gate?.withdraw();
     this.leaveStartGate(job);
-    if (job.handed) {
-      this.handed--;
-      this.handOn();
-    }
     this.jobs.delete(job.row);
     if (job.callId !== undefined) this.calls.delete(job.callId);
+    if (job.handed) this.handOn();
     this.table.endTask(job.row);
     this.options.cpuSlots.leave(this.table.words, this.table.seat(job.row));
     // Back only now that no worker can write to it: its task has ended.
@@ -369,23 +350,35 @@ export class WorkerPool {
     for (const job of this.jobs.values()) if (job.startPlace === threadId) this.leaveStartGate(job);
   }
 
-  /** Hands the tasks that waited longest to piscina while fewer than maxThreads are handed. */
+  private handedCount(): number {
+    let handed = 0;
+    for (const job of this.jobs.values()) if (job.handed) handed++;
+    return handed;
+  }
+
+  /** Hands the tasks that came first to piscina while fewer than maxThreads are handed. */
   private handOn(): void {
-    while (this.handed < this.options.maxThreads) {
-      const next = this.waiting.shift();
-      if (next === undefined) return;
-      next.job.handed = true;
-      this.handed++;
-      next.go();
+    let handed = this.handedCount();
+    for (const job of this.jobs.values()) {
+      if (handed >= this.options.maxThreads) return;
+      if (job.go === undefined) continue;
+      job.handed = true;
+      handed++;
+      this.letGo(job);
     }
+  }
+
+  private letGo(job: Job): void {
+    const go = job.go;
+    job.go = undefined;
+    go?.();
   }
 
   /** Ends `job` early: a picked-up task's worker is terminated (thread watch told first); a waiting one leaves. */
   private stop(job: Job, how: Stopped): void {
     if (job.stopped || !this.jobs.has(job.row)) return;
     job.stopped = how;
-    const waiting = this.waiting.findIndex((entry) => entry.job === job);
-    if (waiting !== -1) this.waiting.splice(waiting, 1)[0]!.go();
+    this.letGo(job);
     job.gate?.withdraw();
     const workerId = this.table.workerOf(job.row);
     if (workerId !== undefined) this.options.threads.stopped(workerId);
