@@ -1,27 +1,20 @@
-// A cgroup (v2) per task that starts a process, where the machine lets the host make and join one:
-// each of the task's shells joins it before running anything, so everything the task starts is in
-// it, and its end kills the whole cgroup at once (cgroup.kill) however its processes forked,
-// renamed themselves or left their session. A kernel without cgroup.kill (before Linux 5.14) gets
-// the same from the freezer: the cgroup is frozen, so no process in it can fork, each of its
-// processes is killed, and it is thawed. Where no cgroup is usable, the sweep (process-sweep.ts)
-// ends a task's processes instead.
+// A cgroup (v2) per task that starts a process, where the host can make and join one: each of the
+// task's shells joins it before running anything, and the task's end kills the whole cgroup
+// (cgroup.kill; before Linux 5.14, freeze, kill each process, thaw). Where no cgroup is usable, the
+// sweep (process-sweep.ts) ends a task's processes instead.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-import { exists, sigkill } from './process-sweep.js';
+import { exists, pause, sigkill } from './process-sweep.js';
 
 /** Names the directory under which the host makes its tasks' cgroups, or `off` for none. */
 export const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
 /** Every cgroup the host makes is named `moonpool-PID.…`, PID the host's. */
 const PREFIX = 'moonpool-';
-/**
- * How long ending a cgroup waits for its killed processes to exit; one still there after (in an
- * uninterruptible sleep) keeps its cgroup, which the next host to start after this one removes.
- */
+/** How long ending a cgroup waits for its processes to exit; one still there keeps it, for the next host to remove. */
 const EXIT_WAIT_MS = 1000;
 /** How long killing by freezing waits for the cgroup to say it is frozen; past it, its processes are killed anyway. */
 const FREEZE_WAIT_MS = 1000;
-const PAUSE = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 
 let candidate: string | null | undefined;
 let parent: string | null | undefined;
@@ -37,8 +30,7 @@ export function cgroupCandidate(): string | null {
 /**
  * The directory under which this thread makes its tasks' cgroups, or null: the candidate, if a
  * cgroup made there can be joined and killed. Decided once per thread, when its first task starts
- * a process (the test spawns a shell: a host whose tools start none never pays for it); cgroups
- * that hosts no longer alive left there are ended then.
+ * a process; stale cgroups of hosts no longer alive are ended then.
  */
 export function cgroupParent(): string | null {
   if (parent !== undefined) return parent;
@@ -78,7 +70,7 @@ export function endCgroup(dir: string): void {
   const deadline = Date.now() + EXIT_WAIT_MS;
   do {
     if (!killAll(dir)) return;
-    while (populated(dir) && Date.now() < deadline) Atomics.wait(PAUSE, 0, 0, 1);
+    while (events(dir).includes('populated 1') && Date.now() < deadline) pause(1);
     // A removal fails while a killed process is still exiting.
   } while (!removeTree(dir) && Date.now() < deadline);
 }
@@ -95,16 +87,14 @@ function killAll(dir: string): boolean {
 }
 
 /**
- * What cgroup.kill does, for kernels without it (Linux 5.2 to 5.13): freezes the cgroup `dir` and
- * waits until it says it is frozen, so no process in it or below can fork while they are listed,
- * sends each of them SIGKILL (a frozen process still dies of it), and thaws the cgroup so that
- * they exit. Throws when `dir` cannot be frozen (gone, or no cgroup v2 freezer).
+ * What cgroup.kill does, for Linux 5.2 to 5.13: freezes `dir` (no process in it can fork while they
+ * are listed), SIGKILLs each, and thaws it so that they exit. Throws when `dir` cannot be frozen.
  */
 export function freezeKillThaw(dir: string): void {
   writeFileSync(`${dir}/cgroup.freeze`, '1');
   try {
     const deadline = Date.now() + FREEZE_WAIT_MS;
-    while (!events(dir).includes('frozen 1') && Date.now() < deadline) Atomics.wait(PAUSE, 0, 0, 1);
+    while (!events(dir).includes('frozen 1') && Date.now() < deadline) pause(1);
     for (const pid of processesUnder(dir)) sigkill(pid);
   } finally {
     try {
@@ -178,10 +168,6 @@ function events(dir: string): string {
   } catch {
     return '';
   }
-}
-
-function populated(dir: string): boolean {
-  return events(dir).includes('populated 1');
 }
 
 /** Removes `dir` and the cgroups below it, deepest first; false if one is still in use. */

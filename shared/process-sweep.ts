@@ -1,18 +1,12 @@
 // Ends every process a task started, at the task's end, where the task has no cgroup
 // (call-cgroup.ts). On Linux it reads /proc: a process is the task's if its environment carries the
 // task's tag, if it is in one of the task's process groups or sessions (each command starts one of
-// each, numbered alike), or if it descends from any — which finds the ones that left them. What
-// escapes: a process that left the task's sessions, lost its parent and whose tag is gone (an
-// environment cleared, or overwritten by a title it set), or one that forks anew faster than /proc
-// is read. Without /proc, the groups alone are killed.
-//
-// A scan of /proc is no snapshot: it lists the pids, then reads each one's files. A process of the
-// task that forks after the listing and is gone (or a zombie) by the time it is read hides its
-// child, which was not listed and has lost its only link to the task; and an orphan caught in the
-// middle of an `execve` shows no environment, so no tag. So a pass that finds nothing new ends the
-// sweep only if its scan saw nothing of the kind (see `unsettled`); otherwise the sweep looks again
-// SETTLE_MS later. (A daemonizing command, `setsid sh -c 'cmd & exit'`, swept while it started,
-// escaped about one sweep in four before.)
+// each, numbered alike), or if it descends from any. What escapes (docs/security.md): a process
+// that left the task's sessions, lost its parent and whose tag is gone, or one that forks anew
+// faster than /proc is read. Without /proc, the groups alone are killed.
+// A scan of /proc is no snapshot: a process that forks after the listing and is gone by the time
+// it is read hides its child, and an orphan in the middle of an `execve` shows no tag yet. So a
+// pass that finds nothing new ends the sweep only if its scan saw nothing of the kind (`unsettled`).
 import { readdirSync, readFileSync } from 'node:fs';
 import { PROCESS_TAG_VARIABLE } from './process-tag.js';
 
@@ -26,13 +20,12 @@ const SETTLE_MS = 1;
  */
 const PENDING_ENVIRONMENT_MS = 100;
 const PENDING_LOOK_MS = 8;
-/** A word nobody wakes: Atomics.wait on it is a plain pause. */
 const PAUSE = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 /** The PF_KTHREAD bit of a process's flags (field 9 of /proc/PID/stat): kernel threads are never a task's. */
 const KERNEL_THREAD = 0x00200000;
 /** Linux's USER_HZ on every architecture Node runs on; a larger one only widens the start-time filter. */
 const TICKS_PER_SECOND = 100;
-/** Processes started this long before the task's start are still examined (clock granularity, skew). */
+/** Processes started this long before the task are still examined (clock granularity, skew). */
 const START_MARGIN_MS = 1000;
 
 export interface SweepTarget {
@@ -49,7 +42,7 @@ interface ProcessEntry {
   ppid: number;
   pgid: number;
   sid: number;
-  /** The value of PROCESS_TAG_VARIABLE in its environment (null: not set), read when first needed. */
+  /** Its tag (null: none), read when first needed. */
   tag?: string | null;
 }
 
@@ -72,7 +65,7 @@ export function sweepTaskProcesses(target: SweepTarget): number {
     if (fresh.length === 0) {
       const change = unsettled(table, target.groups, signalled, lookedAgain);
       if (change === 'none') break;
-      Atomics.wait(PAUSE, 0, 0, change === 'pending environment' ? PENDING_LOOK_MS : SETTLE_MS);
+      pause(change === 'pending environment' ? PENDING_LOOK_MS : SETTLE_MS);
     }
     for (const pid of fresh) {
       signalled.add(pid);
@@ -84,26 +77,26 @@ export function sweepTaskProcesses(target: SweepTarget): number {
 }
 
 /**
- * Whether the recorded group `group` is still the task's. A pid is not reused while a group of
- * that number has a member, so a group whose leader is gone (or a zombie) can only be the task's.
- * A live process with the leader's pid is the task's leader if it carries the tag, or carries no
- * tag and is the host's child (a leader that exec'd a command clearing its environment); anything
- * else holds a reused pid, and its group is left alone.
+ * Whether the recorded group `group` is still the task's: a pid is not reused while its group has a
+ * member, so a group whose leader is gone is; a live leader must carry the tag, or no tag and be the
+ * host's child (it exec'd a command clearing its environment). Anything else holds a reused pid.
  */
 function isTaskGroup(group: number, table: Map<number, ProcessEntry>, tag: string): boolean {
   const leader = table.get(group);
-  if (leader === undefined) return !isAlive(group);
+  if (leader === undefined) {
+    const fields = statFields(group);
+    return fields === undefined || ended(fields);
+  }
   const leaderTag = tagOf(leader);
   return leaderTag === tag || (leaderTag === null && leader.ppid === process.pid);
 }
 
-/** The live processes in `table` that belong to the task: tagged, in its groups or sessions, or below any. */
+/** The live processes in `table` that are the task's: tagged, in its groups or sessions, or below any. */
 function taskProcesses(table: Map<number, ProcessEntry>, groups: ReadonlySet<number>, tag: string): number[] {
   const verdicts = new Map<number, boolean>();
   const own = (entry: ProcessEntry): boolean => groups.has(entry.pgid) || groups.has(entry.sid) || tagOf(entry) === tag;
   for (const start of table.values()) {
-    // Walks up to the first ancestor already judged, one of the task's, or outside the table;
-    // a loop, not recursion, since a hostile command can build a chain of any depth.
+    // Up to the first ancestor judged, the task's, or outside the table; a loop: a chain may be deep.
     const path: ProcessEntry[] = [];
     let entry: ProcessEntry | undefined = start;
     let verdict = false;
@@ -133,20 +126,16 @@ function taskProcesses(table: Map<number, ProcessEntry>, groups: ReadonlySet<num
 class ProcessTable extends Map<number, ProcessEntry> {
   /** A listed pid was gone by the time its stat was read. */
   sawVanish = false;
-  /** Zombies started since: each may have forked a child after the listing, then ended. */
   readonly zombies: number[] = [];
 }
 
 /**
- * What a scan that found nothing new may still have missed of the task's processes: a pid it
- * listed was gone when read, a new zombie (it may have forked after the listing, then ended), or a
- * new orphan whose environment cannot be read yet (one in the middle of an `execve`, its tag not
- * yet there). Each zombie and orphan is worth one more look, and one still in its `execve` (no
- * command line yet) a look every PENDING_LOOK_MS for up to PENDING_ENVIRONMENT_MS (`lookedAgain`
- * keeps them): one still there at the next scan was so before that scan's listing, and a zombie or
- * a process started with no environment that stays so — anybody's, on a machine whose init does
- * not reap, or a kept `env -i` command — must not make every sweep take all its passes. The
- * recorded leaders and what this sweep killed are zombies the host reaps later, and fork no more.
+ * What a scan that found nothing new may have missed: a listed pid gone when read, a new zombie
+ * (it may have forked after the listing), or a new orphan with no environment yet (in an
+ * `execve`). Each zombie and orphan gets one more look, and one still in its `execve` (no command
+ * line yet) a look every PENDING_LOOK_MS for up to PENDING_ENVIRONMENT_MS (`lookedAgain`), so
+ * that one that stays so (`env -i`, an unreaped zombie) does not make every sweep take all its
+ * passes. The recorded leaders and what this sweep killed fork no more.
  */
 function unsettled(
   table: ProcessTable,
@@ -165,9 +154,8 @@ function unsettled(
     // Only processes whose tag was read and found missing; a parent in the table links the rest.
     if (entry.tag !== null || table.has(entry.ppid) || !environmentPending(entry.pid)) continue;
     const since = lookedAgain.get(entry.pid);
-    // Looked at for long only while it is in its `execve`: no command line either (the new
-    // program's arguments are not in place yet). An `env -i` command has one, and gets one look.
-    const execing = commandLineEmpty(entry.pid);
+    // In its `execve`, the new program's arguments are not in place yet; an `env -i` command has some.
+    const execing = (readProcFile(entry.pid, 'cmdline')?.length ?? 0) === 0;
     if (since !== undefined && (!execing || now - since >= PENDING_ENVIRONMENT_MS)) continue;
     if (since === undefined) lookedAgain.set(entry.pid, now);
     if (change === 'none') change = 'changing';
@@ -176,16 +164,7 @@ function unsettled(
   return change;
 }
 
-/** Whether the process's command line reads as empty, as in the middle of an `execve` (or for a process gone). */
-function commandLineEmpty(pid: number): boolean {
-  return (readProcFile(pid, 'cmdline')?.length ?? 0) === 0;
-}
-
-/**
- * Whether the process's environment reads as empty, or not at all for a reason other than its
- * belonging to another user (whose processes a task cannot start, and whose environment is never
- * readable): what one in the middle of an `execve` shows.
- */
+/** Whether the process's environment reads as empty or unreadable (not for being another user's): as in an `execve`. */
 function environmentPending(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/environ`).length === 0;
@@ -235,11 +214,6 @@ function ended(fields: readonly string[]): boolean {
   return fields[0] === 'Z' || fields[0] === 'X';
 }
 
-function isAlive(pid: number): boolean {
-  const fields = statFields(pid);
-  return fields !== undefined && !ended(fields);
-}
-
 const TAG_ENTRY = Buffer.from(`${PROCESS_TAG_VARIABLE}=`);
 
 /** The process's tag: the value of PROCESS_TAG_VARIABLE in its environment, or null. */
@@ -258,7 +232,7 @@ function tagOf(entry: ProcessEntry): string | null {
   return entry.tag;
 }
 
-/** A /proc file's bytes (readFileSync reads to the end: /proc files report size 0), or undefined if unreadable or gone. */
+/** A /proc file's bytes, or undefined if unreadable or gone. */
 function readProcFile(pid: number, file: 'stat' | 'environ' | 'cmdline'): Buffer | undefined {
   try {
     return readFileSync(`/proc/${pid}/${file}`);
@@ -267,10 +241,7 @@ function readProcFile(pid: number, file: 'stat' | 'environ' | 'cmdline'): Buffer
   }
 }
 
-/**
- * Whether process `pid` (a group when negative) exists: signal 0 reaches it, or it is there but
- * not ours to signal (EPERM: another user's, or a group with a setuid member, which still counts).
- */
+/** Whether process `pid` (a group when negative) exists, ours to signal or not (EPERM). */
 export function exists(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -288,4 +259,9 @@ export function sigkill(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** Blocks the thread for `ms`. */
+export function pause(ms: number): void {
+  Atomics.wait(PAUSE, 0, 0, ms);
 }
