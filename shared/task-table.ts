@@ -1,15 +1,13 @@
-// A pool's task table, the one both threads use: a SharedArrayBuffer the core makes per pool and
-// gives its workers once (WorkerConfig.taskTable), with a row of TASK_ROW_WORDS Int32 words per
-// task. The worker stamps when it picked the task up and when the task's own work began (the core
-// reads the stamps for deadlines), names the worker and the OS thread running it (the core stops
-// that worker, and lowers a long task's priority through the thread), keeps the task's CPU seat
-// there, and records each process group the task starts the moment `spawn` returns. Whichever side sees the task end — the worker before
-// it replies, the core after terminating the worker — ends the task's processes from its row: its
-// cgroup where the host has one (call-cgroup.ts), else by the sweep.
+// A pool's task table: a SharedArrayBuffer the core makes per pool and gives its workers
+// (WorkerConfig.taskTable), a row of TASK_ROW_WORDS Int32 words per task. The worker stamps when it
+// picked the task up and when its own work began (the core's deadlines), names itself and the OS
+// thread running it (the core stops the one, renices the other), keeps the task's CPU seat, and
+// records each process group the task starts. Whichever side sees the task end — the worker before
+// it replies, the core after terminating the worker — ends its processes from the row: its cgroup
+// where the host has one (call-cgroup.ts), else by the sweep.
 import { cgroupCandidate, cgroupParent, endCgroup, makeCgroup, taskCgroup } from './call-cgroup.js';
 import { SEAT_WORDS } from './cpu-slots.js';
 import { exists, sweepTaskProcesses } from './process-sweep.js';
-import { processTag } from './process-tag.js';
 
 /** Words per row. */
 export const TASK_ROW_WORDS = 68;
@@ -17,9 +15,8 @@ export const TASK_ROW_WORDS = 68;
 const ROW_PICKED = 0;
 /** When the task's own work began (after a cold worker loaded the config), stamped alike. */
 const ROW_STARTED = 1;
-/** The Linux thread id of the worker running the task, 0 when none is known or it has been taken, THREAD_ENDED once the task has ended. */
+/** The Linux thread id running the task, 0 when none is known or it has been taken, THREAD_ENDED once the task has ended. */
 const ROW_THREAD = 2;
-/** The thread word of a task that has ended, named before its worker replies. */
 const THREAD_ENDED = -1;
 /** The Node thread id of the worker that picked the task up, plus one (0 until then). */
 const ROW_WORKER = 3;
@@ -40,11 +37,7 @@ export const MAX_LIVE_GROUPS = TASK_ROW_WORDS - ROW_FIRST_PID;
 
 /** The largest tag word; the next starts again at 1. */
 const MAX_TAG_WORD = 2 ** 31 - 1;
-/**
- * The last tag word drawn by any table of this thread (only the core resets rows): tables made in
- * the same millisecond share an epoch, so words counted per table would give two pools' tasks the
- * same process tag.
- */
+/** The last tag word drawn by any table of this thread: two tables may share an epoch, so words are not counted per table. */
 let lastTagWord = 0;
 
 /** A task's stamps: picked up by a worker, and its own work begun. */
@@ -96,7 +89,7 @@ export class TaskTable {
     Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_THREAD, threadId);
   }
 
-  /** The worker says the task in `row` has ended, before it replies: its thread runs it no more. */
+  /** The worker says the task in `row` has ended, before it replies. */
   endThread(row: number): void {
     Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_THREAD, THREAD_ENDED);
   }
@@ -117,7 +110,7 @@ export class TaskTable {
     return Math.max(0, Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_THREAD));
   }
 
-  /** The thread running the task in `row`, once: the word is cleared, and later calls answer 0 (as they do once the task has ended). */
+  /** The thread running the task in `row`, once: later calls answer 0. */
   takeThread(row: number): number {
     const threadId = this.threadOf(row);
     if (threadId === 0) return 0;
@@ -131,9 +124,9 @@ export class TaskTable {
     return row * TASK_ROW_WORDS + ROW_SEAT;
   }
 
-  /** The process tag of the task in `row`, for PROCESS_TAG_VARIABLE. */
+  /** The process tag of the task in `row` (PROCESS_TAG_VARIABLE's value), unique in the process and to its pid. */
   tag(row: number): string {
-    return processTag(this.epochMs, row, Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_TAG));
+    return `${process.pid}.${this.epochMs}.${row}.${Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_TAG) >>> 0}`;
   }
 
   /** Readies the task in `row` to start a process: the cgroup every process it starts must join, made at its first (null: none, its processes are swept). */
@@ -148,10 +141,7 @@ export class TaskTable {
     return made ? dir : null;
   }
 
-  /**
-   * The cgroup of the task in `row`, which has one: under the candidate parent, which the thread that
-   * made it had tested (either side may end it, and the side that did not test need not).
-   */
+  /** The cgroup of the task in `row`, which has one: under the candidate parent (the side that made it tested it). */
   private cgroupOf(row: number): string {
     return taskCgroup(cgroupCandidate()!, this.tag(row));
   }
@@ -171,10 +161,9 @@ export class TaskTable {
   }
 
   /**
-   * Ends every process the task in `row` started, however it ended: its cgroup, or else its groups
-   * and what left them (process-sweep.ts); then clears the row's record of them, so the other side
-   * finds nothing left to do. Costs nothing for a task that started none. Returns how many signals
-   * were sent (a cgroup's kill counts as one).
+   * Ends every process the task in `row` started: its cgroup, or else its groups and what left them
+   * (process-sweep.ts); then clears the row's record, so the other side finds nothing left to do.
+   * Returns how many signals were sent (a cgroup's kill counts as one).
    */
   endTask(row: number): number {
     const containmentWord = row * TASK_ROW_WORDS + ROW_CONTAINMENT;
