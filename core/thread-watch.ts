@@ -1,11 +1,7 @@
 // Keeps count of worker threads told to stop that have not stopped. `worker.terminate()` cannot
-// interrupt a thread blocked in a system call (a FIFO no one writes to, a hung network mount, a
-// tty read): such a thread is stuck until the call returns, holds its memory, and makes Node's
-// own exit wait for it. The host reports them (`stats().stuckThreads`) and its close waits for
-// them only so long.
-// How long "this long" is depends on the machine: a thread told to stop still needs CPU time to
-// exit (or to finish starting, if it was starting), and a machine with six runnable threads per
-// CPU gives it a sixth of one; judged by the wall clock alone, slow threads were called stuck.
+// interrupt a thread blocked in a system call (a FIFO no one writes to, a hung mount): it holds its
+// memory and makes Node's exit wait for it. The host reports them (`stats().stuckThreads`) and its
+// close waits for them only so long, longer on a loaded machine, where exiting takes CPU time too.
 import { availableParallelism, loadavg } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { within } from '../shared/within.js';
@@ -15,7 +11,7 @@ export const STUCK_AFTER_MS = 1_000;
 /** Most times STUCK_AFTER_MS a loaded machine stretches the wait to. */
 const MAX_STRETCH = 10;
 
-/** How long a thread told to stop now has to exit: STUCK_AFTER_MS times the runnable threads per CPU (the last minute's load average), at least once, at most MAX_STRETCH times. */
+/** How long a thread told to stop now has to exit: STUCK_AFTER_MS times the load average per CPU, within 1 to MAX_STRETCH times. */
 export function stuckAfterMs(): number {
   const perCpu = loadavg()[0]! / availableParallelism();
   return Math.round(STUCK_AFTER_MS * Math.min(MAX_STRETCH, Math.max(1, perCpu)));
@@ -27,7 +23,6 @@ export class ThreadWatch {
   /** Threads told to stop, not yet exited, by thread id: when they count as stuck. */
   private readonly stopping = new Map<number, number>();
 
-  /** A new worker thread to keep an eye on. */
   started(worker: Worker): void {
     const id = worker.threadId;
     if (id < 0 || this.live.has(id)) return;
@@ -42,28 +37,26 @@ export class ThreadWatch {
   }
 
   /** The thread with this id was told to stop (terminated). */
-  stopped(threadId: number, now = Date.now()): void {
-    if (this.live.has(threadId) && !this.stopping.has(threadId)) this.stopping.set(threadId, now + stuckAfterMs());
+  stopped(threadId: number): void {
+    if (this.live.has(threadId) && !this.stopping.has(threadId))
+      this.stopping.set(threadId, Date.now() + stuckAfterMs());
   }
 
-  /** Threads alive (started and not exited). */
   alive(): number {
     return this.live.size;
   }
 
   /** Threads told to stop that are still running past their time to exit (stuckAfterMs). */
-  stuck(now = Date.now()): number {
+  stuck(): number {
+    const now = Date.now();
     return [...this.stopping.values()].filter((deadline) => now >= deadline).length;
   }
 
-  /**
-   * Resolves once every thread told to stop has exited or counts as stuck, whichever comes
-   * first: after it, `stuck()` names every thread left running.
-   */
-  async settled(now = Date.now()): Promise<void> {
+  /** Resolves once every thread told to stop has exited or counts as stuck. */
+  async settled(): Promise<void> {
     if (this.stopping.size === 0) return;
     // A thread told to stop is live until its exit, which deletes it from both maps.
     const exits = [...this.stopping.keys()].map((id) => this.live.get(id)!);
-    await within(Promise.all(exits), Math.max(...this.stopping.values()) - now);
+    await within(Promise.all(exits), Math.max(...this.stopping.values()) - Date.now());
   }
 }

@@ -1,14 +1,10 @@
 // CPU slots: how many calls may execute Lua at the same moment, host-wide, shared by every worker
-// through one SharedArrayBuffer. Fifty CPU-bound workers on two cores make every lock the process
-// shares (the platform's task queue, a message port, the address space) a place where the main
-// thread waits behind a worker the scheduler has preempted — the dashboard then stalls for 100 ms
-// and more. Taking turns keeps the number of workers executing Lua near the number of CPUs.
-//
-// A fair ticket queue without locks: a seat takes a ticket; ticket t may hold a slot once
-// t < slots + releases. Every release admits exactly one more ticket; a ticket whose seat gave
-// up (its worker was terminated, or it stopped waiting) is passed over by whoever sees it last,
-// decided by one compare-and-swap. Counters are Int32 and wrap; tickets compare by difference.
-// This file has no imports: the core and the workers both use it (see docs/architecture.md).
+// through one SharedArrayBuffer. Fifty CPU-bound workers on two cores make the main thread wait
+// behind preempted workers at every lock the process shares (the dashboard stalls 100 ms and
+// more); taking turns keeps the workers executing Lua near the number of CPUs.
+// A fair ticket queue without locks: ticket t may hold a slot once t < slots + releases. Every
+// release admits one more ticket; a ticket whose seat gave up is passed over by whoever sees it
+// last, decided by one compare-and-swap. Counters are Int32 and wrap; tickets compare by difference.
 
 const NEXT_TICKET = 0;
 const RELEASES = 1;
@@ -27,11 +23,7 @@ const ABANDONED = 1;
 export const SEAT_IDLE = 0;
 export const SEAT_WAITING = 1;
 export const SEAT_HOLDING = 2;
-/**
- * A seat is two Int32 words in shared memory, its state and its ticket, named by the index of its
- * first word in the array that holds it (a task's row of its pool's task table): no view of its
- * own, which a task table would make for each row it uses, the first of them in a burst.
- */
+/** A seat is two Int32 words, its state and its ticket, named by its first word's index in a task table row. */
 export const SEAT_WORDS = 2;
 const STATE = 0;
 const TICKET = 1;
@@ -45,7 +37,7 @@ export interface CpuSlotStats {
   slots: number;
   /** Seats holding a slot now. */
   running: number;
-  /** Seats waiting for a slot (calls waiting for their turn, or running ahead of a stuck queue). */
+  /** Seats waiting for a slot (or running ahead of a stuck queue). */
   waiting: number;
 }
 
@@ -91,11 +83,7 @@ export class CpuSlots {
     Atomics.wait(this.words, wake, sequence, ms);
   }
 
-  /**
-   * Leaves the queue: a held slot is passed to the next ticket, a waiting ticket is given up.
-   * Safe to call from any thread, any number of times: only the call that changes the seat's
-   * state acts, so the core can clean up after a worker it terminated.
-   */
+  /** Leaves the queue: a held slot is passed on, a waiting ticket given up. Any thread may call it, any number of times. */
   leave(words: Int32Array, seat: number): void {
     const state = Atomics.load(words, seat + STATE);
     if (
@@ -157,8 +145,7 @@ export class CpuSlots {
   private abandon(ticket: number): void {
     const entry = ticket & (RING - 1);
     Atomics.store(this.words, TICKETS + entry, ABANDONED);
-    // Admitted already: no release will look at this ticket again, unless one is looking now —
-    // the compare-and-swap decides which of the two passes the slot on.
+    // Admitted already: no release looks at it again, unless one is now; the swap decides who passes on.
     if (this.admitted(ticket) && Atomics.compareExchange(this.words, TICKETS + entry, ABANDONED, OPEN) === ABANDONED)
       this.passOn();
   }

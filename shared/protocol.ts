@@ -1,6 +1,5 @@
-// The messages that cross between the main thread and a Lua worker: what a worker starts with, the
-// tasks, each task kind's reply (TaskReplies) and the live events. Both sides import this file;
-// neither imports anything from the other (shared/ holds all they have in common).
+// The messages between the main thread and a Lua worker: what a worker starts with, the tasks,
+// each kind's reply (TaskReplies) and the live events. Both sides import this file.
 import type { MessagePort } from 'node:worker_threads';
 
 /** A problem found while loading a config or checking a tool definition. */
@@ -53,7 +52,7 @@ export interface RawToolDefinition {
   permissions?: unknown;
   /** Where the config's default permissions were set, when the tool took them. */
   permissionsAt?: { file: string; line: number };
-  /** Lua type names of the callbacks: 'function' when set correctly. */
+  /** Lua type names of the callbacks. */
   runType: string;
   renderType: string;
   availableType: string;
@@ -62,7 +61,7 @@ export interface RawToolDefinition {
   /** Where `registry:add` was called. */
   file: string;
   line: number;
-  /** Every key of the definition table: strings as written (past 100 bytes, cut and measured), other keys in brackets (`[1]`, `[a table]`). */
+  /** Every key of the definition table: strings (past 100 bytes, cut and measured), other keys in brackets (`[1]`). */
   fieldNames: string[];
   /** A field whose value could not be converted (a function inside `parameters`, a cycle…). */
   conversionError?: string;
@@ -80,9 +79,8 @@ export interface DiscoveryReport {
 }
 
 /**
- * What a tool declared it may touch (registry:add's `permissions`), as written: paths relative to
- * `ctx.cwd` or starting with `~`, program names or paths, variable names; `true` allows every one
- * of that kind. A tool without the field has none of this and may touch everything.
+ * What a tool declared it may touch (registry:add's `permissions`), as written: paths (relative to
+ * `ctx.cwd`, or `~`), program names or paths, variable names; `true` allows all of that kind.
  */
 export interface ToolPermissions {
   read: true | string[];
@@ -99,18 +97,12 @@ export interface CallContext {
   permissions?: ToolPermissions;
 }
 
-/**
- * A question `ctx:ask` puts to the user, its shape checked by the prelude: pick one of `choices`,
- * or answer yes or no (`confirm`). `default` is what Enter picks, and what `--yes` answers.
- */
+/** A question `ctx:ask` puts to the user (checked by the prelude); `default` is what Enter and `--yes` pick. */
 export type AskQuestion =
   | { kind: 'choice'; question: string; choices: string[]; default?: string }
   | { kind: 'confirm'; question: string; default?: boolean };
 
-/**
- * Why a question got no answer: `declined`, the user refused to answer (dismissed the prompt);
- * `unavailable`, there was no one to ask (a host that cannot ask, no terminal and no default).
- */
+/** Why a question got no answer: the user dismissed it (`declined`), or no one could be asked (`unavailable`). */
 export type AskRefusal = 'declined' | 'unavailable';
 
 /** The answer to a question: the choice picked (a string), yes or no (a boolean), or why there is none. */
@@ -125,11 +117,7 @@ export interface CallEvents {
   ask?(question: AskQuestion, signal: AbortSignal): Promise<AskAnswer>;
 }
 
-/**
- * What a worker calls (comlink) over the port it posts as its code loads (WorkerEventsPort), naming the call each
- * event belongs to.
- */
-
+/** What a worker calls (comlink) over the port it posts as its code loads (WorkerEventsPort). */
 export interface WorkerEvents {
   /** Log lines in order, batched (the host hears of each one). */
   log(callId: string, texts: string[]): void;
@@ -171,7 +159,7 @@ export type WorkerTask = PoolTask & { row: number };
 
 export type TaskKind = WorkerTask['kind'];
 
-/** What the worker answers to each kind of task: the pool's `run` is typed by it, the worker's handler checked against it. */
+/** What the worker answers to each kind of task. */
 export interface TaskReplies {
   warm: null;
   discover: DiscoveryReport;
