@@ -32,7 +32,6 @@ import {
   type WorkerEvents,
   type WorkerEventsPort,
 } from '../shared/protocol.js';
-import { StartGate, type GateEntry } from './start-gate.js';
 import { within } from '../shared/within.js';
 import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
 
@@ -40,7 +39,58 @@ import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
 export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
 /** A worker's V8 young generation: Lua's heap is wasm memory, so V8's default of several MB would sit unused. */
 const WORKER_YOUNG_GENERATION_MB = 2;
-/** Workers of the process starting at once (start-gate.ts): a few more than the CPUs, for starts that wait on I/O. */
+export interface GateEntry {
+  /** Resolves true once the place is taken (leave() gives it back), false if withdrawn first. */
+  readonly admitted: Promise<boolean>;
+  /** Gives up waiting; does nothing once admitted. */
+  readonly withdraw: () => void;
+}
+
+/**
+ * How many workers may be starting at once. A worker's start (Node's bootstrap, our modules, the Lua
+ * state, the config) is CPU-bound: fifty started together on two cores all finish late. Through the
+ * gate they start a few at a time, first come first served.
+ */
+export class StartGate {
+  /** Places taken now. */
+  taken = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly slots: number) {}
+
+  /** Asks for a place: taken at once when one is free, else after the starts waiting before it. */
+  enter(): GateEntry {
+    if (this.taken < this.slots) {
+      this.taken++;
+      return { admitted: Promise.resolve(true), withdraw: () => undefined };
+    }
+    let settle: (admitted: boolean) => void = () => undefined;
+    const admitted = new Promise<boolean>((resolve) => (settle = resolve));
+    const admit = (): void => settle(true);
+    this.waiting.push(admit);
+    const withdraw = (): void => {
+      const index = this.waiting.indexOf(admit);
+      if (index < 0) return;
+      this.waiting.splice(index, 1);
+      settle(false);
+    };
+    return { admitted, withdraw };
+  }
+
+  /** Starts waiting for a place. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Gives a place back: the start that has waited longest takes it. */
+  leave(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.taken--;
+  }
+}
+
+/** Workers of the process starting at once: a few more than the CPUs, for starts that wait on I/O. */
 export const WORKER_START_SLOTS = availableParallelism() + 2;
 const WORKER_STARTS = new StartGate(WORKER_START_SLOTS);
 /** How often running tasks' deadlines are checked: a timeout ends at most this much late. */

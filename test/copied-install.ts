@@ -10,7 +10,7 @@ import { ROOT, tempDir } from './helpers.js';
 export interface CopiedInstall {
   install: string;
   ToolHost: typeof ToolHost;
-  /** Imports one of the copy's own core modules (`start-gate.js`, say). */
+  /** Imports one of the copy's own core modules (`worker-pool.js`, say). */
   loadCore<T>(file: string): Promise<T>;
 }
 

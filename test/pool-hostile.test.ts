@@ -9,8 +9,7 @@ import { after, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ToolHost, type CallResult } from '../core/index.js';
 import { encodeMsgpack } from '../core/msgpack-codec.js';
-import { StartGate, type GateEntry } from '../core/start-gate.js';
-import { WORKER_START_SLOTS } from '../core/worker-pool.js';
+import { StartGate, WORKER_START_SLOTS, type GateEntry } from '../core/worker-pool.js';
 import { copiedInstall as copyInstall, type CopiedInstall } from './copied-install.js';
 import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
 import { hungFifo, hungMountChildLine } from './hung-mount-child.js';
@@ -149,7 +148,7 @@ for (const { pool, options } of STUCK_BESIDE) {
 /** A copy of this build (copied-install.ts) whose own start gate is watched too. */
 async function copiedInstall(): Promise<CopiedInstall> {
   const copy = await copyInstall();
-  watchGates((await copy.loadCore<{ StartGate: typeof StartGate }>('start-gate.js')).StartGate);
+  watchGates((await copy.loadCore<{ StartGate: typeof StartGate }>('worker-pool.js')).StartGate);
   return copy;
 }
 

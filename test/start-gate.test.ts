@@ -1,11 +1,10 @@
-// Workers start a few at a time (core/start-gate.ts): a call waiting for its worker's turn to
+// Workers start a few at a time (StartGate, core/worker-pool.ts): a call waiting for its worker's turn to
 // start is not yet on the clock, can be cancelled while it waits, and starts in its turn.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { StartGate } from '../core/start-gate.js';
-import { WORKER_START_SLOTS } from '../core/worker-pool.js';
+import { StartGate, WORKER_START_SLOTS } from '../core/worker-pool.js';
 import { eventually, liveProcesses, startHost, tempDir, uniqueSeconds } from './helpers.js';
 
 /**
