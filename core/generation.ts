@@ -3,7 +3,6 @@
 // workers crash CRASH_LIMIT times within CRASH_WINDOW_MS is disabled for the rest of the
 // generation. A replaced generation closes once the last call it runs has ended.
 import { createHash } from 'node:crypto';
-import type { Worker } from 'node:worker_threads';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { readRegularFile, snapshotConfig, type ConfigSnapshot } from './config-snapshot.js';
@@ -26,38 +25,24 @@ export const MAX_INSPECT_THREADS = 4;
 /** How long one `available` check runs alone before the next starts beside it (on another worker). */
 const AVAILABLE_STAGGER_MS = 200;
 
-/** A block's body from `render`, or why the default block (the model-facing text) is shown. */
+/** A block's body from `render`, or why the default block (the model-facing text) is shown (`reason` null: no line saying why). */
 export type RenderResult = { ok: true; lines: string[] } | { ok: false; reason: string | null };
 
-/** The host's options a generation serves with (its calls' included: see tool-call.ts). */
-type HostLimits = Pick<
-  ResolvedHostOptions,
-  | 'cwd'
-  | 'timeoutMs'
-  | 'memoryLimitBytes'
-  | 'loadTimeoutMs'
-  | 'availableTimeoutMs'
-  | 'renderBudgetMs'
-  | 'maxThreadsPerModule'
-  | 'idleTimeoutMs'
-  | 'maxQueuePerModule'
-  | 'maxInlineChars'
-  | 'maxInlineLines'
->;
-
-export interface GenerationOptions extends HostLimits {
+/** The host's options (its calls' limits included: see tool-call.ts), and what the host shares with its generations. */
+export interface GenerationOptions extends Omit<ResolvedHostOptions, 'cpuSlots'> {
   number: number;
   configFile: string;
   spillDir: string;
-  /** The host's CPU slots, shared by every generation's workers. */
   cpuSlots: CpuSlots;
-  /** The host's count of worker threads that would not stop. */
   threads: ThreadWatch;
   /** Start a module pool's worker beside the inspect worker, for the first module called. */
-  warmModuleWorker?: boolean;
+  warmModuleWorker: boolean;
   /** The config directory's files as the host already read them (used when of the config's directory). */
   snapshot?: ConfigSnapshot | undefined;
 }
+
+/** A module's pool figures, its crashes, and whether those disabled it. */
+export type ModuleStats = PoolStats & { crashes: number; disabled: boolean };
 
 export interface ToolState extends CheckedTool {
   /** A hash of the tool's module as loaded: a reload that edits only `run` still shows as a change. */
@@ -72,7 +57,8 @@ export type LoadOutcome =
   { ok: true; generation: Generation } | { ok: false; diagnostics: Diagnostic[]; logs: string[] };
 
 export class Generation {
-  private readonly modules = new Map<string, WorkerPool>();
+  /** Each module's pool, by module. */
+  readonly modules = new Map<string, WorkerPool>();
   private readonly crashes = new Map<string, number[]>();
   private callsInFlight = 0;
   /** Set once a newer generation took over: closes this one once its last call has ended. */
@@ -109,19 +95,11 @@ export class Generation {
     }
     if ('problem' in prepared) return failure(prepared.problem);
     const { workerConfig, snapshot } = prepared;
-    // ajv's modules load while the inspect worker starts; ajv compiles its own meta-schema and
-    // keyword code (one small schema does that, about 20 ms) once the worker is up, while it
-    // evaluates the config: done sooner, it held up the task the worker was waiting for.
+    // ajv's modules load while the inspect worker starts; its first compile (about 20 ms) waits
+    // until the worker is up and evaluating the config: sooner, it held up the worker's task.
     const schemaModules = Promise.all([import('./schema-compiler.js'), import('./tool-definitions.js')]);
-    const inspect = new WorkerPool({
-      config: { ...workerConfig, role: 'inspect' },
-      cpuSlots: options.cpuSlots,
-      threads: options.threads,
-      maxThreads: MAX_INSPECT_THREADS,
-      idleTimeout: options.idleTimeoutMs,
-      maxQueue: 1000,
-    });
-    const spare = options.warmModuleWorker ? newModulePool(options, workerConfig, 1) : undefined;
+    const inspect = newPool(options, workerConfig, 'inspect');
+    const spare = options.warmModuleWorker ? newPool(options, workerConfig, 'module', 1) : undefined;
     const abandon = async (outcome: LoadOutcome): Promise<LoadOutcome> => {
       await Promise.all([inspect.close(), spare?.close()]);
       return outcome;
@@ -194,8 +172,8 @@ export class Generation {
 
   /**
    * Asks every tool with `available`, each within `availableTimeoutMs`. A check slower than AVAILABLE_STAGGER_MS has
-   * the next start beside it on another worker, so slow checks overlap and fast ones share the warm worker. All end
-   * within twice one check's allowance (a cold load, then its timeout): one still waiting then counts unavailable.
+   * the next start beside it, so slow checks overlap and fast ones share the warm worker. All end within twice one
+   * check's allowance (a cold load, then its timeout): one still waiting then counts unavailable.
    */
   private async checkAvailability(): Promise<void> {
     const { availableTimeoutMs, loadTimeoutMs } = this.options;
@@ -279,16 +257,11 @@ export class Generation {
   modulePool(module: string): WorkerPool {
     let pool = this.modules.get(module);
     if (!pool) {
-      pool = this.spare ?? newModulePool(this.options, this.workerConfig);
+      pool = this.spare ?? newPool(this.options, this.workerConfig, 'module');
       this.spare = undefined;
       this.modules.set(module, pool);
     }
     return pool;
-  }
-
-  /** The live threads of `module`'s pool, if it has one. */
-  poolThreads(module: string): Worker[] {
-    return this.modules.get(module)?.threads ?? [];
   }
 
   recordCrash(module: string, now = Date.now()): void {
@@ -299,7 +272,7 @@ export class Generation {
     return recent(now, this.crashes.get(module)).length >= CRASH_LIMIT;
   }
 
-  stats(): Record<string, PoolStats & { crashes: number; disabled: boolean }> {
+  stats(): Record<string, ModuleStats> {
     const stats: ReturnType<Generation['stats']> = {};
     for (const [module, pool] of this.modules)
       stats[module] = {
@@ -387,15 +360,21 @@ function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
   }));
 }
 
-/** A module's pool; `minThreads` 1 starts its worker at once and keeps it (the warmed spare). */
-function newModulePool(options: GenerationOptions, workerConfig: GenerationWorkerConfig, minThreads = 0): WorkerPool {
+/** A pool of `role`; `minThreads` 1 starts its worker at once and keeps it (the warmed spare). */
+function newPool(
+  options: GenerationOptions,
+  workerConfig: GenerationWorkerConfig,
+  role: WorkerConfig['role'],
+  minThreads = 0,
+): WorkerPool {
+  const inspect = role === 'inspect';
   return new WorkerPool({
     minThreads,
-    config: { ...workerConfig, role: 'module' },
+    config: { ...workerConfig, role },
     cpuSlots: options.cpuSlots,
     threads: options.threads,
-    maxThreads: options.maxThreadsPerModule,
+    maxThreads: inspect ? MAX_INSPECT_THREADS : options.maxThreadsPerModule,
     idleTimeout: options.idleTimeoutMs,
-    maxQueue: options.maxQueuePerModule,
+    maxQueue: inspect ? 1000 : options.maxQueuePerModule,
   });
 }

@@ -1,6 +1,6 @@
 // moonpool's library entry: the ToolHost and the types a host needs.
 export { ToolHost, type ToolInfo, type ToolStatus, type HostStats, type ToolHostEvents } from './tool-host.js';
-export type { ReloadResult } from './reload-result.js';
+export type { ReloadResult } from './tool-host.js';
 export type { ToolHostOptions } from './host-options.js';
 export {
   DEFAULT_TIMEOUT_MS,

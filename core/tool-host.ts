@@ -11,8 +11,7 @@ import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
 import { readConfigSnapshot, snapshotDigest, type ConfigSnapshot } from './config-snapshot.js';
 import type { CallOptions, CallResult } from './call-result.js';
-import { Generation, type LoadOutcome, type RenderResult, type ToolState } from './generation.js';
-import { diffTools, type ReloadResult } from './reload-result.js';
+import { Generation, type LoadOutcome, type ModuleStats, type RenderResult, type ToolState } from './generation.js';
 import {
   resolveHostOptions,
   SESSION_ID_PATTERN,
@@ -37,7 +36,6 @@ import { ThreadWatch } from './thread-watch.js';
 import type { Worker } from 'node:worker_threads';
 import type { ParametersSchema } from './tool-definitions.js';
 import type { ToolAnnotations } from './tool-annotations.js';
-import type { PoolStats } from './worker-pool.js';
 import { runToolCall } from './tool-call.js';
 import { shapeProblem } from './arguments.js';
 
@@ -66,8 +64,8 @@ export type ToolStatus = ToolInfo & { file: string; line: number } & (
 export interface HostStats {
   generation: number;
   tools: number;
-  modules: Record<string, PoolStats & { crashes: number; disabled: boolean }>;
-  /** Calls executing Lua now and calls waiting for their turn (see the `cpuSlots` option). */
+  modules: Record<string, ModuleStats>;
+  /** Calls executing Lua now and calls waiting for their turn (the `cpuSlots` option). */
   cpu: CpuSlotStats;
   /** Calls whose record could not be written to the session log (a full disk, say). */
   sessionLogFailures: number;
@@ -77,6 +75,21 @@ export interface HostStats {
   stuckThreads: number;
   /** Worker threads alive, of every pool and generation (stuck ones included). */
   workerThreads: number;
+}
+
+/** What a reload reports: whether the new config took over, the generation now serving, and the tools it changed. */
+export interface ReloadResult {
+  /** True when the new config loaded and now serves; false when the previous one still does. */
+  ok: boolean;
+  /** The generation serving after this reload (0: none has ever loaded). */
+  generation: number;
+  /** The new config's problems (on failure, why it did not take over), each with file and line. */
+  diagnostics: Diagnostic[];
+  added: string[];
+  removed: string[];
+  /** Tools whose description, schema, module (or its code), timeout, callbacks, permissions or availability changed. */
+  changed: string[];
+  durationMs: number;
 }
 
 export interface ToolHostEvents {
@@ -93,20 +106,19 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private currentDiagnostics: Diagnostic[] = [];
   private currentLogs: string[] = [];
   private callCounter = 0;
-  /** Calls started and not yet ended; close() waits for the count to reach zero (allCallsEnded). */
+  /** Calls started and not yet ended: close() waits for them. */
   private callsRunning = 0;
   private allCallsEnded: (() => void) | undefined;
   /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
   private readonly callIdPrefix = randomBytes(3).toString('hex');
   private closed = false;
-  /** Shared by every worker of every generation: calls take turns executing Lua. */
   private readonly cpuSlots: CpuSlots;
   private readonly threads = new ThreadWatch();
   private spillFailures = 0;
   /** Records lost because the session log could not be opened at all. */
   private unopenedLogRecords = 0;
   private logOpenProblem: string | undefined;
-  /** Under `watch`: the digest of the config's files as the last load read them (see reloadIfChanged). */
+  /** Under `watch`: the digest of the config's files as the last load read them. */
   private loadedDigest: string | undefined;
 
   private constructor(
@@ -267,8 +279,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /**
    * Loads the config again in a new generation: new calls go to it, calls in flight finish on the old one. If it
-   * fails (an error, a load that loops or crashes, no tools), the previous config keeps serving. Reloads run one at
-   * a time; each also emits `reload`.
+   * fails, the previous config keeps serving. Reloads run one at a time; each also emits `reload`.
    */
   reload(): Promise<ReloadResult> {
     const result = this.reloads.then(() => this.reloadNow());
@@ -276,7 +287,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return result;
   }
 
-  /** The watcher's reload: skipped, with no `reload` event, while the config's files are byte for byte what the last load read. */
+  /** The watcher's reload: skipped, with no `reload` event, while the config's files are what the last load read. */
   private reloadIfChanged(): void {
     this.reloads = this.reloads
       .then(async () => {
@@ -372,8 +383,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   private record(log: SessionLog, result: CallResult, args: unknown): void {
     const { callId, tool, status, content, spillPath, title, durationMs, snapshot, questions } = result;
-    // Arguments refused or never checked are logged only while small: recording megabytes a model sent in error
-    // would cost the host's thread more than checking them did.
+    // Arguments refused or never checked are logged only while small: megabytes sent in error cost more to record.
     const unchecked = status === 'invalid_args' || status === 'unknown_tool' || status === 'unavailable';
     const problem = unchecked ? shapeProblem(args, MAX_REFUSED_ARGS_LOGGED_CHARS) : undefined;
     const loggedArgs = problem === undefined ? args : { $notRecorded: problem };
@@ -396,8 +406,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /**
    * The calls recorded in a session (default: this one) in the order they started, with a warning for each stretch
-   * of damage skipped and each record that left something out. Never throws: an unreadable session is an empty
-   * readout with a warning. Holds every record at once: `sessionEntries` reads the same a record at a time.
+   * of damage skipped and each record that left something out. Never throws. `sessionEntries` reads the same a
+   * record at a time.
    */
   resume(sessionId: string = this.session.id): SessionReadout {
     const problem = this.sessionToRead(sessionId);
@@ -426,10 +436,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return undefined;
   }
 
-  /**
-   * A block's body from the tool's current `render` and a snapshot (CallResult.snapshot). When not `ok`, show the
-   * default block (the model-facing text) and, when `reason` is set, one line saying why.
-   */
+  /** A block's body from the tool's current `render` and a snapshot (CallResult.snapshot); see RenderResult. */
   async render(tool: string, snapshot: Uint8Array, view: RenderView): Promise<RenderResult> {
     if (!this.generation) return { ok: false, reason: 'the config has not loaded' };
     if (this.closed) return { ok: false, reason: 'moonpool is shutting down' };
@@ -468,7 +475,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /** The live worker threads of `module`'s pool (as `stats().modules` names it), for monitoring; terminating one crashes its call. */
   moduleThreads(module: string): Worker[] {
-    return this.generation?.poolThreads(module) ?? [];
+    return this.generation?.modules.get(module)?.threads ?? [];
   }
 
   /** Cancels calls in flight, stops every worker and their processes; resolves within about a second (see `stuckThreads`). */
@@ -508,4 +515,23 @@ function toolInfo({ definition }: ToolState): ToolInfo {
 /** A reload that did not take over: the generation `generation` keeps serving. */
 function failedReload(generation: number, diagnostics: Diagnostic[], durationMs: number): ReloadResult {
   return { ok: false, generation, diagnostics, added: [], removed: [], changed: [], durationMs };
+}
+
+/** The tools a reload added, removed and changed. */
+function diffTools(
+  previous: Map<string, ToolState> = new Map(),
+  after: Map<string, ToolState>,
+): Pick<ReloadResult, 'added' | 'removed' | 'changed'> {
+  const fingerprint = ({ definition, moduleHash, availability }: ToolState): string => {
+    const { description, parameters, module, timeoutMs, hasRender, hasAvailable, permissions } = definition;
+    const fields = [description, parameters, module, moduleHash, timeoutMs ?? null, hasRender, hasAvailable];
+    return JSON.stringify([...fields, permissions ?? null, availability.available]);
+  };
+  return {
+    added: [...after.keys()].filter((name) => !previous.has(name)),
+    removed: [...previous.keys()].filter((name) => !after.has(name)),
+    changed: [...after.entries()]
+      .filter(([name, tool]) => previous.has(name) && fingerprint(previous.get(name)!) !== fingerprint(tool))
+      .map(([name]) => name),
+  };
 }
