@@ -1,23 +1,30 @@
 // One evaluation of the config: its inspect pool (discovery, `available`, `render`), its checked
-// tools and diagnostics, and one worker pool per module, created on first use. A module whose
+// tools and diagnostics, and one worker pool per module, created on first use, which runs its
+// calls: look the tool up, check its availability and arguments, run it under its time limit,
+// stream its events, and turn every ending into a CallResult. A module whose
 // workers crash CRASH_LIMIT times within CRASH_WINDOW_MS is disabled for the rest of the
 // generation. A replaced generation closes once the last call it runs has ended.
 import { createHash } from 'node:crypto';
+import { argumentProblems } from './arguments.js';
+import { limitOutput } from './output-limit.js';
+import { messages, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
+import { checkStructured } from './structured-result.js';
+import { CallQuestions } from './call-questions.js';
 import { realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { readRegularFile, snapshotConfig, type ConfigSnapshot } from './config-snapshot.js';
 import { DefinitionLines } from './definition-lines.js';
 import type { CpuSlots } from '../shared/cpu-slots.js';
 import { compiledLuaModule } from './lua-wasm.js';
-import type { AvailableReply, Diagnostic, RenderView, WorkerConfig } from '../shared/protocol.js';
+import type { AvailableReply, CallEvents, Diagnostic, RenderView, WorkerConfig } from '../shared/protocol.js';
 import type { ResolvedHostOptions } from './host-options.js';
 import type { CheckedTool, CheckResult } from './tool-definitions.js';
 import { within } from '../shared/within.js';
 import type { ThreadWatch } from './thread-watch.js';
 import { WorkerPool, type PoolStats, type TaskOutcome } from './worker-pool.js';
 
-export const CRASH_LIMIT = 3;
-export const CRASH_WINDOW_MS = 5 * 60 * 1000;
+const CRASH_LIMIT = 3;
+const CRASH_WINDOW_MS = 5 * 60 * 1000;
 /** How long past its budget a render may run before its worker is terminated. */
 export const RENDER_GRACE_MS = 1000;
 /** Inspect workers (discovery, `available`, `render`) one generation may run at once. */
@@ -28,7 +35,7 @@ const AVAILABLE_STAGGER_MS = 200;
 /** A block's body from `render`, or why the default block (the model-facing text) is shown (`reason` null: no line saying why). */
 export type RenderResult = { ok: true; lines: string[] } | { ok: false; reason: string | null };
 
-/** The host's options (its calls' limits included: see tool-call.ts), and what the host shares with its generations. */
+/** The host's options (its calls' limits among them), and what the host shares with its generations. */
 export interface GenerationOptions extends Omit<ResolvedHostOptions, 'cpuSlots'> {
   number: number;
   configFile: string;
@@ -118,18 +125,17 @@ export class Generation {
     });
     checker.catch(() => undefined);
     const outcome = await discovering;
-    if (outcome.kind === 'timeout')
+    if (outcome.kind !== 'done') {
+      const seconds = options.loadTimeoutMs / 1000;
+      const why = outcome.kind === 'crashed' ? outcome.message : outcome.kind;
       return abandon(
         failure(
-          `loading the config took longer than ${options.loadTimeoutMs / 1000} s (an endless loop at load time?)`,
+          outcome.kind === 'timeout'
+            ? `loading the config took longer than ${seconds} s (an endless loop at load time?)`
+            : `the worker loading the config crashed: ${why}`,
         ),
       );
-    if (outcome.kind !== 'done')
-      return abandon(
-        failure(
-          `the worker loading the config crashed: ${outcome.kind === 'crashed' ? outcome.message : outcome.kind}`,
-        ),
-      );
+    }
     const report = outcome.value;
     if (!report.loaded)
       return abandon({
@@ -178,29 +184,24 @@ export class Generation {
   private async checkAvailability(): Promise<void> {
     const { availableTimeoutMs, loadTimeoutMs } = this.options;
     const overallMs = 2 * (loadTimeoutMs + availableTimeoutMs);
-    const overall = new AbortController();
-    const timer = setTimeout(() => overall.abort(), overallMs);
+    const overall = AbortSignal.timeout(overallMs);
     const check = async (tool: ToolState): Promise<void> => {
       const { name, permissions } = tool.definition;
       const context = { tool: name, callId: 'available', ...(permissions ? { permissions } : {}) };
       const outcome = await this.inspect.run(
         { kind: 'available', context },
-        { timeoutMs: availableTimeoutMs, coldStartMs: loadTimeoutMs, signal: overall.signal },
+        { timeoutMs: availableTimeoutMs, coldStartMs: loadTimeoutMs, signal: overall },
       );
       tool.availability = this.availabilityOf(tool, outcome, overallMs);
     };
     const running: Promise<void>[] = [];
-    try {
-      for (const tool of this.tools.values()) {
-        if (!tool.definition.hasAvailable) continue;
-        const checked = check(tool);
-        running.push(checked);
-        await within(checked, AVAILABLE_STAGGER_MS);
-      }
-      await Promise.all(running);
-    } finally {
-      clearTimeout(timer);
+    for (const tool of this.tools.values()) {
+      if (!tool.definition.hasAvailable) continue;
+      const checked = check(tool);
+      running.push(checked);
+      await within(checked, AVAILABLE_STAGGER_MS);
     }
+    await Promise.all(running);
   }
 
   /** What a check's outcome says of its tool; every way it can fail says why. */
@@ -253,8 +254,110 @@ export class Generation {
     }
   }
 
+  /** Runs call `callId` of tool `name`; `onSpillFailure`: told when a result's spill file could not be written (the call returns its head). */
+  async call(
+    name: string,
+    args: unknown,
+    callId: string,
+    options: CallOptions,
+    onSpillFailure: () => void,
+  ): Promise<CallResult> {
+    const started = performance.now();
+    const { loadTimeoutMs, memoryLimitBytes, spillDir, maxInlineChars, maxInlineLines } = this.options;
+    const questions = new CallQuestions(options.onAsk);
+    const finish = (status: CallStatus, content: string, extra: Partial<CallResult> = {}): CallResult => ({
+      callId,
+      tool: name,
+      status,
+      isError: status !== 'ok',
+      content,
+      durationMs: Math.round(performance.now() - started),
+      ...(questions.exchanges.length > 0 ? { questions: questions.exchanges } : {}),
+      ...extra,
+    });
+
+    const tool = this.tools.get(name);
+    if (!tool) {
+      const known = [...this.tools.values()]
+        .filter((entry) => entry.availability.available)
+        .map((entry) => entry.definition.name);
+      return finish('unknown_tool', messages.unknownTool(name, known));
+    }
+    if (!tool.availability.available)
+      return finish('unavailable', messages.unavailable(name, tool.availability.reason));
+    const problems = argumentProblems(tool.validate, args ?? {});
+    if (problems.length > 0) return finish('invalid_args', messages.invalidArgs(name, problems));
+    const { module } = tool.definition;
+    if (this.isDisabled(module))
+      return finish('crashed', messages.disabled(name, CRASH_LIMIT, CRASH_WINDOW_MS / 60_000));
+    const pool = this.modulePool(module);
+
+    let lastSnapshot: Uint8Array | undefined;
+    // A question is heard even from a caller that cannot answer it, so that it is recorded.
+    const events: CallEvents = {
+      log: (text) => options.onLog?.(text),
+      title: (text) => options.onTitle?.(text),
+      snapshot: (bytes) => {
+        lastSnapshot = bytes;
+        options.onSnapshot?.(bytes);
+      },
+      ask: (question, signal) => questions.ask(question, signal),
+    };
+    const timeoutMs = tool.definition.timeoutMs ?? this.options.timeoutMs;
+    const { permissions } = tool.definition;
+    const context = { tool: name, callId, ...(permissions ? { permissions } : {}) };
+    const outcome = await pool.run(
+      { kind: 'run', context, args: args ?? {} },
+      {
+        timeoutMs,
+        coldStartMs: loadTimeoutMs,
+        signal: options.signal,
+        onQueued: options.onQueued,
+        onStart: options.onStart,
+        events,
+      },
+    );
+    switch (outcome.kind) {
+      case 'busy':
+        return finish('busy', messages.busy(name, pool.stats().queued));
+      case 'timeout':
+        return finish('timeout', messages.timeout(name, timeoutMs));
+      case 'cancelled':
+        return finish('cancelled', messages.cancelled(name));
+      case 'crashed':
+        this.recordCrash(module);
+        return finish('crashed', messages.crashed(name, outcome.message));
+      case 'done':
+        break;
+    }
+    const reply = outcome.value;
+    const { snapshot } = reply;
+    if (snapshot && !(lastSnapshot && Buffer.compare(snapshot, lastSnapshot) === 0)) options.onSnapshot?.(snapshot);
+    const extra: Partial<CallResult> = {};
+    if (reply.title !== undefined) extra.title = reply.title;
+    if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
+    if (reply.failure === 'out_of_memory') return finish('error', messages.outOfMemory(name, memoryLimitBytes), extra);
+    if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
+    const checked = reply.isError
+      ? {}
+      : checkStructured(reply.structured, tool.definition.outputSchema, tool.validateOutput);
+    if ('problems' in checked) return finish('error', messages.badStructured(name, checked.problems), extra);
+    if (checked.structured !== undefined) extra.structured = checked.structured;
+    const output = limitOutput(
+      reply.content,
+      reply.rawContent,
+      { maxChars: maxInlineChars, maxLines: maxInlineLines },
+      spillDir,
+      name,
+      callId,
+    );
+    if (output.spillPath !== undefined) extra.spillPath = output.spillPath;
+    if (output.spillError !== undefined) onSpillFailure();
+    return finish(reply.isError ? 'error' : 'ok', output.content, extra);
+  }
+
   /** The pool that runs `run` for tools defined in `module`. */
-  modulePool(module: string): WorkerPool {
+  private modulePool(module: string): WorkerPool {
     let pool = this.modules.get(module);
     if (!pool) {
       pool = this.spare ?? newPool(this.options, this.workerConfig, 'module');
@@ -264,11 +367,11 @@ export class Generation {
     return pool;
   }
 
-  recordCrash(module: string, now = Date.now()): void {
+  private recordCrash(module: string, now = Date.now()): void {
     this.crashes.set(module, [...recent(now, this.crashes.get(module)), now]);
   }
 
-  isDisabled(module: string, now = Date.now()): boolean {
+  private isDisabled(module: string, now = Date.now()): boolean {
     return recent(now, this.crashes.get(module)).length >= CRASH_LIMIT;
   }
 

@@ -36,7 +36,6 @@ import { ThreadWatch } from './thread-watch.js';
 import type { Worker } from 'node:worker_threads';
 import type { ParametersSchema } from './tool-definitions.js';
 import type { ToolAnnotations } from './tool-annotations.js';
-import { runToolCall } from './tool-call.js';
 import { shapeProblem } from './arguments.js';
 
 /** Largest arguments recorded for a call whose arguments were refused or never checked (characters). */
@@ -365,7 +364,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     try {
       const log = this.openSessionFiles();
       const result: CallResult = generation
-        ? await runToolCall(generation, name, args, callId, options, () => void this.spillFailures++)
+        ? await generation.call(name, args, callId, options, () => void this.spillFailures++)
         : failed(
             'unknown_tool',
             `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
