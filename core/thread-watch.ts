@@ -23,9 +23,10 @@ export class ThreadWatch {
   /** Threads told to stop, not yet exited, by thread id: when they count as stuck. */
   private readonly stopping = new Map<number, number>();
 
-  started(worker: Worker): void {
+  /** A thread to watch; false if it is watched already or has exited. */
+  started(worker: Worker): boolean {
     const id = worker.threadId;
-    if (id < 0 || this.live.has(id)) return;
+    if (id < 0 || this.live.has(id)) return false;
     const exit = new Promise<void>((resolve) =>
       worker.once('exit', () => {
         this.live.delete(id);
@@ -34,6 +35,7 @@ export class ThreadWatch {
       }),
     );
     this.live.set(id, exit);
+    return true;
   }
 
   /** The thread with this id was told to stop (terminated). */

@@ -39,13 +39,6 @@ import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
 export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.cjs', import.meta.url));
 /** A worker's V8 young generation: Lua's heap is wasm memory, so V8's default of several MB would sit unused. */
 const WORKER_YOUNG_GENERATION_MB = 2;
-export interface GateEntry {
-  /** Resolves true once the place is taken (leave() gives it back), false if withdrawn first. */
-  readonly admitted: Promise<boolean>;
-  /** Gives up waiting; does nothing once admitted. */
-  readonly withdraw: () => void;
-}
-
 /**
  * How many workers may be starting at once. A worker's start (Node's bootstrap, our modules, the Lua
  * state, the config) is CPU-bound: fifty started together on two cores all finish late. Through the
@@ -58,23 +51,27 @@ export class StartGate {
 
   constructor(readonly slots: number) {}
 
-  /** Asks for a place: taken at once when one is free, else after the starts waiting before it. */
-  enter(): GateEntry {
+  /**
+   * Asks for a place: true once taken (leave() gives it back), at once when one is free, else after the starts
+   * waiting before it; false when `signal` aborts first.
+   */
+  enter(signal: AbortSignal): Promise<boolean> {
     if (this.taken < this.slots) {
       this.taken++;
-      return { admitted: Promise.resolve(true), withdraw: () => undefined };
+      return Promise.resolve(true);
     }
-    let settle: (admitted: boolean) => void = () => undefined;
-    const admitted = new Promise<boolean>((resolve) => (settle = resolve));
-    const admit = (): void => settle(true);
-    this.waiting.push(admit);
-    const withdraw = (): void => {
-      const index = this.waiting.indexOf(admit);
-      if (index < 0) return;
-      this.waiting.splice(index, 1);
-      settle(false);
-    };
-    return { admitted, withdraw };
+    return new Promise((resolve) => {
+      const admit = (): void => {
+        signal.removeEventListener('abort', withdraw);
+        resolve(true);
+      };
+      const withdraw = (): void => {
+        this.waiting.splice(this.waiting.indexOf(admit), 1);
+        resolve(false);
+      };
+      this.waiting.push(admit);
+      signal.addEventListener('abort', withdraw, { once: true });
+    });
   }
 
   /** Starts waiting for a place. */
@@ -156,8 +153,8 @@ interface Job {
   stopped?: Stopped;
   /** Time it has waited unpicked while the pool had room to run it (a worker loading, or stuck loading). */
   unpickedMs: number;
-  /** Its place in line at the start gate, while it waits there. */
-  gate?: GateEntry | undefined;
+  /** It waits in line at the start gate. */
+  atGate?: boolean;
   /** Its start gate place once admitted (true), then the id of the thread piscina started for it, which holds it. */
   startPlace?: true | number | undefined;
   /** Handed to piscina: at most maxThreads tasks (not `warm`) are, so each finds a worker free or starting. */
@@ -186,7 +183,6 @@ export class WorkerPool {
   private readonly calls = new Map<string, Job>();
   /** When the pool first saw each thread whose code has not loaded yet (Date.now() ms); a thread that is up has none. */
   private readonly startingSince = new Map<number, number>();
-  private readonly watched = new WeakSet<Worker>();
   /** Workers in a row that exited before their code loaded. */
   private startFailures = 0;
   private deadlineSweep: NodeJS.Timeout | undefined;
@@ -266,9 +262,9 @@ export class WorkerPool {
       // Closing the pool stops every task it holds: a stopped task is all that is left to check for.
       if (this.startsWorker()) {
         if (WORKER_STARTS.taken >= WORKER_STARTS.slots) this.queue(job);
-        job.gate = WORKER_STARTS.enter();
-        if (await job.gate.admitted) job.startPlace = true;
-        job.gate = undefined;
+        job.atGate = true;
+        if (await WORKER_STARTS.enter(job.abort.signal)) job.startPlace = true;
+        job.atGate = false;
       }
       if (job.stopped) return job.stopped;
       if (task.kind !== 'warm') {
@@ -320,7 +316,6 @@ export class WorkerPool {
   private end(job: Job): void {
     // A queued task a worker took between two sweeps still started.
     if (job.place !== undefined && this.table.stampOf(job.row, 'picked') !== undefined) this.startedQueued(job);
-    job.gate?.withdraw();
     this.leaveStartGate(job);
     this.jobs.delete(job.row);
     if (job.callId !== undefined) this.calls.delete(job.callId);
@@ -338,10 +333,8 @@ export class WorkerPool {
   private watchThreads(): number | undefined {
     let started: number | undefined;
     for (const thread of this.piscina.threads) {
-      if (this.watched.has(thread)) continue;
-      this.watched.add(thread);
+      if (!this.options.threads.started(thread)) continue;
       started ??= thread.threadId;
-      this.options.threads.started(thread);
       // Read now: an exited thread's id is -1.
       const { threadId } = thread;
       this.startingSince.set(threadId, Date.now());
@@ -360,7 +353,7 @@ export class WorkerPool {
     if (!cameUp && failure !== undefined && ++this.startFailures >= START_FAILURE_LIMIT) {
       this.startFailures = 0;
       for (const job of this.jobs.values()) {
-        if (!job.gate && this.table.workerOf(job.row) === undefined)
+        if (!job.atGate && this.table.workerOf(job.row) === undefined)
           this.stop(job, { kind: 'crashed', message: `a worker could not start: ${failure}` });
       }
       return;
@@ -375,7 +368,7 @@ export class WorkerPool {
     let picked = 0;
     let unpicked = 0;
     for (const job of this.jobs.values()) {
-      if (job.gate || job.stopped) continue;
+      if (job.atGate || job.stopped) continue;
       if (this.table.workerOf(job.row) === undefined) unpicked++;
       else picked++;
     }
@@ -408,12 +401,11 @@ export class WorkerPool {
 
   /** Hands the tasks that came first to piscina while fewer than maxThreads are handed. */
   private handOn(): void {
-    let handed = this.handedCount();
+    let free = this.options.maxThreads - this.handedCount();
     for (const job of this.jobs.values()) {
-      if (handed >= this.options.maxThreads) return;
-      if (job.go === undefined) continue;
+      if (free <= 0 || job.go === undefined) continue;
+      free--;
       job.handed = true;
-      handed++;
       this.letGo(job);
     }
   }
@@ -429,7 +421,6 @@ export class WorkerPool {
     if (job.stopped || !this.jobs.has(job.row)) return;
     job.stopped = how;
     this.letGo(job);
-    job.gate?.withdraw();
     const workerId = this.table.workerOf(job.row);
     if (workerId !== undefined) this.options.threads.stopped(workerId);
     job.abort.abort();
@@ -457,7 +448,7 @@ export class WorkerPool {
     const picked = [...this.jobs.values()].filter((job) => this.table.stampOf(job.row, 'picked') !== undefined);
     const room = picked.length < this.options.maxThreads;
     for (const job of this.jobs.values()) {
-      if (job.stopped || job.gate) continue;
+      if (job.stopped || job.atGate) continue;
       const { timeoutMs, coldStartMs = 0 } = job.limits;
       const started = this.table.stampOf(job.row, 'started');
       const pickedAt = this.table.stampOf(job.row, 'picked');

@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ToolHost, type CallResult } from '../core/index.js';
 import { encodeMsgpack } from '../core/msgpack-codec.js';
-import { StartGate, WORKER_START_SLOTS, type GateEntry } from '../core/worker-pool.js';
+import { StartGate, WORKER_START_SLOTS } from '../core/worker-pool.js';
 import { copiedInstall as copyInstall, type CopiedInstall } from './copied-install.js';
 import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
 import { hungFifo, hungMountChildLine } from './hung-mount-child.js';
@@ -21,11 +21,11 @@ let gateEntries = 0;
 
 /** Watches the gates of `gateClass` (StartGate as a build of moonpool loaded it). */
 function watchGates(gateClass: typeof StartGate): void {
-  const enter = Object.getOwnPropertyDescriptor(gateClass.prototype, 'enter')!.value as (this: StartGate) => GateEntry;
-  gateClass.prototype.enter = function (this: StartGate) {
+  const enter = Object.getOwnPropertyDescriptor(gateClass.prototype, 'enter')!.value as StartGate['enter'];
+  gateClass.prototype.enter = function (this: StartGate, signal: AbortSignal) {
     gates.add(this);
     gateEntries++;
-    return enter.call(this);
+    return enter.call(this, signal);
   };
 }
 watchGates(StartGate);

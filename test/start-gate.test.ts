@@ -38,29 +38,30 @@ function slowLoadingModules(
 test('the start gate admits its slots at once and the rest in the order they asked', async () => {
   const gate = new StartGate(2);
   const order: number[] = [];
-  const entries = [1, 2, 3, 4].map((id) => ({ id, entry: gate.enter() }));
-  for (const { id, entry } of entries) void entry.admitted.then((admitted) => admitted && order.push(id));
+  const entries = [1, 2, 3, 4].map((id) => ({ id, entry: gate.enter(new AbortController().signal) }));
+  for (const { id, entry } of entries) void entry.then((admitted) => admitted && order.push(id));
   await Promise.resolve();
   assert.deepEqual(order, [1, 2]);
   assert.deepEqual([gate.taken, gate.queued], [2, 2]);
   gate.leave();
-  await entries[2]!.entry.admitted;
+  await entries[2]!.entry;
   assert.deepEqual(order, [1, 2, 3]);
   gate.leave();
-  await entries[3]!.entry.admitted;
+  await entries[3]!.entry;
   assert.deepEqual(order, [1, 2, 3, 4]);
   assert.deepEqual([gate.taken, gate.queued], [2, 0]);
 });
 
 test('a start withdrawn while it waits is answered false and its turn goes to the next', async () => {
   const gate = new StartGate(1);
-  assert.equal(await gate.enter().admitted, true);
-  const withdrawn = gate.enter();
-  const next = gate.enter();
-  withdrawn.withdraw();
-  assert.equal(await withdrawn.admitted, false);
+  assert.equal(await gate.enter(new AbortController().signal), true);
+  const withdrawing = new AbortController();
+  const withdrawn = gate.enter(withdrawing.signal);
+  const next = gate.enter(new AbortController().signal);
+  withdrawing.abort();
+  assert.equal(await withdrawn, false);
   gate.leave();
-  assert.equal(await next.admitted, true);
+  assert.equal(await next, true);
 });
 
 test('calls that wait for their worker to start are not timed while they wait', async () => {
