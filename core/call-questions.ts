@@ -52,30 +52,22 @@ export class CallQuestions {
   /** Asks the user through the handler; never throws, and settles when `signal` aborts. */
   async ask(question: AskQuestion, signal: AbortSignal): Promise<AskAnswer> {
     const started = performance.now();
-    const answer = await this.answerOf(question, signal);
-    if (this.exchanges.length < MAX_KEPT_QUESTIONS)
-      this.exchanges.push({
-        question,
-        ...('answer' in answer ? { answer: answer.answer } : { refused: answer.refused }),
-        waitedMs: Math.round(performance.now() - started),
-      });
-    return answer;
-  }
-
-  private async answerOf(question: AskQuestion, signal: AbortSignal): Promise<AskAnswer> {
-    const { handler } = this;
-    if (handler === undefined || signal.aborted) return NO_ONE;
+    let answer: AskAnswer = NO_ONE;
     let stopWaiting = (): void => undefined;
     const ended = new Promise<AskAnswer>((resolve) => {
       stopWaiting = () => resolve(NO_ONE);
       signal.addEventListener('abort', stopWaiting, { once: true });
     });
     try {
-      return checked(question, await Promise.race([handler(question, signal), ended]));
+      if (this.handler !== undefined && !signal.aborted)
+        answer = checked(question, await Promise.race([this.handler(question, signal), ended]));
     } catch {
-      return NO_ONE;
+      // A handler that throws: no one to ask.
     } finally {
       signal.removeEventListener('abort', stopWaiting);
     }
+    if (this.exchanges.length < MAX_KEPT_QUESTIONS)
+      this.exchanges.push({ question, ...answer, waitedMs: Math.round(performance.now() - started) });
+    return answer;
   }
 }
