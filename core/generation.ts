@@ -306,17 +306,9 @@ export class Generation {
     const timeoutMs = tool.definition.timeoutMs ?? this.options.timeoutMs;
     const { permissions } = tool.definition;
     const context = { tool: name, callId, ...(permissions ? { permissions } : {}) };
-    const outcome = await pool.run(
-      { kind: 'run', context, args: args ?? {} },
-      {
-        timeoutMs,
-        coldStartMs: loadTimeoutMs,
-        signal: options.signal,
-        onQueued: options.onQueued,
-        onStart: options.onStart,
-        events,
-      },
-    );
+    // The caller's signal, onQueued and onStart are the pool's own.
+    const limits = { ...options, timeoutMs, coldStartMs: loadTimeoutMs, events };
+    const outcome = await pool.run({ kind: 'run', context, args: args ?? {} }, limits);
     switch (outcome.kind) {
       case 'busy':
         return finish('busy', messages.busy(name, pool.stats().queued));
