@@ -21,7 +21,7 @@ import type { ResolvedHostOptions } from './host-options.js';
 import type { CheckedTool, CheckResult } from './tool-definitions.js';
 import { within } from '../shared/within.js';
 import type { ThreadWatch } from './thread-watch.js';
-import { WorkerPool, type PoolStats, type TaskOutcome } from './worker-pool.js';
+import { MAX_TIMER_MS, WorkerPool, type PoolStats, type TaskOutcome } from './worker-pool.js';
 
 const CRASH_LIMIT = 3;
 const CRASH_WINDOW_MS = 5 * 60 * 1000;
@@ -184,7 +184,8 @@ export class Generation {
   private async checkAvailability(): Promise<void> {
     const { availableTimeoutMs, loadTimeoutMs } = this.options;
     const overallMs = 2 * (loadTimeoutMs + availableTimeoutMs);
-    const overall = AbortSignal.timeout(overallMs);
+    // A timer takes whole milliseconds up to MAX_TIMER_MS; the options allow any positive number.
+    const overall = AbortSignal.timeout(Math.min(Math.ceil(overallMs), MAX_TIMER_MS));
     const check = async (tool: ToolState): Promise<void> => {
       const { name, permissions } = tool.definition;
       const context = { tool: name, callId: 'available', ...(permissions ? { permissions } : {}) };
@@ -306,8 +307,8 @@ export class Generation {
     const timeoutMs = tool.definition.timeoutMs ?? this.options.timeoutMs;
     const { permissions } = tool.definition;
     const context = { tool: name, callId, ...(permissions ? { permissions } : {}) };
-    // The caller's signal, onQueued and onStart are the pool's own.
-    const limits = { ...options, timeoutMs, coldStartMs: loadTimeoutMs, events };
+    const { signal, onQueued, onStart } = options;
+    const limits = { timeoutMs, coldStartMs: loadTimeoutMs, signal, onQueued, onStart, events };
     const outcome = await pool.run({ kind: 'run', context, args: args ?? {} }, limits);
     switch (outcome.kind) {
       case 'busy':

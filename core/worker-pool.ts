@@ -93,7 +93,7 @@ const WORKER_STARTS = new StartGate(WORKER_START_SLOTS);
 /** How often running tasks' deadlines are checked: a timeout ends at most this much late. */
 const DEADLINE_SWEEP_MS = 50;
 /** The longest delay a Node timer keeps: piscina's idle timer fires at once past it. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface WorkerPoolOptions {
   config: Omit<WorkerConfig, 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;

@@ -42,3 +42,24 @@ test(
     );
   },
 );
+
+test(
+  'timeouts with fractions of a millisecond, or past what a timer holds, start the host',
+  { timeout: 60_000 },
+  async () => {
+    for (const options of [
+      { loadTimeoutMs: 1100.3, availableTimeoutMs: 2000.25 },
+      { loadTimeoutMs: 3e9, availableTimeoutMs: 3e9 },
+    ]) {
+      const host = await startHost(join(FIXTURES, 'pi'), options);
+      // Its one `available` check ran and answered.
+      assert.deepEqual(
+        host
+          .allTools()
+          .filter((tool) => !tool.available)
+          .map((tool) => tool.name),
+        ['withheld'],
+      );
+    }
+  },
+);

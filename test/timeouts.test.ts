@@ -57,3 +57,17 @@ test('a signal aborted before the call cancels it without running it', async () 
   const result = await host.call('stuck', { seconds: '0' }, { signal: AbortSignal.abort() });
   assert.equal(result.status, 'cancelled');
 });
+
+test('call options read through getters (a class instance) are honoured: its signal cancels the call', async () => {
+  const host = await startHost('sleeper');
+  const controller = new AbortController();
+  class Options {
+    get signal(): AbortSignal {
+      return controller.signal;
+    }
+  }
+  const result = await host.call('stuck', { seconds: '0' }, new Options());
+  assert.equal(result.status, 'ok');
+  controller.abort();
+  assert.equal((await host.call('stuck', { seconds: '0' }, new Options())).status, 'cancelled');
+});
