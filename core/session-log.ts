@@ -10,8 +10,15 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
-import { HEADER_BYTES, MAGIC, type LogEnd } from './session-frames.js';
-import { outlineSessionLog, readLogEntries, type SessionEntry, type SessionReadout } from './session-stream.js';
+import {
+  HEADER_BYTES,
+  MAGIC,
+  outlineSessionLog,
+  readLogEntries,
+  type LogEnd,
+  type SessionEntry,
+  type SessionReadout,
+} from './session-stream.js';
 import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
 import { listQuietly, olderSegments, SEGMENT_NAME, sessionLogPath } from './session-files.js';
