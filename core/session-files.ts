@@ -19,10 +19,10 @@ import { outlineSessionLog } from './session-stream.js';
 const SESSION_ID_TEXT = SESSION_ID_PATTERN.source.slice(1, -1);
 const LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log$`);
 /** An older segment of a session's log: its number, from 1, zero-padded so names sort in order. */
-export const SEGMENT_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)\\.log$`);
+const SEGMENT_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)\\.log$`);
 const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock(?:\\.[1-7])?$`);
 /** A second writer's log: the writer's pid is in its name (see SessionLog.open). */
-const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
+export const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
 
 /** A new session id: the UTC start time and a random suffix, e.g. `20261130-105400-3fa9c1`. */
 export function newSessionId(now = new Date()): string {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
 import {
+  errorCode,
   HEADER_BYTES,
   MAGIC,
   outlineSessionLog,
@@ -21,7 +22,7 @@ import {
 } from './session-stream.js';
 import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
-import { listQuietly, olderSegments, SEGMENT_NAME, sessionLogPath } from './session-files.js';
+import { listQuietly, olderSegments, sessionLogPath, WRITER_LOG_NAME } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
@@ -45,9 +46,6 @@ function beginsLikeRecord(path: string, offset: number): boolean {
   }
 }
 
-/** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
-const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
-
 /**
  * A session's records one at a time, from its log (its older segments, then the segment being written) and its
  * writers' logs beside it, in the order the calls started (then finished); warnings as they are found. Memory: one
@@ -57,9 +55,7 @@ export function* sessionEntries(stateDir: string, sessionId: string): Generator<
   const dir = join(stateDir, 'sessions');
   const names = listQuietly(dir);
   const segments = olderSegments(names, sessionId);
-  const writers = names
-    .filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId && !SEGMENT_NAME.test(name))
-    .map((name) => join(dir, name));
+  const writers = names.filter((name) => WRITER_LOG_NAME.exec(name)?.[1] === sessionId).map((name) => join(dir, name));
   const oldest = segments[0]?.number;
   if (oldest !== undefined && oldest > 1) {
     yield {
@@ -108,9 +104,9 @@ const FLUSH_RECORDS = 1000;
 const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
 
 /**
- * The open log of the current session. `append` writes a record at once; `enqueue` queues it, and the queue is
- * written in one write within FLUSH_DELAY_MS (per-call writes cost a warm call a fifth of its time), or on `flush`,
- * `close` and process exit. A queued record is encoded when written: it must not change after. A failed write (a
+ * The open log of the current session. `enqueue` queues a record, and the queue is written in one write within
+ * FLUSH_DELAY_MS (per-call writes cost a warm call a fifth of its time), or on `flush`, `close` and process exit;
+ * `append` writes one at once. A queued record is encoded when written: it must not change after. A failed write (a
  * full disk) is cut back to the last intact record, its records counted in `lost`.
  */
 export class SessionLog {
@@ -136,13 +132,8 @@ export class SessionLog {
     private readonly lock: SessionLock | undefined,
     /** What was wrong with the file when it was opened, and where this writer writes if not to the main log. */
     readonly warnings: string[],
-    /** For the main log: its segment size, the next segment's number and name, and what runs after a roll-over. */
-    private readonly segments?: {
-      bytes: number;
-      next: number;
-      path: (n: number) => string;
-      after?: (() => void) | undefined;
-    },
+    /** For the main log: its segment size, the next segment's number, and what runs after a roll-over. */
+    private readonly segments?: { bytes: number; next: number; after?: (() => void) | undefined },
   ) {
     this.goodBytes = fstatSync(fd).size;
     process.on('exit', this.flushOnExit);
@@ -196,7 +187,6 @@ export class SessionLog {
       const rollOver = {
         bytes: segments.bytes ?? DEFAULT_SESSION_SEGMENT_BYTES,
         next: (olderSegments(listQuietly(join(stateDir, 'sessions')), sessionId).at(-1)?.number ?? 0) + 1,
-        path: (n: number): string => join(stateDir, 'sessions', `${sessionId}.${String(n).padStart(6, '0')}.log`),
         after: segments.onRollOver,
       };
       return new SessionLog(main, fd, taken.lock, existing.damage, rollOver);
@@ -206,18 +196,10 @@ export class SessionLog {
     }
   }
 
+  /** Writes a record now; throws what writing it threw (a record that cannot be encoded is only counted). */
   append(record: SessionRecord): void {
-    this.write(this.encode(record), 1);
-  }
-
-  /** The record framed; one that cannot be encoded is counted as lost. */
-  private encode(record: SessionRecord): Buffer {
-    try {
-      return encodeRecord(record);
-    } catch (error) {
-      this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
-      throw error;
-    }
+    this.queued.push(record);
+    this.flush();
   }
 
   /** Queues a record to be written with the others within FLUSH_DELAY_MS. */
@@ -239,16 +221,14 @@ export class SessionLog {
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.queued.length === 0) return;
     const records = this.queued;
     this.queued = [];
     let batch: Buffer[] = [];
     let batchBytes = 0;
     let failure: Error | undefined;
     const writeBatch = (): void => {
-      if (batch.length === 0) return;
       try {
-        this.write(Buffer.concat(batch), batch.length);
+        if (batch.length > 0) this.write(Buffer.concat(batch), batch.length);
       } catch (error) {
         failure ??= error as Error;
       }
@@ -258,8 +238,9 @@ export class SessionLog {
     for (const record of records) {
       let frame: Buffer;
       try {
-        frame = this.encode(record);
-      } catch {
+        frame = encodeRecord(record);
+      } catch (error) {
+        this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
         continue;
       }
       // A batch never spans two segments: the one it would pass goes out first.
@@ -305,7 +286,7 @@ export class SessionLog {
       for (let at = 0; at < frames.length;) at += writeSync(this.fd, frames, at);
       this.goodBytes += frames.length;
     } catch (error) {
-      this.lose(records, `${(error as NodeJS.ErrnoException).code ?? (error as Error).message} writing ${this.path}`);
+      this.lose(records, `${errorCode(error)} writing ${this.path}`);
       this.torn = true;
       this.cutBack();
       throw error;
@@ -320,22 +301,17 @@ export class SessionLog {
   /** Renames the log to the next segment and starts a new one; if that fails, the log grows on where it is. */
   private rollOver(): void {
     const segments = this.segments!;
-    let fd: number;
     try {
-      renameSync(this.path, segments.path(segments.next));
+      renameSync(this.path, this.path.replace(/log$/, `${String(segments.next).padStart(6, '0')}.log`));
+      segments.next++;
+      const old = this.fd;
+      this.fd = openSync(this.path, APPEND | constants.O_EXCL, 0o600);
+      this.goodBytes = 0;
+      closeSync(old);
     } catch {
+      // Not renamed, or renamed with no new file begun: the file still open is still this session's.
       return;
     }
-    segments.next++;
-    try {
-      fd = openSync(this.path, APPEND | constants.O_EXCL, 0o600);
-    } catch {
-      // The old file, renamed, is still open and still this session's: writing goes on there.
-      return;
-    }
-    closeSync(this.fd);
-    this.fd = fd;
-    this.goodBytes = 0;
     try {
       segments.after?.();
     } catch {

@@ -39,7 +39,7 @@ export interface LogEnd {
 
 type Attempt = { payload: Buffer } | { problem: string };
 
-const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
 /** Opens `path`; a missing file or one that cannot be read (after a warning) is its LogEnd. */
 function openLogFile(path: string, warn: (line: string) => void): LogFile | LogEnd {
