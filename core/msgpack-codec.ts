@@ -154,24 +154,26 @@ export function decodeMsgpack(bytes: Uint8Array, maxValues = Infinity): unknown 
 const CONTAINER_VALUES = 8;
 
 /**
- * Each entry's kind by key in the map `bytes` encode, with the values of the keys in `decode` (small ones); others
- * are skipped undecoded, without memory. Undefined when the value is not a map; throws as decodeMsgpack does.
+ * Each entry's kind by key in the map `bytes` encode, with the values of the keys in `decode` (every key's when it is
+ * undefined); others are skipped undecoded, without memory. Undefined when the value is not a map; throws as
+ * decodeMsgpack does.
  */
 export function scanMsgpackMap(
   bytes: Uint8Array,
-  decode: ReadonlySet<string>,
+  decode: ReadonlySet<string> | undefined,
   maxValues = Infinity,
 ): Map<string, { kind: MsgpackKind; value?: unknown }> | undefined {
   const decoder = new Decoder(bytes, maxValues);
   const reader = decoder.reader;
   if (reader.next() !== 'map') return undefined;
+  decoder.count(CONTAINER_VALUES);
   const fields = new Map<string, { kind: MsgpackKind; value?: unknown }>();
   for (let entries = reader.size; entries > 0; entries--) {
     const key = keyText(decoder.value(1));
     const at = reader.offset;
     const kind = reader.next();
     reader.offset = at;
-    if (decode.has(key)) fields.set(key, { kind, value: decoder.value(1) });
+    if (decode?.has(key) ?? true) fields.set(key, { kind, value: decoder.value(1) });
     else {
       fields.set(key, { kind });
       reader.skip();
@@ -240,7 +242,7 @@ class Decoder {
     return object;
   }
 
-  private count(values: number): void {
+  count(values: number): void {
     this.values += values;
     if (this.values > this.maxValues)
       throw new MsgpackError(`more than ${this.maxValues} values, a map or array counting as ${CONTAINER_VALUES}`);
