@@ -31,13 +31,12 @@ const MAX_ATTEMPTS = 8;
 const MAX_BACKOFF_MS = 3;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/** What a slot holds: nothing (no such file), or a file naming `pid` (undefined: no pid in it). */
-type Slot = { file: string; exists: false } | { file: string; exists: true; pid: number | undefined };
+/** A slot's file and its owner: a pid, undefined when it holds none, null when there is no such file. */
+type Slot = { file: string; owner: number | undefined | null };
 
 /**
- * The pid in a lock file, or undefined when it holds none (an empty or garbled file, or something
- * that is not a regular file: a FIFO in its place is never read, since that would wait forever);
- * null when there is no such file.
+ * The pid in a lock file, undefined when it holds none (an empty or garbled file, or something that is not a regular
+ * file: a FIFO in its place is never read, since that would wait forever), null when there is no such file.
  */
 function lockOwner(path: string): number | undefined | null {
   let fd: number | undefined;
@@ -58,23 +57,20 @@ function lockOwner(path: string): number | undefined | null {
 function slots(path: string): Slot[] {
   return Array.from({ length: SLOTS }, (_, slot): Slot => {
     const file = slot === 0 ? path : `${path}.${slot}`;
-    const owner = lockOwner(file);
-    return owner === null ? { file, exists: false } : { file, exists: true, pid: owner };
+    return { file, owner: lockOwner(file) };
   });
 }
 
 /** The pid of a live process named in one of `seen` (but `except`), or undefined. */
 function liveIn(seen: Slot[], except?: string): number | undefined {
-  for (const slot of seen) {
-    if (slot.exists && slot.file !== except && slot.pid !== undefined && exists(slot.pid)) return slot.pid;
-  }
-  return undefined;
+  return (
+    seen.find(({ file, owner }) => typeof owner === 'number' && file !== except && exists(owner))?.owner ?? undefined
+  );
 }
 
 /** The pid in the lock file `file` (one slot) when its process is alive. */
 export function lockFileHolder(file: string): number | undefined {
-  const owner = lockOwner(file);
-  return typeof owner === 'number' && exists(owner) ? owner : undefined;
+  return liveIn([{ file, owner: lockOwner(file) }]);
 }
 
 /** The pid of the live process holding the lock at `path`, or undefined when none does. */
@@ -118,7 +114,7 @@ export function acquireSessionLock(path: string): { lock: SessionLock } | { held
     last = slots(path);
     const holder = liveIn(last);
     if (holder !== undefined) return { heldBy: holder };
-    const free = last.find((slot) => !slot.exists);
+    const free = last.find((slot) => slot.owner === null);
     // Every slot holds a stale lock (planted, or crashes with no taker between them): the
     // session is written beside its log, as when the lock is held.
     if (free === undefined) break;
@@ -129,7 +125,7 @@ export function acquireSessionLock(path: string): { lock: SessionLock } | { held
       unlinkQuietly(free.file);
       continue;
     }
-    for (const slot of seen) if (slot.exists && slot.file !== free.file) unlinkQuietly(slot.file);
+    for (const slot of seen) if (slot.owner !== null && slot.file !== free.file) unlinkQuietly(slot.file);
     const file = free.file;
     return {
       lock: {
@@ -141,6 +137,5 @@ export function acquireSessionLock(path: string): { lock: SessionLock } | { held
     };
   }
   // Who holds it is not settled: the pid a slot names, live or not, is what a caller can report.
-  for (const slot of last) if (slot.exists && slot.pid !== undefined) return { heldBy: slot.pid };
-  return { heldBy: 0 };
+  return { heldBy: last.find((slot) => typeof slot.owner === 'number')?.owner ?? 0 };
 }
