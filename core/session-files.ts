@@ -15,14 +15,15 @@ import { exists } from '../shared/process-sweep.js';
 import { lockFileHolder } from './session-lock.js';
 import { outlineSessionLog } from './session-stream.js';
 
-/** A session id inside a file name: SESSION_ID_PATTERN without its anchors. */
-const SESSION_ID_TEXT = SESSION_ID_PATTERN.source.slice(1, -1);
-const LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log$`);
-/** An older segment of a session's log: its number, from 1, zero-padded so names sort in order. */
-const SEGMENT_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)\\.log$`);
-const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock(?:\\.[1-7])?$`);
-/** A second writer's log: the writer's pid is in its name (see SessionLog.open). */
-export const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
+/**
+ * A session's file under `sessions/`, by name: its log, an older segment (its number, from 1, zero-padded so names
+ * sort in order), a slot of its lock, or a second writer's log (the writer's pid in its name: see SessionLog.open).
+ */
+const FILE_NAME = new RegExp(
+  `^(?<id>${SESSION_ID_PATTERN.source.slice(1, -1)})\\.(?:log|(?<segment>\\d+)\\.log|(?<lock>log\\.lock(?:\\.[1-7])?)|(?<writer>\\d+)-[0-9a-f]+\\.log)$`,
+);
+const fileName = (path: string): Record<string, string | undefined> | undefined =>
+  FILE_NAME.exec(basename(path))?.groups;
 
 /** A new session id: the UTC start time and a random suffix, e.g. `20261130-105400-3fa9c1`. */
 export function newSessionId(now = new Date()): string {
@@ -69,12 +70,10 @@ export interface SessionFiles {
 /** The pid of a live process writing one of these session files: the lock's holder or a writer named in a log's name. */
 export function liveWriter(files: string[]): number | undefined {
   for (const path of files) {
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    if (LOCK_NAME.test(name)) {
-      const holder = lockFileHolder(path);
-      if (holder !== undefined) return holder;
-    }
-    const writer = Number(WRITER_LOG_NAME.exec(name)?.[2]);
+    const name = fileName(path);
+    const holder = name?.lock !== undefined ? lockFileHolder(path) : undefined;
+    if (holder !== undefined) return holder;
+    const writer = Number(name?.writer);
     // Pid 0 would ask about this process's group, not a writer.
     if (Number.isSafeInteger(writer) && writer > 0 && exists(writer)) return writer;
   }
@@ -85,14 +84,15 @@ export function liveWriter(files: string[]): number | undefined {
 export function olderSegments(paths: string[], sessionId: string): { path: string; number: number }[] {
   const segments: { path: string; number: number }[] = [];
   for (const path of paths) {
-    const match = SEGMENT_NAME.exec(basename(path));
-    if (match?.[1] === sessionId) segments.push({ path, number: Number(match[2]) });
+    const name = fileName(path);
+    if (name?.id === sessionId && name.segment !== undefined) segments.push({ path, number: Number(name.segment) });
   }
   return segments.sort((a, b) => a.number - b.number);
 }
 
-function sessionIdOf(name: string): string | undefined {
-  return (LOG_NAME.exec(name) ?? SEGMENT_NAME.exec(name) ?? LOCK_NAME.exec(name) ?? WRITER_LOG_NAME.exec(name))?.[1];
+/** A session's second writers' logs among `paths` (file names or paths). */
+export function writerLogs(paths: string[], sessionId: string): string[] {
+  return paths.filter((path) => fileName(path)?.id === sessionId && fileName(path)?.writer !== undefined);
 }
 
 export function statQuietly(path: string): Stats | undefined {
@@ -131,7 +131,7 @@ function treeBytes(dir: string): number {
 function* sessionFileStats(stateDir: string): Generator<{ id: string; path: string; stats: Stats }> {
   const dir = join(stateDir, 'sessions');
   for (const name of listQuietly(dir)) {
-    const id = sessionIdOf(name);
+    const id = fileName(name)?.id;
     const stats = id === undefined ? undefined : statQuietly(join(dir, name));
     if (id !== undefined && stats?.isFile()) yield { id, path: join(dir, name), stats };
   }

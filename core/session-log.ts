@@ -22,7 +22,7 @@ import {
 } from './session-stream.js';
 import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
-import { listQuietly, olderSegments, sessionLogPath, WRITER_LOG_NAME } from './session-files.js';
+import { listQuietly, olderSegments, sessionLogPath, writerLogs } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
@@ -55,7 +55,7 @@ export function* sessionEntries(stateDir: string, sessionId: string): Generator<
   const dir = join(stateDir, 'sessions');
   const names = listQuietly(dir);
   const segments = olderSegments(names, sessionId);
-  const writers = names.filter((name) => WRITER_LOG_NAME.exec(name)?.[1] === sessionId).map((name) => join(dir, name));
+  const writers = writerLogs(names, sessionId).map((name) => join(dir, name));
   const oldest = segments[0]?.number;
   if (oldest !== undefined && oldest > 1) {
     yield {
