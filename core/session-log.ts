@@ -1,10 +1,7 @@
-// A session's log: append-only files, one record per finished call. Each record is framed as
-// MAGIC (4 bytes) | payload length (u32 LE) | CRC-32 of the payload (u32 LE) | payload (msgpack).
-// Reading skips damage (a torn tail, flipped bytes, a record of the wrong shape) with a warning
-// and finds the next intact record. One process writes `<id>.log` (see session-lock.ts); a second
-// process on the same session writes a file of its own beside it, read together with it. Past
-// its segment size, `<id>.log` is renamed to the session's next segment `<id>.<n>.log` and a new
-// one begins, so the retention rule can remove the oldest part of a session still in use.
+// A session's log written: one framed record (see session-stream.ts) per finished call. One process
+// writes `<id>.log` (see session-lock.ts); a second process on the same session writes a file of its
+// own beside it, read together with it. Past its segment size, `<id>.log` is renamed to the next
+// segment `<id>.<n>.log`, so the retention rule can remove the oldest part of a session in use.
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -165,10 +162,6 @@ export class SessionLog {
       }
       // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader.
       const fd = openSync(main, APPEND | constants.O_NONBLOCK, 0o600);
-      if (!fstatSync(fd).isFile()) {
-        closeSync(fd);
-        throw new Error(`${main} is not a regular file`);
-      }
       const tail = fstatSync(fd).size - existing.validBytes;
       // Only what a write cut short can leave is cut: a start of one framed record. More, or bytes
       // that do not begin like a record, may be all there is of calls this reader cannot make out.
