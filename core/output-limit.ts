@@ -46,9 +46,7 @@ function shownPart(shown: string, content: string, totalLines: number): string {
     : `${format(countLines(shown))} of ${format(totalLines)} lines`;
 }
 
-function notice(part: string, where: string): string {
-  return `[output truncated: shown ${part}; ${where}]`;
-}
+const notice = (part: string, where: string): string => `[output truncated: shown ${part}; ${where}]`;
 
 /** The fs error code of a failed write (ENOSPC, EACCES …), or its message when it has none. */
 function failureCode(error: unknown): string {
@@ -60,18 +58,18 @@ function failureCode(error: unknown): string {
  * Its directory is recreated when it has gone (another moonpool process may prune it, a tool may delete
  * `ctx.spill_dir`). Returns why it failed, or undefined.
  */
-function spill(spillDir: string, path: string, data: string | Uint8Array, retried = false): string | undefined {
+function spill(spillDir: string, path: string, data: string | Uint8Array): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, CREATE_NEW, 0o600);
   } catch (error) {
-    if (retried || (error as NodeJS.ErrnoException).code !== 'ENOENT') return failureCode(error);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return failureCode(error);
     try {
       makeDirectory(spillDir, 0o700);
+      fd = openSync(path, CREATE_NEW, 0o600);
     } catch (error) {
       return failureCode(error);
     }
-    return spill(spillDir, path, data, true);
   }
   try {
     writeFileSync(fd, data);
