@@ -72,21 +72,20 @@ class Writer {
     }
   }
 
-  private header(kind: 'array' | 'map' | 'string' | 'binary', size: number): void {
-    this.ensure(5);
+  /** Writes the header of a `kind` of `size`, with room for `payload` bytes after it. */
+  private header(kind: 'array' | 'map' | 'string' | 'binary', size: number, payload = 0): void {
+    this.ensure(5 + payload);
     this.offset = writeHeader(this.buffer, this.offset, kind, size);
   }
 
   private string(text: string): void {
     const length = Buffer.byteLength(text, 'utf8');
-    this.ensure(5 + length);
-    this.header('string', length);
+    this.header('string', length, length);
     this.offset += this.buffer.write(text, this.offset, 'utf8');
   }
 
   private bytes(bytes: Uint8Array): void {
-    this.ensure(5 + bytes.length);
-    this.header('binary', bytes.length);
+    this.header('binary', bytes.length, bytes.length);
     this.buffer.set(bytes, this.offset);
     this.offset += bytes.length;
   }
@@ -96,15 +95,12 @@ class Writer {
     this.ensure(9);
     const buffer = this.buffer;
     if (!Number.isSafeInteger(value) || Object.is(value, -0)) buffer.writeDoubleBE(value, this.code(0xcb, 8));
-    else if (value >= 0) {
-      if (value < 0x80) this.byte(value);
-      else if (value <= 0xff) buffer[this.code(0xcc, 1)] = value;
-      else if (value <= 0xffff) buffer.writeUInt16BE(value, this.code(0xcd, 2));
-      else if (value <= 0xffffffff) buffer.writeUInt32BE(value, this.code(0xce, 4));
-      else this.bigint(BigInt(value));
-    } else if (value >= -32) this.byte(value + 0x100);
-    else if (value >= -0x80000000) buffer.writeInt32BE(value, this.code(0xd2, 4));
-    else this.bigint(BigInt(value));
+    else if (value >= 0 ? value > 0xffffffff : value < -0x80000000) this.bigint(BigInt(value));
+    else if (value >= -32 && value < 0x80) buffer[this.offset++] = value & 0xff;
+    else if (value < 0) buffer.writeInt32BE(value, this.code(0xd2, 4));
+    else if (value <= 0xff) buffer[this.code(0xcc, 1)] = value;
+    else if (value <= 0xffff) buffer.writeUInt16BE(value, this.code(0xcd, 2));
+    else buffer.writeUInt32BE(value, this.code(0xce, 4));
   }
 
   private bigint(value: bigint): void {
