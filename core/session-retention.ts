@@ -43,7 +43,8 @@ const DAY_MS = 86_400_000;
  * Applies `retention` to the sessions in `stateDir`, newest first: each is kept while it is
  * young enough and the sessions kept so far fit; once one does not fit, every older one goes too.
  * `keep` (the caller's own session) and sessions in use stay, and still count toward the total,
- * less the oldest segments of their logs that the rule removes.
+ * less their log's oldest segments, removed while past the age limit or not fitting. The segment
+ * being written (`<id>.log`) stays.
  */
 export function pruneSessions(
   stateDir: string,
@@ -52,46 +53,32 @@ export function pruneSessions(
   now = Date.now(),
 ): PruneResult {
   const sessions = scanSessions(stateDir).sort((a, b) => b.lastWriteMs - a.lastWriteMs);
+  const tooOld = (mtimeMs: number): boolean => now - mtimeMs > retention.maxAgeDays * DAY_MS;
   const expired: SessionFiles[] = [];
   const result: PruneResult = { removed: [], removedSegments: [], freedBytes: 0 };
   let keptBytes = 0;
   let full = false;
   for (const session of sessions) {
-    if (session.id === keep || session.inUseBy !== undefined) {
-      keptBytes += session.bytes - removeOldSegments(session, keptBytes, retention, now, result);
+    if (session.id !== keep && session.inUseBy === undefined) {
+      full ||= keptBytes + session.bytes > retention.maxTotalBytes;
+      if (full || tooOld(session.lastWriteMs)) expired.push(session);
+      else keptBytes += session.bytes;
       continue;
     }
-    full ||= keptBytes + session.bytes > retention.maxTotalBytes;
-    if (full || now - session.lastWriteMs > retention.maxAgeDays * DAY_MS) expired.push(session);
-    else keptBytes += session.bytes;
+    let bytes = session.bytes;
+    for (const { path } of olderSegments(session.files, session.id)) {
+      const stats = statQuietly(path);
+      if (stats === undefined) continue; // Removed by another process already.
+      if (keptBytes + bytes <= retention.maxTotalBytes && !tooOld(stats.mtimeMs)) break;
+      unlinkQuietly(path);
+      result.removedSegments.push(path);
+      result.freedBytes += diskBytes(stats);
+      bytes -= diskBytes(stats);
+    }
+    keptBytes += bytes;
   }
   removeSessions(stateDir, expired, result);
   return result;
-}
-
-/**
- * Removes a staying session's oldest log segments while it does not fit beside `keptBytes` or they are past the age
- * limit, adding them to `result`; the bytes removed. The segment being written (`<id>.log`) stays.
- */
-function removeOldSegments(
-  session: SessionFiles,
-  keptBytes: number,
-  retention: SessionRetention,
-  now: number,
-  result: PruneResult,
-): number {
-  let removed = 0;
-  for (const { path } of olderSegments(session.files, session.id)) {
-    const stats = statQuietly(path);
-    if (stats === undefined) continue; // Removed by another process already.
-    const fits = keptBytes + session.bytes - removed <= retention.maxTotalBytes;
-    if (fits && now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS) break;
-    unlinkQuietly(path);
-    result.removedSegments.push(path);
-    result.freedBytes += diskBytes(stats);
-    removed += diskBytes(stats);
-  }
-  return removed;
 }
 
 /**
@@ -114,28 +101,20 @@ function removeSessions(stateDir: string, sessions: SessionFiles[], result: Prun
     const filesNow = sessionFilesById(stateDir);
     for (const { session, lock } of locked) {
       const files = (filesNow.get(session.id) ?? []).filter((path) => path !== lock.path);
-      if (!removeLockedSession(session, files)) continue;
+      const spillDir = session.spillDir !== undefined && existsSync(session.spillDir) ? session.spillDir : undefined;
+      // Nothing left: another process removed it between the scan and the lock, and it is not this one's removal.
+      if (liveWriter(files) !== undefined || (files.length === 0 && spillDir === undefined)) continue;
+      try {
+        for (const path of files) unlinkQuietly(path);
+        if (spillDir !== undefined) rmSync(spillDir, { recursive: true, force: true });
+      } catch {
+        continue; // What could not be removed stays; the next start tries again.
+      }
       result.removed.push(session.id);
       result.freedBytes += session.bytes;
     }
   } finally {
     for (const { lock } of locked) lock.release();
-  }
-}
-
-/** Removes a locked session's files and spill directory; false when a writer is alive or nothing was left to remove. */
-function removeLockedSession(session: SessionFiles, files: string[]): boolean {
-  try {
-    if (liveWriter(files) !== undefined) return false;
-    const spillDir = session.spillDir !== undefined && existsSync(session.spillDir) ? session.spillDir : undefined;
-    // Another process removed it between the scan and the lock: not this one's removal.
-    if (files.length === 0 && spillDir === undefined) return false;
-    for (const path of files) unlinkQuietly(path);
-    if (spillDir !== undefined) rmSync(spillDir, { recursive: true, force: true });
-    return true;
-  } catch {
-    // What could not be removed stays; the next start tries again.
-    return false;
   }
 }
 
