@@ -39,10 +39,7 @@ export class MsgpackReader {
   next(depth = 0): MsgpackKind {
     const bytes = this.bytes;
     const code = bytes[this.take(1)]!;
-    if (code <= 0x7f || code >= 0xe0) {
-      this.number = code <= 0x7f ? code : code - 0x100;
-      return 'integer';
-    }
+    if (code <= 0x7f || code >= 0xe0) return this.scalar('integer', code <= 0x7f ? code : code - 0x100);
     if (code <= 0x8f) return this.container('map', code & 0x0f, depth);
     if (code <= 0x9f) return this.container('array', code & 0x0f, depth);
     if (code <= 0xbf) return this.payload('string', code & 0x1f);
@@ -64,30 +61,29 @@ export class MsgpackReader {
         return 'nil';
       case 0xc2:
       case 0xc3:
-        this.number = code & 1;
-        return 'boolean';
+        return this.scalar('boolean', code & 1);
       case 0xca:
-        return this.float(bytes.readFloatBE(this.take(4)));
+        return this.scalar('float', bytes.readFloatBE(this.take(4)));
       case 0xcb:
-        return this.float(bytes.readDoubleBE(this.take(8)));
+        return this.scalar('float', bytes.readDoubleBE(this.take(8)));
       case 0xcc:
-        return this.integer(bytes[this.take(1)]!);
+        return this.scalar('integer', bytes[this.take(1)]!);
       case 0xcd:
-        return this.integer(bytes.readUInt16BE(this.take(2)));
+        return this.scalar('integer', bytes.readUInt16BE(this.take(2)));
       case 0xce:
-        return this.integer(bytes.readUInt32BE(this.take(4)));
+        return this.scalar('integer', bytes.readUInt32BE(this.take(4)));
       case 0xcf:
         this.wide = bytes.readBigUInt64BE(this.take(8));
-        return this.integer(Number(this.wide));
+        return this.scalar('integer', Number(this.wide));
       case 0xd0:
-        return this.integer(bytes.readInt8(this.take(1)));
+        return this.scalar('integer', bytes.readInt8(this.take(1)));
       case 0xd1:
-        return this.integer(bytes.readInt16BE(this.take(2)));
+        return this.scalar('integer', bytes.readInt16BE(this.take(2)));
       case 0xd2:
-        return this.integer(bytes.readInt32BE(this.take(4)));
+        return this.scalar('integer', bytes.readInt32BE(this.take(4)));
       case 0xd3:
         this.wide = bytes.readBigInt64BE(this.take(8));
-        return this.integer(Number(this.wide));
+        return this.scalar('integer', Number(this.wide));
       default:
         throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset - 1} is not msgpack`);
     }
@@ -108,14 +104,9 @@ export class MsgpackReader {
       throw new MsgpackError(`${this.bytes.length - this.offset} bytes follow the value`);
   }
 
-  private integer(value: number): MsgpackKind {
+  private scalar(kind: MsgpackKind, value: number): MsgpackKind {
     this.number = value;
-    return 'integer';
-  }
-
-  private float(value: number): MsgpackKind {
-    this.number = value;
-    return 'float';
+    return kind;
   }
 
   private payload(kind: MsgpackKind, size: number): MsgpackKind {
