@@ -47,12 +47,9 @@ export class MsgpackReader {
     if (code >= 0xd9 && code <= 0xdb) return this.payload('string', this.length(code - 0xd9));
     if (code === 0xdc || code === 0xdd) return this.container('array', this.length(code - 0xdb), depth);
     if (code === 0xde || code === 0xdf) return this.container('map', this.length(code - 0xdd), depth);
-    if (code >= 0xd4 && code <= 0xd8) {
-      this.number = bytes.readInt8(this.take(1));
-      return this.payload('extension', 1 << (code - 0xd4));
-    }
-    if (code >= 0xc7 && code <= 0xc9) {
-      const size = this.length(code - 0xc7);
+    if (code >= 0xcc && code <= 0xce) return this.scalar('integer', this.length(code - 0xcc));
+    if ((code >= 0xc7 && code <= 0xc9) || (code >= 0xd4 && code <= 0xd8)) {
+      const size = code >= 0xd4 ? 1 << (code - 0xd4) : this.length(code - 0xc7);
       this.number = bytes.readInt8(this.take(1));
       return this.payload('extension', size);
     }
@@ -66,12 +63,6 @@ export class MsgpackReader {
         return this.scalar('float', bytes.readFloatBE(this.take(4)));
       case 0xcb:
         return this.scalar('float', bytes.readDoubleBE(this.take(8)));
-      case 0xcc:
-        return this.scalar('integer', bytes[this.take(1)]!);
-      case 0xcd:
-        return this.scalar('integer', bytes.readUInt16BE(this.take(2)));
-      case 0xce:
-        return this.scalar('integer', bytes.readUInt32BE(this.take(4)));
       case 0xcf:
         this.wide = bytes.readBigUInt64BE(this.take(8));
         return this.scalar('integer', Number(this.wide));
@@ -124,7 +115,7 @@ export class MsgpackReader {
     return kind;
   }
 
-  /** A big-endian length of 1, 2 or 4 bytes (`width` 0, 1 or 2). */
+  /** A big-endian unsigned integer of 1, 2 or 4 bytes (`width` 0, 1 or 2): a length, or a uint 8, 16 or 32. */
   private length(width: number): number {
     if (width === 0) return this.bytes[this.take(1)]!;
     return width === 1 ? this.bytes.readUInt16BE(this.take(2)) : this.bytes.readUInt32BE(this.take(4));
