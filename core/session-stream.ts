@@ -58,36 +58,6 @@ function openLogFile(path: string, warn: (line: string) => void): LogFile | LogE
   return { validBytes: 0, unreadable: true };
 }
 
-/** The intact frames of an open log file in file order, and a warning for what lies between them. */
-function* logFrames(file: LogFile): Generator<{ offset: number; payload: Buffer } | { warning: string }, LogEnd> {
-  const reader = new FrameReader(file.fd, file.size);
-  let offset = 0;
-  let validBytes = 0;
-  let found: Buffer | undefined;
-  try {
-    while (offset < file.size) {
-      const attempt: Attempt = found ? { payload: found } : reader.frameAt(offset);
-      found = undefined;
-      if ('payload' in attempt) {
-        yield { offset, payload: attempt.payload };
-        offset = validBytes = offset + HEADER_BYTES + attempt.payload.length;
-        continue;
-      }
-      const next = reader.nextFrame(offset + 1);
-      const problem = next.gaveUp
-        ? `${attempt.problem}; the rest of the file is damage past what is searched`
-        : attempt.problem;
-      yield { warning: `${file.path}: skipped ${next.at - offset} bytes at offset ${offset}: ${problem}` };
-      offset = next.at;
-      found = next.payload;
-    }
-    return { validBytes };
-  } catch (error) {
-    yield { warning: `${file.path}: cannot be read (${errorCode(error)})` };
-    return { validBytes: 0, unreadable: true };
-  }
-}
-
 /** The frame at `offset` of an open log file, its checksum checked, or why there is none. */
 function frameAt(file: LogFile, offset: number): Attempt {
   return new FrameReader(file.fd, file.size).frameAt(offset);
@@ -166,8 +136,8 @@ const skippedRecord = (path: string, offset: number, problem: string): string =>
   `${path}: skipped the record at offset ${offset}: ${problem}`;
 
 /**
- * Opens the log `path` (added to `files`, for the caller to close) and outlines each readable record for `visit`,
- * its body not decoded; yields a warning for what it skips. Returns how the file ends.
+ * Opens the log `path` (added to `files`, for the caller to close) and outlines each intact record in file order for
+ * `visit`, its body not decoded; yields a warning for what lies between them. Returns how the file ends.
  */
 function* outlineLog(
   path: string,
@@ -179,17 +149,33 @@ function* outlineLog(
   for (const warning of warnings) yield { warning };
   if (!('fd' in file)) return file;
   files.push(file);
-  const frames = logFrames(file);
-  for (let next = frames.next(); ; next = frames.next()) {
-    if (next.done) return next.value;
-    const frame = next.value;
-    if ('warning' in frame) {
-      yield frame;
-      continue;
+  const reader = new FrameReader(file.fd, file.size);
+  let offset = 0;
+  let validBytes = 0;
+  let found: Buffer | undefined;
+  try {
+    while (offset < file.size) {
+      const attempt: Attempt = found ? { payload: found } : reader.frameAt(offset);
+      found = undefined;
+      if ('payload' in attempt) {
+        const outline = outlineRecord(attempt.payload);
+        if ('problem' in outline) yield { warning: skippedRecord(path, offset, outline.problem) };
+        else visit(offset, outline.finishedAt - outline.durationMs, outline.finishedAt);
+        offset = validBytes = offset + HEADER_BYTES + attempt.payload.length;
+        continue;
+      }
+      const next = reader.nextFrame(offset + 1);
+      const problem = next.gaveUp
+        ? `${attempt.problem}; the rest of the file is damage past what is searched`
+        : attempt.problem;
+      yield { warning: `${path}: skipped ${next.at - offset} bytes at offset ${offset}: ${problem}` };
+      offset = next.at;
+      found = next.payload;
     }
-    const outline = outlineRecord(frame.payload);
-    if ('problem' in outline) yield { warning: skippedRecord(path, frame.offset, outline.problem) };
-    else visit(frame.offset, outline.finishedAt - outline.durationMs, outline.finishedAt);
+    return { validBytes };
+  } catch (error) {
+    yield { warning: `${path}: cannot be read (${errorCode(error)})` };
+    return { validBytes: 0, unreadable: true };
   }
 }
 
