@@ -1,11 +1,7 @@
-// What a session is on disk: under `<stateDir>/sessions/`, its log `<id>.log` (the segment being
-// written) and its older segments `<id>.<n>.log` (see SessionLog), its lock
-// `<id>.log.lock` (and its other slots `<id>.log.lock.<1-7>`: see session-lock.ts) and the
-// logs of writers beside it `<id>.<pid>-<hex>.log` (regular files only);
-// under `<stateDir>/spill/`, its directory `<id>/`, made before its first call. Nothing else in the state dir belongs to a
-// session, so nothing else is ever listed or removed. Scanning never throws and never creates.
-// Each session's summary (`moonpool sessions`) is built on the scan: damage is a note on its
-// session, never a failure.
+// What a session is on disk: under `<stateDir>/sessions/`, the regular files FILE_NAME names; under
+// `<stateDir>/spill/`, its directory `<id>/`, made before its first call. Nothing else in the state
+// dir belongs to a session, so nothing else is ever listed or removed. Scanning never throws and
+// never creates; each session's summary (`moonpool sessions`) is built on the scan, damage a note.
 import { accessSync, constants, lstatSync, readdirSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
@@ -16,8 +12,8 @@ import { lockFileHolder } from './session-lock.js';
 import { outlineSessionLog } from './session-stream.js';
 
 /**
- * A session's file under `sessions/`, by name: its log, an older segment (its number, from 1, zero-padded so names
- * sort in order), a slot of its lock, or a second writer's log (the writer's pid in its name: see SessionLog.open).
+ * A session's file under `sessions/`: its log `<id>.log`, an older segment `<id>.<n>.log` (n from 1, zero-padded so
+ * names sort in order), a slot of its lock `<id>.log.lock[.1-7]`, or a second writer's log `<id>.<pid>-<hex>.log`.
  */
 const FILE_NAME = new RegExp(
   `^(?<id>${SESSION_ID_PATTERN.source.slice(1, -1)})\\.(?:log|(?<segment>\\d+)\\.log|(?<lock>log\\.lock(?:\\.[1-7])?)|(?<writer>\\d+)-[0-9a-f]+\\.log)$`,

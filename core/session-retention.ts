@@ -1,10 +1,7 @@
-// The retention rule for sessions, applied when a host starts: a session not written for
-// `maxAgeDays`, or older than the newest sessions that fit in `maxTotalBytes`, is removed with its
-// spill directory. A session in use is never removed: the remover holds the session's lock while
-// it removes, so a writer and another remover both see it taken. Of a session in use (or the
-// caller's own), only the oldest segments of its log go, those past the same rule: its writer
-// never writes a segment again once it has moved on to the next. Other sessions' spill
-// directories also go after their own period (pruneSpillDirs). Never throws.
+// The retention rule for sessions (docs/sessions.md): old sessions go with their spill directories,
+// each removed under its lock, so a live writer or another remover sees it taken; a session in use
+// (or the caller's own) loses only its log's oldest segments, which its writer never writes again.
+// Other sessions' spill directories go after their own period (pruneSpillDirs). Never throws.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
