@@ -85,14 +85,6 @@ export function encodeRecord(record: SessionRecord): Buffer {
   return Buffer.concat([header, payload]);
 }
 
-/** How the main log is cut into segments (see SessionLog.open). */
-export interface SegmentOptions {
-  /** Size past which the log continues in a new segment. Default DEFAULT_SESSION_SEGMENT_BYTES. */
-  bytes?: number;
-  /** Runs after each roll-over: the host applies the retention rule there. */
-  onRollOver?: () => void;
-}
-
 /** How long queued records may wait before they are written together. */
 const FLUSH_DELAY_MS = 20;
 /** Queued records past which the queue is written at once rather than when the delay ends. */
@@ -139,9 +131,15 @@ export class SessionLog {
   /**
    * Opens the session's log for appending: the lock's holder (taking it, or given it as `held`) cuts a torn tail left
    * by a writer that is gone; a process finding it held by a live one writes a file beside it. The main log continues
-   * in a new segment past `segments.bytes`. Throws for an fs failure (an unusable state dir).
+   * in a new segment past `segments.bytes` (default DEFAULT_SESSION_SEGMENT_BYTES), then runs `segments.onRollOver`
+   * (where the host applies the retention rule). Throws for an fs failure (an unusable state dir).
    */
-  static open(stateDir: string, sessionId: string, held?: SessionLock, segments: SegmentOptions = {}): SessionLog {
+  static open(
+    stateDir: string,
+    sessionId: string,
+    held?: SessionLock,
+    segments: { bytes?: number; onRollOver?: () => void } = {},
+  ): SessionLog {
     const main = sessionLogPath(stateDir, sessionId);
     makeDirectory(join(stateDir, 'sessions'), 0o700);
     const taken = held ? { lock: held } : acquireSessionLock(`${main}.lock`);
