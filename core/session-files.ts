@@ -123,23 +123,17 @@ function treeBytes(dir: string): number {
   return bytes;
 }
 
-/** The regular files under `sessions/` named for a session, with their session and stats. */
-function* sessionFileStats(stateDir: string): Generator<{ id: string; path: string; stats: Stats }> {
+/** The regular files under `sessions/` named for a session, with their stats, by session id: one listing. */
+export function sessionFilesById(stateDir: string): Map<string, { path: string; stats: Stats }[]> {
   const dir = join(stateDir, 'sessions');
+  const byId = new Map<string, { path: string; stats: Stats }[]>();
   for (const name of listQuietly(dir)) {
     const id = fileName(name)?.id;
-    const stats = id === undefined ? undefined : statQuietly(join(dir, name));
-    if (id !== undefined && stats?.isFile()) yield { id, path: join(dir, name), stats };
-  }
-}
-
-/** The files of every session under `sessions/` now, by session id: one listing. */
-export function sessionFilesById(stateDir: string): Map<string, string[]> {
-  const byId = new Map<string, string[]>();
-  for (const { id, path } of sessionFileStats(stateDir)) {
-    const files = byId.get(id);
-    if (files) files.push(path);
-    else byId.set(id, [path]);
+    const path = join(dir, name);
+    const stats = id === undefined ? undefined : statQuietly(path);
+    if (id === undefined || !stats?.isFile()) continue;
+    if (!byId.has(id)) byId.set(id, []);
+    byId.get(id)!.push({ path, stats });
   }
   return byId;
 }
@@ -153,10 +147,12 @@ export function scanSessions(stateDir: string): SessionFiles[] {
     session.lastWriteMs = Math.max(session.lastWriteMs, stats.mtimeMs);
     return session;
   };
-  for (const { id, path, stats } of sessionFileStats(stateDir)) {
-    const session = entry(id, stats);
-    session.files.push(path);
-    session.bytes += diskBytes(stats);
+  for (const [id, files] of sessionFilesById(stateDir)) {
+    for (const { path, stats } of files) {
+      const session = entry(id, stats);
+      session.files.push(path);
+      session.bytes += diskBytes(stats);
+    }
   }
   const spillRoot = join(stateDir, 'spill');
   for (const name of listQuietly(spillRoot)) {

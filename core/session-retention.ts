@@ -97,7 +97,7 @@ function removeSessions(stateDir: string, sessions: SessionFiles[], result: Prun
     // Listed again under the locks: a writer that started beside one since the scan keeps it.
     const filesNow = sessionFilesById(stateDir);
     for (const { session, lock } of locked) {
-      const files = (filesNow.get(session.id) ?? []).filter((path) => path !== lock.path);
+      const files = (filesNow.get(session.id) ?? []).map(({ path }) => path).filter((path) => path !== lock.path);
       const spillDir = session.spillDir !== undefined && existsSync(session.spillDir) ? session.spillDir : undefined;
       // Nothing left: another process removed it between the scan and the lock, and it is not this one's removal.
       if (liveWriter(files) !== undefined || (files.length === 0 && spillDir === undefined)) continue;
