@@ -1,16 +1,8 @@
-// A session log read: a file a frame at a time, and a whole session a record at a time in the
-// order its calls started. A frame is MAGIC (4 bytes) | payload length (u32 LE) | CRC-32 of the
-// payload (u32 LE) | payload; a reader holds one frame's payload, never the file. Only a regular
-// file is read, never through a symlink and never blocking (a FIFO named like a log would wait
-// forever); what cannot be read is a warning, never a throw. Damage is skipped by looking for the
-// next MAGIC whose frame checks out; the checksums of frames that fail count against a budget of
-// twice the file's size, so no arrangement of bad frames makes a read cost more than a few passes.
-//
-// A session may have several logs (segments, writers beside the main log), each in the order its
-// calls finished, so one pass outlines every frame (times and place, no body decoded, four numbers
-// kept per record) and a second reads each record again by its place, in start order, decoding it
-// only then. The files stay open between the passes, so a segment renamed or a log begun meanwhile
-// changes nothing read. The outline alone is what listing sessions and reopening a log need.
+// A session log read: a file a frame at a time (MAGIC | payload length, u32 LE | CRC-32 of the
+// payload, u32 LE | msgpack payload), never whole, and only as a regular file, never through a
+// symlink nor blocking (a FIFO would wait forever); what cannot be read is a warning, never a throw.
+// Damage is skipped to the next MAGIC whose frame checks out, the checksums of failing frames within
+// a budget of twice the file's size. A session is read in two passes (see readLogEntries).
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { decodeRecord, outlineRecord, type SessionRecord } from './session-record.js';
@@ -183,7 +175,8 @@ function* outlineLog(
  * The entries of a main log (its segments in the order written, the one being written last) and its writers' logs:
  * the warnings of the first pass as they are found, then each record in start order, followed by the warnings
  * decoding it gave. Records with the same times keep the order the main log's segments were written in. Returns what
- * the outline of the segment being written found. Ending the iteration early closes every file.
+ * the outline of the segment being written found. The files stay open between the passes, so a segment renamed or a
+ * log begun meanwhile changes nothing read; ending the iteration early closes every file.
  */
 export function* readLogEntries(mainLogSegments: string[], writerLogs: string[]): Generator<SessionEntry, LogEnd> {
   const paths = [...mainLogSegments, ...[...writerLogs].sort()];
