@@ -60,15 +60,11 @@ class Writer {
   }
 
   private map(object: Record<string, unknown>, depth: number): void {
-    const keys = Object.keys(object);
-    let count = 0;
-    for (const key of keys) if (isWritten(object[key])) count++;
-    this.header('map', count);
+    const keys = Object.keys(object).filter((key) => isWritten(object[key]));
+    this.header('map', keys.length);
     for (const key of keys) {
-      const value = object[key];
-      if (!isWritten(value)) continue;
       this.string(key);
-      this.value(value, depth + 1);
+      this.value(object[key], depth + 1);
     }
   }
 

@@ -78,11 +78,10 @@ export function readSession(stateDir: string, sessionId: string): SessionReadout
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
 export function encodeRecord(record: SessionRecord): Buffer {
   const payload = encodeBounded(record);
-  const header = Buffer.allocUnsafe(HEADER_BYTES);
-  MAGIC.copy(header, 0);
-  header.writeUInt32LE(payload.length, 4);
-  header.writeUInt32LE(crc32(payload), 8);
-  return Buffer.concat([header, payload]);
+  const header = Buffer.allocUnsafe(HEADER_BYTES - MAGIC.length);
+  header.writeUInt32LE(payload.length, 0);
+  header.writeUInt32LE(crc32(payload), 4);
+  return Buffer.concat([MAGIC, header, payload]);
 }
 
 /** How long queued records may wait before they are written together. */
