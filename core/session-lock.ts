@@ -1,15 +1,9 @@
-// Who writes a session's log: a lock file next to it holding the writer's pid. A lock whose
-// process is gone (or that holds no pid) is stale and taken over; only the lock's holder may cut
-// a torn tail, so no process ever truncates bytes another live process wrote.
-//
-// The lock has a few slots, `<path>` and `<path>.1` … `<path>.7`, each a file made with a link
-// (which fails when the name exists) and holding its maker's pid; the lock is held by the live
-// process named in any of them. To take it, a process that finds no live one makes a free slot
-// and then looks at the others again: if one names a live process (two took a free slot at
-// once, or one looked before the other's slot existed), it gives its own up and tries again; else
-// it holds the lock, and only then removes the stale slots it saw. A stale lock is never removed
-// to make room for the taker (decision 0024 says why). Slots are looked at by name, never by
-// listing the sessions directory, which may hold many thousands of files.
+// Who writes a session's log: a lock beside it naming the writer's pid; only its holder may cut a
+// torn tail, so no process truncates bytes another live process wrote. The lock has slots, `<path>`
+// and `<path>.1` … `.7`, each made with a link (which fails when the name exists) holding its
+// maker's pid; the live process named in any holds it. A taker that finds none makes a free slot,
+// looks at the others again and backs off if one names a live process; only a holder removes stale
+// slots, and never to make room (decision 0024). Slots are found by name, never by listing.
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, linkSync, openSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 import { exists } from '../shared/process-sweep.js';
