@@ -50,11 +50,6 @@ function openLogFile(path: string, warn: (line: string) => void): LogFile | LogE
   return { validBytes: 0, unreadable: true };
 }
 
-/** The frame at `offset` of an open log file, its checksum checked, or why there is none. */
-function frameAt(file: LogFile, offset: number): Attempt {
-  return new FrameReader(file.fd, file.size).frameAt(offset);
-}
-
 class FrameReader {
   /** Checksum bytes that frames failing their check may still cost. */
   private budget: number;
@@ -67,6 +62,7 @@ class FrameReader {
     this.budget = 2 * size + BUDGET_SLACK_BYTES;
   }
 
+  /** The frame at `offset`, its checksum checked, or why there is none. */
   frameAt(offset: number): Attempt {
     if (this.size - offset < HEADER_BYTES) return { problem: 'a torn record header' };
     this.read(this.header, offset);
@@ -197,7 +193,7 @@ export function* readLogEntries(mainLogSegments: string[], writerLogs: string[])
     for (const i of order) {
       const file = files[places[i]!]!;
       const offset = places[i + 1]!;
-      const frame = frameAt(file, offset);
+      const frame = new FrameReader(file.fd, file.size).frameAt(offset);
       const decoded = 'payload' in frame ? decodeRecord(frame.payload) : frame;
       if ('problem' in decoded) {
         yield { warning: skippedRecord(file.path, offset, decoded.problem) };
