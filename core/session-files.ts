@@ -76,19 +76,19 @@ export function liveWriter(files: string[]): number | undefined {
   return undefined;
 }
 
-/** A session's older log segments among `paths` (file names or paths), oldest first. */
-export function olderSegments(paths: string[], sessionId: string): { path: string; number: number }[] {
-  const segments: { path: string; number: number }[] = [];
+type Segment = { path: string; number: number };
+
+/** A session's older log segments, oldest first, and its second writers' logs, among `paths` (names or paths). */
+export function sessionLogs(paths: string[], sessionId: string): { segments: Segment[]; writers: string[] } {
+  const logs = { segments: [] as Segment[], writers: [] as string[] };
   for (const path of paths) {
     const name = fileName(path);
-    if (name?.id === sessionId && name.segment !== undefined) segments.push({ path, number: Number(name.segment) });
+    if (name?.id !== sessionId) continue;
+    if (name.segment !== undefined) logs.segments.push({ path, number: Number(name.segment) });
+    else if (name.writer !== undefined) logs.writers.push(path);
   }
-  return segments.sort((a, b) => a.number - b.number);
-}
-
-/** A session's second writers' logs among `paths` (file names or paths). */
-export function writerLogs(paths: string[], sessionId: string): string[] {
-  return paths.filter((path) => fileName(path)?.id === sessionId && fileName(path)?.writer !== undefined);
+  logs.segments.sort((a, b) => a.number - b.number);
+  return logs;
 }
 
 export function statQuietly(path: string): Stats | undefined {

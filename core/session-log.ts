@@ -19,7 +19,7 @@ import {
 } from './session-stream.js';
 import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
-import { listQuietly, olderSegments, sessionLogPath, writerLogs } from './session-files.js';
+import { listQuietly, sessionLogPath, sessionLogs } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
@@ -50,16 +50,15 @@ function beginsLikeRecord(path: string, offset: number): boolean {
  */
 export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry, LogEnd> {
   const dir = join(stateDir, 'sessions');
-  const names = listQuietly(dir);
-  const segments = olderSegments(names, sessionId);
-  const writers = writerLogs(names, sessionId).map((name) => join(dir, name));
+  const paths = listQuietly(dir).map((name) => join(dir, name));
+  const { segments, writers } = sessionLogs(paths, sessionId);
   const oldest = segments[0]?.number;
   if (oldest !== undefined && oldest > 1) {
     yield {
       warning: `session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`,
     };
   }
-  const mainLogSegments = [...segments.map((segment) => join(dir, segment.path)), sessionLogPath(stateDir, sessionId)];
+  const mainLogSegments = [...segments.map((segment) => segment.path), sessionLogPath(stateDir, sessionId)];
   return yield* readLogEntries(mainLogSegments, writers);
 }
 
@@ -176,7 +175,7 @@ export class SessionLog {
       if (tail > 0) ftruncateSync(fd, existing.validBytes);
       const rollOver = {
         bytes: segments.bytes ?? DEFAULT_SESSION_SEGMENT_BYTES,
-        next: (olderSegments(listQuietly(join(stateDir, 'sessions')), sessionId).at(-1)?.number ?? 0) + 1,
+        next: (sessionLogs(listQuietly(join(stateDir, 'sessions')), sessionId).segments.at(-1)?.number ?? 0) + 1,
         after: segments.onRollOver,
       };
       return new SessionLog(main, fd, taken.lock, existing.damage, rollOver);

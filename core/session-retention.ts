@@ -10,9 +10,9 @@ import {
   diskBytes,
   listQuietly,
   liveWriter,
-  olderSegments,
   scanSessions,
   sessionFilesById,
+  sessionLogs,
   sessionLogPath,
   statQuietly,
   type SessionFiles,
@@ -63,7 +63,7 @@ export function pruneSessions(
       continue;
     }
     let bytes = session.bytes;
-    for (const { path } of olderSegments(session.files, session.id)) {
+    for (const { path } of sessionLogs(session.files, session.id).segments) {
       const stats = statQuietly(path);
       if (stats === undefined) continue; // Removed by another process already.
       if (keptBytes + bytes <= retention.maxTotalBytes && !tooOld(stats.mtimeMs)) break;
