@@ -210,8 +210,6 @@ export class SessionLog {
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    const records = this.queued;
-    this.queued = [];
     let batch: Buffer[] = [];
     let batchBytes = 0;
     let failure: Error | undefined;
@@ -224,7 +222,7 @@ export class SessionLog {
       batch = [];
       batchBytes = 0;
     };
-    for (const record of records) {
+    for (const record of this.queued.splice(0)) {
       let frame: Buffer;
       try {
         frame = encodeRecord(record);
