@@ -146,17 +146,8 @@ export function writeHeader(buffer: Buffer, at: number, kind: keyof typeof HEADE
     buffer[at] = fix | size;
     return at + 1;
   }
-  if (code8 >= 0 && size <= 0xff) {
-    buffer[at] = code8;
-    buffer[at + 1] = size;
-    return at + 2;
-  }
-  if (size <= 0xffff) {
-    buffer[at] = code16;
-    buffer.writeUInt16BE(size, at + 1);
-    return at + 3;
-  }
-  buffer[at] = code32;
-  buffer.writeUInt32BE(size, at + 1);
-  return at + 5;
+  const width = code8 >= 0 && size <= 0xff ? 1 : size <= 0xffff ? 2 : 4;
+  buffer[at] = width === 1 ? code8 : width === 2 ? code16 : code32;
+  buffer.writeUIntBE(size, at + 1, width);
+  return at + 1 + width;
 }
