@@ -43,13 +43,14 @@ export class MsgpackReader {
     if (code <= 0x8f) return this.container('map', code & 0x0f, depth);
     if (code <= 0x9f) return this.container('array', code & 0x0f, depth);
     if (code <= 0xbf) return this.payload('string', code & 0x1f);
-    if (code >= 0xc4 && code <= 0xc6) return this.payload('binary', this.length(code - 0xc4));
-    if (code >= 0xd9 && code <= 0xdb) return this.payload('string', this.length(code - 0xd9));
-    if (code === 0xdc || code === 0xdd) return this.container('array', this.length(code - 0xdb), depth);
-    if (code === 0xde || code === 0xdf) return this.container('map', this.length(code - 0xdd), depth);
-    if (code >= 0xcc && code <= 0xce) return this.scalar('integer', this.length(code - 0xcc));
+    if (code >= 0xc4 && code <= 0xc6) return this.payload('binary', this.int(code - 0xc4));
+    if (code >= 0xd9 && code <= 0xdb) return this.payload('string', this.int(code - 0xd9));
+    if (code === 0xdc || code === 0xdd) return this.container('array', this.int(code - 0xdb), depth);
+    if (code === 0xde || code === 0xdf) return this.container('map', this.int(code - 0xdd), depth);
+    if (code >= 0xcc && code <= 0xce) return this.scalar('integer', this.int(code - 0xcc));
+    if (code >= 0xd0 && code <= 0xd2) return this.scalar('integer', this.int(code - 0xd0, true));
     if ((code >= 0xc7 && code <= 0xc9) || (code >= 0xd4 && code <= 0xd8)) {
-      const size = code >= 0xd4 ? 1 << (code - 0xd4) : this.length(code - 0xc7);
+      const size = code >= 0xd4 ? 1 << (code - 0xd4) : this.int(code - 0xc7);
       this.number = bytes.readInt8(this.take(1));
       return this.payload('extension', size);
     }
@@ -66,12 +67,6 @@ export class MsgpackReader {
       case 0xcf:
         this.wide = bytes.readBigUInt64BE(this.take(8));
         return this.scalar('integer', Number(this.wide));
-      case 0xd0:
-        return this.scalar('integer', bytes.readInt8(this.take(1)));
-      case 0xd1:
-        return this.scalar('integer', bytes.readInt16BE(this.take(2)));
-      case 0xd2:
-        return this.scalar('integer', bytes.readInt32BE(this.take(4)));
       case 0xd3:
         this.wide = bytes.readBigInt64BE(this.take(8));
         return this.scalar('integer', Number(this.wide));
@@ -115,10 +110,10 @@ export class MsgpackReader {
     return kind;
   }
 
-  /** A big-endian unsigned integer of 1, 2 or 4 bytes (`width` 0, 1 or 2): a length, or a uint 8, 16 or 32. */
-  private length(width: number): number {
-    if (width === 0) return this.bytes[this.take(1)]!;
-    return width === 1 ? this.bytes.readUInt16BE(this.take(2)) : this.bytes.readUInt32BE(this.take(4));
+  /** A big-endian integer of 1, 2 or 4 bytes (`width` 0, 1 or 2), unsigned (a length, a uint) unless `signed`. */
+  private int(width: number, signed = false): number {
+    const size = 1 << width;
+    return signed ? this.bytes.readIntBE(this.take(size), size) : this.bytes.readUIntBE(this.take(size), size);
   }
 
   /** Moves past `length` bytes, returning where they start; refuses to go past the end. */
