@@ -120,15 +120,10 @@ export function acquireSessionLock(path: string): { lock: SessionLock } | { held
       continue;
     }
     for (const slot of seen) if (slot.owner !== null && slot.file !== free.file) unlinkQuietly(slot.file);
-    const file = free.file;
-    return {
-      lock: {
-        path: file,
-        release() {
-          if (lockOwner(file) === process.pid) unlinkQuietly(file);
-        },
-      },
+    const release = (): void => {
+      if (lockOwner(free.file) === process.pid) unlinkQuietly(free.file);
     };
+    return { lock: { path: free.file, release } };
   }
   // Who holds it is not settled: the pid a slot names, live or not, is what a caller can report.
   return { heldBy: last.find((slot) => typeof slot.owner === 'number')?.owner ?? 0 };

@@ -30,8 +30,6 @@ export interface SessionRecord {
   dropped?: string[];
 }
 
-const OPTIONAL_STRINGS = ['spillPath', 'title'] as const;
-
 /** Every status a record may hold (a record holding anything else is damage). */
 export const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>([
   'ok',
@@ -68,7 +66,7 @@ function shapeProblem(fields: Fields): string | undefined {
     const items = value(key);
     return kind(key) === undefined || (kind(key) === expected && (!Array.isArray(items) || items.every(item)));
   };
-  for (const key of OPTIONAL_STRINGS) if (!fits(key, 'string')) return `its ${key} is not a string`;
+  for (const key of ['spillPath', 'title']) if (!fits(key, 'string')) return `its ${key} is not a string`;
   if (!fits('snapshot', 'binary')) return 'its snapshot is not bytes';
   if (!fits('questions', 'array', isExchange)) return 'its questions are not questions and answers';
   if (!fits('dropped', 'array', (line) => typeof line === 'string')) return 'its dropped list is not strings';
