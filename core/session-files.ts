@@ -91,21 +91,16 @@ export function sessionLogs(paths: string[], sessionId: string): { segments: Seg
   return logs;
 }
 
-export function statQuietly(path: string): Stats | undefined {
+/** What `action` returns, or `fallback` when it throws (a file gone meanwhile, a directory that cannot be read). */
+function quietly<T>(action: () => T, fallback: T): T {
   try {
-    return lstatSync(path);
+    return action();
   } catch {
-    return undefined;
+    return fallback;
   }
 }
-
-export function listQuietly(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
+export const statQuietly = (path: string): Stats | undefined => quietly(() => lstatSync(path), undefined);
+export const listQuietly = (dir: string): string[] => quietly(() => readdirSync(dir), []);
 
 /** What a file holds: its length, or its blocks when they are fewer (a sparse file, long in name only). */
 export function diskBytes(stats: Stats): number {
