@@ -136,7 +136,7 @@ const isWritten = (value: unknown): boolean =>
  * `maxValues` values.
  */
 export function decodeMsgpack(bytes: Uint8Array, maxValues = Infinity): unknown {
-  const decoder = new Decoder(bytes, maxValues);
+  const decoder = new Decoder(new MsgpackReader(bytes, MAX_MSGPACK_DEPTH), maxValues);
   const value = decoder.value(0);
   decoder.reader.end();
   return value;
@@ -155,7 +155,7 @@ export function scanMsgpackMap(
   decode: ReadonlySet<string> | undefined,
   maxValues = Infinity,
 ): Map<string, { kind: MsgpackKind; value?: unknown }> | undefined {
-  const decoder = new Decoder(bytes, maxValues);
+  const decoder = new Decoder(new MsgpackReader(bytes, MAX_MSGPACK_DEPTH), maxValues);
   const reader = decoder.reader;
   if (reader.next() !== 'map') return undefined;
   decoder.count(CONTAINER_VALUES);
@@ -177,15 +177,12 @@ export function scanMsgpackMap(
 
 /** Builds JavaScript values from a MsgpackReader's headers, at most `maxValues` of them (bounding its memory). */
 class Decoder {
-  readonly reader: MsgpackReader;
   private values = 0;
 
   constructor(
-    bytes: Uint8Array,
+    readonly reader: MsgpackReader,
     private readonly maxValues: number,
-  ) {
-    this.reader = new MsgpackReader(bytes, MAX_MSGPACK_DEPTH);
-  }
+  ) {}
 
   value(depth: number): unknown {
     this.count(1);
