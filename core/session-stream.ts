@@ -199,8 +199,8 @@ export function* readLogEntries(mainLogSegments: string[], writerLogs: string[])
         yield { warning: skippedRecord(file.path, offset, decoded.problem) };
         continue;
       }
+      yield decoded;
       const { record } = decoded;
-      yield { record };
       for (const line of record.dropped ?? [])
         yield { warning: `${file.path}: call ${record.callId} (${record.tool}): ${line}` };
     }
@@ -226,7 +226,7 @@ export interface SessionLogOutline extends LogEnd {
 /** Reads one log file's outline: each record's shape and times, its bodies skipped; memory bounded by its largest record. Never throws. */
 export function outlineSessionLog(path: string): SessionLogOutline {
   const outline: SessionLogOutline = { calls: 0, damage: [], validBytes: 0 };
-  let moreDamage = 0;
+  let damaged = 0;
   const files: LogFile[] = [];
   try {
     const lines = outlineLog(path, files, (_offset, start) => {
@@ -237,11 +237,11 @@ export function outlineSessionLog(path: string): SessionLogOutline {
     });
     for (let next = lines.next(); ; next = lines.next()) {
       if (next.done) {
-        if (moreDamage > 0) outline.damage.push(`${path}: ${moreDamage} more damaged places`);
+        const more = damaged - MAX_OUTLINE_DAMAGE;
+        if (more > 0) outline.damage.push(`${path}: ${more} more damaged places`);
         return { ...outline, ...next.value };
       }
-      if (outline.damage.length < MAX_OUTLINE_DAMAGE) outline.damage.push(next.value.warning);
-      else moreDamage++;
+      if (damaged++ < MAX_OUTLINE_DAMAGE) outline.damage.push(next.value.warning);
     }
   } finally {
     for (const file of files) closeSync(file.fd);
