@@ -105,9 +105,8 @@ function recordFields(payload: Uint8Array, decode?: ReadonlySet<string>): Fields
 export function decodeRecord(payload: Uint8Array): { record: SessionRecord } | { problem: string } {
   const fields = recordFields(payload);
   if (!(fields instanceof Map)) return fields;
-  return {
-    record: Object.fromEntries([...fields].map(([key, field]) => [key, field.value])) as unknown as SessionRecord,
-  };
+  const record = Object.fromEntries([...fields].map(([key, field]) => [key, field.value]));
+  return { record: record as unknown as SessionRecord };
 }
 
 /** The fields whose values a record's outline decodes; the others are only checked for their kind. */
