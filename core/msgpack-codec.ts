@@ -60,33 +60,28 @@ class Writer {
   }
 
   private map(object: Record<string, unknown>, depth: number): void {
-    const keys = Object.keys(object);
-    let count = 0;
-    for (const key of keys) if (isWritten(object[key])) count++;
-    this.header('map', count);
+    const keys = Object.keys(object).filter((key) => isWritten(object[key]));
+    this.header('map', keys.length);
     for (const key of keys) {
-      const value = object[key];
-      if (!isWritten(value)) continue;
       this.string(key);
-      this.value(value, depth + 1);
+      this.value(object[key], depth + 1);
     }
   }
 
-  private header(kind: 'array' | 'map' | 'string' | 'binary', size: number): void {
-    this.ensure(5);
+  /** Writes the header of a `kind` of `size`, with room for `payload` bytes after it. */
+  private header(kind: 'array' | 'map' | 'string' | 'binary', size: number, payload = 0): void {
+    this.ensure(5 + payload);
     this.offset = writeHeader(this.buffer, this.offset, kind, size);
   }
 
   private string(text: string): void {
     const length = Buffer.byteLength(text, 'utf8');
-    this.ensure(5 + length);
-    this.header('string', length);
+    this.header('string', length, length);
     this.offset += this.buffer.write(text, this.offset, 'utf8');
   }
 
   private bytes(bytes: Uint8Array): void {
-    this.ensure(5 + bytes.length);
-    this.header('binary', bytes.length);
+    this.header('binary', bytes.length, bytes.length);
     this.buffer.set(bytes, this.offset);
     this.offset += bytes.length;
   }
@@ -96,15 +91,12 @@ class Writer {
     this.ensure(9);
     const buffer = this.buffer;
     if (!Number.isSafeInteger(value) || Object.is(value, -0)) buffer.writeDoubleBE(value, this.code(0xcb, 8));
-    else if (value >= 0) {
-      if (value < 0x80) this.byte(value);
-      else if (value <= 0xff) buffer[this.code(0xcc, 1)] = value;
-      else if (value <= 0xffff) buffer.writeUInt16BE(value, this.code(0xcd, 2));
-      else if (value <= 0xffffffff) buffer.writeUInt32BE(value, this.code(0xce, 4));
-      else this.bigint(BigInt(value));
-    } else if (value >= -32) this.byte(value + 0x100);
-    else if (value >= -0x80000000) buffer.writeInt32BE(value, this.code(0xd2, 4));
-    else this.bigint(BigInt(value));
+    else if (value >= 0 ? value > 0xffffffff : value < -0x80000000) this.bigint(BigInt(value));
+    else if (value >= -32 && value < 0x80) buffer[this.offset++] = value & 0xff;
+    else if (value < 0) buffer.writeInt32BE(value, this.code(0xd2, 4));
+    else if (value <= 0xff) buffer[this.code(0xcc, 1)] = value;
+    else if (value <= 0xffff) buffer.writeUInt16BE(value, this.code(0xcd, 2));
+    else buffer.writeUInt32BE(value, this.code(0xce, 4));
   }
 
   private bigint(value: bigint): void {
@@ -144,7 +136,7 @@ const isWritten = (value: unknown): boolean =>
  * `maxValues` values.
  */
 export function decodeMsgpack(bytes: Uint8Array, maxValues = Infinity): unknown {
-  const decoder = new Decoder(bytes, maxValues);
+  const decoder = new Decoder(new MsgpackReader(bytes, MAX_MSGPACK_DEPTH), maxValues);
   const value = decoder.value(0);
   decoder.reader.end();
   return value;
@@ -154,24 +146,26 @@ export function decodeMsgpack(bytes: Uint8Array, maxValues = Infinity): unknown 
 const CONTAINER_VALUES = 8;
 
 /**
- * Each entry's kind by key in the map `bytes` encode, with the values of the keys in `decode` (small ones); others
- * are skipped undecoded, without memory. Undefined when the value is not a map; throws as decodeMsgpack does.
+ * Each entry's kind by key in the map `bytes` encode, with the values of the keys in `decode` (every key's when it is
+ * undefined); others are skipped undecoded, without memory. Undefined when the value is not a map; throws as
+ * decodeMsgpack does.
  */
 export function scanMsgpackMap(
   bytes: Uint8Array,
-  decode: ReadonlySet<string>,
+  decode: ReadonlySet<string> | undefined,
   maxValues = Infinity,
 ): Map<string, { kind: MsgpackKind; value?: unknown }> | undefined {
-  const decoder = new Decoder(bytes, maxValues);
+  const decoder = new Decoder(new MsgpackReader(bytes, MAX_MSGPACK_DEPTH), maxValues);
   const reader = decoder.reader;
   if (reader.next() !== 'map') return undefined;
+  decoder.count(CONTAINER_VALUES);
   const fields = new Map<string, { kind: MsgpackKind; value?: unknown }>();
   for (let entries = reader.size; entries > 0; entries--) {
     const key = keyText(decoder.value(1));
     const at = reader.offset;
     const kind = reader.next();
     reader.offset = at;
-    if (decode.has(key)) fields.set(key, { kind, value: decoder.value(1) });
+    if (decode?.has(key) ?? true) fields.set(key, { kind, value: decoder.value(1) });
     else {
       fields.set(key, { kind });
       reader.skip();
@@ -183,15 +177,12 @@ export function scanMsgpackMap(
 
 /** Builds JavaScript values from a MsgpackReader's headers, at most `maxValues` of them (bounding its memory). */
 class Decoder {
-  readonly reader: MsgpackReader;
   private values = 0;
 
   constructor(
-    bytes: Uint8Array,
+    readonly reader: MsgpackReader,
     private readonly maxValues: number,
-  ) {
-    this.reader = new MsgpackReader(bytes, MAX_MSGPACK_DEPTH);
-  }
+  ) {}
 
   value(depth: number): unknown {
     this.count(1);
@@ -240,7 +231,7 @@ class Decoder {
     return object;
   }
 
-  private count(values: number): void {
+  count(values: number): void {
     this.values += values;
     if (this.values > this.maxValues)
       throw new MsgpackError(`more than ${this.maxValues} values, a map or array counting as ${CONTAINER_VALUES}`);

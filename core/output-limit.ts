@@ -1,20 +1,13 @@
-// Keeps what the model sees bounded. Two independent limits, whichever is hit first: characters
-// and lines. Over either, the whole output goes to a spill file and the model gets the head that
-// fits plus one notice line naming the file and how much it holds. A spill that cannot be written
-// (its directory removed and not recreatable, a full disk, a name a tool took first) never fails
-// the call: the model gets the same head with a notice saying the full output could not be kept,
-// and why.
+// Keeps what the model sees bounded: over either limit (characters, lines), the whole output goes
+// to a spill file and the model gets the head that fits plus one notice line naming the file and how
+// much it holds. A spill that cannot be written (its directory gone for good, a full disk, a name a
+// tool took first) never fails the call: the notice says the full output could not be kept, and why.
 import { closeSync, constants, openSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDirectory } from './make-directory.js';
 
 export const DEFAULT_MAX_INLINE_CHARS = 50_000;
 export const DEFAULT_MAX_INLINE_LINES = 2_000;
-
-export interface OutputLimits {
-  maxChars: number;
-  maxLines: number;
-}
 
 export interface LimitedOutput {
   content: string;
@@ -46,9 +39,7 @@ function shownPart(shown: string, content: string, totalLines: number): string {
     : `${format(countLines(shown))} of ${format(totalLines)} lines`;
 }
 
-function notice(part: string, where: string): string {
-  return `[output truncated: shown ${part}; ${where}]`;
-}
+const notice = (part: string, where: string): string => `[output truncated: shown ${part}; ${where}]`;
 
 /** The fs error code of a failed write (ENOSPC, EACCES …), or its message when it has none. */
 function failureCode(error: unknown): string {
@@ -60,18 +51,18 @@ function failureCode(error: unknown): string {
  * Its directory is recreated when it has gone (another moonpool process may prune it, a tool may delete
  * `ctx.spill_dir`). Returns why it failed, or undefined.
  */
-function spill(spillDir: string, path: string, data: string | Uint8Array, retried = false): string | undefined {
+function spill(spillDir: string, path: string, data: string | Uint8Array): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, CREATE_NEW, 0o600);
   } catch (error) {
-    if (retried || (error as NodeJS.ErrnoException).code !== 'ENOENT') return failureCode(error);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return failureCode(error);
     try {
       makeDirectory(spillDir, 0o700);
+      fd = openSync(path, CREATE_NEW, 0o600);
     } catch (error) {
       return failureCode(error);
     }
-    return spill(spillDir, path, data, true);
   }
   try {
     writeFileSync(fd, data);
@@ -115,7 +106,7 @@ function head(text: string, maxChars: number, maxLines: number): string {
 export function limitOutput(
   content: string,
   raw: Uint8Array | undefined,
-  limits: OutputLimits,
+  limits: { maxChars: number; maxLines: number },
   spillDir: string,
   tool: string,
   callId: string,

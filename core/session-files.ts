@@ -1,11 +1,7 @@
-// What a session is on disk: under `<stateDir>/sessions/`, its log `<id>.log` (the segment being
-// written) and its older segments `<id>.<n>.log` (see SessionLog), its lock
-// `<id>.log.lock` (and its other slots `<id>.log.lock.<1-7>`: see session-lock.ts) and the
-// logs of writers beside it `<id>.<pid>-<hex>.log` (regular files only);
-// under `<stateDir>/spill/`, its directory `<id>/`, made before its first call. Nothing else in the state dir belongs to a
-// session, so nothing else is ever listed or removed. Scanning never throws and never creates.
-// Each session's summary (`moonpool sessions`) is built on the scan: damage is a note on its
-// session, never a failure.
+// What a session is on disk: under `<stateDir>/sessions/`, the regular files FILE_NAME names; under
+// `<stateDir>/spill/`, its directory `<id>/`, made before its first call. Nothing else in the state
+// dir belongs to a session, so nothing else is ever listed or removed. Scanning never throws and
+// never creates; each session's summary (`moonpool sessions`) is built on the scan, damage a note.
 import { accessSync, constants, lstatSync, readdirSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
@@ -15,14 +11,15 @@ import { exists } from '../shared/process-sweep.js';
 import { lockFileHolder } from './session-lock.js';
 import { outlineSessionLog } from './session-stream.js';
 
-/** A session id inside a file name: SESSION_ID_PATTERN without its anchors. */
-const SESSION_ID_TEXT = SESSION_ID_PATTERN.source.slice(1, -1);
-const LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log$`);
-/** An older segment of a session's log: its number, from 1, zero-padded so names sort in order. */
-export const SEGMENT_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)\\.log$`);
-const LOCK_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.log\\.lock(?:\\.[1-7])?$`);
-/** A second writer's log: the writer's pid is in its name (see SessionLog.open). */
-const WRITER_LOG_NAME = new RegExp(`^(${SESSION_ID_TEXT})\\.(\\d+)-[0-9a-f]+\\.log$`);
+/**
+ * A session's file under `sessions/`: its log `<id>.log`, an older segment `<id>.<n>.log` (n from 1, zero-padded so
+ * names sort in order), a slot of its lock `<id>.log.lock[.1-7]`, or a second writer's log `<id>.<pid>-<hex>.log`.
+ */
+const FILE_NAME = new RegExp(
+  `^(?<id>${SESSION_ID_PATTERN.source.slice(1, -1)})\\.(?:log|(?<segment>\\d+)\\.log|(?<lock>log\\.lock(?:\\.[1-7])?)|(?<writer>\\d+)-[0-9a-f]+\\.log)$`,
+);
+const fileName = (path: string): Record<string, string | undefined> | undefined =>
+  FILE_NAME.exec(basename(path))?.groups;
 
 /** A new session id: the UTC start time and a random suffix, e.g. `20261130-105400-3fa9c1`. */
 export function newSessionId(now = new Date()): string {
@@ -69,47 +66,41 @@ export interface SessionFiles {
 /** The pid of a live process writing one of these session files: the lock's holder or a writer named in a log's name. */
 export function liveWriter(files: string[]): number | undefined {
   for (const path of files) {
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    if (LOCK_NAME.test(name)) {
-      const holder = lockFileHolder(path);
-      if (holder !== undefined) return holder;
-    }
-    const writer = Number(WRITER_LOG_NAME.exec(name)?.[2]);
+    const name = fileName(path);
+    const holder = name?.lock !== undefined ? lockFileHolder(path) : undefined;
+    if (holder !== undefined) return holder;
+    const writer = Number(name?.writer);
     // Pid 0 would ask about this process's group, not a writer.
     if (Number.isSafeInteger(writer) && writer > 0 && exists(writer)) return writer;
   }
   return undefined;
 }
 
-/** A session's older log segments among `paths` (file names or paths), oldest first. */
-export function olderSegments(paths: string[], sessionId: string): { path: string; number: number }[] {
-  const segments: { path: string; number: number }[] = [];
+type Segment = { path: string; number: number };
+
+/** A session's older log segments, oldest first, and its second writers' logs, among `paths` (names or paths). */
+export function sessionLogs(paths: string[], sessionId: string): { segments: Segment[]; writers: string[] } {
+  const logs = { segments: [] as Segment[], writers: [] as string[] };
   for (const path of paths) {
-    const match = SEGMENT_NAME.exec(basename(path));
-    if (match?.[1] === sessionId) segments.push({ path, number: Number(match[2]) });
+    const name = fileName(path);
+    if (name?.id !== sessionId) continue;
+    if (name.segment !== undefined) logs.segments.push({ path, number: Number(name.segment) });
+    else if (name.writer !== undefined) logs.writers.push(path);
   }
-  return segments.sort((a, b) => a.number - b.number);
+  logs.segments.sort((a, b) => a.number - b.number);
+  return logs;
 }
 
-function sessionIdOf(name: string): string | undefined {
-  return (LOG_NAME.exec(name) ?? SEGMENT_NAME.exec(name) ?? LOCK_NAME.exec(name) ?? WRITER_LOG_NAME.exec(name))?.[1];
-}
-
-export function statQuietly(path: string): Stats | undefined {
+/** What `action` returns, or `fallback` when it throws (a file gone meanwhile, a directory that cannot be read). */
+function quietly<T>(action: () => T, fallback: T): T {
   try {
-    return lstatSync(path);
+    return action();
   } catch {
-    return undefined;
+    return fallback;
   }
 }
-
-export function listQuietly(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
+export const statQuietly = (path: string): Stats | undefined => quietly(() => lstatSync(path), undefined);
+export const listQuietly = (dir: string): string[] => quietly(() => readdirSync(dir), []);
 
 /** What a file holds: its length, or its blocks when they are fewer (a sparse file, long in name only). */
 export function diskBytes(stats: Stats): number {
@@ -127,23 +118,17 @@ function treeBytes(dir: string): number {
   return bytes;
 }
 
-/** The regular files under `sessions/` named for a session, with their session and stats. */
-function* sessionFileStats(stateDir: string): Generator<{ id: string; path: string; stats: Stats }> {
+/** The regular files under `sessions/` named for a session, with their stats, by session id: one listing. */
+export function sessionFilesById(stateDir: string): Map<string, { path: string; stats: Stats }[]> {
   const dir = join(stateDir, 'sessions');
+  const byId = new Map<string, { path: string; stats: Stats }[]>();
   for (const name of listQuietly(dir)) {
-    const id = sessionIdOf(name);
-    const stats = id === undefined ? undefined : statQuietly(join(dir, name));
-    if (id !== undefined && stats?.isFile()) yield { id, path: join(dir, name), stats };
-  }
-}
-
-/** The files of every session under `sessions/` now, by session id: one listing. */
-export function sessionFilesById(stateDir: string): Map<string, string[]> {
-  const byId = new Map<string, string[]>();
-  for (const { id, path } of sessionFileStats(stateDir)) {
-    const files = byId.get(id);
-    if (files) files.push(path);
-    else byId.set(id, [path]);
+    const id = fileName(name)?.id;
+    const path = join(dir, name);
+    const stats = id === undefined ? undefined : statQuietly(path);
+    if (id === undefined || !stats?.isFile()) continue;
+    if (!byId.has(id)) byId.set(id, []);
+    byId.get(id)!.push({ path, stats });
   }
   return byId;
 }
@@ -157,10 +142,12 @@ export function scanSessions(stateDir: string): SessionFiles[] {
     session.lastWriteMs = Math.max(session.lastWriteMs, stats.mtimeMs);
     return session;
   };
-  for (const { id, path, stats } of sessionFileStats(stateDir)) {
-    const session = entry(id, stats);
-    session.files.push(path);
-    session.bytes += diskBytes(stats);
+  for (const [id, files] of sessionFilesById(stateDir)) {
+    for (const { path, stats } of files) {
+      const session = entry(id, stats);
+      session.files.push(path);
+      session.bytes += diskBytes(stats);
+    }
   }
   const spillRoot = join(stateDir, 'spill');
   for (const name of listQuietly(spillRoot)) {

@@ -1,15 +1,9 @@
-// Who writes a session's log: a lock file next to it holding the writer's pid. A lock whose
-// process is gone (or that holds no pid) is stale and taken over; only the lock's holder may cut
-// a torn tail, so no process ever truncates bytes another live process wrote.
-//
-// The lock has a few slots, `<path>` and `<path>.1` … `<path>.7`, each a file made with a link
-// (which fails when the name exists) and holding its maker's pid; the lock is held by the live
-// process named in any of them. To take it, a process that finds no live one makes a free slot
-// and then looks at the others again: if one names a live process (two took a free slot at
-// once, or one looked before the other's slot existed), it gives its own up and tries again; else
-// it holds the lock, and only then removes the stale slots it saw. A stale lock is never removed
-// to make room for the taker (decision 0024 says why). Slots are looked at by name, never by
-// listing the sessions directory, which may hold many thousands of files.
+// Who writes a session's log: a lock beside it naming the writer's pid; only its holder may cut a
+// torn tail, so no process truncates bytes another live process wrote. The lock has slots, `<path>`
+// and `<path>.1` … `.7`, each made with a link (which fails when the name exists) holding its
+// maker's pid; the live process named in any holds it. A taker that finds none makes a free slot,
+// looks at the others again and backs off if one names a live process; only a holder removes stale
+// slots, and never to make room (decision 0024). Slots are found by name, never by listing.
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, linkSync, openSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 import { exists } from '../shared/process-sweep.js';
@@ -31,13 +25,12 @@ const MAX_ATTEMPTS = 8;
 const MAX_BACKOFF_MS = 3;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/** What a slot holds: nothing (no such file), or a file naming `pid` (undefined: no pid in it). */
-type Slot = { file: string; exists: false } | { file: string; exists: true; pid: number | undefined };
+/** A slot's file and its owner: a pid, undefined when it holds none, null when there is no such file. */
+type Slot = { file: string; owner: number | undefined | null };
 
 /**
- * The pid in a lock file, or undefined when it holds none (an empty or garbled file, or something
- * that is not a regular file: a FIFO in its place is never read, since that would wait forever);
- * null when there is no such file.
+ * The pid in a lock file, undefined when it holds none (an empty or garbled file, or something that is not a regular
+ * file: a FIFO in its place is never read, since that would wait forever), null when there is no such file.
  */
 function lockOwner(path: string): number | undefined | null {
   let fd: number | undefined;
@@ -58,23 +51,20 @@ function lockOwner(path: string): number | undefined | null {
 function slots(path: string): Slot[] {
   return Array.from({ length: SLOTS }, (_, slot): Slot => {
     const file = slot === 0 ? path : `${path}.${slot}`;
-    const owner = lockOwner(file);
-    return owner === null ? { file, exists: false } : { file, exists: true, pid: owner };
+    return { file, owner: lockOwner(file) };
   });
 }
 
 /** The pid of a live process named in one of `seen` (but `except`), or undefined. */
 function liveIn(seen: Slot[], except?: string): number | undefined {
-  for (const slot of seen) {
-    if (slot.exists && slot.file !== except && slot.pid !== undefined && exists(slot.pid)) return slot.pid;
-  }
-  return undefined;
+  return (
+    seen.find(({ file, owner }) => typeof owner === 'number' && file !== except && exists(owner))?.owner ?? undefined
+  );
 }
 
 /** The pid in the lock file `file` (one slot) when its process is alive. */
 export function lockFileHolder(file: string): number | undefined {
-  const owner = lockOwner(file);
-  return typeof owner === 'number' && exists(owner) ? owner : undefined;
+  return liveIn([{ file, owner: lockOwner(file) }]);
 }
 
 /** The pid of the live process holding the lock at `path`, or undefined when none does. */
@@ -118,7 +108,7 @@ export function acquireSessionLock(path: string): { lock: SessionLock } | { held
     last = slots(path);
     const holder = liveIn(last);
     if (holder !== undefined) return { heldBy: holder };
-    const free = last.find((slot) => !slot.exists);
+    const free = last.find((slot) => slot.owner === null);
     // Every slot holds a stale lock (planted, or crashes with no taker between them): the
     // session is written beside its log, as when the lock is held.
     if (free === undefined) break;
@@ -129,18 +119,12 @@ export function acquireSessionLock(path: string): { lock: SessionLock } | { held
       unlinkQuietly(free.file);
       continue;
     }
-    for (const slot of seen) if (slot.exists && slot.file !== free.file) unlinkQuietly(slot.file);
-    const file = free.file;
-    return {
-      lock: {
-        path: file,
-        release() {
-          if (lockOwner(file) === process.pid) unlinkQuietly(file);
-        },
-      },
+    for (const slot of seen) if (slot.owner !== null && slot.file !== free.file) unlinkQuietly(slot.file);
+    const release = (): void => {
+      if (lockOwner(free.file) === process.pid) unlinkQuietly(free.file);
     };
+    return { lock: { path: free.file, release } };
   }
   // Who holds it is not settled: the pid a slot names, live or not, is what a caller can report.
-  for (const slot of last) if (slot.exists && slot.pid !== undefined) return { heldBy: slot.pid };
-  return { heldBy: 0 };
+  return { heldBy: last.find((slot) => typeof slot.owner === 'number')?.owner ?? 0 };
 }

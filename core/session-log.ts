@@ -1,20 +1,25 @@
-// A session's log: append-only files, one record per finished call. Each record is framed as
-// MAGIC (4 bytes) | payload length (u32 LE) | CRC-32 of the payload (u32 LE) | payload (msgpack).
-// Reading skips damage (a torn tail, flipped bytes, a record of the wrong shape) with a warning
-// and finds the next intact record. One process writes `<id>.log` (see session-lock.ts); a second
-// process on the same session writes a file of its own beside it, read together with it. Past
-// its segment size, `<id>.log` is renamed to the session's next segment `<id>.<n>.log` and a new
-// one begins, so the retention rule can remove the oldest part of a session still in use.
+// A session's log written: one framed record (see session-stream.ts) per finished call. One process
+// writes `<id>.log` (see session-lock.ts); a second process on the same session writes a file of its
+// own beside it, read together with it. Past its segment size, `<id>.log` is renamed to the next
+// segment `<id>.<n>.log`, so the retention rule can remove the oldest part of a session in use.
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { acquireSessionLock, type SessionLock } from './session-lock.js';
-import { HEADER_BYTES, MAGIC, type LogEnd } from './session-frames.js';
-import { outlineSessionLog, readLogEntries, type SessionEntry, type SessionReadout } from './session-stream.js';
+import {
+  errorCode,
+  HEADER_BYTES,
+  MAGIC,
+  outlineSessionLog,
+  readLogEntries,
+  type LogEnd,
+  type SessionEntry,
+  type SessionReadout,
+} from './session-stream.js';
 import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
-import { listQuietly, olderSegments, SEGMENT_NAME, sessionLogPath } from './session-files.js';
+import { listQuietly, sessionLogPath, sessionLogs } from './session-files.js';
 import { DEFAULT_SESSION_SEGMENT_BYTES } from './host-options.js';
 
 export { MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
@@ -38,9 +43,6 @@ function beginsLikeRecord(path: string, offset: number): boolean {
   }
 }
 
-/** Session ids hold no dot, so `<id>.<writer>.log` never names another session's log. */
-const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
-
 /**
  * A session's records one at a time, from its log (its older segments, then the segment being written) and its
  * writers' logs beside it, in the order the calls started (then finished); warnings as they are found. Memory: one
@@ -48,18 +50,15 @@ const SIBLING_PATTERN = /^([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+\.log$/;
  */
 export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry, LogEnd> {
   const dir = join(stateDir, 'sessions');
-  const names = listQuietly(dir);
-  const segments = olderSegments(names, sessionId);
-  const writers = names
-    .filter((name) => SIBLING_PATTERN.exec(name)?.[1] === sessionId && !SEGMENT_NAME.test(name))
-    .map((name) => join(dir, name));
+  const paths = listQuietly(dir).map((name) => join(dir, name));
+  const { segments, writers } = sessionLogs(paths, sessionId);
   const oldest = segments[0]?.number;
   if (oldest !== undefined && oldest > 1) {
     yield {
       warning: `session ${sessionId}: the first ${oldest - 1} segment${oldest === 2 ? '' : 's'} of its log ${oldest === 2 ? 'was' : 'were'} removed by the retention rule; the calls ${oldest === 2 ? 'it' : 'they'} held are not shown`,
     };
   }
-  const mainLogSegments = [...segments.map((segment) => join(dir, segment.path)), sessionLogPath(stateDir, sessionId)];
+  const mainLogSegments = [...segments.map((segment) => segment.path), sessionLogPath(stateDir, sessionId)];
   return yield* readLogEntries(mainLogSegments, writers);
 }
 
@@ -78,19 +77,10 @@ export function readSession(stateDir: string, sessionId: string): SessionReadout
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
 export function encodeRecord(record: SessionRecord): Buffer {
   const payload = encodeBounded(record);
-  const header = Buffer.allocUnsafe(HEADER_BYTES);
-  MAGIC.copy(header, 0);
-  header.writeUInt32LE(payload.length, 4);
-  header.writeUInt32LE(crc32(payload), 8);
-  return Buffer.concat([header, payload]);
-}
-
-/** How the main log is cut into segments (see SessionLog.open). */
-export interface SegmentOptions {
-  /** Size past which the log continues in a new segment. Default DEFAULT_SESSION_SEGMENT_BYTES. */
-  bytes?: number;
-  /** Runs after each roll-over: the host applies the retention rule there. */
-  onRollOver?: () => void;
+  const header = Buffer.allocUnsafe(HEADER_BYTES - MAGIC.length);
+  header.writeUInt32LE(payload.length, 0);
+  header.writeUInt32LE(crc32(payload), 4);
+  return Buffer.concat([MAGIC, header, payload]);
 }
 
 /** How long queued records may wait before they are written together. */
@@ -101,9 +91,9 @@ const FLUSH_RECORDS = 1000;
 const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
 
 /**
- * The open log of the current session. `append` writes a record at once; `enqueue` queues it, and the queue is
- * written in one write within FLUSH_DELAY_MS (per-call writes cost a warm call a fifth of its time), or on `flush`,
- * `close` and process exit. A queued record is encoded when written: it must not change after. A failed write (a
+ * The open log of the current session. `enqueue` queues a record, and the queue is written in one write within
+ * FLUSH_DELAY_MS (per-call writes cost a warm call a fifth of its time), or on `flush`, `close` and process exit;
+ * `append` writes one at once. A queued record is encoded when written: it must not change after. A failed write (a
  * full disk) is cut back to the last intact record, its records counted in `lost`.
  */
 export class SessionLog {
@@ -129,13 +119,8 @@ export class SessionLog {
     private readonly lock: SessionLock | undefined,
     /** What was wrong with the file when it was opened, and where this writer writes if not to the main log. */
     readonly warnings: string[],
-    /** For the main log: its segment size, the next segment's number and name, and what runs after a roll-over. */
-    private readonly segments?: {
-      bytes: number;
-      next: number;
-      path: (n: number) => string;
-      after?: (() => void) | undefined;
-    },
+    /** For the main log: its segment size, the next segment's number, and what runs after a roll-over. */
+    private readonly segments?: { bytes: number; next: number; after?: (() => void) | undefined },
   ) {
     this.goodBytes = fstatSync(fd).size;
     process.on('exit', this.flushOnExit);
@@ -144,9 +129,15 @@ export class SessionLog {
   /**
    * Opens the session's log for appending: the lock's holder (taking it, or given it as `held`) cuts a torn tail left
    * by a writer that is gone; a process finding it held by a live one writes a file beside it. The main log continues
-   * in a new segment past `segments.bytes`. Throws for an fs failure (an unusable state dir).
+   * in a new segment past `segments.bytes` (default DEFAULT_SESSION_SEGMENT_BYTES), then runs `segments.onRollOver`
+   * (where the host applies the retention rule). Throws for an fs failure (an unusable state dir).
    */
-  static open(stateDir: string, sessionId: string, held?: SessionLock, segments: SegmentOptions = {}): SessionLog {
+  static open(
+    stateDir: string,
+    sessionId: string,
+    held?: SessionLock,
+    segments: { bytes?: number; onRollOver?: () => void } = {},
+  ): SessionLog {
     const main = sessionLogPath(stateDir, sessionId);
     makeDirectory(join(stateDir, 'sessions'), 0o700);
     const taken = held ? { lock: held } : acquireSessionLock(`${main}.lock`);
@@ -167,10 +158,6 @@ export class SessionLog {
       }
       // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader.
       const fd = openSync(main, APPEND | constants.O_NONBLOCK, 0o600);
-      if (!fstatSync(fd).isFile()) {
-        closeSync(fd);
-        throw new Error(`${main} is not a regular file`);
-      }
       const tail = fstatSync(fd).size - existing.validBytes;
       // Only what a write cut short can leave is cut: a start of one framed record. More, or bytes
       // that do not begin like a record, may be all there is of calls this reader cannot make out.
@@ -188,8 +175,7 @@ export class SessionLog {
       if (tail > 0) ftruncateSync(fd, existing.validBytes);
       const rollOver = {
         bytes: segments.bytes ?? DEFAULT_SESSION_SEGMENT_BYTES,
-        next: (olderSegments(listQuietly(join(stateDir, 'sessions')), sessionId).at(-1)?.number ?? 0) + 1,
-        path: (n: number): string => join(stateDir, 'sessions', `${sessionId}.${String(n).padStart(6, '0')}.log`),
+        next: (sessionLogs(listQuietly(join(stateDir, 'sessions')), sessionId).segments.at(-1)?.number ?? 0) + 1,
         after: segments.onRollOver,
       };
       return new SessionLog(main, fd, taken.lock, existing.damage, rollOver);
@@ -199,18 +185,10 @@ export class SessionLog {
     }
   }
 
+  /** Writes a record now; throws what writing it threw (a record that cannot be encoded is only counted). */
   append(record: SessionRecord): void {
-    this.write(this.encode(record), 1);
-  }
-
-  /** The record framed; one that cannot be encoded is counted as lost. */
-  private encode(record: SessionRecord): Buffer {
-    try {
-      return encodeRecord(record);
-    } catch (error) {
-      this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
-      throw error;
-    }
+    this.queued.push(record);
+    this.flush();
   }
 
   /** Queues a record to be written with the others within FLUSH_DELAY_MS. */
@@ -232,27 +210,24 @@ export class SessionLog {
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.queued.length === 0) return;
-    const records = this.queued;
-    this.queued = [];
     let batch: Buffer[] = [];
     let batchBytes = 0;
     let failure: Error | undefined;
     const writeBatch = (): void => {
-      if (batch.length === 0) return;
       try {
-        this.write(Buffer.concat(batch), batch.length);
+        if (batch.length > 0) this.write(Buffer.concat(batch), batch.length);
       } catch (error) {
         failure ??= error as Error;
       }
       batch = [];
       batchBytes = 0;
     };
-    for (const record of records) {
+    for (const record of this.queued.splice(0)) {
       let frame: Buffer;
       try {
-        frame = this.encode(record);
-      } catch {
+        frame = encodeRecord(record);
+      } catch (error) {
+        this.lose(1, `call ${record.callId} could not be encoded (${(error as Error).message})`);
         continue;
       }
       // A batch never spans two segments: the one it would pass goes out first.
@@ -298,7 +273,7 @@ export class SessionLog {
       for (let at = 0; at < frames.length;) at += writeSync(this.fd, frames, at);
       this.goodBytes += frames.length;
     } catch (error) {
-      this.lose(records, `${(error as NodeJS.ErrnoException).code ?? (error as Error).message} writing ${this.path}`);
+      this.lose(records, `${errorCode(error)} writing ${this.path}`);
       this.torn = true;
       this.cutBack();
       throw error;
@@ -313,22 +288,17 @@ export class SessionLog {
   /** Renames the log to the next segment and starts a new one; if that fails, the log grows on where it is. */
   private rollOver(): void {
     const segments = this.segments!;
-    let fd: number;
     try {
-      renameSync(this.path, segments.path(segments.next));
+      renameSync(this.path, this.path.replace(/log$/, `${String(segments.next).padStart(6, '0')}.log`));
+      segments.next++;
+      const old = this.fd;
+      this.fd = openSync(this.path, APPEND | constants.O_EXCL, 0o600);
+      this.goodBytes = 0;
+      closeSync(old);
     } catch {
+      // Not renamed, or renamed with no new file begun: the file still open is still this session's.
       return;
     }
-    segments.next++;
-    try {
-      fd = openSync(this.path, APPEND | constants.O_EXCL, 0o600);
-    } catch {
-      // The old file, renamed, is still open and still this session's: writing goes on there.
-      return;
-    }
-    closeSync(this.fd);
-    this.fd = fd;
-    this.goodBytes = 0;
     try {
       segments.after?.();
     } catch {

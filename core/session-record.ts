@@ -1,7 +1,7 @@
 // One logged call: its shape, the check every record read back must pass, and the bound every
 // record written must fit. A record over MAX_RECORD_BYTES is never skipped or cut silently: its
 // snapshot goes first, then its arguments, then the tail of its content, each named in `dropped`.
-import { decodeMsgpack, encodeMsgpack, scanMsgpackMap } from './msgpack-codec.js';
+import { encodeMsgpack, scanMsgpackMap } from './msgpack-codec.js';
 import type { MsgpackKind } from '../shared/msgpack.js';
 import type { CallStatus } from './call-result.js';
 import type { AskExchange } from './call-questions.js';
@@ -30,8 +30,6 @@ export interface SessionRecord {
   dropped?: string[];
 }
 
-const OPTIONAL_STRINGS = ['spillPath', 'title'] as const;
-
 /** Every status a record may hold (a record holding anything else is damage). */
 export const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>([
   'ok',
@@ -48,15 +46,15 @@ export const CALL_STATUSES: ReadonlySet<string> = new Set<CallStatus>([
 /** Values decoding one record may build (see decodeMsgpack); past them, it is skipped. */
 const RECORD_MAX_VALUES = 4_000_000;
 
+type Fields = Map<string, { kind: MsgpackKind; value?: unknown }>;
+
 /**
- * Why a record is not a SessionRecord, from each field's kind and (where decoded) value; the same
- * checks whether the record was decoded whole or only outlined (its bodies' contents unchecked then).
+ * Why a record is not a SessionRecord, from each field's kind and (where decoded) value; the same checks whether the
+ * record was decoded whole or only outlined (its bodies' contents unchecked then).
  */
-function shapeProblem(
-  field: (key: string) => { kind?: MsgpackKind | undefined; value?: unknown } | undefined,
-): string | undefined {
-  const kind = (key: string): MsgpackKind | undefined => field(key)?.kind;
-  const value = (key: string): unknown => field(key)?.value;
+function shapeProblem(fields: Fields): string | undefined {
+  const kind = (key: string): MsgpackKind | undefined => fields.get(key)?.kind;
+  const value = (key: string): unknown => fields.get(key)?.value;
   for (const key of ['callId', 'tool', 'status', 'content'] as const)
     if (kind(key) !== 'string') return `its ${key} is not a string`;
   const status = value('status') as string;
@@ -68,19 +66,11 @@ function shapeProblem(
     const items = value(key);
     return kind(key) === undefined || (kind(key) === expected && (!Array.isArray(items) || items.every(item)));
   };
-  for (const key of OPTIONAL_STRINGS) if (!fits(key, 'string')) return `its ${key} is not a string`;
+  for (const key of ['spillPath', 'title']) if (!fits(key, 'string')) return `its ${key} is not a string`;
   if (!fits('snapshot', 'binary')) return 'its snapshot is not bytes';
   if (!fits('questions', 'array', isExchange)) return 'its questions are not questions and answers';
   if (!fits('dropped', 'array', (line) => typeof line === 'string')) return 'its dropped list is not strings';
   return undefined;
-}
-
-/** The kind a decoded value was written as, as far as the shape checks tell them apart. */
-function decodedKind(value: unknown): MsgpackKind | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'string') return 'string';
-  if (value instanceof Uint8Array) return 'binary';
-  return Array.isArray(value) ? 'array' : 'map';
 }
 
 /** Whether a decoded value is an AskExchange as the host writes it. */
@@ -99,19 +89,24 @@ function isExchange(value: unknown): value is AskExchange {
   );
 }
 
-/** The record decoded from a payload, or why it cannot be one. */
-export function decodeRecord(payload: Uint8Array): { record: SessionRecord } | { problem: string } {
-  let value: unknown;
+/** A record's fields, the values of those in `decode` (all when undefined) decoded, or why it is not a record. */
+function recordFields(payload: Uint8Array, decode?: ReadonlySet<string>): Fields | { problem: string } {
+  let fields: Fields | undefined;
   try {
-    value = decodeMsgpack(payload, RECORD_MAX_VALUES);
+    fields = scanMsgpackMap(payload, decode, RECORD_MAX_VALUES);
   } catch (error) {
     return { problem: `its payload does not decode (${(error as Error).message})` };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { problem: 'the record is not a map' };
-  const record = value as Record<string, unknown>;
-  const problem = shapeProblem((key) => ({ kind: decodedKind(record[key]), value: record[key] }));
-  return problem === undefined ? { record: value as SessionRecord } : { problem };
+  const problem = fields === undefined ? 'the record is not a map' : shapeProblem(fields);
+  return problem === undefined ? fields! : { problem };
+}
+
+/** The record decoded from a payload, or why it cannot be one. */
+export function decodeRecord(payload: Uint8Array): { record: SessionRecord } | { problem: string } {
+  const fields = recordFields(payload);
+  if (!(fields instanceof Map)) return fields;
+  const record = Object.fromEntries([...fields].map(([key, field]) => [key, field.value]));
+  return { record: record as unknown as SessionRecord };
 }
 
 /** The fields whose values a record's outline decodes; the others are only checked for their kind. */
@@ -119,16 +114,10 @@ const OUTLINE_FIELDS: ReadonlySet<string> = new Set(['status', 'durationMs', 'fi
 
 /** What listing needs of a record: its times, once its shape is checked without decoding its bodies. */
 export function outlineRecord(payload: Uint8Array): { durationMs: number; finishedAt: number } | { problem: string } {
-  let fields: Map<string, { kind: MsgpackKind; value?: unknown }> | undefined;
-  try {
-    fields = scanMsgpackMap(payload, OUTLINE_FIELDS, RECORD_MAX_VALUES);
-  } catch (error) {
-    return { problem: `its payload does not decode (${(error as Error).message})` };
-  }
-  if (fields === undefined) return { problem: 'the record is not a map' };
-  const problem = shapeProblem((key) => fields.get(key));
-  const times = (key: string): number => fields.get(key)!.value as number;
-  return problem === undefined ? { durationMs: times('durationMs'), finishedAt: times('finishedAt') } : { problem };
+  const fields = recordFields(payload, OUTLINE_FIELDS);
+  if (!(fields instanceof Map)) return fields;
+  const time = (key: string): number => fields.get(key)!.value as number;
+  return { durationMs: time('durationMs'), finishedAt: time('finishedAt') };
 }
 
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;

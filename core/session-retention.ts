@@ -1,10 +1,7 @@
-// The retention rule for sessions, applied when a host starts: a session not written for
-// `maxAgeDays`, or older than the newest sessions that fit in `maxTotalBytes`, is removed with its
-// spill directory. A session in use is never removed: the remover holds the session's lock while
-// it removes, so a writer and another remover both see it taken. Of a session in use (or the
-// caller's own), only the oldest segments of its log go, those past the same rule: its writer
-// never writes a segment again once it has moved on to the next. Other sessions' spill
-// directories also go after their own period (pruneSpillDirs). Never throws.
+// The retention rule for sessions (docs/sessions.md): old sessions go with their spill directories,
+// each removed under its lock, so a live writer or another remover sees it taken; a session in use
+// (or the caller's own) loses only its log's oldest segments, which its writer never writes again.
+// Other sessions' spill directories go after their own period (pruneSpillDirs). Never throws.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
@@ -13,9 +10,9 @@ import {
   diskBytes,
   listQuietly,
   liveWriter,
-  olderSegments,
   scanSessions,
   sessionFilesById,
+  sessionLogs,
   sessionLogPath,
   statQuietly,
   type SessionFiles,
@@ -43,7 +40,8 @@ const DAY_MS = 86_400_000;
  * Applies `retention` to the sessions in `stateDir`, newest first: each is kept while it is
  * young enough and the sessions kept so far fit; once one does not fit, every older one goes too.
  * `keep` (the caller's own session) and sessions in use stay, and still count toward the total,
- * less the oldest segments of their logs that the rule removes.
+ * less their log's oldest segments, removed while past the age limit or not fitting. The segment
+ * being written (`<id>.log`) stays.
  */
 export function pruneSessions(
   stateDir: string,
@@ -52,46 +50,32 @@ export function pruneSessions(
   now = Date.now(),
 ): PruneResult {
   const sessions = scanSessions(stateDir).sort((a, b) => b.lastWriteMs - a.lastWriteMs);
+  const tooOld = (mtimeMs: number): boolean => now - mtimeMs > retention.maxAgeDays * DAY_MS;
   const expired: SessionFiles[] = [];
   const result: PruneResult = { removed: [], removedSegments: [], freedBytes: 0 };
   let keptBytes = 0;
   let full = false;
   for (const session of sessions) {
-    if (session.id === keep || session.inUseBy !== undefined) {
-      keptBytes += session.bytes - removeOldSegments(session, keptBytes, retention, now, result);
+    if (session.id !== keep && session.inUseBy === undefined) {
+      full ||= keptBytes + session.bytes > retention.maxTotalBytes;
+      if (full || tooOld(session.lastWriteMs)) expired.push(session);
+      else keptBytes += session.bytes;
       continue;
     }
-    full ||= keptBytes + session.bytes > retention.maxTotalBytes;
-    if (full || now - session.lastWriteMs > retention.maxAgeDays * DAY_MS) expired.push(session);
-    else keptBytes += session.bytes;
+    let bytes = session.bytes;
+    for (const { path } of sessionLogs(session.files, session.id).segments) {
+      const stats = statQuietly(path);
+      if (stats === undefined) continue; // Removed by another process already.
+      if (keptBytes + bytes <= retention.maxTotalBytes && !tooOld(stats.mtimeMs)) break;
+      unlinkQuietly(path);
+      result.removedSegments.push(path);
+      result.freedBytes += diskBytes(stats);
+      bytes -= diskBytes(stats);
+    }
+    keptBytes += bytes;
   }
   removeSessions(stateDir, expired, result);
   return result;
-}
-
-/**
- * Removes a staying session's oldest log segments while it does not fit beside `keptBytes` or they are past the age
- * limit, adding them to `result`; the bytes removed. The segment being written (`<id>.log`) stays.
- */
-function removeOldSegments(
-  session: SessionFiles,
-  keptBytes: number,
-  retention: SessionRetention,
-  now: number,
-  result: PruneResult,
-): number {
-  let removed = 0;
-  for (const { path } of olderSegments(session.files, session.id)) {
-    const stats = statQuietly(path);
-    if (stats === undefined) continue; // Removed by another process already.
-    const fits = keptBytes + session.bytes - removed <= retention.maxTotalBytes;
-    if (fits && now - stats.mtimeMs <= retention.maxAgeDays * DAY_MS) break;
-    unlinkQuietly(path);
-    result.removedSegments.push(path);
-    result.freedBytes += diskBytes(stats);
-    removed += diskBytes(stats);
-  }
-  return removed;
 }
 
 /**
@@ -113,29 +97,21 @@ function removeSessions(stateDir: string, sessions: SessionFiles[], result: Prun
     // Listed again under the locks: a writer that started beside one since the scan keeps it.
     const filesNow = sessionFilesById(stateDir);
     for (const { session, lock } of locked) {
-      const files = (filesNow.get(session.id) ?? []).filter((path) => path !== lock.path);
-      if (!removeLockedSession(session, files)) continue;
+      const files = (filesNow.get(session.id) ?? []).map(({ path }) => path).filter((path) => path !== lock.path);
+      const spillDir = session.spillDir !== undefined && existsSync(session.spillDir) ? session.spillDir : undefined;
+      // Nothing left: another process removed it between the scan and the lock, and it is not this one's removal.
+      if (liveWriter(files) !== undefined || (files.length === 0 && spillDir === undefined)) continue;
+      try {
+        for (const path of files) unlinkQuietly(path);
+        if (spillDir !== undefined) rmSync(spillDir, { recursive: true, force: true });
+      } catch {
+        continue; // What could not be removed stays; the next start tries again.
+      }
       result.removed.push(session.id);
       result.freedBytes += session.bytes;
     }
   } finally {
     for (const { lock } of locked) lock.release();
-  }
-}
-
-/** Removes a locked session's files and spill directory; false when a writer is alive or nothing was left to remove. */
-function removeLockedSession(session: SessionFiles, files: string[]): boolean {
-  try {
-    if (liveWriter(files) !== undefined) return false;
-    const spillDir = session.spillDir !== undefined && existsSync(session.spillDir) ? session.spillDir : undefined;
-    // Another process removed it between the scan and the lock: not this one's removal.
-    if (files.length === 0 && spillDir === undefined) return false;
-    for (const path of files) unlinkQuietly(path);
-    if (spillDir !== undefined) rmSync(spillDir, { recursive: true, force: true });
-    return true;
-  } catch {
-    // What could not be removed stays; the next start tries again.
-    return false;
   }
 }
 

@@ -1,14 +1,113 @@
-// A session's records read one at a time, in the order the calls started, so reading a session
-// of any length holds one record at a time. Each log file is written in the order calls
-// finished, and a session may have several (segments, writers beside the main log), so the order
-// is found first: one pass outlines every frame (its times and place; no body is decoded) and
-// keeps four numbers per record; a second pass reads each record again by its place, in start
-// order, and decodes it only then. The files stay open between the passes, so a segment renamed
-// or a log begun meanwhile by a live writer changes nothing read. The outline alone is what
-// listing sessions and reopening a log need.
-import { closeSync } from 'node:fs';
-import { frameAt, logFrames, openLogFile, type LogEnd, type LogFile } from './session-frames.js';
+// A session log read: a file a frame at a time (MAGIC | payload length, u32 LE | CRC-32 of the
+// payload, u32 LE | msgpack payload), never whole, and only as a regular file, never through a
+// symlink nor blocking (a FIFO would wait forever); what cannot be read is a warning, never a throw.
+// Damage is skipped to the next MAGIC whose frame checks out, the checksums of failing frames within
+// a budget of twice the file's size. A session is read in two passes (see readLogEntries).
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { decodeRecord, outlineRecord, type SessionRecord } from './session-record.js';
+
+export const MAGIC = Buffer.from('MPR1', 'latin1');
+export const HEADER_BYTES = 12;
+/** Largest record length believed when reading (older logs were written without a bound). */
+const MAX_READ_RECORD_BYTES = 256 * 1024 * 1024;
+/** Checksum bytes frames that fail may cost beyond twice the file's size. */
+const BUDGET_SLACK_BYTES = 1024 * 1024;
+/** Bytes read at a time while looking for the next frame. */
+const SCAN_CHUNK_BYTES = 1024 * 1024;
+
+/** A log file open for reading, and its size when opened. */
+interface LogFile {
+  path: string;
+  fd: number;
+  size: number;
+}
+
+/** What reading a log file found: where its last intact frame ends; `unreadable` when it exists but cannot be read. */
+export interface LogEnd {
+  validBytes: number;
+  unreadable?: true;
+}
+
+type Attempt = { payload: Buffer } | { problem: string };
+
+export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+
+/** Opens `path`; a missing file or one that cannot be read (after a warning) is its LogEnd. */
+function openLogFile(path: string, warn: (line: string) => void): LogFile | LogEnd {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    const stats = fstatSync(fd);
+    if (stats.isFile()) return { path, fd, size: stats.size };
+    warn(`${path}: not a regular file; skipped`);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT') return { validBytes: 0 };
+    warn(code === 'ELOOP' ? `${path}: not a regular file; skipped` : `${path}: cannot be read (${code})`);
+  }
+  if (fd !== undefined) closeSync(fd);
+  return { validBytes: 0, unreadable: true };
+}
+
+class FrameReader {
+  /** Checksum bytes that frames failing their check may still cost. */
+  private budget: number;
+  private readonly header = Buffer.alloc(HEADER_BYTES);
+
+  constructor(
+    private readonly fd: number,
+    private readonly size: number,
+  ) {
+    this.budget = 2 * size + BUDGET_SLACK_BYTES;
+  }
+
+  /** The frame at `offset`, its checksum checked, or why there is none. */
+  frameAt(offset: number): Attempt {
+    if (this.size - offset < HEADER_BYTES) return { problem: 'a torn record header' };
+    this.read(this.header, offset);
+    if (!this.header.subarray(0, 4).equals(MAGIC)) return { problem: 'no record starts here' };
+    const length = this.header.readUInt32LE(4);
+    if (length > MAX_READ_RECORD_BYTES) return { problem: `a record length of ${length} bytes` };
+    if (this.size - offset - HEADER_BYTES < length) return { problem: 'a torn record (the file ends inside it)' };
+    if (length > this.budget) return { problem: 'a record not checked: damage past what is searched' };
+    const expected = this.header.readUInt32LE(8);
+    const payload = Buffer.allocUnsafe(length);
+    this.read(payload, offset + HEADER_BYTES);
+    if (crc32(payload) !== expected) {
+      this.budget -= length;
+      return { problem: 'a record whose checksum does not match' };
+    }
+    return { payload };
+  }
+
+  /** The next intact frame at or after `from`; the end of the file when none is, or when the budget ran out. */
+  nextFrame(from: number): { at: number; payload?: Buffer; gaveUp?: true } {
+    if (this.size - from < MAGIC.length) return { at: this.size };
+    const chunk = Buffer.allocUnsafe(Math.min(SCAN_CHUNK_BYTES, this.size - from));
+    for (let start = from; start < this.size - 3; start += chunk.length - 3) {
+      const length = this.read(chunk, start);
+      const view = chunk.subarray(0, length);
+      for (let at = view.indexOf(MAGIC); at !== -1; at = view.indexOf(MAGIC, at + 1)) {
+        if (this.budget <= 0) return { at: this.size, gaveUp: true };
+        const attempt = this.frameAt(start + at);
+        if ('payload' in attempt) return { at: start + at, payload: attempt.payload };
+      }
+      if (start + length >= this.size) break;
+    }
+    return { at: this.size };
+  }
+
+  private read(into: Buffer, position: number): number {
+    let done = 0;
+    while (done < into.length) {
+      const read = readSync(this.fd, into, done, into.length - done, position + done);
+      if (read === 0) break;
+      done += read;
+    }
+    return done;
+  }
+}
 
 /** One step of reading a session: a record, or a warning about what was skipped or left out. */
 export type SessionEntry = { record: SessionRecord } | { warning: string };
@@ -25,8 +124,8 @@ const skippedRecord = (path: string, offset: number, problem: string): string =>
   `${path}: skipped the record at offset ${offset}: ${problem}`;
 
 /**
- * Opens the log `path` (added to `files`, for the caller to close) and outlines each readable record for `visit`,
- * its body not decoded; yields a warning for what it skips. Returns how the file ends.
+ * Opens the log `path` (added to `files`, for the caller to close) and outlines each intact record in file order for
+ * `visit`, its body not decoded; yields a warning for what lies between them. Returns how the file ends.
  */
 function* outlineLog(
   path: string,
@@ -38,17 +137,33 @@ function* outlineLog(
   for (const warning of warnings) yield { warning };
   if (!('fd' in file)) return file;
   files.push(file);
-  const frames = logFrames(file);
-  for (let next = frames.next(); ; next = frames.next()) {
-    if (next.done) return next.value;
-    const frame = next.value;
-    if ('warning' in frame) {
-      yield frame;
-      continue;
+  const reader = new FrameReader(file.fd, file.size);
+  let offset = 0;
+  let validBytes = 0;
+  let found: Buffer | undefined;
+  try {
+    while (offset < file.size) {
+      const attempt: Attempt = found ? { payload: found } : reader.frameAt(offset);
+      found = undefined;
+      if ('payload' in attempt) {
+        const outline = outlineRecord(attempt.payload);
+        if ('problem' in outline) yield { warning: skippedRecord(path, offset, outline.problem) };
+        else visit(offset, outline.finishedAt - outline.durationMs, outline.finishedAt);
+        offset = validBytes = offset + HEADER_BYTES + attempt.payload.length;
+        continue;
+      }
+      const next = reader.nextFrame(offset + 1);
+      const problem = next.gaveUp
+        ? `${attempt.problem}; the rest of the file is damage past what is searched`
+        : attempt.problem;
+      yield { warning: `${path}: skipped ${next.at - offset} bytes at offset ${offset}: ${problem}` };
+      offset = next.at;
+      found = next.payload;
     }
-    const outline = outlineRecord(frame.payload);
-    if ('problem' in outline) yield { warning: skippedRecord(path, frame.offset, outline.problem) };
-    else visit(frame.offset, outline.finishedAt - outline.durationMs, outline.finishedAt);
+    return { validBytes };
+  } catch (error) {
+    yield { warning: `${path}: cannot be read (${errorCode(error)})` };
+    return { validBytes: 0, unreadable: true };
   }
 }
 
@@ -56,7 +171,8 @@ function* outlineLog(
  * The entries of a main log (its segments in the order written, the one being written last) and its writers' logs:
  * the warnings of the first pass as they are found, then each record in start order, followed by the warnings
  * decoding it gave. Records with the same times keep the order the main log's segments were written in. Returns what
- * the outline of the segment being written found. Ending the iteration early closes every file.
+ * the outline of the segment being written found. The files stay open between the passes, so a segment renamed or a
+ * log begun meanwhile changes nothing read; ending the iteration early closes every file.
  */
 export function* readLogEntries(mainLogSegments: string[], writerLogs: string[]): Generator<SessionEntry, LogEnd> {
   const paths = [...mainLogSegments, ...[...writerLogs].sort()];
@@ -77,14 +193,14 @@ export function* readLogEntries(mainLogSegments: string[], writerLogs: string[])
     for (const i of order) {
       const file = files[places[i]!]!;
       const offset = places[i + 1]!;
-      const frame = frameAt(file, offset);
+      const frame = new FrameReader(file.fd, file.size).frameAt(offset);
       const decoded = 'payload' in frame ? decodeRecord(frame.payload) : frame;
       if ('problem' in decoded) {
         yield { warning: skippedRecord(file.path, offset, decoded.problem) };
         continue;
       }
+      yield decoded;
       const { record } = decoded;
-      yield { record };
       for (const line of record.dropped ?? [])
         yield { warning: `${file.path}: call ${record.callId} (${record.tool}): ${line}` };
     }
@@ -110,7 +226,7 @@ export interface SessionLogOutline extends LogEnd {
 /** Reads one log file's outline: each record's shape and times, its bodies skipped; memory bounded by its largest record. Never throws. */
 export function outlineSessionLog(path: string): SessionLogOutline {
   const outline: SessionLogOutline = { calls: 0, damage: [], validBytes: 0 };
-  let moreDamage = 0;
+  let damaged = 0;
   const files: LogFile[] = [];
   try {
     const lines = outlineLog(path, files, (_offset, start) => {
@@ -121,11 +237,11 @@ export function outlineSessionLog(path: string): SessionLogOutline {
     });
     for (let next = lines.next(); ; next = lines.next()) {
       if (next.done) {
-        if (moreDamage > 0) outline.damage.push(`${path}: ${moreDamage} more damaged places`);
+        const more = damaged - MAX_OUTLINE_DAMAGE;
+        if (more > 0) outline.damage.push(`${path}: ${more} more damaged places`);
         return { ...outline, ...next.value };
       }
-      if (outline.damage.length < MAX_OUTLINE_DAMAGE) outline.damage.push(next.value.warning);
-      else moreDamage++;
+      if (damaged++ < MAX_OUTLINE_DAMAGE) outline.damage.push(next.value.warning);
     }
   } finally {
     for (const file of files) closeSync(file.fd);

@@ -39,23 +39,18 @@ export class MsgpackReader {
   next(depth = 0): MsgpackKind {
     const bytes = this.bytes;
     const code = bytes[this.take(1)]!;
-    if (code <= 0x7f || code >= 0xe0) {
-      this.number = code <= 0x7f ? code : code - 0x100;
-      return 'integer';
-    }
+    if (code <= 0x7f || code >= 0xe0) return this.scalar('integer', code <= 0x7f ? code : code - 0x100);
     if (code <= 0x8f) return this.container('map', code & 0x0f, depth);
     if (code <= 0x9f) return this.container('array', code & 0x0f, depth);
     if (code <= 0xbf) return this.payload('string', code & 0x1f);
-    if (code >= 0xc4 && code <= 0xc6) return this.payload('binary', this.length(code - 0xc4));
-    if (code >= 0xd9 && code <= 0xdb) return this.payload('string', this.length(code - 0xd9));
-    if (code === 0xdc || code === 0xdd) return this.container('array', this.length(code - 0xdb), depth);
-    if (code === 0xde || code === 0xdf) return this.container('map', this.length(code - 0xdd), depth);
-    if (code >= 0xd4 && code <= 0xd8) {
-      this.number = bytes.readInt8(this.take(1));
-      return this.payload('extension', 1 << (code - 0xd4));
-    }
-    if (code >= 0xc7 && code <= 0xc9) {
-      const size = this.length(code - 0xc7);
+    if (code >= 0xc4 && code <= 0xc6) return this.payload('binary', this.int(code - 0xc4));
+    if (code >= 0xd9 && code <= 0xdb) return this.payload('string', this.int(code - 0xd9));
+    if (code === 0xdc || code === 0xdd) return this.container('array', this.int(code - 0xdb), depth);
+    if (code === 0xde || code === 0xdf) return this.container('map', this.int(code - 0xdd), depth);
+    if (code >= 0xcc && code <= 0xce) return this.scalar('integer', this.int(code - 0xcc));
+    if (code >= 0xd0 && code <= 0xd2) return this.scalar('integer', this.int(code - 0xd0, true));
+    if ((code >= 0xc7 && code <= 0xc9) || (code >= 0xd4 && code <= 0xd8)) {
+      const size = code >= 0xd4 ? 1 << (code - 0xd4) : this.int(code - 0xc7);
       this.number = bytes.readInt8(this.take(1));
       return this.payload('extension', size);
     }
@@ -64,30 +59,17 @@ export class MsgpackReader {
         return 'nil';
       case 0xc2:
       case 0xc3:
-        this.number = code & 1;
-        return 'boolean';
+        return this.scalar('boolean', code & 1);
       case 0xca:
-        return this.float(bytes.readFloatBE(this.take(4)));
+        return this.scalar('float', bytes.readFloatBE(this.take(4)));
       case 0xcb:
-        return this.float(bytes.readDoubleBE(this.take(8)));
-      case 0xcc:
-        return this.integer(bytes[this.take(1)]!);
-      case 0xcd:
-        return this.integer(bytes.readUInt16BE(this.take(2)));
-      case 0xce:
-        return this.integer(bytes.readUInt32BE(this.take(4)));
+        return this.scalar('float', bytes.readDoubleBE(this.take(8)));
       case 0xcf:
         this.wide = bytes.readBigUInt64BE(this.take(8));
-        return this.integer(Number(this.wide));
-      case 0xd0:
-        return this.integer(bytes.readInt8(this.take(1)));
-      case 0xd1:
-        return this.integer(bytes.readInt16BE(this.take(2)));
-      case 0xd2:
-        return this.integer(bytes.readInt32BE(this.take(4)));
+        return this.scalar('integer', Number(this.wide));
       case 0xd3:
         this.wide = bytes.readBigInt64BE(this.take(8));
-        return this.integer(Number(this.wide));
+        return this.scalar('integer', Number(this.wide));
       default:
         throw new MsgpackError(`byte 0x${code.toString(16)} at offset ${this.offset - 1} is not msgpack`);
     }
@@ -108,14 +90,9 @@ export class MsgpackReader {
       throw new MsgpackError(`${this.bytes.length - this.offset} bytes follow the value`);
   }
 
-  private integer(value: number): MsgpackKind {
+  private scalar(kind: MsgpackKind, value: number): MsgpackKind {
     this.number = value;
-    return 'integer';
-  }
-
-  private float(value: number): MsgpackKind {
-    this.number = value;
-    return 'float';
+    return kind;
   }
 
   private payload(kind: MsgpackKind, size: number): MsgpackKind {
@@ -133,10 +110,10 @@ export class MsgpackReader {
     return kind;
   }
 
-  /** A big-endian length of 1, 2 or 4 bytes (`width` 0, 1 or 2). */
-  private length(width: number): number {
-    if (width === 0) return this.bytes[this.take(1)]!;
-    return width === 1 ? this.bytes.readUInt16BE(this.take(2)) : this.bytes.readUInt32BE(this.take(4));
+  /** A big-endian integer of 1, 2 or 4 bytes (`width` 0, 1 or 2), unsigned (a length, a uint) unless `signed`. */
+  private int(width: number, signed = false): number {
+    const size = 1 << width;
+    return signed ? this.bytes.readIntBE(this.take(size), size) : this.bytes.readUIntBE(this.take(size), size);
   }
 
   /** Moves past `length` bytes, returning where they start; refuses to go past the end. */
@@ -164,17 +141,8 @@ export function writeHeader(buffer: Buffer, at: number, kind: keyof typeof HEADE
     buffer[at] = fix | size;
     return at + 1;
   }
-  if (code8 >= 0 && size <= 0xff) {
-    buffer[at] = code8;
-    buffer[at + 1] = size;
-    return at + 2;
-  }
-  if (size <= 0xffff) {
-    buffer[at] = code16;
-    buffer.writeUInt16BE(size, at + 1);
-    return at + 3;
-  }
-  buffer[at] = code32;
-  buffer.writeUInt32BE(size, at + 1);
-  return at + 5;
+  const width = code8 >= 0 && size <= 0xff ? 1 : size <= 0xffff ? 2 : 4;
+  buffer[at] = width === 1 ? code8 : width === 2 ? code16 : code32;
+  buffer.writeUIntBE(size, at + 1, width);
+  return at + 1 + width;
 }

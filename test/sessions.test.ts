@@ -148,14 +148,14 @@ describe('moonpool sessions', () => {
   test('a FIFO named like a log is neither listed nor read, and replaying its session does not hang', () => {
     const stateDir = tempDir();
     writeSession(stateDir, 'piped', [record('p1', 1_000, 5)]);
-    execFileSync('mkfifo', [join(stateDir, 'sessions', 'piped.x.log'), join(stateDir, 'sessions', 'fifo.log')]);
+    execFileSync('mkfifo', [join(stateDir, 'sessions', 'piped.4242-0a.log'), join(stateDir, 'sessions', 'fifo.log')]);
     const listed = moonpool(['sessions', '--state-dir', stateDir]);
     assert.match(listed.stdout, /^piped .* 1 call .*B$/m);
     assert.doesNotMatch(listed.stdout, /^fifo /m);
     const replayed = moonpool(['replay', 'piped', '--config', join(FIXTURES, 'snapshots'), '--state-dir', stateDir]);
     assert.equal(replayed.code, 0, replayed.stderr);
     assert.match(replayed.stdout, /text of p1/);
-    assert.match(replayed.stderr, /piped\.x\.log: not a regular file; skipped/);
+    assert.match(replayed.stderr, /piped\.4242-0a\.log: not a regular file; skipped/);
   });
 
   test('a FIFO in place of a session log is left alone: the call neither hangs nor loses its record', async () => {
