@@ -158,7 +158,13 @@ export class SessionLog {
       }
       // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader.
       const fd = openSync(main, APPEND | constants.O_NONBLOCK, 0o600);
-      const tail = fstatSync(fd).size - existing.validBytes;
+      // What was outlined may have been swapped since for a FIFO that has a reader.
+      const opened = fstatSync(fd);
+      if (!opened.isFile()) {
+        closeSync(fd);
+        throw new Error(`${main} is not a regular file`);
+      }
+      const tail = opened.size - existing.validBytes;
       // Only what a write cut short can leave is cut: a start of one framed record. More, or bytes
       // that do not begin like a record, may be all there is of calls this reader cannot make out.
       const notTorn =
