@@ -29,8 +29,8 @@ export class SnapshotBox {
   private watched: number | undefined;
   /** The first state that could not be converted. */
   private problem: string | undefined;
-  /** An error was left in the box for `ctx:show` to raise (so looks check for it). */
-  private errorLeft = false;
+  /** A state sent where Lua could not be interrupted could not cross: the next look raises this. */
+  private left: string | undefined;
 
   constructor(
     private readonly raw: LuaRawApi,
@@ -49,7 +49,7 @@ export class SnapshotBox {
     this.channel = channel;
     this.entryThread = entryThread;
     this.problem = undefined;
-    this.errorLeft = false;
+    this.left = undefined;
     this.lastCheckAt = -Infinity;
     this.lastShows = 0;
   }
@@ -60,12 +60,11 @@ export class SnapshotBox {
    */
   look(L: number, shows: number): [number, string?] {
     const next = shows + this.showsUntilNextLook(shows, performance.now());
-    if (this.errorLeft) {
-      this.errorLeft = false;
-      const left = this.takeError(L);
+    const left = this.left;
+    if (left !== undefined) {
       // Raised at this ctx:show, where the tool may catch it: no longer the call's own failure.
-      this.problem = undefined;
-      if (left !== null) return [next, left];
+      this.left = this.problem = undefined;
+      return [next, left];
     }
     if (!this.channel) return [next];
     if (this.channel.due()) {
@@ -140,8 +139,7 @@ export class SnapshotBox {
   private sendLater(L: number): void {
     const problem = this.send(L);
     if (problem === undefined) return;
-    this.withBox(L, (box) => this.setError(L, box, problem));
-    this.errorLeft = true;
+    this.left = problem;
     // Until a ctx:show raises it, it fails the call (a call that shows nothing more ends with it).
     this.problem ??= problem;
   }
@@ -152,23 +150,6 @@ export class SnapshotBox {
       this.raw._lua_rawgeti(L, box, 1n);
       return this.raw._lua_topointer(L, -1);
     });
-  }
-
-  /** Takes out an error left earlier, if any. */
-  private takeError(L: number): string | null {
-    return this.withBox(L, (box) => {
-      this.stack.pushString(L, 'error');
-      this.raw._lua_rawget(L, box);
-      const message = this.stack.stringAt(L, -1);
-      if (message !== null) this.setError(L, box, null);
-      return message;
-    });
-  }
-
-  private setError(L: number, box: number, message: string | null): void {
-    this.stack.pushString(L, 'error');
-    this.stack.pushValue(L, message);
-    this.raw._lua_rawset(L, box);
   }
 
   /** Pushes the box, runs `use` with its stack index, and leaves the stack as it was. */

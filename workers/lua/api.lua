@@ -333,7 +333,7 @@ local running_name, running_run
 -- Then `entry.ran` or `entry.failed` makes the reply. A name with no tool is the reply at once.
 function entry.run(name, args, call_id)
   shows, look_at = 0, 1
-  snapshot_box[1], snapshot_box.error = nil, nil
+  snapshot_box[1] = nil
   local tool = functions[name]
   if not tool or type(tool.run) ~= 'function' then
     return reply_run(str_format('%s: this worker has no tool of that name', name), true, 'unknown_tool', shows)
