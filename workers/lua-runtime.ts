@@ -30,7 +30,7 @@ import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
-import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
+import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { readPreludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives } from './debug-hook-natives.js';
@@ -177,29 +177,17 @@ export class LuaRuntime {
 
   /** One line of the task's log; past what the log may still hold, it is only counted. */
   private logLine(line: string): void {
-    if (this.logRoom() < line.length) return this.dropLogLine(line.length);
-    const text = this.chunkNames.expand(line);
     const { channel } = this.scope;
     if (channel) {
-      channel.log(text);
-      this.sendPendingEvents();
-    } else {
+      channel.log(this.chunkNames.expand(line));
+      return this.sendPendingEvents();
+    }
+    const text = this.chunkNames.expand(line);
+    if (LOG_LIMIT_CHARS - this.scope.logChars < text.length) this.scope.droppedLogLines++;
+    else {
       this.scope.logChars += text.length;
       this.scope.logs.push(text);
     }
-  }
-
-  /** Characters the task's log may still take. */
-  private logRoom(): number {
-    return this.scope.channel?.room ?? LOG_LIMIT_CHARS - this.scope.logChars;
-  }
-
-  private dropLogLine(chars: number): void {
-    const { channel } = this.scope;
-    if (channel) {
-      channel.drop(chars);
-      this.sendPendingEvents();
-    } else this.scope.droppedLogLines++;
   }
 
   /** Where console output from inside the worker goes: the running call's log, if any. */
@@ -428,21 +416,6 @@ export class LuaRuntime {
     this.scope = IDLE_SCOPE;
   }
 
-  /** The natives, each watched for a wasm trap: what a native throws becomes a catchable Lua error, a trap breaks the state. */
-  private guarded(natives: Record<string, NativeFunction>): Record<string, NativeFunction> {
-    const guard =
-      (native: NativeFunction): NativeFunction =>
-      (call) => {
-        try {
-          return native(call);
-        } catch (error) {
-          if (isWasmTrap(error)) this.broken ??= new LuaStateBroken(error);
-          throw error;
-        }
-      };
-    return Object.fromEntries(Object.entries(natives).map(([name, native]) => [name, guard(native)]));
-  }
-
   /**
    * What an entry returned, the only values on `L`'s stack: discovery's definitions and problems, or
    * another entry's reply; one that could not be read fails the entry.
@@ -507,9 +480,11 @@ export class LuaRuntime {
 
   private installPrelude(): void {
     const global = this.engine.global;
-    installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()), (L, values) =>
-      this.runner.wait(L, values),
-    );
+    // What a native throws becomes a catchable Lua error; a trap breaks the state all the same.
+    installNatives(this.engine, this.stack, '__moonpool_native', this.natives(), {
+      wait: (L, values) => this.runner.wait(L, values),
+      trapped: (error) => (this.broken ??= new LuaStateBroken(error)),
+    });
     const { configDir, configFile, cwd, spillDir } = this.config;
     const settings = { config_dir: configDir, config_file: configFile, cwd, spill_dir: spillDir };
     for (const [name, value] of Object.entries(settings)) global.set(`__moonpool_${name}`, value);
@@ -550,13 +525,6 @@ export class LuaRuntime {
         return 'answer' in answer ? [answer.answer] : [null, answer.refused];
       },
       ...this.output.natives,
-      log: (call) => {
-        // Measured before it is copied: a line past what the log may still hold is only counted.
-        const bytes = this.stack.byteLengthAt(call.L, 1);
-        if (this.logRoom() < bytes) this.dropLogLine(bytes);
-        else this.logLine(call.string(1) ?? '');
-        return [];
-      },
       title: (call) => {
         // ctx:title refuses longer titles at the tool's line; this holds for a native reached otherwise.
         if (this.stack.byteLengthAt(call.L, 1) > TITLE_LIMIT_BYTES) return [];
