@@ -17,27 +17,44 @@ export interface OutputNatives {
   warning(message: string, toContinue: boolean): void;
 }
 
+/**
+ * Splits text written in pieces into lines for `log` (without their newlines); a partial line waits
+ * for its end or `flush`, and a line that never ends goes out once it is as long as a whole log may be.
+ */
+export function lineSplitter(log: (line: string) => void): { write: (text: string) => void; flush: () => void } {
+  let partial = '';
+  return {
+    write: (text) => {
+      if (!text.includes('\n')) {
+        // Without a newline nothing is split: many small writes stay linear.
+        partial += text;
+      } else {
+        const lines = (partial + text).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) log(line);
+      }
+      if (partial.length >= LOG_LIMIT_CHARS) {
+        log(partial);
+        partial = '';
+      }
+    },
+    flush: () => {
+      const line = partial;
+      partial = '';
+      if (line !== '') log(line);
+    },
+  };
+}
+
 /** Output natives writing whole lines to `log`. */
 export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text: string) => void): OutputNatives {
-  let partial = '';
+  const lines = lineSplitter(log);
   let printed = '';
   // lauxlib's states: off until `@on`, then on, or continued while a warning's pieces arrive.
   let warnings: 'off' | 'on' | 'continued' = 'off';
   const write = (text: string): void => {
     if (printed.length < LOG_LIMIT_CHARS) printed += text.slice(0, LOG_LIMIT_CHARS - printed.length);
-    if (!text.includes('\n')) {
-      // Without a newline nothing is split: many small writes stay linear.
-      partial += text;
-    } else {
-      const lines = (partial + text).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) log(line);
-    }
-    // A line that never ends goes out once it is as long as a whole log may be.
-    if (partial.length >= LOG_LIMIT_CHARS) {
-      log(partial);
-      partial = '';
-    }
+    lines.write(text);
   };
   // A control message (`@on`, `@off`, any other `@…` ignored) is a warning in one piece, read
   // only when no warning is being continued.
@@ -93,10 +110,7 @@ export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text:
     warning,
     endTask: () => {
       printed = '';
-      if (partial === '') return;
-      const line = partial;
-      partial = '';
-      log(line);
+      lines.flush();
     },
   };
 }

@@ -10,7 +10,7 @@ import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { sigkill } from '../shared/process-sweep.js';
-import { LOG_LIMIT_CHARS } from './call-channel.js';
+import { lineSplitter } from './output-natives.js';
 import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
 import { MAX_LIVE_GROUPS, type TaskRow } from '../shared/task-table.js';
 import { within } from '../shared/within.js';
@@ -217,32 +217,12 @@ export class ShellProcess {
 
 const BROKEN_PIPE: WriteOutcome = { ok: false, message: 'Broken pipe', errno: constants.errno.EPIPE };
 
-/**
- * Sends what a stream carries to `log`, a whole line or more at a time (a last partial line at its
- * end); a line that never ends goes out once it is as long as a whole log may be. Resolves at its end.
- */
+/** Sends what a stream carries to `log` a line at a time (lineSplitter); resolves at its end. */
 function logLines(stream: Readable, log: (text: string) => void): Promise<void> {
-  let partial = '';
+  const lines = lineSplitter(log);
   stream.setEncoding('utf8');
-  stream.on('data', (text: string) => {
-    const lastNewline = text.lastIndexOf('\n');
-    if (lastNewline < 0) {
-      partial += text;
-    } else {
-      log(partial + text.slice(0, lastNewline));
-      partial = text.slice(lastNewline + 1);
-    }
-    if (partial.length >= LOG_LIMIT_CHARS) {
-      log(partial);
-      partial = '';
-    }
-  });
-  return new Promise((resolve) =>
-    stream.once('close', () => {
-      if (partial !== '') log(partial);
-      resolve();
-    }),
-  );
+  stream.on('data', lines.write);
+  return new Promise((resolve) => stream.once('close', () => resolve(lines.flush())));
 }
 
 /**
