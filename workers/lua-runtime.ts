@@ -78,12 +78,6 @@ interface TaskScope {
   guard: PermissionGuard;
 }
 
-/** What a call's Lua returned: its reply, and how many times it called ctx:show. */
-interface Ran {
-  reply: RunReply;
-  shows: number;
-}
-
 /** Outside a task: output is dropped and no process groups are recorded. */
 const IDLE_SCOPE: TaskScope = {
   taskRow: null,
@@ -109,7 +103,7 @@ export class LuaRuntime {
   private readonly turns: CpuTurns;
   private readonly output: OutputNatives;
   private readonly chunkNames = new ChunkNames();
-  private snapshots: SnapshotBox | undefined;
+  private readonly snapshots: SnapshotBox;
   private readonly entries = new Map<EntryName, number>();
   private renderSnapshot: Uint8Array | undefined;
   private readonly decoder: SnapshotDecoder;
@@ -139,7 +133,7 @@ export class LuaRuntime {
     this.raw._lua_setwarnf(engine.global.address, warnf, 0);
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
-        this.snapshots?.beforeWait(L);
+        this.snapshots.beforeWait(L);
         this.scope.channel?.sendEvents();
         this.hook.release('events');
         this.turns.pause();
@@ -151,12 +145,18 @@ export class LuaRuntime {
       this.stack,
       (L) => {
         this.stopAtDeadline(L);
-        this.snapshots?.tick(L);
+        this.snapshots.tick(L);
         this.sendPendingEvents();
         this.turns.checkpoint();
       },
       this.cString('_HOOKKEY'),
     );
+    // The box ctx:show leaves its state in, which the prelude takes as `__moonpool_snapshot_box`.
+    const L = engine.global.address;
+    raw._lua_createtable(L, 1, 0);
+    raw._lua_pushvalue(L, -1);
+    engine.global.lua.lua_setglobal(L, '__moonpool_snapshot_box');
+    this.snapshots = new SnapshotBox(raw, this.stack, engine.global.lua.luaL_ref(L, LUA_REGISTRYINDEX), this.hook);
   }
 
   /** A NUL-terminated copy of `text` in the wasm heap, kept for the runtime's life. */
@@ -262,10 +262,10 @@ export class LuaRuntime {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
-    this.snapshots?.begin(this.runner.address, channel);
+    this.snapshots.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
     const refusals = this.refusals;
-    let ran: Ran;
+    let ran: RunReply;
     try {
       ran = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
         this.runner.callTool(
@@ -291,31 +291,29 @@ export class LuaRuntime {
    * A call's Lua has thrown: an error raised outside the tool's `run` (a stray yield, or the heap
    * cap hit while the reply was made) becomes its reply; any other is thrown on.
    */
-  private ranIntoError(error: unknown): Ran {
+  private ranIntoError(error: unknown): RunReply {
     if (!(error instanceof LuaEntryError)) {
-      this.snapshots?.finish(false);
+      this.snapshots.finish(false);
       throw error;
     }
-    const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
-    return { reply: { content: error.message, isError: true, failure }, shows: 0 };
+    return { content: error.message, isError: true, failure: error.outOfMemory ? 'out_of_memory' : 'lua_error' };
   }
 
   /** The reply of a call whose Lua has ended, once the host has every event it sent. */
-  private async replyOf(ran: Ran, refusals: number, channel: CallChannel): Promise<RunReply> {
+  private async replyOf(reply: RunReply, refusals: number, channel: CallChannel): Promise<RunReply> {
     // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
     // One met while the error was being reported (a huge __tostring) is the cap all the same.
     const capHit = this.refusals !== refusals;
-    if (ran.reply.failure === 'out_of_memory' && !capHit) ran.reply.failure = 'lua_error';
-    else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory')
-      ran.reply.failure = 'out_of_memory';
-    // A call that never showed anything has nothing left in the box.
-    const problem = this.snapshots?.finish(ran.shows > 0);
+    if (reply.failure === 'out_of_memory' && !capHit) reply.failure = 'lua_error';
+    else if (reply.failure === 'lua_error' && capHit && reply.content === 'not enough memory')
+      reply.failure = 'out_of_memory';
+    const problem = this.snapshots.finish(true);
     await channel.drain();
     // The reply gets the title and last state its channel saw; a last state that could not be kept makes it an error.
-    channel.addFinal(ran.reply);
-    if (problem !== undefined && !ran.reply.isError)
-      Object.assign(ran.reply, { content: problem, isError: true, failure: 'lua_error' });
-    return ran.reply;
+    channel.addFinal(reply);
+    if (problem !== undefined && !reply.isError)
+      Object.assign(reply, { content: problem, isError: true, failure: 'lua_error' });
+    return reply;
   }
 
   async available(context: CallContext, row: number): Promise<AvailableReply> {
@@ -431,14 +429,13 @@ export class LuaRuntime {
     }
   }
 
-  /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
-  private readRunResults(L: number, count: number, tool: string): Ran {
+  /** `entry.run`'s results: content, is_error, failure and structured. */
+  private readRunResults(L: number, count: number, tool: string): RunReply {
     const base = this.raw._lua_gettop(L) - count;
-    const shows = this.stack.numberAt(L, base + 4) ?? 0;
     const length = this.stack.byteLengthAt(L, base + 1);
     if (length > RESULT_LIMIT_BYTES) {
       const content = `run returned a result of ${length.toLocaleString('en-US')} bytes, more than the ${describeBytes(RESULT_LIMIT_BYTES)} a result may hold; write large output to a file in ctx.spill_dir and return a summary`;
-      return { reply: { content, isError: true, failure: 'lua_error' }, shows };
+      return { content, isError: true, failure: 'lua_error' };
     }
     const content = this.stack.bytesAt(L, base + 1);
     const failure = this.stack.stringAt(L, base + 3);
@@ -449,17 +446,17 @@ export class LuaRuntime {
       ...(content === null || isUtf8(content) ? {} : { rawContent: new Uint8Array(content) }),
       ...(failure === null ? {} : { failure: failure as RunFailure }),
     };
-    if (count >= 5 && this.stack.typeNameAt(L, base + 5) === 'table') {
+    if (count >= 4 && this.stack.typeNameAt(L, base + 4) === 'table') {
       try {
         const budget = new ReadBudget(RESULT_LIMIT_BYTES, 'structured');
-        reply.structured = this.stack.readValue(L, base + 5, 'structured', budget);
+        reply.structured = this.stack.readValue(L, base + 4, 'structured', budget);
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
         const content = `${tool}: run returned a \`structured\` that cannot be sent: ${error.message}`;
-        return { reply: { content, isError: true, failure: 'bad_return' }, shows };
+        return { content, isError: true, failure: 'bad_return' };
       }
     }
-    return { reply, shows };
+    return reply;
   }
 
   /** Pushes a prelude file as a function: its bytecode from the build when that matches the source, else the source parsed. */
@@ -498,7 +495,8 @@ export class LuaRuntime {
       this.entries.set(name, global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
     }
     global.pop(1);
-    for (const name of ['entry', 'native', ...Object.keys(settings)]) global.set(`__moonpool_${name}`, undefined);
+    for (const name of ['entry', 'native', 'snapshot_box', ...Object.keys(settings)])
+      global.set(`__moonpool_${name}`, undefined);
   }
 
   private natives(): Record<string, NativeFunction> {
@@ -542,15 +540,7 @@ export class LuaRuntime {
       },
       look_at_snapshot: (call) => {
         this.turns.checkpoint();
-        return this.snapshots?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER];
-      },
-      snapshot_box: (call) => {
-        // Set once by the prelude; natives reached later (through debug.getupvalue) change nothing.
-        if (this.snapshots || this.stack.typeNameAt(call.L, 1) !== 'table') return [];
-        const lua = this.engine.global.lua;
-        lua.lua_pushvalue(call.L, 1);
-        this.snapshots = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX), this.hook);
-        return [];
+        return this.snapshots.look(call.L, call.number(1) ?? 0);
       },
     };
   }

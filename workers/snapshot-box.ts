@@ -93,9 +93,9 @@ export class SnapshotBox {
     if (this.channel) this.sendLater(L);
   }
 
-  /** Ends the call: sends the last state (if it showed any); returns a problem no ctx:show raised. */
-  finish(showed: boolean): string | undefined {
-    if (this.channel && showed) this.sendLater(this.entryThread);
+  /** Ends the call: sends the state left in the box (`send`: the Lua state is sound); returns a problem no ctx:show raised. */
+  finish(send: boolean): string | undefined {
+    if (this.channel && send) this.sendLater(this.entryThread);
     this.unwatch();
     this.channel = null;
     return this.problem;
