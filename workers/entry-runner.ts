@@ -1,21 +1,16 @@
-// Runs the prelude's entry points on one Lua thread that is reset and reused for every task
-// (a fresh wasmoon thread per call costs more than the call). A native that waits (`capture`'s)
-// yields the thread with its promise (`wait`); the runner awaits it and resumes the thread, and
-// the native returns what the promise gave (bytes stay bytes). Any other yield reaching the runner
-// is refused as native Lua refuses it; a trap breaks the state for good.
-// A tool's `run` is resumed as the thread's bottom function, as a script's main chunk is run: its
-// failure is reported from a second thread, while the failed one still holds its frames.
+// Runs the prelude's entry points on one Lua thread, reset and reused for every task. A native
+// that waits (`capture`) yields the thread with its promise; the runner awaits it and resumes.
+// A tool's `run` is the thread's bottom function, as a script's main chunk is; its failure is
+// reported from a second thread while the failed one still holds its frames.
 import type { LuaEngine, LuaThread } from 'wasmoon';
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LUA_TFUNCTION, LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
 import { NativeError } from './lua-natives.js';
 import { LUA_ERRMEM, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 
-/** What the runner lets its owner do while Lua runs. */
+/** What the owner does around each wait of a native's. */
 export interface RunnerHooks {
-  /** Before the thread waits for a promise (a `capture`, say). */
   beforeWait(L: number): void;
-  /** When the wait is over, before the thread resumes. */
   afterWait(): void;
 }
 
@@ -36,16 +31,14 @@ type Settled = { values: unknown[] } | { error: unknown };
 
 export class EntryRunner {
   private readonly thread: LuaThread;
-  /** The thread's registry reference, to hand it to Lua as a value. */
   private readonly threadRef: number;
   /** Where a failed `run` is reported from: its own thread cannot run anything more. */
   private readonly reporter: LuaThread;
   private readonly resultCountSlot: number;
   /** What the waiting native waits for, from its yield until the runner takes it. */
   private waiting: Promise<unknown[]> | undefined;
-  /** What it got, from the wait's end until the native's continuation returns it. */
+  /** What it got, until the native's continuation (a C function) returns it. */
   private outcome: Settled | undefined;
-  /** The continuation (a C function) of a native that waited: it returns what the wait gave. */
   private readonly continuation: number;
 
   constructor(
@@ -55,7 +48,6 @@ export class EntryRunner {
     private readonly hooks: RunnerHooks,
   ) {
     const global = engine.global;
-    // Both anchored in the registry, so they are never collected and the global stack stays clean.
     this.thread = global.newThread();
     this.threadRef = global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     this.reporter = global.newThread();
@@ -64,10 +56,7 @@ export class EntryRunner {
     this.continuation = raw.addFunction((L) => this.returnSettled(L), 'iiii');
   }
 
-  /**
-   * A native's wait (it returns what this returns): `L` yields, and once `values` has settled the
-   * native returns them, or raises the promise's error. Only the entry thread waits.
-   */
+  /** A native's wait: `L` yields, and the native returns what `values` settles to (or raises its error). */
   wait(L: number, values: Promise<unknown[]>): number {
     if (L !== this.thread.address) throw new NativeError('cannot wait inside a coroutine of your own');
     // Where the thread cannot yield, Lua raises its own error and nothing waits.
@@ -91,11 +80,7 @@ export class EntryRunner {
     return this.thread.address;
   }
 
-  /**
-   * Calls the function at registry reference `functionRef` with the arguments `pushArguments`
-   * pushes; `readResults` sees what it returned (`count` values on top of the stack) before the
-   * thread is reset.
-   */
+  /** Calls the function at registry reference `functionRef`; `readResults` sees its results before the reset. */
   async call<R>(
     functionRef: number,
     pushArguments: (L: number) => number,
@@ -106,11 +91,9 @@ export class EntryRunner {
   }
 
   /**
-   * Runs a tool's call: `entries.prepare`, called as `call` calls a function, returns the tool's
-   * `run` and its arguments, and `run` is then resumed on this thread with nothing below it, so
-   * that no frame of moonpool's is in its tracebacks, `debug.getinfo` levels or `error` levels.
-   * Its first result goes to `entries.ran`; an error it raised, to `entries.failed`, on the second
-   * thread. `readResults` sees the reply (or what `prepare` returned when it returned no function).
+   * Runs a tool's call: `entries.prepare` returns the tool's `run` and its arguments, and `run` is
+   * resumed with nothing below it, so no frame of moonpool's is in its tracebacks. Its first result
+   * goes to `entries.ran`; its error to `entries.failed`, on the second thread.
    */
   async callTool<R>(
     entries: ToolEntries,
@@ -119,10 +102,12 @@ export class EntryRunner {
   ): Promise<R> {
     const L = this.thread.address;
     let status = await this.settled(L, this.start(L, entries.prepare, pushArguments));
-    if (status === LUA_OK && this.returnedFunction(L)) {
+    if (status === LUA_OK && this.resultCount() > 0 && this.raw._lua_type(L, -this.resultCount()) === LUA_TFUNCTION) {
       status = await this.settled(L, this.resume(L, this.resultCount() - 1));
       if (status !== LUA_OK) return this.reportFailure(status, entries.failed, readResults);
-      this.keepFirstResult(L);
+      // `run`'s first result, or nil.
+      if (this.resultCount() === 0) this.raw._lua_pushnil(L);
+      else this.raw._lua_settop(L, -this.resultCount());
       this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(entries.ran));
       this.raw._lua_rotate(L, -2, 1);
       status = await this.settled(L, this.resume(L, 1));
@@ -151,28 +136,14 @@ export class EntryRunner {
     return this.raw.HEAP32[this.resultCountSlot >> 2]!;
   }
 
-  /** Whether the results on top of the stack start with a function. */
-  private returnedFunction(L: number): boolean {
-    const count = this.resultCount();
-    return count > 0 && this.raw._lua_type(L, -count) === LUA_TFUNCTION;
-  }
-
-  /** Leaves exactly one of the results on top of the stack: the first, or nil when there are none. */
-  private keepFirstResult(L: number): void {
-    const count = this.resultCount();
-    if (count === 0) this.raw._lua_pushnil(L);
-    else this.raw._lua_settop(L, -count);
-  }
-
   /** The status once a resume that returned `status` has finished, awaiting what it yields. */
   private settled(L: number, status: number): number | Promise<number> {
     return status === LUA_YIELD ? this.afterYields(L) : status;
   }
 
   /**
-   * Calls `failedRef` on the second thread with the thread `run` failed on (its frames still
-   * there), its error and whether it ran out of memory. The error stays on the failed thread too:
-   * closing its to-be-closed variables hands it to their `__close`.
+   * Calls `failedRef` on the second thread with the failed thread, its error and whether it ran out
+   * of memory. The error stays on the failed thread too, for its to-be-closed variables' `__close`.
    */
   private reportFailure<R>(status: number, failedRef: number, readResults: (L: number, count: number) => R): R {
     const L = this.thread.address;
