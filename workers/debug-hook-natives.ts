@@ -8,23 +8,18 @@ import { LUA_MASKCOUNT, type CountHook } from './count-hook.js';
 import { Pushed, type NativeFunction } from './lua-natives.js';
 import { LUA_TFUNCTION, LUA_TNIL, LUA_TTHREAD, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
-const LUA_MASKCALL = 1;
-const LUA_MASKRET = 2;
-const LUA_MASKLINE = 4;
+/** ldblib's mask letters: call, return, line. */
+const MASK_LETTERS = ['c', 'r', 'l'] as const;
 
 /** ldblib's makemask: 'c', 'r', 'l' in the string, and a count. */
 function makeMask(letters: string, count: number): number {
-  return (
-    (letters.includes('c') ? LUA_MASKCALL : 0) |
-    (letters.includes('r') ? LUA_MASKRET : 0) |
-    (letters.includes('l') ? LUA_MASKLINE : 0) |
-    (count > 0 ? LUA_MASKCOUNT : 0)
-  );
+  const mask = MASK_LETTERS.reduce((bits, letter, bit) => (letters.includes(letter) ? bits | (1 << bit) : bits), 0);
+  return count > 0 ? mask | LUA_MASKCOUNT : mask;
 }
 
 /** ldblib's unmakemask. */
 function maskLetters(mask: number): string {
-  return `${mask & LUA_MASKCALL ? 'c' : ''}${mask & LUA_MASKRET ? 'r' : ''}${mask & LUA_MASKLINE ? 'l' : ''}`;
+  return MASK_LETTERS.filter((_, bit) => mask & (1 << bit)).join('');
 }
 
 export function createDebugHookNatives(
@@ -62,9 +57,7 @@ export function createDebugHookNatives(
         const letters = raw._luaL_checklstring(L, arg + 2, 0);
         raw._luaL_checktype(L, arg + 1, LUA_TFUNCTION);
         count = Number(raw._luaL_optinteger(L, arg + 3, 0n));
-        let end = letters;
-        while (raw.HEAPU8[end] !== 0) end++;
-        mask = makeMask(Buffer.from(raw.HEAPU8.subarray(letters, end)).toString('latin1'), count);
+        mask = makeMask(stack.cStringAt(letters), count);
       }
       pushHookTable(L);
       pushThread(L, thread);
