@@ -50,20 +50,13 @@ export class ChunkNames {
   /** A copy of `value` with `expand` applied to every string in it (arrays and plain objects). */
   expandAll<T>(value: T): T {
     if (this.paths.size === 0) return value;
-    return this.expandValue(value) as T;
+    const expand = (value: unknown): unknown => {
+      if (typeof value === 'string') return this.expand(value);
+      if (Array.isArray(value)) return value.map(expand);
+      const prototype: unknown = value !== null && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+      if (prototype !== Object.prototype && prototype !== null) return value;
+      return Object.fromEntries(Object.entries(value as object).map(([key, item]) => [key, expand(item)]));
+    };
+    return expand(value) as T;
   }
-
-  private expandValue(value: unknown): unknown {
-    if (typeof value === 'string') return this.expand(value);
-    if (Array.isArray(value)) return value.map((item) => this.expandValue(item));
-    if (value !== null && typeof value === 'object' && isPlainObject(value)) {
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.expandValue(item)]));
-    }
-    return value;
-  }
-}
-
-function isPlainObject(value: object): boolean {
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }

@@ -145,13 +145,11 @@ export function decodeLuaText(bytes: Uint8Array): string {
   return out;
 }
 
+/** The length of the valid UTF-8 sequence at `at`, or 0 when the byte there starts none. */
 function validSequenceLength(bytes: Uint8Array, at: number): number {
-  const first = bytes[at]!;
-  if (first < 0x80) return 1;
-  const length =
-    first >= 0xc2 && first <= 0xdf ? 2 : first >= 0xe0 && first <= 0xef ? 3 : first >= 0xf0 && first <= 0xf4 ? 4 : 0;
-  if (length === 0 || at + length > bytes.length) return 0;
-  return isUtf8(bytes.subarray(at, at + length)) ? length : 0;
+  for (let length = 1; length <= 4 && at + length <= bytes.length; length++)
+    if (isUtf8(bytes.subarray(at, at + length))) return length;
+  return 0;
 }
 
 /** Reads and writes values on the stack of a Lua state `L` (a thread's address). */

@@ -4,7 +4,7 @@
 import type { NativeFunction } from './lua-natives.js';
 import type { TaskRow } from '../shared/task-table.js';
 import type { CallChannel } from './call-channel.js';
-import { ShellProcess, type Outcome, type StdoutUse } from './shell-process.js';
+import { ShellProcess, type StdoutUse } from './shell-process.js';
 import type { PermissionGuard } from './permission-guard.js';
 
 /** The running task as the process natives need it. */
@@ -69,7 +69,12 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
       const id = call.number(1);
       const process = running(id);
       processes.delete(id!);
-      return process.finish().then(finishValues);
+      // `true, code, signal, stdout` (code or signal nil), or `nil, message`.
+      return process
+        .finish()
+        .then((done) =>
+          done.ok ? [true, done.value.code, done.value.signal, done.value.stdout] : [null, done.message],
+        );
     },
     process_forget: (call) => {
       const id = call.number(1);
@@ -78,10 +83,4 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
       return [];
     },
   };
-}
-
-/** `true, code, signal, stdout` (code or signal nil), or `nil, message`. */
-function finishValues(outcome: Outcome<{ code: number | null; signal: number | null; stdout: Buffer }>): unknown[] {
-  if (!outcome.ok) return [null, outcome.message];
-  return [true, outcome.value.code, outcome.value.signal, outcome.value.stdout];
 }
