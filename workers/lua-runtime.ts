@@ -378,40 +378,30 @@ export class LuaRuntime {
     );
   }
 
-  /** Runs prelude entry points in `scope` (`call` runs them): what `call` made of their results. */
+  /** Runs prelude entry points in `scope` (`call` runs them): what `call` made of their results, paths whole. */
   private async invoke<R>(scope: TaskScope, call: () => Promise<R>): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
     try {
       const value = await call();
       this.refuseIfBroken();
-      // What leaves the worker names whole paths.
       return this.chunkNames.expandAll(value);
     } catch (error) {
-      throw this.failure(error);
+      // The Lua code's own error; any other failure (a trap, a native's fault) breaks the state for good.
+      if (this.broken || error instanceof LuaEntryError || error instanceof LuaConversionError)
+        throw this.broken ?? error;
+      throw (this.broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error));
     } finally {
-      this.endScope(scope);
+      // The task's last partial line goes to its log before its processes are ended.
+      this.output.endTask();
+      scope.taskRow?.table.endTask(scope.taskRow.row);
+      this.scope = IDLE_SCOPE;
     }
-  }
-
-  /** The Lua code's own error, or, for any other failure (a trap, a native's fault), the state broken for good. */
-  private failure(error: unknown): unknown {
-    if (this.broken) return this.broken;
-    if (error instanceof LuaEntryError || error instanceof LuaConversionError) return error;
-    this.broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error);
-    return this.broken;
   }
 
   /** A broken state runs nothing more (a native may have seen a trap that Lua then caught). */
   private refuseIfBroken(): void {
     if (this.broken) throw this.broken;
-  }
-
-  private endScope(scope: TaskScope): void {
-    // The task's last partial line goes to its log before its processes are ended.
-    this.output.endTask();
-    scope.taskRow?.table.endTask(scope.taskRow.row);
-    this.scope = IDLE_SCOPE;
   }
 
   /**
