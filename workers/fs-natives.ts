@@ -33,11 +33,7 @@ const MESSAGES: Record<string, string> = {
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_NONBLOCK } = fs.constants;
 
-/**
- * fopen's modes as open(2) flags, all with O_NONBLOCK: a FIFO nobody writes (or reads) or a
- * device must never block the worker's thread in open or read (a thread blocked in a system call
- * cannot even be terminated). Regular files ignore O_NONBLOCK.
- */
+/** fopen's modes as open(2) flags, all O_NONBLOCK: a FIFO or device must never block the worker's thread. */
 const OPEN_FLAGS: Record<string, number> = {
   r: O_RDONLY | O_NONBLOCK,
   w: O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
@@ -47,10 +43,7 @@ const OPEN_FLAGS: Record<string, number> = {
   'a+': O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK,
 };
 
-/**
- * Runs a read or write at `offset` (the prelude keeps each file's position itself), or at the
- * stream's current position for what cannot seek (a FIFO, a terminal).
- */
+/** Runs a read or write at `offset` (the prelude keeps positions), or where the stream is if it cannot seek. */
 function atOffsetOrStream(offset: number | null, transfer: (position: number | null) => number): number {
   if (offset === null) return transfer(null);
   try {
@@ -99,11 +92,9 @@ export interface CodeSources {
 }
 
 /**
- * Natives for the real file system. `sources` is the generation's snapshot of its Lua files
- * (real path → bytes): while the config loads, code is loaded from there first (`code_of`,
- * `code_exists`), so every worker evaluates the generation's config, and `code_of` also gives the
- * file's real path to name its chunk by. Afterwards code comes from the disk, as in native Lua, so
- * a tool that rewrites a file loads what it wrote, and a chunk keeps the name it was given.
+ * Natives for the real file system. While the config loads, code comes from `sources` first (the
+ * generation's snapshot of its Lua files, real path → bytes), so every worker evaluates the same
+ * config; afterwards from the disk, as in native Lua.
  */
 export function createFsNatives(
   cwd: string,
@@ -111,10 +102,7 @@ export function createFsNatives(
   code: CodeSources,
 ): Record<string, NativeFunction> {
   const { configLoading, chunkNames, guard } = code;
-  /**
-   * `path` against the working directory. An empty path names no file, as for open(2): it must
-   * never become the working directory itself (`os.remove('')` would remove it).
-   */
+  /** `path` against the working directory; an empty path names no file (`os.remove('')` must not remove cwd). */
   const resolve = (path: Buffer): Buffer => {
     if (path.length === 0) throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
     return path[0] === 0x2f ? path : Buffer.concat([Buffer.from(`${cwd}/`), path]);
