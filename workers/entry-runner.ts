@@ -4,8 +4,8 @@
 // reported from a second thread while the failed one still holds its frames.
 import type { LuaEngine, LuaThread } from 'wasmoon';
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
-import { LUA_TFUNCTION, LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
-import { NativeError } from './lua-natives.js';
+import { LUA_TFUNCTION, LUA_TTHREAD, LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
+import { NativeError, Pushed, type NativeFunction } from './lua-natives.js';
 import { LUA_ERRMEM, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 
 /** What the owner does around each wait of a native's. */
@@ -78,6 +78,30 @@ export class EntryRunner {
   /** The state of the thread entry points run on. */
   get address(): number {
     return this.thread.address;
+  }
+
+  /**
+   * `coroutine.yield`, `running` and `isyieldable` as natives that make the entry thread look like
+   * the main thread, as `run` would be in native Lua; elsewhere they are Lua's own.
+   */
+  coroutineNatives(): Record<string, NativeFunction> {
+    const raw = this.raw;
+    return {
+      yield: (call) => {
+        if (call.L === this.address) throw new NativeError('attempt to yield from outside a coroutine', false);
+        // Raises the yield (as luaB_yield does); the coroutine's resume later returns its values here.
+        return new Pushed(raw._lua_yieldk(call.L, call.argc, 0, 0));
+      },
+      running: (call) => {
+        const main = raw._lua_pushthread(call.L) !== 0;
+        raw._lua_pushboolean(call.L, main || call.L === this.address ? 1 : 0);
+        return new Pushed(2);
+      },
+      isyieldable: (call) => {
+        const thread = raw._lua_type(call.L, 1) === LUA_TTHREAD ? raw._lua_tothread(call.L, 1) : call.L;
+        return [thread !== this.address && raw._lua_isyieldable(thread) !== 0];
+      },
+    };
   }
 
   /** Calls the function at registry reference `functionRef`; `readResults` sees its results before the reset. */

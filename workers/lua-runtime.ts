@@ -34,7 +34,6 @@ import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js
 import { readPreludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives } from './debug-hook-natives.js';
-import { createCoroutineNatives } from './coroutine-natives.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotDecoder } from './snapshot-decoder.js';
@@ -521,7 +520,7 @@ export class LuaRuntime {
         return [];
       },
       ...createDebugHookNatives(this.raw, this.stack, this.hook, (text) => this.cString(text)),
-      ...createCoroutineNatives(this.raw, () => this.runner.address),
+      ...this.runner.coroutineNatives(),
       render_state: (call) => {
         if (this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         this.decoder.push(call.L, this.renderSnapshot ?? new Uint8Array(0));

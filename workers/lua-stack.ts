@@ -90,10 +90,7 @@ interface ValueRead {
 /** Bytes a value read from Lua costs beyond its strings' bytes (its JavaScript form is bigger). */
 export const VALUE_OVERHEAD_BYTES = 8;
 
-/**
- * A limit on what reads from Lua may cost, measured while reading: a string costs its bytes plus VALUE_OVERHEAD_BYTES,
- * any other value (a table, each key) VALUE_OVERHEAD_BYTES. A table reached twice is counted twice, as it is copied.
- */
+/** A limit on what reads from Lua may cost: a string its bytes plus VALUE_OVERHEAD_BYTES, any other value the overhead. */
 export class ReadBudget {
   private spent = 0;
 
@@ -267,9 +264,8 @@ export class LuaStack {
   }
 
   /**
-   * Converts the value at `index` to plain data: tables with keys 1..n become arrays, other tables objects (an empty
-   * table becomes `[]`). Functions, userdata, threads and cycles throw a `LuaConversionError` naming their path.
-   * `budget` bounds what it may cost, and may be shared by several reads to bound them together.
+   * The value at `index` as plain data: tables with keys 1..n (and empty ones) become arrays, others
+   * objects; what cannot cross throws a LuaConversionError naming its path. `budget` bounds the cost.
    */
   readValue(L: number, index: number, path: string, budget?: ReadBudget): unknown {
     return this.readAt(L, this.module._lua_absindex(L, index), path, { budget, open: new Set() }, 0);

@@ -1,10 +1,7 @@
-// `print`, `warn`, the standard output streams and file handles as natives, so Lua sees them as
-// C functions the way native Lua does. Values convert with luaL_tolstring (honouring `__tostring`
-// and `__name`, never the global `tostring`), and output reaches the call's log a line at a time,
-// split at newlines: a partial line waits for its end, or for the end of the task. The task's
-// output so far is also kept whole (up to what a log may hold) for `printed`: a tool ended by
-// `os.exit` answers with what it printed. Warnings follow lauxlib's warning function, for `warn`
-// and for Lua's own (an error in a finalizer), which the runtime routes to `warning`.
+// `print`, `warn` and the standard streams as natives, which Lua sees as C functions, as in native
+// Lua. Values convert with luaL_tolstring (never the global `tostring`); output reaches the log a
+// line at a time. The task's output is also kept whole (up to a log's size) for `printed`: a tool
+// ended by `os.exit` answers with it. Warnings follow lauxlib's, for `warn` and Lua's own.
 import { LOG_LIMIT_CHARS } from './call-channel.js';
 import type { LuaRawApi, LuaStack } from './lua-stack.js';
 import { NativeError, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
@@ -56,8 +53,7 @@ export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text:
     if (printed.length < LOG_LIMIT_CHARS) printed += text.slice(0, LOG_LIMIT_CHARS - printed.length);
     lines.write(text);
   };
-  // A control message (`@on`, `@off`, any other `@…` ignored) is a warning in one piece, read
-  // only when no warning is being continued.
+  // A control message (`@on`, `@off`, other `@…` ignored) is a one-piece warning, not continuing one.
   const warning = (message: string, toContinue: boolean): void => {
     if (warnings !== 'continued' && !toContinue && message.startsWith('@')) {
       if (message === '@on') warnings = 'on';

@@ -22,7 +22,7 @@ local REPLY_LIMIT_BYTES = 4 * 1024 * 1024
 -- `run`, `render` and `available` run on moonpool's entry thread, a coroutine, so that `capture`
 -- can wait. To the tool it looks like the main thread, as in native Lua: yielding there is an
 -- error, `coroutine.running()` says main and `coroutine.isyieldable()` says no (natives:
--- workers/coroutine-natives.ts).
+-- EntryRunner.coroutineNatives in workers/entry-runner.ts).
 coroutine.yield, coroutine.running, coroutine.isyieldable = native.yield, native.running, native.isyieldable
 
 -- moonpool's own count hook (workers/count-hook.ts) owns each thread's hook and calls a tool's
