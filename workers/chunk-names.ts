@@ -1,6 +1,5 @@
-// Whole file paths in what leaves the worker. Lua cuts a chunk name longer than LUA_IDSIZE (60,
-// compiled into wasmoon) to "..." and its last 56 bytes in every message and traceback; the worker
-// remembers the paths it loads code from (at most 10,000) and puts each cut name back whole.
+// Whole file paths in what leaves the worker: Lua cuts a chunk name past LUA_IDSIZE (60) to "..."
+// and its last 56 bytes; the worker remembers the paths it loads code from and puts them back.
 
 /** luaO_chunkid's budget for `@name`: LUA_IDSIZE bytes with the '@' and the final NUL. */
 const LUA_IDSIZE = 60;

@@ -1,8 +1,6 @@
-// `debug.sethook` and `debug.gethook` as natives over moonpool's count hook, which owns each
-// thread's hook: they check their arguments and keep the hook function where ldblib keeps it (the
-// registry's `_HOOKKEY` table, weak-keyed by thread), so a tool sees exactly what native Lua
-// shows — its hook, its mask and count, every event it asked for — while moonpool's own count
-// hook keeps running beside it. Being C functions, they add no events of their own to a trace.
+// `debug.sethook` and `debug.gethook` over moonpool's count hook, which owns each thread's hook:
+// they keep the hook function where ldblib does (the registry's `_HOOKKEY`), so a tool sees what
+// native Lua shows while moonpool's own hook keeps running.
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LUA_MASKCOUNT, type CountHook } from './count-hook.js';
 import { Pushed, type NativeFunction } from './lua-natives.js';

@@ -1,6 +1,5 @@
-// Reads what discovery found — the prelude's `definitions` and `problems` tables — field by field,
-// under budgets (1 MiB a definition, 16 MiB and 10,000 definitions in all), so that one bad or huge
-// value spoils only its own tool and no config can make the host hold more.
+// Reads discovery's `definitions` and `problems` field by field under budgets (1 MiB a definition,
+// 16 MiB and 10,000 definitions in all): a bad or huge value spoils only its own tool.
 import type { LuaWasm } from 'wasmoon';
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { LuaConversionError, ReadBudget, type LuaStack } from './lua-stack.js';

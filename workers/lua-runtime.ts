@@ -63,7 +63,7 @@ interface EntryReplies {
   render: RenderReply;
 }
 
-/** The per-task state natives need: where output goes and where the task's process groups are recorded. */
+/** The per-task state natives need. */
 interface TaskScope {
   taskRow: TaskRow | null;
   channel: CallChannel | null;
@@ -77,7 +77,7 @@ interface TaskScope {
   guard: PermissionGuard;
 }
 
-/** Outside a task: output is dropped and no process groups are recorded. */
+/** Outside a task: no process groups are recorded. */
 const IDLE_SCOPE: TaskScope = {
   taskRow: null,
   channel: null,
@@ -194,10 +194,7 @@ export class LuaRuntime {
     this.scope.channel?.log(text);
   }
 
-  /**
-   * A Lua state with the prelude installed and the config not yet loaded: what every worker of a
-   * pool is alike in, so a warmed worker makes it before it has a task (see `load`).
-   */
+  /** A Lua state with the prelude installed, the config not yet loaded (a warmed worker makes it early). */
   static async prepare(config: WorkerConfig, tasks: TaskTable): Promise<LuaRuntime> {
     const { engine, raw } = await createEngine<LuaRawApi>(config.luaModule);
     const runtime = new LuaRuntime(engine, config, tasks, raw);
@@ -207,10 +204,8 @@ export class LuaRuntime {
   }
 
   /**
-   * The Lua heap cap: an allocator that replaces wasmoon's (same bookkeeping; it has counted
-   * `usedBytes` so far) and counts the allocations it refused. Lua raises a memory error both when
-   * the cap refuses an allocation and when a tool raises 'not enough memory' itself; only the count
-   * tells them apart.
+   * The Lua heap cap: wasmoon's allocator (its `usedBytes` so far) with a limit, counting what it
+   * refused: only the count tells the cap from a tool raising 'not enough memory' itself.
    */
   private capHeap(usedBytes: number, limitBytes: number): void {
     const allocator = this.raw.addFunction((_userData, pointer, oldSize, newSize) => {
@@ -256,7 +251,6 @@ export class LuaRuntime {
     return this.discovery;
   }
 
-  /** Runs a call. */
   async run(context: CallContext, args: unknown, row: number, channel: CallChannel): Promise<RunReply> {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
@@ -286,10 +280,7 @@ export class LuaRuntime {
     return this.replyOf(ran, refusals, channel);
   }
 
-  /**
-   * A call's Lua has thrown: an error raised outside the tool's `run` (a stray yield, or the heap
-   * cap hit while the reply was made) becomes its reply; any other is thrown on.
-   */
+  /** An error raised outside the tool's `run` (a stray yield, the cap hit making the reply) is the reply. */
   private ranIntoError(error: unknown): RunReply {
     if (!(error instanceof LuaEntryError)) {
       this.snapshots.finish(false);
@@ -360,7 +351,6 @@ export class LuaRuntime {
     this.raw._lua_error(L);
   }
 
-  /** A task's scope: its row of the task table, its event channel, the logs it gathers, and what its tool may touch. */
   private scopeFor(row: number, channel: CallChannel | null, permissions?: ToolPermissions): TaskScope {
     const guard = PermissionGuard.of(permissions, this.config);
     return { taskRow: { table: this.tasks, row }, channel, logs: [], logChars: 0, droppedLogLines: 0, guard };
@@ -403,10 +393,7 @@ export class LuaRuntime {
     if (this.broken) throw this.broken;
   }
 
-  /**
-   * What an entry returned, the only values on `L`'s stack: discovery's definitions and problems, or
-   * another entry's reply; one that could not be read fails the entry.
-   */
+  /** What an entry returned (discovery's definitions and problems, or a reply); one unreadable fails the entry. */
   private readReply(entry: keyof EntryReplies, L: number): unknown {
     try {
       if (entry !== 'discover') return this.stack.readValue(L, 1, 'reply', new ReadBudget(REPLY_LIMIT_BYTES, 'reply'));
@@ -496,16 +483,14 @@ export class LuaRuntime {
         guard: () => this.scope.guard,
       }),
       ...createProcessNatives(this.config.cwd, () => this.scope),
-      // `math.cosh`, `sinh` and `tanh`, which a stock 5.4 build keeps for 5.3 (lua/compat.lua checks
-      // the argument): JavaScript's are within an ulp, as the C library's are.
+      // 5.3's `math.cosh`, `sinh` and `tanh` (lua/compat.lua): JavaScript's are within an ulp, as C's are.
       ...Object.fromEntries(
         (['cosh', 'sinh', 'tanh'] as const).map((name) => [
           name,
           (call: NativeCall) => [Math[name](call.number(1) ?? Number.NaN)],
         ]),
       ),
-      // `ctx:ask`, its question checked by lua/ask.lua: Lua waits for the host's answer (or nil and
-      // the reason). A task without a channel (`available`) has no one to ask.
+      // `ctx:ask` (lua/ask.lua checks the question): the host's answer, or nil and the reason.
       ask: async (call) => {
         const question = call.value(1, 'question') as AskQuestion;
         const answer = (await this.scope.channel?.ask(question)) ?? { refused: 'unavailable' };

@@ -1,7 +1,5 @@
-// Decodes a snapshot (msgpack, read by shared/msgpack.ts) straight onto a Lua stack, so `render`
-// receives the table that was shown: integer, float, string and boolean keys as they were, arrays
-// as sequences. Snapshots recorded before moonpool encoded them itself (msgpackr's, string keys
-// only) decode the same way.
+// Decodes a snapshot (msgpack) straight onto a Lua stack, so `render` gets the table that was
+// shown, keys with their Lua types (msgpackr's older snapshots, string keys only, decode too).
 import { MsgpackError, MsgpackReader } from '../shared/msgpack.js';
 import { LUA_TNUMBER, MAX_VALUE_DEPTH, type LuaRawApi, type LuaStack } from './lua-stack.js';
 

@@ -1,7 +1,6 @@
-// Encodes a Lua value straight from the Lua stack to msgpack bytes, measuring while it writes: a
-// shared sub-table is written (and counted) each time it is reached, as its encoding requires, so
-// a state past SNAPSHOT_LIMIT_BYTES is refused at that byte, before the expansion is ever built.
-// Keys keep their Lua type (integer, float, string, boolean), so `render` gets the table back.
+// Encodes a Lua value straight from the stack to msgpack, measuring while it writes, so a state past
+// SNAPSHOT_LIMIT_BYTES (a shared sub-table counts each time it is reached) is refused before it is
+// built. Keys keep their Lua type, so `render` gets the same table back.
 import { isUtf8 } from 'node:buffer';
 import { writeHeader } from '../shared/msgpack.js';
 import {
