@@ -53,19 +53,13 @@ export class CallChannel {
     this.sendEventsIfDue();
   }
 
-  /** Characters the call's log may still hold. */
-  get room(): number {
-    return LOG_LIMIT_CHARS - this.loggedChars;
-  }
-
-  /** Counts a line of `chars` characters that was not logged (the note at the end says how much). */
-  drop(chars: number): void {
-    this.droppedLines++;
-    this.droppedChars += chars;
-  }
-
+  /** Logs a line; past the log's limit it is only counted, for the note at the end. */
   log(text: string): void {
-    if (text.length > this.room) return this.drop(text.length);
+    if (this.loggedChars + text.length > LOG_LIMIT_CHARS) {
+      this.droppedLines++;
+      this.droppedChars += text.length;
+      return;
+    }
     this.loggedChars += text.length;
     this.pendingLines.push(text);
     this.sendEventsIfDue();

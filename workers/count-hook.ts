@@ -26,8 +26,8 @@ export class CountHook {
   private readonly pointer: number;
   private readonly needs = new Set<HookNeed>();
   private armedOn = 0;
-  /** Tools' hooks by thread (the function is where ldblib keeps it, the registry's `_HOOKKEY`). */
-  private readonly toolHooks = new Map<number, ToolHook>();
+  /** Tools' hooks by thread, as `debug.gethook` reports them (the function is in the registry's `_HOOKKEY`). */
+  readonly toolHooks = new Map<number, ToolHook>();
   /** With a tool count hook of `count` instructions: ticks every so many of its events. */
   private countsPerTick = 1;
   private counts = 0;
@@ -64,11 +64,6 @@ export class CountHook {
     if (mask === 0) this.toolHooks.delete(L);
     else this.toolHooks.set(L, { mask, count });
     this.apply(L);
-  }
-
-  /** The hook a tool set on thread `L`, as `debug.gethook` reports it. */
-  toolHook(L: number): ToolHook | undefined {
-    return this.toolHooks.get(L);
   }
 
   /** Sets thread L's hook to what moonpool and the tool need of it now. */

@@ -68,7 +68,7 @@ export function createDebugHookNatives(
     gethook: (call) => {
       const { L } = call;
       const [thread] = threadArgument(L);
-      const tool = hook.toolHook(thread);
+      const tool = hook.toolHooks.get(thread);
       if (!tool) return [null];
       pushHookTable(L);
       pushThread(L, thread);

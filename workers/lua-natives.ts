@@ -20,10 +20,6 @@ export class NativeCall {
     return index <= this.argc ? this.stack.stringAt(this.L, index) : null;
   }
 
-  boolean(index: number): boolean {
-    return index <= this.argc && this.stack.booleanAt(this.L, index);
-  }
-
   number(index: number): number | null {
     return index <= this.argc ? this.stack.numberAt(this.L, index) : null;
   }
