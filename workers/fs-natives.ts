@@ -65,23 +65,6 @@ function readCodeFile(path: Buffer, guard: PermissionGuard): Buffer {
   }
 }
 
-function failure(error: unknown, label: Buffer | null): unknown[] {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  const message = MESSAGES[code] ?? (error as Error).message;
-  const errno = (constants.errno as Record<string, number>)[code] ?? 0;
-  return [null, label ? `${label.toString('utf8')}: ${message}` : message, errno];
-}
-
-/** Whether `path` names a regular file (any failure, ENOTDIR or ENAMETOOLONG too, is a no). */
-function isReadableFile(path: Buffer): boolean {
-  try {
-    // A missing file is the common answer (package.path probes): no exception is made for it.
-    return fs.statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
-}
-
 export interface CodeSources {
   /** While it holds, code comes from the generation's snapshot first. */
   configLoading: () => boolean;
@@ -114,13 +97,17 @@ export function createFsNatives(
     const nul = path.indexOf(0);
     return nul === -1 ? path : path.subarray(0, nul);
   };
+  /** `action`'s results, or Lua's `nil, "label: message", errno` for its failure. */
   const attempt = (label: Buffer | null, action: () => unknown[]): unknown[] => {
     try {
       return action();
     } catch (error) {
       // A permission refused is a Lua error at the tool's line, not a failure to return.
       if (error instanceof NativeError) throw error;
-      return failure(error, label);
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      const message = MESSAGES[code] ?? (error as Error).message;
+      const errno = (constants.errno as Record<string, number>)[code] ?? 0;
+      return [null, label ? `${label.toString('utf8')}: ${message}` : message, errno];
     }
   };
   const absoluteOf = (path: Buffer): string => normalize(resolve(path).toString('utf8'));
@@ -147,7 +134,12 @@ export function createFsNatives(
       // show): the second result says so, and code_refused refuses it if no other path is found.
       const absolute = resolve(path);
       if (!guard().mayRead(absolute.toString('latin1'))) return [false, true];
-      return [isReadableFile(absolute)];
+      try {
+        // A missing file is the common answer (package.path probes): no exception is made for it.
+        return [fs.statSync(absolute, { throwIfNoEntry: false })?.isFile() ?? false];
+      } catch {
+        return [false]; // ENOTDIR, ENAMETOOLONG…
+      }
     },
     code_refused: (call) => {
       guard().checkPath('read', resolve(pathArg(call, 1)).toString('latin1'));

@@ -128,25 +128,15 @@ export function luaKeyPath(parent: string, key: string | number | boolean): stri
 export function decodeLuaText(bytes: Uint8Array): string {
   if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   let out = '';
-  let i = 0;
-  while (i < bytes.length) {
-    const length = validSequenceLength(bytes, i);
-    if (length === 0) {
-      out += `\\x${bytes[i]!.toString(16).padStart(2, '0')}`;
-      i += 1;
-    } else {
-      out += Buffer.from(bytes.subarray(i, i + length)).toString('utf8');
-      i += length;
-    }
+  for (let i = 0; i < bytes.length;) {
+    // The valid sequence starting here, if one does.
+    const length = [1, 2, 3, 4].find((n) => i + n <= bytes.length && isUtf8(bytes.subarray(i, i + n)));
+    out += length
+      ? Buffer.from(bytes.subarray(i, i + length)).toString('utf8')
+      : `\\x${bytes[i]!.toString(16).padStart(2, '0')}`;
+    i += length ?? 1;
   }
   return out;
-}
-
-/** The length of the valid UTF-8 sequence at `at`, or 0 when the byte there starts none. */
-function validSequenceLength(bytes: Uint8Array, at: number): number {
-  for (let length = 1; length <= 4 && at + length <= bytes.length; length++)
-    if (isUtf8(bytes.subarray(at, at + length))) return length;
-  return 0;
 }
 
 /** Reads and writes values on the stack of a Lua state `L` (a thread's address). */
