@@ -60,7 +60,6 @@ const EXEC_ARGUMENTS = `${GATE}; exec 3<&-; exec "$0" "$@"`;
 export class ShellProcess {
   private readonly pending: Buffer[] = [];
   private pendingBytes = 0;
-  private collectedBytes = 0;
   private overflow = false;
   private ended = false;
   private wakeReader: (() => void) | undefined;
@@ -133,14 +132,12 @@ export class ShellProcess {
   }
 
   private take(chunk: Buffer): void {
-    if (this.options.stdout === 'collect') {
-      this.collectedBytes += chunk.length;
-      if (this.collectedBytes > MAX_CAPTURE_BYTES) {
-        this.overflow = true;
-        sigkill(-this.child.pid!);
-        this.child.stdout!.destroy();
-        return;
-      }
+    // Collected stdout is never read before the end: what is pending is all it printed.
+    if (this.options.stdout === 'collect' && this.pendingBytes + chunk.length > MAX_CAPTURE_BYTES) {
+      this.overflow = true;
+      sigkill(-this.child.pid!);
+      this.child.stdout!.destroy();
+      return;
     }
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
