@@ -160,11 +160,6 @@ export class EntryRunner {
     return this.raw.HEAP32[this.resultCountSlot >> 2]!;
   }
 
-  /** The status once a resume that returned `status` has finished, awaiting what it yields. */
-  private settled(L: number, status: number): number | Promise<number> {
-    return status === LUA_YIELD ? this.afterYields(L) : status;
-  }
-
   /**
    * Calls `failedRef` on the second thread with the failed thread, its error and whether it ran out
    * of memory. The error stays on the failed thread too, for its to-be-closed variables' `__close`.
@@ -191,9 +186,8 @@ export class EntryRunner {
     }
   }
 
-  /** Resumes `L` after each wait of a native's has settled; returns the status it ends with. */
-  private async afterYields(L: number): Promise<number> {
-    let status = LUA_YIELD;
+  /** The status once a resume that returned `status` has finished: `L` resumed after each wait of a native's. */
+  private async settled(L: number, status: number): Promise<number> {
     try {
       while (status === LUA_YIELD) {
         const waiting = this.waiting;
