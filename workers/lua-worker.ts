@@ -9,7 +9,6 @@ import type {
   TaskKind,
   TaskOf,
   TaskReplies,
-  RunReply,
   WorkerConfig,
   WorkerEvents,
   WorkerTask,
@@ -50,21 +49,17 @@ async function runtimeFor(task: WorkerTask): Promise<LuaRuntime> {
   tasks.setWorker(task.row, workerThreadId);
   tasks.setThread(task.row, threadToLower());
   tasks.stamp(task.row, 'picked');
-  if (!runtime) return startRuntime(task);
+  if (!runtime) {
+    // Loading the config is discovery's own work; for the other tasks it comes before their time.
+    // Making the Lua state is no one's: on a loaded machine it alone can take seconds.
+    runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => {
+      if (task.kind === 'discover') tasks.stamp(task.row, 'started');
+      return lua.load(task.row);
+    }));
+    // The pool lets the next worker waiting at its start gate begin.
+    void events.started();
+  }
   tasks.stamp(task.row, 'started');
-  return runtime;
-}
-
-async function startRuntime(task: WorkerTask): Promise<LuaRuntime> {
-  // Loading the config is discovery's own work; for the other tasks it comes before their time.
-  // Making the Lua state is no one's: on a loaded machine it alone can take seconds.
-  runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => {
-    if (task.kind === 'discover') tasks.stamp(task.row, 'started');
-    return lua.load(task.row);
-  }));
-  tasks.stamp(task.row, 'started');
-  // The pool lets the next worker waiting at its start gate begin.
-  void events.started();
   return runtime;
 }
 
@@ -83,16 +78,12 @@ const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> 
   run: async (task) => {
     const lua = await runtimeFor(task);
     const reply = await lua.run(task.context, task.args, task.row, new CallChannel(events, task.context.callId));
-    return retireIfOutOfMemory(task, reply);
+    if (reply.failure !== 'out_of_memory') return reply;
+    // Its reply goes over the event channel, and the worker exits: its heap never shrinks.
+    await events.retire(task.context.callId, reply);
+    process.exit(0);
   },
 };
-
-/** A call that ran out of memory hands its reply over the event channel, and the worker exits (its heap never shrinks). */
-async function retireIfOutOfMemory(task: TaskOf<'run'>, reply: RunReply): Promise<RunReply> {
-  if (reply.failure !== 'out_of_memory') return reply;
-  await events.retire(task.context.callId, reply);
-  process.exit(0);
-}
 
 const handleTask: TaskHandler = async <K extends TaskKind>(task: TaskOf<K>) => {
   const handler = handlers[task.kind] as (task: TaskOf<K>) => Promise<TaskReplies[K]>;
