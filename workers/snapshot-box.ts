@@ -114,7 +114,7 @@ export class SnapshotBox {
       this.raw._lua_pushnil(L);
       this.raw._lua_rawseti(L, box, 1n);
       try {
-        this.channel?.send(this.encoder.encode(L, -1, 'state'));
+        this.channel?.send(this.encoder.encode(L, -1));
         return undefined;
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
