@@ -64,7 +64,7 @@ interface EntryReplies {
 }
 
 /** The per-task state natives need. */
-interface TaskScope {
+export interface TaskScope {
   taskRow: TaskRow | null;
   channel: CallChannel | null;
   /** Output of a task without a channel (loading the config), up to LOG_LIMIT_CHARS. */
