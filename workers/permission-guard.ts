@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { NativeError } from './lua-natives.js';
-import type { ToolPermissions } from '../shared/protocol.js';
+import type { ToolPermissions, WorkerConfig } from '../shared/protocol.js';
 
 type Access = 'read' | 'write';
 
@@ -50,13 +50,6 @@ function inside(path: string, roots: readonly string[], strictly = false): boole
   return false;
 }
 
-/** The places every guarded tool may use besides its own roots: its config (to read) and the session's spill directory. */
-export interface GuardPlaces {
-  cwd: string;
-  configDir: string;
-  spillDir: string;
-}
-
 export class PermissionGuard {
   private constructor(
     private readonly permissions: ToolPermissions,
@@ -70,8 +63,8 @@ export class PermissionGuard {
     { read: null, write: null },
   );
 
-  /** The guard of a call: UNRESTRICTED for a tool that declared no permissions. */
-  static of(permissions: ToolPermissions | undefined, places: GuardPlaces): PermissionGuard {
+  /** The guard of a call (UNRESTRICTED without permissions): its roots, with the config (to read) and spill dir. */
+  static of(permissions: ToolPermissions | undefined, places: WorkerConfig): PermissionGuard {
     if (!permissions) return PermissionGuard.UNRESTRICTED;
     const cwd = asBytes(places.cwd);
     const home = asBytes(homedir());
