@@ -14,15 +14,8 @@ export interface RunnerHooks {
   afterWait(): void;
 }
 
-/** The prelude's entry points a tool's call goes through (workers/lua/api.lua). */
-export interface ToolEntries {
-  /** `entry.run`: the tool's `run` and its arguments, or the reply when there is nothing to run. */
-  prepare: number;
-  /** `entry.ran`: the reply, from what `run` returned. */
-  ran: number;
-  /** `entry.failed`: the reply, from the thread `run` failed on, its error, and whether that was out of memory. */
-  failed: number;
-}
+/** Registry references of the prelude's entry points a tool's call goes through (workers/lua/api.lua). */
+export type ToolEntries = Record<'run' | 'ran' | 'failed', number>;
 
 const LUA_OK = 0;
 const LUA_YIELD = 1;
@@ -115,7 +108,7 @@ export class EntryRunner {
   }
 
   /**
-   * Runs a tool's call: `entries.prepare` returns the tool's `run` and its arguments, and `run` is
+   * Runs a tool's call: `entries.run` returns the tool's `run` and its arguments, and `run` is
    * resumed with nothing below it, so no frame of moonpool's is in its tracebacks. Its first result
    * goes to `entries.ran`; its error to `entries.failed`, on the second thread.
    */
@@ -125,7 +118,7 @@ export class EntryRunner {
     readResults: (L: number, count: number) => R,
   ): Promise<R> {
     const L = this.thread.address;
-    let status = await this.settled(L, this.start(L, entries.prepare, pushArguments));
+    let status = await this.settled(L, this.start(L, entries.run, pushArguments));
     if (status === LUA_OK && this.resultCount() > 0 && this.raw._lua_type(L, -this.resultCount()) === LUA_TFUNCTION) {
       status = await this.settled(L, this.resume(L, this.resultCount() - 1));
       if (status !== LUA_OK) return this.reportFailure(status, entries.failed, readResults);

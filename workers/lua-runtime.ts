@@ -103,7 +103,7 @@ export class LuaRuntime {
   private readonly output: OutputNatives;
   private readonly chunkNames = new ChunkNames();
   private readonly snapshots: SnapshotBox;
-  private readonly entries = new Map<EntryName, number>();
+  private readonly entries = {} as Record<EntryName, number>;
   private renderSnapshot: Uint8Array | undefined;
   private readonly decoder: SnapshotDecoder;
   private scope: TaskScope = IDLE_SCOPE;
@@ -262,7 +262,7 @@ export class LuaRuntime {
     try {
       ran = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
         this.runner.callTool(
-          { prepare: this.entries.get('run')!, ran: this.entries.get('ran')!, failed: this.entries.get('failed')! },
+          this.entries,
           (L) => {
             this.stack.pushString(L, context.tool);
             this.stack.pushValue(L, args);
@@ -363,7 +363,7 @@ export class LuaRuntime {
     pushArguments: (L: number) => number,
   ): Promise<EntryReplies[E]> {
     return this.invoke(scope, () =>
-      this.runner.call(this.entries.get(entry)!, pushArguments, (L) => this.readReply(entry, L) as EntryReplies[E]),
+      this.runner.call(this.entries[entry], pushArguments, (L) => this.readReply(entry, L) as EntryReplies[E]),
     );
   }
 
@@ -468,7 +468,7 @@ export class LuaRuntime {
     global.lua.lua_getglobal(global.address, '__moonpool_entry');
     for (const name of ENTRY_NAMES) {
       global.lua.lua_getfield(global.address, -1, name);
-      this.entries.set(name, global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
+      this.entries[name] = global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     }
     global.pop(1);
     for (const name of ['entry', 'native', 'snapshot_box', ...Object.keys(settings)])
