@@ -6,6 +6,7 @@ import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { NativeError, type NativeCall, type NativeFunction } from './lua-natives.js';
 import type { ChunkNames } from './chunk-names.js';
+import type { WorkerConfig } from '../shared/protocol.js';
 import { PermissionGuard } from './permission-guard.js';
 
 const MESSAGES: Record<string, string> = {
@@ -65,26 +66,18 @@ function readCodeFile(path: Buffer, guard: PermissionGuard): Buffer {
   }
 }
 
-export interface CodeSources {
-  /** While it holds, code comes from the generation's snapshot first. */
-  configLoading: () => boolean;
-  /** Remembers every path code is loaded from, to write cut chunk names whole. */
-  chunkNames: ChunkNames;
-  /** The running task's permissions. */
-  guard: () => PermissionGuard;
-}
-
 /**
- * Natives for the real file system. While the config loads, code comes from `sources` first (the
- * generation's snapshot of its Lua files, real path → bytes), so every worker evaluates the same
- * config; afterwards from the disk, as in native Lua.
+ * Natives for the real file system, `guard` the running task's. While `configLoading`, code comes
+ * from the config's `sources` first (the generation's snapshot of its Lua files, real path →
+ * bytes), so every worker evaluates the same config; afterwards from the disk, as in native Lua.
+ * `chunkNames` remembers every path code is loaded from.
  */
 export function createFsNatives(
-  cwd: string,
-  sources: Record<string, Uint8Array>,
-  code: CodeSources,
+  { cwd, sources }: WorkerConfig,
+  chunkNames: ChunkNames,
+  configLoading: () => boolean,
+  guard: () => PermissionGuard,
 ): Record<string, NativeFunction> {
-  const { configLoading, chunkNames, guard } = code;
   /** `path` against the working directory; an empty path names no file (`os.remove('')` must not remove cwd). */
   const resolve = (path: Buffer): Buffer => {
     if (path.length === 0) throw Object.assign(new Error('empty path'), { code: 'ENOENT' });

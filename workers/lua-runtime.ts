@@ -477,11 +477,12 @@ export class LuaRuntime {
 
   private natives(): Record<string, NativeFunction> {
     return {
-      ...createFsNatives(this.config.cwd, this.config.sources, {
-        configLoading: () => !this.discovery.loaded,
-        chunkNames: this.chunkNames,
-        guard: () => this.scope.guard,
-      }),
+      ...createFsNatives(
+        this.config,
+        this.chunkNames,
+        () => !this.discovery.loaded,
+        () => this.scope.guard,
+      ),
       ...createProcessNatives(this.config.cwd, () => this.scope),
       // 5.3's `math.cosh`, `sinh` and `tanh` (lua/compat.lua): JavaScript's are within an ulp, as C's are.
       ...Object.fromEntries(
