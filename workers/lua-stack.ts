@@ -31,6 +31,7 @@ export interface LuaRawApi {
   _lua_rawget(L: number, index: number): number;
   _lua_rawseti(L: number, index: number, n: bigint): void;
   _lua_rawgeti(L: number, index: number, n: bigint): number;
+  _lua_rawequal(L: number, index1: number, index2: number): number;
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
   _lua_setwarnf(L: number, warnf: number, userData: number): void;
   _lua_getfield(L: number, index: number, key: number): number;
