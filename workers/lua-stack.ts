@@ -315,7 +315,7 @@ export class LuaStack {
     const type = this.typeAt(L, -2);
     if (type === LUA_TSTRING) return decodeLuaText(this.copyAt(L, -2));
     if (type === LUA_TNUMBER && this.module._lua_isinteger(L, -2)) return Number(this.module._lua_tointegerx(L, -2, 0));
-    this.module._lua_settop(L, -3);
+    // readTable puts the stack back.
     throw new LuaConversionError(
       path,
       `has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string and integer keys can cross`,

@@ -79,15 +79,13 @@ export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text:
     },
     warn: (call) => {
       const parts: string[] = [];
-      for (let index = 1; index <= call.argc; index++) {
+      // At least one argument: none is `bad argument #1 … got no value`.
+      for (let index = 1; index <= Math.max(1, call.argc); index++) {
         const part = call.string(index);
         if (part === null)
-          throw new NativeError(
-            `bad argument #${index} to 'warn' (string expected, got ${stack.typeNameAt(call.L, index)})`,
-          );
+          throw new NativeError(`bad argument #${index} to 'warn' (string expected, got ${call.typeName(index)})`);
         parts.push(part);
       }
-      if (parts.length === 0) throw new NativeError("bad argument #1 to 'warn' (string expected, got no value)");
       parts.forEach((part, index) => warning(part, index < parts.length - 1));
       return [];
     },
