@@ -62,7 +62,7 @@ export class CpuTurns {
 
   /** The call has ended. */
   end(): void {
-    if (this.words !== null) this.slots.leave(this.words, this.seat);
+    this.pause();
     this.words = null;
   }
 

@@ -67,10 +67,8 @@ interface EntryReplies {
 export interface TaskScope {
   taskRow: TaskRow | null;
   channel: CallChannel | null;
-  /** Output of a task without a channel (loading the config), up to LOG_LIMIT_CHARS. */
-  logs: string[];
-  logChars: number;
-  droppedLogLines: number;
+  /** Output of a task without a channel (loading the config): lines up to LOG_LIMIT_CHARS, then only counted. */
+  log: { lines: string[]; chars: number; dropped: number };
   /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
   budget?: { deadline: number; ms: number };
   /** What the task's tool may touch. */
@@ -81,9 +79,7 @@ export interface TaskScope {
 const IDLE_SCOPE: TaskScope = {
   taskRow: null,
   channel: null,
-  logs: [],
-  logChars: 0,
-  droppedLogLines: 0,
+  log: { lines: [], chars: 0, dropped: 0 },
   guard: PermissionGuard.UNRESTRICTED,
 };
 
@@ -182,10 +178,11 @@ export class LuaRuntime {
       return this.sendPendingEvents();
     }
     const text = this.chunkNames.expand(line);
-    if (LOG_LIMIT_CHARS - this.scope.logChars < text.length) this.scope.droppedLogLines++;
+    const { log } = this.scope;
+    if (LOG_LIMIT_CHARS - log.chars < text.length) log.dropped++;
     else {
-      this.scope.logChars += text.length;
-      this.scope.logs.push(text);
+      log.chars += text.length;
+      log.lines.push(text);
     }
   }
 
@@ -238,12 +235,12 @@ export class LuaRuntime {
     const discovered = loaded.ok ? await this.invokeForReply('discover', scope, () => 0).catch(failed) : loaded;
     if (!('definitions' in discovered)) {
       const diagnostic = errorDiagnostic(discovered.error ?? 'unknown error', this.config.configFile);
-      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
+      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.log.lines };
       return this;
     }
     this.discovery = { ...discovered, loaded: true };
-    if (scope.droppedLogLines > 0)
-      scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
+    if (scope.log.dropped > 0)
+      scope.log.lines.push(droppedLogNote("the config's log while it loaded", scope.log.dropped));
     return this;
   }
 
@@ -353,7 +350,7 @@ export class LuaRuntime {
 
   private scopeFor(row: number, channel: CallChannel | null, permissions?: ToolPermissions): TaskScope {
     const guard = PermissionGuard.of(permissions, this.config);
-    return { taskRow: { table: this.tasks, row }, channel, logs: [], logChars: 0, droppedLogLines: 0, guard };
+    return { taskRow: { table: this.tasks, row }, channel, log: { lines: [], chars: 0, dropped: 0 }, guard };
   }
 
   /** Runs a prelude entry point that returns its reply; the reply has the entry's shape. */
@@ -398,7 +395,7 @@ export class LuaRuntime {
     try {
       if (entry !== 'discover') return this.stack.readValue(L, 1, 'reply', new ReadBudget(REPLY_LIMIT_BYTES, 'reply'));
       const discovered = readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
-      return { ...discovered, logs: this.scope.logs };
+      return { ...discovered, logs: this.scope.log.lines };
     } catch (error) {
       if (!(error instanceof LuaConversionError)) throw error;
       throw new LuaEntryError(LUA_ERRRUN, error.message);
