@@ -1,11 +1,8 @@
-// The worker's side of a call's live events, sent over the worker's event port (comlink):
-// snapshots, the title and log lines. Each is coalesced so that a tool calling `ctx:show`,
-// `ctx:title` or `print` in a tight loop sends a few messages a second, not one per call: the
-// runtime decides when a snapshot is taken (see snapshot-box.ts) and this sends it; titles (latest
-// wins) and log lines (all of them, up to LOG_LIMIT_CHARS a call) go out together at most every
-// EVENT_INTERVAL_MS — by a timer while the worker's event loop is free (a command's stderr during
-// a wait), and by the runtime's count hook while Lua runs. `drain` sends what is pending and waits
-// until the host has every event.
+// The worker's side of a call's live events (snapshots, title, log lines), sent over the event
+// port (comlink). Titles (latest wins) and log lines (up to LOG_LIMIT_CHARS a call) go out
+// together at most every EVENT_INTERVAL_MS, by a timer while the event loop is free and by the
+// count hook while Lua runs; snapshot-box.ts decides when a snapshot goes. `drain` waits until
+// the host has every event.
 import type { Remote } from 'comlink';
 import type { AskAnswer, AskQuestion, WorkerEvents } from '../shared/protocol.js';
 
@@ -56,19 +53,13 @@ export class CallChannel {
     this.sendEventsIfDue();
   }
 
-  /** Characters the call's log may still hold. */
-  get room(): number {
-    return LOG_LIMIT_CHARS - this.loggedChars;
-  }
-
-  /** Counts a line of `chars` characters that was not logged (the note at the end says how much). */
-  drop(chars: number): void {
-    this.droppedLines++;
-    this.droppedChars += chars;
-  }
-
+  /** Logs a line; past the log's limit it is only counted, for the note at the end. */
   log(text: string): void {
-    if (text.length > this.room) return this.drop(text.length);
+    if (this.loggedChars + text.length > LOG_LIMIT_CHARS) {
+      this.droppedLines++;
+      this.droppedChars += text.length;
+      return;
+    }
     this.loggedChars += text.length;
     this.pendingLines.push(text);
     this.sendEventsIfDue();
@@ -102,19 +93,13 @@ export class CallChannel {
     this.pendingLines = [];
   }
 
-  /**
-   * Puts a question to the user through the host, once the events before it are sent; a host
-   * that stopped listening is no one to ask.
-   */
+  /** Asks the user through the host, once the events before it are sent; a host gone is no one to ask. */
   async ask(question: AskQuestion): Promise<AskAnswer> {
     this.sendEvents();
     return this.events.ask(this.callId, question).catch((): AskAnswer => ({ refused: 'unavailable' }));
   }
 
-  /**
-   * Sends what is pending (and a note of any log dropped), then settles once the host has
-   * received every event; undefined when the call sent none (most calls).
-   */
+  /** Sends what is pending (and a note of any log dropped); settles once the host has every event. */
   drain(): Promise<void> | undefined {
     if (this.droppedLines > 0) {
       this.pendingLines.push(droppedLogNote("this call's log", this.droppedLines, this.droppedChars));

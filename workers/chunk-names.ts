@@ -1,6 +1,5 @@
-// Whole file paths in what leaves the worker. Lua cuts a chunk name longer than LUA_IDSIZE (60,
-// compiled into wasmoon) to "..." and its last 56 bytes in every message and traceback; the worker
-// remembers the paths it loads code from (at most 10,000) and puts each cut name back whole.
+// Whole file paths in what leaves the worker: Lua cuts a chunk name past LUA_IDSIZE (60) to "..."
+// and its last 56 bytes; the worker remembers the paths it loads code from and puts them back.
 
 /** luaO_chunkid's budget for `@name`: LUA_IDSIZE bytes with the '@' and the final NUL. */
 const LUA_IDSIZE = 60;
@@ -50,20 +49,13 @@ export class ChunkNames {
   /** A copy of `value` with `expand` applied to every string in it (arrays and plain objects). */
   expandAll<T>(value: T): T {
     if (this.paths.size === 0) return value;
-    return this.expandValue(value) as T;
+    const expand = (value: unknown): unknown => {
+      if (typeof value === 'string') return this.expand(value);
+      if (Array.isArray(value)) return value.map(expand);
+      const prototype: unknown = value !== null && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+      if (prototype !== Object.prototype && prototype !== null) return value;
+      return Object.fromEntries(Object.entries(value as object).map(([key, item]) => [key, expand(item)]));
+    };
+    return expand(value) as T;
   }
-
-  private expandValue(value: unknown): unknown {
-    if (typeof value === 'string') return this.expand(value);
-    if (Array.isArray(value)) return value.map((item) => this.expandValue(item));
-    if (value !== null && typeof value === 'object' && isPlainObject(value)) {
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.expandValue(item)]));
-    }
-    return value;
-  }
-}
-
-function isPlainObject(value: object): boolean {
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }

@@ -1,10 +1,7 @@
-// A Lua count hook, armed only while something needs watching: in Lua 5.4 any count hook makes
-// the VM call into the debug machinery before every instruction (about halving the speed of tight
-// code), so moonpool never leaves one on. Several needs can hold it at once (a render's budget, a
-// pending snapshot, pending log lines); it is disarmed when the last one lets go. Lua has one hook
-// per thread, so moonpool owns it: `debug.sethook` and `debug.gethook` are natives that record a
-// tool's hook here (workers/debug-hook-natives.ts), and this hook calls the tool's function for
-// every event it asked for, as ldblib's own hook would.
+// A Lua count hook, armed only while something needs it (a render's budget, a pending snapshot,
+// pending log lines): any count hook about halves the speed of tight code. Lua has one hook per
+// thread, so moonpool owns it: `debug.sethook` records a tool's hook here (debug-hook-natives.ts)
+// and this hook calls it for every event it asked for, as ldblib's own hook would.
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LUA_TFUNCTION, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
@@ -29,8 +26,8 @@ export class CountHook {
   private readonly pointer: number;
   private readonly needs = new Set<HookNeed>();
   private armedOn = 0;
-  /** Tools' hooks by thread (the function itself is where ldblib keeps it: the registry's `_HOOKKEY`). */
-  private readonly toolHooks = new Map<number, ToolHook>();
+  /** Tools' hooks by thread, as `debug.gethook` reports them (the function is in the registry's `_HOOKKEY`). */
+  readonly toolHooks = new Map<number, ToolHook>();
   /** With a tool count hook of `count` instructions: ticks every so many of its events. */
   private countsPerTick = 1;
   private counts = 0;
@@ -67,11 +64,6 @@ export class CountHook {
     if (mask === 0) this.toolHooks.delete(L);
     else this.toolHooks.set(L, { mask, count });
     this.apply(L);
-  }
-
-  /** The hook a tool set on thread `L`, as `debug.gethook` reports it. */
-  toolHook(L: number): ToolHook | undefined {
-    return this.toolHooks.get(L);
   }
 
   /** Sets thread L's hook to what moonpool and the tool need of it now. */

@@ -1,10 +1,7 @@
-// One worker's side of the CPU slots (shared/cpu-slots.ts): when its call runs freely, when it queues
-// for a turn, and when it hands its turn on. A call runs freely for its first FREE_RUN_MS, so the many
-// calls that end sooner never touch the queue; past that it waits for a turn at its next
-// checkpoint (`ctx:show` looks, the count hook's ticks), hands the turn on after TURN_MS when others
-// wait, and gives it up while it waits on a command. A queue whose turns have not changed hands for
-// STUCK_MS has holders that never reach a checkpoint; waiting behind it ends and the call runs
-// ahead, taking its turn at a later checkpoint once it comes.
+// One worker's side of the CPU slots (shared/cpu-slots.ts). A call runs freely for FREE_RUN_MS;
+// past that it queues for a turn at its next checkpoint (a `ctx:show` look, a count hook tick),
+// hands the turn on after TURN_MS when others wait, and gives it up while it waits on a command.
+// Behind a queue whose turns have not moved for STUCK_MS it runs ahead, taking its turn later.
 import { FREE_RUN_MS } from '../shared/call-priority.js';
 import { SEAT_HOLDING, SEAT_IDLE, SEAT_WAITING, seatState, type CpuSlots } from '../shared/cpu-slots.js';
 
@@ -65,7 +62,7 @@ export class CpuTurns {
 
   /** The call has ended. */
   end(): void {
-    if (this.words !== null) this.slots.leave(this.words, this.seat);
+    this.pause();
     this.words = null;
   }
 

@@ -1,30 +1,23 @@
-// `debug.sethook` and `debug.gethook` as natives over moonpool's count hook, which owns each
-// thread's hook: they check their arguments and keep the hook function where ldblib keeps it (the
-// registry's `_HOOKKEY` table, weak-keyed by thread), so a tool sees exactly what native Lua
-// shows — its hook, its mask and count, every event it asked for — while moonpool's own count
-// hook keeps running beside it. Being C functions, they add no events of their own to a trace.
+// `debug.sethook` and `debug.gethook` over moonpool's count hook, which owns each thread's hook:
+// they keep the hook function where ldblib does (the registry's `_HOOKKEY`), so a tool sees what
+// native Lua shows while moonpool's own hook keeps running.
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LUA_MASKCOUNT, type CountHook } from './count-hook.js';
 import { Pushed, type NativeFunction } from './lua-natives.js';
 import { LUA_TFUNCTION, LUA_TNIL, LUA_TTHREAD, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
-const LUA_MASKCALL = 1;
-const LUA_MASKRET = 2;
-const LUA_MASKLINE = 4;
+/** ldblib's mask letters: call, return, line. */
+const MASK_LETTERS = ['c', 'r', 'l'] as const;
 
 /** ldblib's makemask: 'c', 'r', 'l' in the string, and a count. */
 function makeMask(letters: string, count: number): number {
-  return (
-    (letters.includes('c') ? LUA_MASKCALL : 0) |
-    (letters.includes('r') ? LUA_MASKRET : 0) |
-    (letters.includes('l') ? LUA_MASKLINE : 0) |
-    (count > 0 ? LUA_MASKCOUNT : 0)
-  );
+  const mask = MASK_LETTERS.reduce((bits, letter, bit) => (letters.includes(letter) ? bits | (1 << bit) : bits), 0);
+  return count > 0 ? mask | LUA_MASKCOUNT : mask;
 }
 
 /** ldblib's unmakemask. */
 function maskLetters(mask: number): string {
-  return `${mask & LUA_MASKCALL ? 'c' : ''}${mask & LUA_MASKRET ? 'r' : ''}${mask & LUA_MASKLINE ? 'l' : ''}`;
+  return MASK_LETTERS.filter((_, bit) => mask & (1 << bit)).join('');
 }
 
 export function createDebugHookNatives(
@@ -62,9 +55,7 @@ export function createDebugHookNatives(
         const letters = raw._luaL_checklstring(L, arg + 2, 0);
         raw._luaL_checktype(L, arg + 1, LUA_TFUNCTION);
         count = Number(raw._luaL_optinteger(L, arg + 3, 0n));
-        let end = letters;
-        while (raw.HEAPU8[end] !== 0) end++;
-        mask = makeMask(Buffer.from(raw.HEAPU8.subarray(letters, end)).toString('latin1'), count);
+        mask = makeMask(stack.cStringAt(letters), count);
       }
       pushHookTable(L);
       pushThread(L, thread);
@@ -77,7 +68,7 @@ export function createDebugHookNatives(
     gethook: (call) => {
       const { L } = call;
       const [thread] = threadArgument(L);
-      const tool = hook.toolHook(thread);
+      const tool = hook.toolHooks.get(thread);
       if (!tool) return [null];
       pushHookTable(L);
       pushThread(L, thread);

@@ -1,6 +1,5 @@
-// Reads what discovery found — the prelude's `definitions` and `problems` tables — field by field,
-// under budgets (1 MiB a definition, 16 MiB and 10,000 definitions in all), so that one bad or huge
-// value spoils only its own tool and no config can make the host hold more.
+// Reads discovery's `definitions` and `problems` field by field under budgets (1 MiB a definition,
+// 16 MiB and 10,000 definitions in all): a bad or huge value spoils only its own tool.
 import type { LuaWasm } from 'wasmoon';
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { LuaConversionError, ReadBudget, type LuaStack } from './lua-stack.js';
@@ -20,13 +19,21 @@ interface LuaProblem {
   prefix?: string;
 }
 
-/** Definition fields whose Lua name differs. */
-const LUA_FIELD_NAMES: Partial<Record<keyof RawToolDefinition, string>> = {
-  fieldNames: 'field_names',
-  outputSchema: 'output_schema',
-};
-
-type FieldReader = (name: string, budget?: ReadBudget) => unknown;
+/** The prelude's fields of a definition (callback types, where it was added): they count toward all definitions only. */
+const PRELUDE_FIELDS = ['permissionsAt', 'runType', 'renderType', 'availableType', 'module', 'file', 'line'];
+/** The tool's own fields: each counts toward its definition too, and one that cannot be read spoils only itself. */
+const TOOL_FIELDS = [
+  'name',
+  'description',
+  'parameters',
+  'timeout',
+  'annotations',
+  'outputSchema',
+  'permissions',
+  'fieldNames',
+];
+/** A field's name in Lua: `outputSchema` is `output_schema`. */
+const luaName = (key: string): string => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 /** Reads `definitions` (stack index 1) and `problems` (index 2), what the prelude's `discover` returned on thread L. */
 export function readDiscovery(
@@ -62,69 +69,39 @@ function readDefinitions(
   for (let i = 1; i <= Math.min(count, MAX_DEFINITIONS); i++) {
     lua.lua_rawgeti(L, 1, BigInt(i));
     const own = new ReadBudget(DEFINITION_LIMIT_BYTES, 'definition', whole);
-    const field: FieldReader = (name, budget = own) => {
-      lua.lua_getfield(L, -1, name);
+    const field = (key: string, budget: ReadBudget): unknown => {
+      lua.lua_getfield(L, -1, luaName(key));
       try {
-        return stack.readValue(L, -1, name, budget);
+        return stack.readValue(L, -1, luaName(key), budget);
       } finally {
         lua.lua_settop(L, -2);
       }
     };
-    let definition: RawToolDefinition;
+    const definition: Record<string, unknown> = {};
     try {
-      definition = preludeFields(field, whole);
+      for (const key of PRELUDE_FIELDS) definition[key] = field(key, whole);
     } catch (error) {
       if (!(error instanceof LuaConversionError)) throw error;
       lua.lua_settop(L, -2);
       return { definitions, unread: unread(count - i + 1, error.message) };
     }
-    for (const name of [
-      'name',
-      'description',
-      'parameters',
-      'timeout',
-      'annotations',
-      'outputSchema',
-      'permissions',
-      'fieldNames',
-    ] as const) {
+    if (definition['permissionsAt'] === null) delete definition['permissionsAt'];
+    for (const key of TOOL_FIELDS) {
       try {
-        definition[name] = field(LUA_FIELD_NAMES[name] ?? name) as string[];
+        definition[key] = field(key, own);
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
-        if (definition.conversionError === undefined) {
-          definition.conversionError = error.message;
-          definition.conversionField = name;
-        }
+        definition[key] = key === 'fieldNames' ? [] : null;
+        definition['conversionError'] ??= error.message;
+        definition['conversionField'] ??= key;
       }
     }
-    definitions.push(definition);
+    definitions.push(definition as unknown as RawToolDefinition);
     lua.lua_settop(L, -2);
   }
   if (count <= MAX_DEFINITIONS) return { definitions };
   const limit = `a config may define at most ${MAX_DEFINITIONS.toLocaleString('en-US')} tools`;
   return { definitions, unread: unread(count - MAX_DEFINITIONS, limit) };
-}
-
-/** The prelude's fields of a definition (callback types, where it was added): they count toward all definitions only. */
-function preludeFields(field: FieldReader, whole: ReadBudget): RawToolDefinition {
-  const permissionsAt = field('permissions_at', whole) as RawToolDefinition['permissionsAt'] | null;
-  return {
-    name: null,
-    description: null,
-    parameters: null,
-    timeout: null,
-    annotations: null,
-    outputSchema: null,
-    runType: field('run_type', whole) as string,
-    renderType: field('render_type', whole) as string,
-    availableType: field('available_type', whole) as string,
-    module: field('module', whole) as string | null,
-    file: field('file', whole) as string,
-    line: field('line', whole) as number,
-    fieldNames: [],
-    ...(permissionsAt ? { permissionsAt } : {}),
-  };
 }
 
 function problemDiagnostic(problem: LuaProblem, configFile: string): Diagnostic {

@@ -1,33 +1,21 @@
-// Runs the prelude's entry points on one Lua thread that is reset and reused for every task
-// (a fresh wasmoon thread per call costs more than the call). A native that waits (`capture`'s)
-// yields the thread with its promise (`wait`); the runner awaits it and resumes the thread, and
-// the native returns what the promise gave (bytes stay bytes). Any other yield reaching the runner
-// is refused as native Lua refuses it; a trap breaks the state for good.
-// A tool's `run` is resumed as the thread's bottom function, as a script's main chunk is run: its
-// failure is reported from a second thread, while the failed one still holds its frames.
+// Runs the prelude's entry points on one Lua thread, reset and reused for every task. A native
+// that waits (`capture`) yields the thread with its promise; the runner awaits it and resumes.
+// A tool's `run` is the thread's bottom function, as a script's main chunk is; its failure is
+// reported from a second thread while the failed one still holds its frames.
 import type { LuaEngine, LuaThread } from 'wasmoon';
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
-import { LUA_TFUNCTION, LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
-import { NativeError } from './lua-natives.js';
+import { LUA_TFUNCTION, LUA_TTHREAD, LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
+import { NativeError, Pushed, type NativeFunction } from './lua-natives.js';
 import { LUA_ERRMEM, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 
-/** What the runner lets its owner do while Lua runs. */
+/** What the owner does around each wait of a native's. */
 export interface RunnerHooks {
-  /** Before the thread waits for a promise (a `capture`, say). */
   beforeWait(L: number): void;
-  /** When the wait is over, before the thread resumes. */
   afterWait(): void;
 }
 
-/** The prelude's entry points a tool's call goes through (workers/lua/api.lua). */
-export interface ToolEntries {
-  /** `entry.run`: the tool's `run` and its arguments, or the reply when there is nothing to run. */
-  prepare: number;
-  /** `entry.ran`: the reply, from what `run` returned. */
-  ran: number;
-  /** `entry.failed`: the reply, from the thread `run` failed on, its error, and whether that was out of memory. */
-  failed: number;
-}
+/** Registry references of the prelude's entry points a tool's call goes through (workers/lua/api.lua). */
+export type ToolEntries = Record<'run' | 'ran' | 'failed', number>;
 
 const LUA_OK = 0;
 const LUA_YIELD = 1;
@@ -36,16 +24,14 @@ type Settled = { values: unknown[] } | { error: unknown };
 
 export class EntryRunner {
   private readonly thread: LuaThread;
-  /** The thread's registry reference, to hand it to Lua as a value. */
   private readonly threadRef: number;
   /** Where a failed `run` is reported from: its own thread cannot run anything more. */
   private readonly reporter: LuaThread;
   private readonly resultCountSlot: number;
   /** What the waiting native waits for, from its yield until the runner takes it. */
   private waiting: Promise<unknown[]> | undefined;
-  /** What it got, from the wait's end until the native's continuation returns it. */
+  /** What it got, until the native's continuation (a C function) returns it. */
   private outcome: Settled | undefined;
-  /** The continuation (a C function) of a native that waited: it returns what the wait gave. */
   private readonly continuation: number;
 
   constructor(
@@ -55,7 +41,6 @@ export class EntryRunner {
     private readonly hooks: RunnerHooks,
   ) {
     const global = engine.global;
-    // Both anchored in the registry, so they are never collected and the global stack stays clean.
     this.thread = global.newThread();
     this.threadRef = global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     this.reporter = global.newThread();
@@ -64,10 +49,7 @@ export class EntryRunner {
     this.continuation = raw.addFunction((L) => this.returnSettled(L), 'iiii');
   }
 
-  /**
-   * A native's wait (it returns what this returns): `L` yields, and once `values` has settled the
-   * native returns them, or raises the promise's error. Only the entry thread waits.
-   */
+  /** A native's wait: `L` yields, and the native returns what `values` settles to (or raises its error). */
   wait(L: number, values: Promise<unknown[]>): number {
     if (L !== this.thread.address) throw new NativeError('cannot wait inside a coroutine of your own');
     // Where the thread cannot yield, Lua raises its own error and nothing waits.
@@ -92,10 +74,30 @@ export class EntryRunner {
   }
 
   /**
-   * Calls the function at registry reference `functionRef` with the arguments `pushArguments`
-   * pushes; `readResults` sees what it returned (`count` values on top of the stack) before the
-   * thread is reset.
+   * `coroutine.yield`, `running` and `isyieldable` as natives that make the entry thread look like
+   * the main thread, as `run` would be in native Lua; elsewhere they are Lua's own.
    */
+  coroutineNatives(): Record<string, NativeFunction> {
+    const raw = this.raw;
+    return {
+      yield: (call) => {
+        if (call.L === this.address) throw new NativeError('attempt to yield from outside a coroutine', false);
+        // Raises the yield (as luaB_yield does); the coroutine's resume later returns its values here.
+        return new Pushed(raw._lua_yieldk(call.L, call.argc, 0, 0));
+      },
+      running: (call) => {
+        const main = raw._lua_pushthread(call.L) !== 0;
+        raw._lua_pushboolean(call.L, main || call.L === this.address ? 1 : 0);
+        return new Pushed(2);
+      },
+      isyieldable: (call) => {
+        const thread = raw._lua_type(call.L, 1) === LUA_TTHREAD ? raw._lua_tothread(call.L, 1) : call.L;
+        return [thread !== this.address && raw._lua_isyieldable(thread) !== 0];
+      },
+    };
+  }
+
+  /** Calls the function at registry reference `functionRef`; `readResults` sees its results before the reset. */
   async call<R>(
     functionRef: number,
     pushArguments: (L: number) => number,
@@ -106,11 +108,9 @@ export class EntryRunner {
   }
 
   /**
-   * Runs a tool's call: `entries.prepare`, called as `call` calls a function, returns the tool's
-   * `run` and its arguments, and `run` is then resumed on this thread with nothing below it, so
-   * that no frame of moonpool's is in its tracebacks, `debug.getinfo` levels or `error` levels.
-   * Its first result goes to `entries.ran`; an error it raised, to `entries.failed`, on the second
-   * thread. `readResults` sees the reply (or what `prepare` returned when it returned no function).
+   * Runs a tool's call: `entries.run` returns the tool's `run` and its arguments, and `run` is
+   * resumed with nothing below it, so no frame of moonpool's is in its tracebacks. Its first result
+   * goes to `entries.ran`; its error to `entries.failed`, on the second thread.
    */
   async callTool<R>(
     entries: ToolEntries,
@@ -118,11 +118,13 @@ export class EntryRunner {
     readResults: (L: number, count: number) => R,
   ): Promise<R> {
     const L = this.thread.address;
-    let status = await this.settled(L, this.start(L, entries.prepare, pushArguments));
-    if (status === LUA_OK && this.returnedFunction(L)) {
+    let status = await this.settled(L, this.start(L, entries.run, pushArguments));
+    if (status === LUA_OK && this.resultCount() > 0 && this.raw._lua_type(L, -this.resultCount()) === LUA_TFUNCTION) {
       status = await this.settled(L, this.resume(L, this.resultCount() - 1));
       if (status !== LUA_OK) return this.reportFailure(status, entries.failed, readResults);
-      this.keepFirstResult(L);
+      // `run`'s first result, or nil.
+      if (this.resultCount() === 0) this.raw._lua_pushnil(L);
+      else this.raw._lua_settop(L, -this.resultCount());
       this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(entries.ran));
       this.raw._lua_rotate(L, -2, 1);
       status = await this.settled(L, this.resume(L, 1));
@@ -151,28 +153,9 @@ export class EntryRunner {
     return this.raw.HEAP32[this.resultCountSlot >> 2]!;
   }
 
-  /** Whether the results on top of the stack start with a function. */
-  private returnedFunction(L: number): boolean {
-    const count = this.resultCount();
-    return count > 0 && this.raw._lua_type(L, -count) === LUA_TFUNCTION;
-  }
-
-  /** Leaves exactly one of the results on top of the stack: the first, or nil when there are none. */
-  private keepFirstResult(L: number): void {
-    const count = this.resultCount();
-    if (count === 0) this.raw._lua_pushnil(L);
-    else this.raw._lua_settop(L, -count);
-  }
-
-  /** The status once a resume that returned `status` has finished, awaiting what it yields. */
-  private settled(L: number, status: number): number | Promise<number> {
-    return status === LUA_YIELD ? this.afterYields(L) : status;
-  }
-
   /**
-   * Calls `failedRef` on the second thread with the thread `run` failed on (its frames still
-   * there), its error and whether it ran out of memory. The error stays on the failed thread too:
-   * closing its to-be-closed variables hands it to their `__close`.
+   * Calls `failedRef` on the second thread with the failed thread, its error and whether it ran out
+   * of memory. The error stays on the failed thread too, for its to-be-closed variables' `__close`.
    */
   private reportFailure<R>(status: number, failedRef: number, readResults: (L: number, count: number) => R): R {
     const L = this.thread.address;
@@ -196,9 +179,8 @@ export class EntryRunner {
     }
   }
 
-  /** Resumes `L` after each wait of a native's has settled; returns the status it ends with. */
-  private async afterYields(L: number): Promise<number> {
-    let status = LUA_YIELD;
+  /** The status once a resume that returned `status` has finished: `L` resumed after each wait of a native's. */
+  private async settled(L: number, status: number): Promise<number> {
     try {
       while (status === LUA_YIELD) {
         const waiting = this.waiting;

@@ -6,6 +6,7 @@ import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { NativeError, type NativeCall, type NativeFunction } from './lua-natives.js';
 import type { ChunkNames } from './chunk-names.js';
+import type { WorkerConfig } from '../shared/protocol.js';
 import { PermissionGuard } from './permission-guard.js';
 
 const MESSAGES: Record<string, string> = {
@@ -33,11 +34,7 @@ const MESSAGES: Record<string, string> = {
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_NONBLOCK } = fs.constants;
 
-/**
- * fopen's modes as open(2) flags, all with O_NONBLOCK: a FIFO nobody writes (or reads) or a
- * device must never block the worker's thread in open or read (a thread blocked in a system call
- * cannot even be terminated). Regular files ignore O_NONBLOCK.
- */
+/** fopen's modes as open(2) flags, all O_NONBLOCK: a FIFO or device must never block the worker's thread. */
 const OPEN_FLAGS: Record<string, number> = {
   r: O_RDONLY | O_NONBLOCK,
   w: O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK,
@@ -47,10 +44,7 @@ const OPEN_FLAGS: Record<string, number> = {
   'a+': O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK,
 };
 
-/**
- * Runs a read or write at `offset` (the prelude keeps each file's position itself), or at the
- * stream's current position for what cannot seek (a FIFO, a terminal).
- */
+/** Runs a read or write at `offset` (the prelude keeps positions), or where the stream is if it cannot seek. */
 function atOffsetOrStream(offset: number | null, transfer: (position: number | null) => number): number {
   if (offset === null) return transfer(null);
   try {
@@ -72,49 +66,19 @@ function readCodeFile(path: Buffer, guard: PermissionGuard): Buffer {
   }
 }
 
-function failure(error: unknown, label: Buffer | null): unknown[] {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  const message = MESSAGES[code] ?? (error as Error).message;
-  const errno = (constants.errno as Record<string, number>)[code] ?? 0;
-  return [null, label ? `${label.toString('utf8')}: ${message}` : message, errno];
-}
-
-/** Whether `path` names a regular file (any failure, ENOTDIR or ENAMETOOLONG too, is a no). */
-function isReadableFile(path: Buffer): boolean {
-  try {
-    // A missing file is the common answer (package.path probes): no exception is made for it.
-    return fs.statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
-}
-
-export interface CodeSources {
-  /** While it holds, code comes from the generation's snapshot first. */
-  configLoading: () => boolean;
-  /** Remembers every path code is loaded from, to write cut chunk names whole. */
-  chunkNames: ChunkNames;
-  /** The running task's permissions. */
-  guard: () => PermissionGuard;
-}
-
 /**
- * Natives for the real file system. `sources` is the generation's snapshot of its Lua files
- * (real path → bytes): while the config loads, code is loaded from there first (`code_of`,
- * `code_exists`), so every worker evaluates the generation's config, and `code_of` also gives the
- * file's real path to name its chunk by. Afterwards code comes from the disk, as in native Lua, so
- * a tool that rewrites a file loads what it wrote, and a chunk keeps the name it was given.
+ * Natives for the real file system, `guard` the running task's. While `configLoading`, code comes
+ * from the config's `sources` first (the generation's snapshot of its Lua files, real path →
+ * bytes), so every worker evaluates the same config; afterwards from the disk, as in native Lua.
+ * `chunkNames` remembers every path code is loaded from.
  */
 export function createFsNatives(
-  cwd: string,
-  sources: Record<string, Uint8Array>,
-  code: CodeSources,
+  { cwd, sources }: WorkerConfig,
+  chunkNames: ChunkNames,
+  configLoading: () => boolean,
+  guard: () => PermissionGuard,
 ): Record<string, NativeFunction> {
-  const { configLoading, chunkNames, guard } = code;
-  /**
-   * `path` against the working directory. An empty path names no file, as for open(2): it must
-   * never become the working directory itself (`os.remove('')` would remove it).
-   */
+  /** `path` against the working directory; an empty path names no file (`os.remove('')` must not remove cwd). */
   const resolve = (path: Buffer): Buffer => {
     if (path.length === 0) throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
     return path[0] === 0x2f ? path : Buffer.concat([Buffer.from(`${cwd}/`), path]);
@@ -126,13 +90,17 @@ export function createFsNatives(
     const nul = path.indexOf(0);
     return nul === -1 ? path : path.subarray(0, nul);
   };
+  /** `action`'s results, or Lua's `nil, "label: message", errno` for its failure. */
   const attempt = (label: Buffer | null, action: () => unknown[]): unknown[] => {
     try {
       return action();
     } catch (error) {
       // A permission refused is a Lua error at the tool's line, not a failure to return.
       if (error instanceof NativeError) throw error;
-      return failure(error, label);
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      const message = MESSAGES[code] ?? (error as Error).message;
+      const errno = (constants.errno as Record<string, number>)[code] ?? 0;
+      return [null, label ? `${label.toString('utf8')}: ${message}` : message, errno];
     }
   };
   const absoluteOf = (path: Buffer): string => normalize(resolve(path).toString('utf8'));
@@ -159,7 +127,12 @@ export function createFsNatives(
       // show): the second result says so, and code_refused refuses it if no other path is found.
       const absolute = resolve(path);
       if (!guard().mayRead(absolute.toString('latin1'))) return [false, true];
-      return [isReadableFile(absolute)];
+      try {
+        // A missing file is the common answer (package.path probes): no exception is made for it.
+        return [fs.statSync(absolute, { throwIfNoEntry: false })?.isFile() ?? false];
+      } catch {
+        return [false]; // ENOTDIR, ENAMETOOLONG…
+      }
     },
     code_refused: (call) => {
       guard().checkPath('read', resolve(pathArg(call, 1)).toString('latin1'));

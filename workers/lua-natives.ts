@@ -2,6 +2,7 @@
 // arguments straight off the Lua stack (bytes stay bytes) and pushing its results the same way.
 import type { LuaEngine } from 'wasmoon';
 import type { LuaStack } from './lua-stack.js';
+import { isWasmTrap } from './lua-state-errors.js';
 
 /** The arguments of one native call, 1-based like Lua's. */
 export class NativeCall {
@@ -17,10 +18,6 @@ export class NativeCall {
 
   string(index: number): string | null {
     return index <= this.argc ? this.stack.stringAt(this.L, index) : null;
-  }
-
-  boolean(index: number): boolean {
-    return index <= this.argc && this.stack.booleanAt(this.L, index);
   }
 
   number(index: number): number | null {
@@ -56,8 +53,13 @@ export class Pushed {
 /** Returns the values to push (in order), a promise of them (Lua waits), or `Pushed` for results it pushed itself. */
 export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown[]> | Pushed;
 
-/** Makes the calling thread wait for `values` (see EntryRunner.wait). */
-export type Wait = (L: number, values: Promise<unknown[]>) => number;
+/** What the natives need of the runtime. */
+export interface NativeHost {
+  /** Makes the calling thread wait for `values` (see EntryRunner.wait). */
+  wait(L: number, values: Promise<unknown[]>): number;
+  /** A native met a WebAssembly trap: the state is broken, though the native's Lua error may be caught. */
+  trapped(error: Error): void;
+}
 
 /**
  * Sets the global `name` to a table of the natives, each a bare C function (no upvalues), so to Lua it looks like one
@@ -68,14 +70,14 @@ export function installNatives(
   stack: LuaStack,
   name: string,
   natives: Record<string, NativeFunction>,
-  wait: Wait,
+  host: NativeHost,
 ): void {
   const lua = engine.global.lua;
   const L = engine.global.address;
   const entries = Object.entries(natives);
   lua.lua_createtable(L, 0, entries.length);
   for (const [key, native] of entries) {
-    const pointer = lua.module.addFunction((calledL: number) => callNative(engine, stack, native, wait, calledL), 'ii');
+    const pointer = lua.module.addFunction((calledL: number) => callNative(engine, stack, native, host, calledL), 'ii');
     lua.lua_pushcclosure(L, pointer, 0);
     lua.lua_setfield(L, -2, key);
   }
@@ -83,17 +85,18 @@ export function installNatives(
 }
 
 /** Runs one native for Lua: its results pushed, its failure raised as a Lua error. */
-function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, wait: Wait, L: number): number {
+function callNative(engine: LuaEngine, stack: LuaStack, native: NativeFunction, host: NativeHost, L: number): number {
   const lua = engine.global.lua;
   try {
     const result = native(new NativeCall(stack, L, lua.lua_gettop(L)));
     if (result instanceof Pushed) return result.count;
-    if (result instanceof Promise) return wait(L, result);
+    if (result instanceof Promise) return host.wait(L, result);
     for (const value of result) stack.pushValue(L, value);
     return result.length;
   } catch (error) {
     // emscripten's longjmp (a Lua error raised inside the native) unwinds JavaScript as Infinity.
     if (error === Infinity) throw error;
+    if (isWasmTrap(error)) host.trapped(error);
     if (error instanceof NativeError) {
       if (error.withPosition === 'tool') pushToolWhere(engine, stack, L);
       else if (error.withPosition) lua.luaL_where(L, 1);

@@ -30,11 +30,10 @@ import { ChunkNames } from './chunk-names.js';
 import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
-import { isWasmTrap, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
+import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { readPreludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives } from './debug-hook-natives.js';
-import { createCoroutineNatives } from './coroutine-natives.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotDecoder } from './snapshot-decoder.js';
@@ -64,33 +63,23 @@ interface EntryReplies {
   render: RenderReply;
 }
 
-/** The per-task state natives need: where output goes and where the task's process groups are recorded. */
-interface TaskScope {
+/** The per-task state natives need. */
+export interface TaskScope {
   taskRow: TaskRow | null;
   channel: CallChannel | null;
-  /** Output of a task without a channel (loading the config), up to LOG_LIMIT_CHARS. */
-  logs: string[];
-  logChars: number;
-  droppedLogLines: number;
+  /** Output of a task without a channel (loading the config): lines up to LOG_LIMIT_CHARS, then only counted. */
+  log: { lines: string[]; chars: number; dropped: number };
   /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
   budget?: { deadline: number; ms: number };
   /** What the task's tool may touch. */
   guard: PermissionGuard;
 }
 
-/** What a call's Lua returned: its reply, and how many times it called ctx:show. */
-interface Ran {
-  reply: RunReply;
-  shows: number;
-}
-
-/** Outside a task: output is dropped and no process groups are recorded. */
+/** Outside a task: no process groups are recorded. */
 const IDLE_SCOPE: TaskScope = {
   taskRow: null,
   channel: null,
-  logs: [],
-  logChars: 0,
-  droppedLogLines: 0,
+  log: { lines: [], chars: 0, dropped: 0 },
   guard: PermissionGuard.UNRESTRICTED,
 };
 
@@ -109,8 +98,8 @@ export class LuaRuntime {
   private readonly turns: CpuTurns;
   private readonly output: OutputNatives;
   private readonly chunkNames = new ChunkNames();
-  private snapshots: SnapshotBox | undefined;
-  private readonly entries = new Map<EntryName, number>();
+  private readonly snapshots: SnapshotBox;
+  private readonly entries = {} as Record<EntryName, number>;
   private renderSnapshot: Uint8Array | undefined;
   private readonly decoder: SnapshotDecoder;
   private scope: TaskScope = IDLE_SCOPE;
@@ -139,7 +128,7 @@ export class LuaRuntime {
     this.raw._lua_setwarnf(engine.global.address, warnf, 0);
     this.runner = new EntryRunner(engine, this.raw, this.stack, {
       beforeWait: (L) => {
-        this.snapshots?.beforeWait(L);
+        this.snapshots.beforeWait(L);
         this.scope.channel?.sendEvents();
         this.hook.release('events');
         this.turns.pause();
@@ -151,12 +140,18 @@ export class LuaRuntime {
       this.stack,
       (L) => {
         this.stopAtDeadline(L);
-        this.snapshots?.tick(L);
+        this.snapshots.tick(L);
         this.sendPendingEvents();
         this.turns.checkpoint();
       },
       this.cString('_HOOKKEY'),
     );
+    // The box ctx:show leaves its state in, which the prelude takes as `__moonpool_snapshot_box`.
+    const L = engine.global.address;
+    raw._lua_createtable(L, 1, 0);
+    raw._lua_pushvalue(L, -1);
+    engine.global.lua.lua_setglobal(L, '__moonpool_snapshot_box');
+    this.snapshots = new SnapshotBox(raw, this.stack, engine.global.lua.luaL_ref(L, LUA_REGISTRYINDEX), this.hook);
   }
 
   /** A NUL-terminated copy of `text` in the wasm heap, kept for the runtime's life. */
@@ -177,29 +172,18 @@ export class LuaRuntime {
 
   /** One line of the task's log; past what the log may still hold, it is only counted. */
   private logLine(line: string): void {
-    if (this.logRoom() < line.length) return this.dropLogLine(line.length);
-    const text = this.chunkNames.expand(line);
     const { channel } = this.scope;
     if (channel) {
-      channel.log(text);
-      this.sendPendingEvents();
-    } else {
-      this.scope.logChars += text.length;
-      this.scope.logs.push(text);
+      channel.log(this.chunkNames.expand(line));
+      return this.sendPendingEvents();
     }
-  }
-
-  /** Characters the task's log may still take. */
-  private logRoom(): number {
-    return this.scope.channel?.room ?? LOG_LIMIT_CHARS - this.scope.logChars;
-  }
-
-  private dropLogLine(chars: number): void {
-    const { channel } = this.scope;
-    if (channel) {
-      channel.drop(chars);
-      this.sendPendingEvents();
-    } else this.scope.droppedLogLines++;
+    const text = this.chunkNames.expand(line);
+    const { log } = this.scope;
+    if (LOG_LIMIT_CHARS - log.chars < text.length) log.dropped++;
+    else {
+      log.chars += text.length;
+      log.lines.push(text);
+    }
   }
 
   /** Where console output from inside the worker goes: the running call's log, if any. */
@@ -207,10 +191,7 @@ export class LuaRuntime {
     this.scope.channel?.log(text);
   }
 
-  /**
-   * A Lua state with the prelude installed and the config not yet loaded: what every worker of a
-   * pool is alike in, so a warmed worker makes it before it has a task (see `load`).
-   */
+  /** A Lua state with the prelude installed, the config not yet loaded (a warmed worker makes it early). */
   static async prepare(config: WorkerConfig, tasks: TaskTable): Promise<LuaRuntime> {
     const { engine, raw } = await createEngine<LuaRawApi>(config.luaModule);
     const runtime = new LuaRuntime(engine, config, tasks, raw);
@@ -220,10 +201,8 @@ export class LuaRuntime {
   }
 
   /**
-   * The Lua heap cap: an allocator that replaces wasmoon's (same bookkeeping; it has counted
-   * `usedBytes` so far) and counts the allocations it refused. Lua raises a memory error both when
-   * the cap refuses an allocation and when a tool raises 'not enough memory' itself; only the count
-   * tells them apart.
+   * The Lua heap cap: wasmoon's allocator (its `usedBytes` so far) with a limit, counting what it
+   * refused: only the count tells the cap from a tool raising 'not enough memory' itself.
    */
   private capHeap(usedBytes: number, limitBytes: number): void {
     const allocator = this.raw.addFunction((_userData, pointer, oldSize, newSize) => {
@@ -256,12 +235,12 @@ export class LuaRuntime {
     const discovered = loaded.ok ? await this.invokeForReply('discover', scope, () => 0).catch(failed) : loaded;
     if (!('definitions' in discovered)) {
       const diagnostic = errorDiagnostic(discovered.error ?? 'unknown error', this.config.configFile);
-      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.logs };
+      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.log.lines };
       return this;
     }
     this.discovery = { ...discovered, loaded: true };
-    if (scope.droppedLogLines > 0)
-      scope.logs.push(droppedLogNote("the config's log while it loaded", scope.droppedLogLines));
+    if (scope.log.dropped > 0)
+      scope.log.lines.push(droppedLogNote("the config's log while it loaded", scope.log.dropped));
     return this;
   }
 
@@ -269,19 +248,18 @@ export class LuaRuntime {
     return this.discovery;
   }
 
-  /** Runs a call. */
   async run(context: CallContext, args: unknown, row: number, channel: CallChannel): Promise<RunReply> {
     if (!this.discovery.loaded) {
       return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
     }
-    this.snapshots?.begin(this.runner.address, channel);
+    this.snapshots.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
     const refusals = this.refusals;
-    let ran: Ran;
+    let ran: RunReply;
     try {
       ran = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
         this.runner.callTool(
-          { prepare: this.entries.get('run')!, ran: this.entries.get('ran')!, failed: this.entries.get('failed')! },
+          this.entries,
           (L) => {
             this.stack.pushString(L, context.tool);
             this.stack.pushValue(L, args);
@@ -299,35 +277,30 @@ export class LuaRuntime {
     return this.replyOf(ran, refusals, channel);
   }
 
-  /**
-   * A call's Lua has thrown: an error raised outside the tool's `run` (a stray yield, or the heap
-   * cap hit while the reply was made) becomes its reply; any other is thrown on.
-   */
-  private ranIntoError(error: unknown): Ran {
+  /** An error raised outside the tool's `run` (a stray yield, the cap hit making the reply) is the reply. */
+  private ranIntoError(error: unknown): RunReply {
     if (!(error instanceof LuaEntryError)) {
-      this.snapshots?.finish(false);
+      this.snapshots.finish(false);
       throw error;
     }
-    const failure: RunFailure = error.outOfMemory ? 'out_of_memory' : 'lua_error';
-    return { reply: { content: error.message, isError: true, failure }, shows: 0 };
+    return { content: error.message, isError: true, failure: error.outOfMemory ? 'out_of_memory' : 'lua_error' };
   }
 
   /** The reply of a call whose Lua has ended, once the host has every event it sent. */
-  private async replyOf(ran: Ran, refusals: number, channel: CallChannel): Promise<RunReply> {
+  private async replyOf(reply: RunReply, refusals: number, channel: CallChannel): Promise<RunReply> {
     // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
     // One met while the error was being reported (a huge __tostring) is the cap all the same.
     const capHit = this.refusals !== refusals;
-    if (ran.reply.failure === 'out_of_memory' && !capHit) ran.reply.failure = 'lua_error';
-    else if (ran.reply.failure === 'lua_error' && capHit && ran.reply.content === 'not enough memory')
-      ran.reply.failure = 'out_of_memory';
-    // A call that never showed anything has nothing left in the box.
-    const problem = this.snapshots?.finish(ran.shows > 0);
+    if (reply.failure === 'out_of_memory' && !capHit) reply.failure = 'lua_error';
+    else if (reply.failure === 'lua_error' && capHit && reply.content === 'not enough memory')
+      reply.failure = 'out_of_memory';
+    const problem = this.snapshots.finish(true);
     await channel.drain();
     // The reply gets the title and last state its channel saw; a last state that could not be kept makes it an error.
-    channel.addFinal(ran.reply);
-    if (problem !== undefined && !ran.reply.isError)
-      Object.assign(ran.reply, { content: problem, isError: true, failure: 'lua_error' });
-    return ran.reply;
+    channel.addFinal(reply);
+    if (problem !== undefined && !reply.isError)
+      Object.assign(reply, { content: problem, isError: true, failure: 'lua_error' });
+    return reply;
   }
 
   async available(context: CallContext, row: number): Promise<AvailableReply> {
@@ -375,10 +348,9 @@ export class LuaRuntime {
     this.raw._lua_error(L);
   }
 
-  /** A task's scope: its row of the task table, its event channel, the logs it gathers, and what its tool may touch. */
   private scopeFor(row: number, channel: CallChannel | null, permissions?: ToolPermissions): TaskScope {
     const guard = PermissionGuard.of(permissions, this.config);
-    return { taskRow: { table: this.tasks, row }, channel, logs: [], logChars: 0, droppedLogLines: 0, guard };
+    return { taskRow: { table: this.tasks, row }, channel, log: { lines: [], chars: 0, dropped: 0 }, guard };
   }
 
   /** Runs a prelude entry point that returns its reply; the reply has the entry's shape. */
@@ -388,32 +360,29 @@ export class LuaRuntime {
     pushArguments: (L: number) => number,
   ): Promise<EntryReplies[E]> {
     return this.invoke(scope, () =>
-      this.runner.call(this.entries.get(entry)!, pushArguments, (L) => this.readReply(entry, L) as EntryReplies[E]),
+      this.runner.call(this.entries[entry], pushArguments, (L) => this.readReply(entry, L) as EntryReplies[E]),
     );
   }
 
-  /** Runs prelude entry points in `scope` (`call` runs them): what `call` made of their results. */
+  /** Runs prelude entry points in `scope` (`call` runs them): what `call` made of their results, paths whole. */
   private async invoke<R>(scope: TaskScope, call: () => Promise<R>): Promise<R> {
     this.refuseIfBroken();
     this.scope = scope;
     try {
       const value = await call();
       this.refuseIfBroken();
-      // What leaves the worker names whole paths.
       return this.chunkNames.expandAll(value);
     } catch (error) {
-      throw this.failure(error);
+      // The Lua code's own error; any other failure (a trap, a native's fault) breaks the state for good.
+      if (this.broken || error instanceof LuaEntryError || error instanceof LuaConversionError)
+        throw this.broken ?? error;
+      throw (this.broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error));
     } finally {
-      this.endScope(scope);
+      // The task's last partial line goes to its log before its processes are ended.
+      this.output.endTask();
+      scope.taskRow?.table.endTask(scope.taskRow.row);
+      this.scope = IDLE_SCOPE;
     }
-  }
-
-  /** The Lua code's own error, or, for any other failure (a trap, a native's fault), the state broken for good. */
-  private failure(error: unknown): unknown {
-    if (this.broken) return this.broken;
-    if (error instanceof LuaEntryError || error instanceof LuaConversionError) return error;
-    this.broken = error instanceof LuaStateBroken ? error : new LuaStateBroken(error);
-    return this.broken;
   }
 
   /** A broken state runs nothing more (a native may have seen a trap that Lua then caught). */
@@ -421,51 +390,25 @@ export class LuaRuntime {
     if (this.broken) throw this.broken;
   }
 
-  private endScope(scope: TaskScope): void {
-    // The task's last partial line goes to its log before its processes are ended.
-    this.output.endTask();
-    scope.taskRow?.table.endTask(scope.taskRow.row);
-    this.scope = IDLE_SCOPE;
-  }
-
-  /** The natives, each watched for a wasm trap: what a native throws becomes a catchable Lua error, a trap breaks the state. */
-  private guarded(natives: Record<string, NativeFunction>): Record<string, NativeFunction> {
-    const guard =
-      (native: NativeFunction): NativeFunction =>
-      (call) => {
-        try {
-          return native(call);
-        } catch (error) {
-          if (isWasmTrap(error)) this.broken ??= new LuaStateBroken(error);
-          throw error;
-        }
-      };
-    return Object.fromEntries(Object.entries(natives).map(([name, native]) => [name, guard(native)]));
-  }
-
-  /**
-   * What an entry returned, the only values on `L`'s stack: discovery's definitions and problems, or
-   * another entry's reply; one that could not be read fails the entry.
-   */
+  /** What an entry returned (discovery's definitions and problems, or a reply); one unreadable fails the entry. */
   private readReply(entry: keyof EntryReplies, L: number): unknown {
     try {
       if (entry !== 'discover') return this.stack.readValue(L, 1, 'reply', new ReadBudget(REPLY_LIMIT_BYTES, 'reply'));
       const discovered = readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
-      return { ...discovered, logs: this.scope.logs };
+      return { ...discovered, logs: this.scope.log.lines };
     } catch (error) {
       if (!(error instanceof LuaConversionError)) throw error;
       throw new LuaEntryError(LUA_ERRRUN, error.message);
     }
   }
 
-  /** `entry.run`'s results: content, is_error, failure, and how many times it called ctx:show. */
-  private readRunResults(L: number, count: number, tool: string): Ran {
+  /** `entry.run`'s results: content, is_error, failure and structured. */
+  private readRunResults(L: number, count: number, tool: string): RunReply {
     const base = this.raw._lua_gettop(L) - count;
-    const shows = this.stack.numberAt(L, base + 4) ?? 0;
     const length = this.stack.byteLengthAt(L, base + 1);
     if (length > RESULT_LIMIT_BYTES) {
       const content = `run returned a result of ${length.toLocaleString('en-US')} bytes, more than the ${describeBytes(RESULT_LIMIT_BYTES)} a result may hold; write large output to a file in ctx.spill_dir and return a summary`;
-      return { reply: { content, isError: true, failure: 'lua_error' }, shows };
+      return { content, isError: true, failure: 'lua_error' };
     }
     const content = this.stack.bytesAt(L, base + 1);
     const failure = this.stack.stringAt(L, base + 3);
@@ -476,17 +419,17 @@ export class LuaRuntime {
       ...(content === null || isUtf8(content) ? {} : { rawContent: new Uint8Array(content) }),
       ...(failure === null ? {} : { failure: failure as RunFailure }),
     };
-    if (count >= 5 && this.stack.typeNameAt(L, base + 5) === 'table') {
+    if (count >= 4 && this.stack.typeNameAt(L, base + 4) === 'table') {
       try {
         const budget = new ReadBudget(RESULT_LIMIT_BYTES, 'structured');
-        reply.structured = this.stack.readValue(L, base + 5, 'structured', budget);
+        reply.structured = this.stack.readValue(L, base + 4, 'structured', budget);
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
         const content = `${tool}: run returned a \`structured\` that cannot be sent: ${error.message}`;
-        return { reply: { content, isError: true, failure: 'bad_return' }, shows };
+        return { content, isError: true, failure: 'bad_return' };
       }
     }
-    return { reply, shows };
+    return reply;
   }
 
   /** Pushes a prelude file as a function: its bytecode from the build when that matches the source, else the source parsed. */
@@ -507,9 +450,11 @@ export class LuaRuntime {
 
   private installPrelude(): void {
     const global = this.engine.global;
-    installNatives(this.engine, this.stack, '__moonpool_native', this.guarded(this.natives()), (L, values) =>
-      this.runner.wait(L, values),
-    );
+    // What a native throws becomes a catchable Lua error; a trap breaks the state all the same.
+    installNatives(this.engine, this.stack, '__moonpool_native', this.natives(), {
+      wait: (L, values) => this.runner.wait(L, values),
+      trapped: (error) => (this.broken ??= new LuaStateBroken(error)),
+    });
     const { configDir, configFile, cwd, spillDir } = this.config;
     const settings = { config_dir: configDir, config_file: configFile, cwd, spill_dir: spillDir };
     for (const [name, value] of Object.entries(settings)) global.set(`__moonpool_${name}`, value);
@@ -520,43 +465,36 @@ export class LuaRuntime {
     global.lua.lua_getglobal(global.address, '__moonpool_entry');
     for (const name of ENTRY_NAMES) {
       global.lua.lua_getfield(global.address, -1, name);
-      this.entries.set(name, global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX));
+      this.entries[name] = global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     }
     global.pop(1);
-    for (const name of ['entry', 'native', ...Object.keys(settings)]) global.set(`__moonpool_${name}`, undefined);
+    for (const name of ['entry', 'native', 'snapshot_box', ...Object.keys(settings)])
+      global.set(`__moonpool_${name}`, undefined);
   }
 
   private natives(): Record<string, NativeFunction> {
     return {
-      ...createFsNatives(this.config.cwd, this.config.sources, {
-        configLoading: () => !this.discovery.loaded,
-        chunkNames: this.chunkNames,
-        guard: () => this.scope.guard,
-      }),
+      ...createFsNatives(
+        this.config,
+        this.chunkNames,
+        () => !this.discovery.loaded,
+        () => this.scope.guard,
+      ),
       ...createProcessNatives(this.config.cwd, () => this.scope),
-      // `math.cosh`, `sinh` and `tanh`, which a stock 5.4 build keeps for 5.3 (lua/compat.lua checks
-      // the argument): JavaScript's are within an ulp, as the C library's are.
+      // 5.3's `math.cosh`, `sinh` and `tanh` (lua/compat.lua): JavaScript's are within an ulp, as C's are.
       ...Object.fromEntries(
         (['cosh', 'sinh', 'tanh'] as const).map((name) => [
           name,
           (call: NativeCall) => [Math[name](call.number(1) ?? Number.NaN)],
         ]),
       ),
-      // `ctx:ask`, its question checked by lua/ask.lua: Lua waits for the host's answer (or nil and
-      // the reason). A task without a channel (`available`) has no one to ask.
+      // `ctx:ask` (lua/ask.lua checks the question): the host's answer, or nil and the reason.
       ask: async (call) => {
         const question = call.value(1, 'question') as AskQuestion;
         const answer = (await this.scope.channel?.ask(question)) ?? { refused: 'unavailable' };
         return 'answer' in answer ? [answer.answer] : [null, answer.refused];
       },
       ...this.output.natives,
-      log: (call) => {
-        // Measured before it is copied: a line past what the log may still hold is only counted.
-        const bytes = this.stack.byteLengthAt(call.L, 1);
-        if (this.logRoom() < bytes) this.dropLogLine(bytes);
-        else this.logLine(call.string(1) ?? '');
-        return [];
-      },
       title: (call) => {
         // ctx:title refuses longer titles at the tool's line; this holds for a native reached otherwise.
         if (this.stack.byteLengthAt(call.L, 1) > TITLE_LIMIT_BYTES) return [];
@@ -565,7 +503,7 @@ export class LuaRuntime {
         return [];
       },
       ...createDebugHookNatives(this.raw, this.stack, this.hook, (text) => this.cString(text)),
-      ...createCoroutineNatives(this.raw, () => this.runner.address),
+      ...this.runner.coroutineNatives(),
       render_state: (call) => {
         if (this.stack.typeNameAt(call.L, 1) !== 'table') return [];
         this.decoder.push(call.L, this.renderSnapshot ?? new Uint8Array(0));
@@ -574,15 +512,7 @@ export class LuaRuntime {
       },
       look_at_snapshot: (call) => {
         this.turns.checkpoint();
-        return this.snapshots?.look(call.L, call.number(1) ?? 0) ?? [Number.MAX_SAFE_INTEGER];
-      },
-      snapshot_box: (call) => {
-        // Set once by the prelude; natives reached later (through debug.getupvalue) change nothing.
-        if (this.snapshots || this.stack.typeNameAt(call.L, 1) !== 'table') return [];
-        const lua = this.engine.global.lua;
-        lua.lua_pushvalue(call.L, 1);
-        this.snapshots = new SnapshotBox(this.raw, this.stack, lua.luaL_ref(call.L, LUA_REGISTRYINDEX), this.hook);
-        return [];
+        return this.snapshots.look(call.L, call.number(1) ?? 0);
       },
     };
   }

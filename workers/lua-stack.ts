@@ -31,6 +31,7 @@ export interface LuaRawApi {
   _lua_rawget(L: number, index: number): number;
   _lua_rawseti(L: number, index: number, n: bigint): void;
   _lua_rawgeti(L: number, index: number, n: bigint): number;
+  _lua_rawequal(L: number, index1: number, index2: number): number;
   _lua_sethook(L: number, hook: number, mask: number, count: number): void;
   _lua_setwarnf(L: number, warnf: number, userData: number): void;
   _lua_getfield(L: number, index: number, key: number): number;
@@ -90,10 +91,7 @@ interface ValueRead {
 /** Bytes a value read from Lua costs beyond its strings' bytes (its JavaScript form is bigger). */
 export const VALUE_OVERHEAD_BYTES = 8;
 
-/**
- * A limit on what reads from Lua may cost, measured while reading: a string costs its bytes plus VALUE_OVERHEAD_BYTES,
- * any other value (a table, each key) VALUE_OVERHEAD_BYTES. A table reached twice is counted twice, as it is copied.
- */
+/** A limit on what reads from Lua may cost: a string its bytes plus VALUE_OVERHEAD_BYTES, any other value the overhead. */
 export class ReadBudget {
   private spent = 0;
 
@@ -131,27 +129,15 @@ export function luaKeyPath(parent: string, key: string | number | boolean): stri
 export function decodeLuaText(bytes: Uint8Array): string {
   if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   let out = '';
-  let i = 0;
-  while (i < bytes.length) {
-    const length = validSequenceLength(bytes, i);
-    if (length === 0) {
-      out += `\\x${bytes[i]!.toString(16).padStart(2, '0')}`;
-      i += 1;
-    } else {
-      out += Buffer.from(bytes.subarray(i, i + length)).toString('utf8');
-      i += length;
-    }
+  for (let i = 0; i < bytes.length;) {
+    // The valid sequence starting here, if one does.
+    const length = [1, 2, 3, 4].find((n) => i + n <= bytes.length && isUtf8(bytes.subarray(i, i + n)));
+    out += length
+      ? Buffer.from(bytes.subarray(i, i + length)).toString('utf8')
+      : `\\x${bytes[i]!.toString(16).padStart(2, '0')}`;
+    i += length ?? 1;
   }
   return out;
-}
-
-function validSequenceLength(bytes: Uint8Array, at: number): number {
-  const first = bytes[at]!;
-  if (first < 0x80) return 1;
-  const length =
-    first >= 0xc2 && first <= 0xdf ? 2 : first >= 0xe0 && first <= 0xef ? 3 : first >= 0xf0 && first <= 0xf4 ? 4 : 0;
-  if (length === 0 || at + length > bytes.length) return 0;
-  return isUtf8(bytes.subarray(at, at + length)) ? length : 0;
 }
 
 /** Reads and writes values on the stack of a Lua state `L` (a thread's address). */
@@ -269,9 +255,8 @@ export class LuaStack {
   }
 
   /**
-   * Converts the value at `index` to plain data: tables with keys 1..n become arrays, other tables objects (an empty
-   * table becomes `[]`). Functions, userdata, threads and cycles throw a `LuaConversionError` naming their path.
-   * `budget` bounds what it may cost, and may be shared by several reads to bound them together.
+   * The value at `index` as plain data: tables with keys 1..n (and empty ones) become arrays, others
+   * objects; what cannot cross throws a LuaConversionError naming its path. `budget` bounds the cost.
    */
   readValue(L: number, index: number, path: string, budget?: ReadBudget): unknown {
     return this.readAt(L, this.module._lua_absindex(L, index), path, { budget, open: new Set() }, 0);
@@ -330,7 +315,7 @@ export class LuaStack {
     const type = this.typeAt(L, -2);
     if (type === LUA_TSTRING) return decodeLuaText(this.copyAt(L, -2));
     if (type === LUA_TNUMBER && this.module._lua_isinteger(L, -2)) return Number(this.module._lua_tointegerx(L, -2, 0));
-    this.module._lua_settop(L, -3);
+    // readTable puts the stack back.
     throw new LuaConversionError(
       path,
       `has a key of type ${LUA_TYPE_NAMES[type] ?? 'unknown'}: only string and integer keys can cross`,

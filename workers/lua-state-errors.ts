@@ -1,11 +1,9 @@
-// Why an entry point of the prelude did not return normally: a Lua error at the entry's own level
-// (outside the prelude's xpcall, e.g. a stray yield), or a Lua state that can no longer be trusted
-// (a WebAssembly trap, an internal inconsistency), which the worker discards.
+// Why an entry point did not return normally: a Lua error at the entry's own level (a stray
+// yield, say), or a Lua state that can no longer be trusted (a trap), which the worker discards.
 
 /** A Lua error raised at the entry's own level, with Lua's status code (LUA_ERRMEM = 4…). */
 export class LuaEntryError extends Error {
   override readonly name = 'LuaEntryError';
-  readonly code = 'LUA_ENTRY_FAILED';
 
   constructor(
     readonly status: number,
@@ -22,7 +20,6 @@ export class LuaEntryError extends Error {
 /** The Lua state broke: the worker must not run anything on it again. */
 export class LuaStateBroken extends Error {
   override readonly name = 'LuaStateBroken';
-  readonly code = 'LUA_STATE_BROKEN';
 
   constructor(cause: unknown) {
     super(`its Lua state broke (${describeBreak(cause)}) and was discarded`, { cause });

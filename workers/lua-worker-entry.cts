@@ -1,9 +1,7 @@
-// The file piscina loads in each Lua worker thread (core/worker-pool.ts): CommonJS whose export is
-// the task handler. It import()s the ES worker (lua-worker.ts), starts it with the config piscina
-// passed as `workerData`, and then posts one end of the worker's event channel to the main thread.
-// It stays CommonJS: piscina require()s its handler first, and Node's require() of an ES module
-// aborts the process (a failed CHECK in CreateRequiredModuleFacade) when the worker is terminated
-// while the module loads; the bundle built from this file loads no ES module at all.
+// The CommonJS file piscina loads in each Lua worker (core/worker-pool.ts): it import()s the ES
+// worker (lua-worker.ts), starts it, and posts one end of its event channel to the main thread.
+// CommonJS because Node aborts (a failed CHECK) when a worker is terminated while require() loads
+// an ES module; the bundle built from this file loads none.
 import type { MessagePort } from 'node:worker_threads';
 import type { TaskHandler, WorkerConfig, WorkerEventsPort, WorkerTask } from '../shared/protocol.js';
 

@@ -1,10 +1,6 @@
-// A worker's task handler (lua-worker-entry.cts starts it with the worker's config and its event
-// port): one Lua runtime per worker thread. The Lua state and prelude are made as soon as the
-// worker starts; the first task evaluates the whole config and runs discovery; then one task at a
-// time. A call that ran out of memory leaves a grown wasm heap (it never shrinks), so that worker
-// retires: it hands the reply over the event channel, waits until the host has it, and exits; the
-// next call gets a new one. A task whose Lua state broke (a trap) fails, and the next task starts
-// from a fresh state.
+// A worker's task handler (started by lua-worker-entry.cts): one Lua runtime per worker thread,
+// its state made at the worker's start, the config loaded by the first task. A call that ran out
+// of memory retires the worker (its wasm heap never shrinks); a broken state is replaced.
 import type { MessagePort } from 'node:worker_threads';
 import { threadId as workerThreadId } from 'node:worker_threads';
 import { wrap, type Remote } from 'comlink';
@@ -13,7 +9,6 @@ import type {
   TaskKind,
   TaskOf,
   TaskReplies,
-  RunReply,
   WorkerConfig,
   WorkerEvents,
   WorkerTask,
@@ -27,11 +22,7 @@ import { lowerableByCore, lowerThisThread, threadToLower } from './thread-priori
 let config: WorkerConfig;
 let tasks: TaskTable;
 let events: Remote<WorkerEvents>;
-/**
- * The Lua state and prelude, which do not depend on the config, made as soon as the worker has
- * started: a warmed worker (started before it has a task) has them ready for its first task, and a
- * worker started for a task makes them while that task's message is on its way.
- */
+/** The Lua state and prelude (no config yet), made as soon as the worker starts. */
 let preparing: Promise<LuaRuntime> | undefined;
 let starting: Promise<LuaRuntime> | undefined;
 let runtime: LuaRuntime | undefined;
@@ -46,9 +37,8 @@ export function startWorker(workerConfig: WorkerConfig, eventsPort: MessagePort)
   preparing = LuaRuntime.prepare(config, tasks);
   // A failure to make them reaches the first task (it awaits this), not the unhandled-rejection hook.
   preparing.catch(() => undefined);
-  // What the WebAssembly runtime prints (emscripten reports "Cannot enlarge memory" to the console)
-  // must not reach the host's terminal, where a dashboard may own the screen: it goes to the running
-  // call's log, or nowhere between calls.
+  // What the WebAssembly runtime prints ("Cannot enlarge memory") must not reach the host's
+  // terminal, where a dashboard may own the screen: it goes to the running call's log.
   const route = (...parts: unknown[]): void => runtime?.logToCall(parts.map(String).join(' '));
   Object.assign(console, { log: route, info: route, warn: route, error: route, debug: route });
   return handleTask;
@@ -59,21 +49,17 @@ async function runtimeFor(task: WorkerTask): Promise<LuaRuntime> {
   tasks.setWorker(task.row, workerThreadId);
   tasks.setThread(task.row, threadToLower());
   tasks.stamp(task.row, 'picked');
-  if (!runtime) return startRuntime(task);
+  if (!runtime) {
+    // Loading the config is discovery's own work; for the other tasks it comes before their time.
+    // Making the Lua state is no one's: on a loaded machine it alone can take seconds.
+    runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => {
+      if (task.kind === 'discover') tasks.stamp(task.row, 'started');
+      return lua.load(task.row);
+    }));
+    // The pool lets the next worker waiting at its start gate begin.
+    void events.started();
+  }
   tasks.stamp(task.row, 'started');
-  return runtime;
-}
-
-async function startRuntime(task: WorkerTask): Promise<LuaRuntime> {
-  // Loading the config is discovery's own work; for the other tasks it comes before their time.
-  // Making the Lua state is no one's: on a loaded machine it alone can take seconds.
-  runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => {
-    if (task.kind === 'discover') tasks.stamp(task.row, 'started');
-    return lua.load(task.row);
-  }));
-  tasks.stamp(task.row, 'started');
-  // The pool lets the next worker waiting at its start gate begin.
-  void events.started();
   return runtime;
 }
 
@@ -92,16 +78,12 @@ const handlers: { [K in TaskKind]: (task: TaskOf<K>) => Promise<TaskReplies[K]> 
   run: async (task) => {
     const lua = await runtimeFor(task);
     const reply = await lua.run(task.context, task.args, task.row, new CallChannel(events, task.context.callId));
-    return retireIfOutOfMemory(task, reply);
+    if (reply.failure !== 'out_of_memory') return reply;
+    // Its reply goes over the event channel, and the worker exits: its heap never shrinks.
+    await events.retire(task.context.callId, reply);
+    process.exit(0);
   },
 };
-
-/** A call that ran out of memory hands its reply over the event channel, and the worker exits (its heap never shrinks). */
-async function retireIfOutOfMemory(task: TaskOf<'run'>, reply: RunReply): Promise<RunReply> {
-  if (reply.failure !== 'out_of_memory') return reply;
-  await events.retire(task.context.callId, reply);
-  process.exit(0);
-}
 
 const handleTask: TaskHandler = async <K extends TaskKind>(task: TaskOf<K>) => {
   const handler = handlers[task.kind] as (task: TaskOf<K>) => Promise<TaskReplies[K]>;

@@ -1,10 +1,7 @@
-// `print`, `warn`, the standard output streams and file handles as natives, so Lua sees them as
-// C functions the way native Lua does. Values convert with luaL_tolstring (honouring `__tostring`
-// and `__name`, never the global `tostring`), and output reaches the call's log a line at a time,
-// split at newlines: a partial line waits for its end, or for the end of the task. The task's
-// output so far is also kept whole (up to what a log may hold) for `printed`: a tool ended by
-// `os.exit` answers with what it printed. Warnings follow lauxlib's warning function, for `warn`
-// and for Lua's own (an error in a finalizer), which the runtime routes to `warning`.
+// `print`, `warn` and the standard streams as natives, which Lua sees as C functions, as in native
+// Lua. Values convert with luaL_tolstring (never the global `tostring`); output reaches the log a
+// line at a time. The task's output is also kept whole (up to a log's size) for `printed`: a tool
+// ended by `os.exit` answers with it. Warnings follow lauxlib's, for `warn` and Lua's own.
 import { LOG_LIMIT_CHARS } from './call-channel.js';
 import type { LuaRawApi, LuaStack } from './lua-stack.js';
 import { NativeError, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
@@ -17,30 +14,46 @@ export interface OutputNatives {
   warning(message: string, toContinue: boolean): void;
 }
 
+/**
+ * Splits text written in pieces into lines for `log` (without their newlines); a partial line waits
+ * for its end or `flush`, and a line that never ends goes out once it is as long as a whole log may be.
+ */
+export function lineSplitter(log: (line: string) => void): { write: (text: string) => void; flush: () => void } {
+  let partial = '';
+  return {
+    write: (text) => {
+      if (!text.includes('\n')) {
+        // Without a newline nothing is split: many small writes stay linear.
+        partial += text;
+      } else {
+        const lines = (partial + text).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) log(line);
+      }
+      if (partial.length >= LOG_LIMIT_CHARS) {
+        log(partial);
+        partial = '';
+      }
+    },
+    flush: () => {
+      const line = partial;
+      partial = '';
+      if (line !== '') log(line);
+    },
+  };
+}
+
 /** Output natives writing whole lines to `log`. */
 export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text: string) => void): OutputNatives {
-  let partial = '';
+  const lines = lineSplitter(log);
   let printed = '';
   // lauxlib's states: off until `@on`, then on, or continued while a warning's pieces arrive.
   let warnings: 'off' | 'on' | 'continued' = 'off';
   const write = (text: string): void => {
     if (printed.length < LOG_LIMIT_CHARS) printed += text.slice(0, LOG_LIMIT_CHARS - printed.length);
-    if (!text.includes('\n')) {
-      // Without a newline nothing is split: many small writes stay linear.
-      partial += text;
-    } else {
-      const lines = (partial + text).split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) log(line);
-    }
-    // A line that never ends goes out once it is as long as a whole log may be.
-    if (partial.length >= LOG_LIMIT_CHARS) {
-      log(partial);
-      partial = '';
-    }
+    lines.write(text);
   };
-  // A control message (`@on`, `@off`, any other `@…` ignored) is a warning in one piece, read
-  // only when no warning is being continued.
+  // A control message (`@on`, `@off`, other `@…` ignored) is a one-piece warning, not continuing one.
   const warning = (message: string, toContinue: boolean): void => {
     if (warnings !== 'continued' && !toContinue && message.startsWith('@')) {
       if (message === '@on') warnings = 'on';
@@ -66,15 +79,13 @@ export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text:
     },
     warn: (call) => {
       const parts: string[] = [];
-      for (let index = 1; index <= call.argc; index++) {
+      // At least one argument: none is `bad argument #1 … got no value`.
+      for (let index = 1; index <= Math.max(1, call.argc); index++) {
         const part = call.string(index);
         if (part === null)
-          throw new NativeError(
-            `bad argument #${index} to 'warn' (string expected, got ${stack.typeNameAt(call.L, index)})`,
-          );
+          throw new NativeError(`bad argument #${index} to 'warn' (string expected, got ${call.typeName(index)})`);
         parts.push(part);
       }
-      if (parts.length === 0) throw new NativeError("bad argument #1 to 'warn' (string expected, got no value)");
       parts.forEach((part, index) => warning(part, index < parts.length - 1));
       return [];
     },
@@ -93,10 +104,7 @@ export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text:
     warning,
     endTask: () => {
       printed = '';
-      if (partial === '') return;
-      const line = partial;
-      partial = '';
-      log(line);
+      lines.flush();
     },
   };
 }

@@ -1,16 +1,13 @@
 // Holds a tool's code to the permissions it declared (registry:add's `permissions`). A path is
-// judged by where the kernel would take it: the real path of its existing part (symbolic links and
-// `..` followed, a dangling link followed to where a create would land) with the rest appended. A
-// read is judged before it is opened and again by its opened descriptor's /proc/self/fd link, and a write is opened inside
-// a directory already opened and judged (`/proc/self/fd/DIR/name`, the last link not followed), so
-// nothing swapped between a check and an open gets through. Programs and environment variables are
-// held to their lists.
-// Paths are handled as byte strings (latin1), so a file name that is not UTF-8 is judged as it is.
+// judged by where the kernel would take it (links and `..` followed). A read is judged before it is
+// opened and again by its descriptor's /proc/self/fd link; a write is opened inside a directory
+// already opened and judged, so nothing swapped between a check and an open gets through.
+// Paths are byte strings (latin1), so a file name that is not UTF-8 is judged as it is.
 import fs from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { NativeError } from './lua-natives.js';
-import type { ToolPermissions } from '../shared/protocol.js';
+import type { ToolPermissions, WorkerConfig } from '../shared/protocol.js';
 
 type Access = 'read' | 'write';
 
@@ -53,13 +50,6 @@ function inside(path: string, roots: readonly string[], strictly = false): boole
   return false;
 }
 
-/** The places every guarded tool may use besides its own roots: its config (to read) and the session's spill directory. */
-export interface GuardPlaces {
-  cwd: string;
-  configDir: string;
-  spillDir: string;
-}
-
 export class PermissionGuard {
   private constructor(
     private readonly permissions: ToolPermissions,
@@ -73,8 +63,8 @@ export class PermissionGuard {
     { read: null, write: null },
   );
 
-  /** The guard of a call: UNRESTRICTED for a tool that declared no permissions. */
-  static of(permissions: ToolPermissions | undefined, places: GuardPlaces): PermissionGuard {
+  /** The guard of a call (UNRESTRICTED without permissions): its roots, with the config (to read) and spill dir. */
+  static of(permissions: ToolPermissions | undefined, places: WorkerConfig): PermissionGuard {
     if (!permissions) return PermissionGuard.UNRESTRICTED;
     const cwd = asBytes(places.cwd);
     const home = asBytes(homedir());
@@ -99,9 +89,8 @@ export class PermissionGuard {
   }
 
   /**
-   * Refuses `path` (absolute, a byte string) unless it leads under a root of `access`: outside the
-   * roots, a missing file is refused rather than said to be missing.
-   * `itself`: the path names the entry itself, a link not followed (remove, rename).
+   * Refuses `path` (absolute) unless it leads under a root of `access` (a missing file too).
+   * `itself`: the entry itself, a last link not followed.
    */
   checkPath(access: Access, path: string, itself = false): void {
     const roots = this.roots[access];
@@ -110,16 +99,15 @@ export class PermissionGuard {
     if (!inside(real, roots)) this.refuse(access, asText(real));
   }
 
-  /** Whether `path` (absolute, a byte string) leads under a read root. */
+  /** Whether `path` (absolute) leads under a read root. */
   mayRead(path: string): boolean {
     const roots = this.roots.read;
     return roots === null || inside(realPath(path), roots);
   }
 
   /**
-   * What `open` opened from `path` (absolute, a byte string) to read, inside the read roots or not
-   * at all: judged by where the path leads before it is opened (opening a device or a FIFO may act
-   * by itself), then by the descriptor's own link, so nothing swapped between the two slips through.
+   * What `open` opened from `path` to read, inside the read roots or not at all: judged before it is
+   * opened (opening a device or a FIFO may act by itself), then by the descriptor's own link.
    */
   openToRead(path: string, open: () => number): number {
     const roots = this.roots.read;
@@ -133,11 +121,9 @@ export class PermissionGuard {
   }
 
   /**
-   * Runs `act` on `path`'s entry (absolute, a byte string) as `/proc/self/fd/DIR/name`, DIR its
-   * directory opened (O_PATH) and judged by its descriptor against the write roots first: the entry
-   * acted on is the one judged, whatever is swapped meanwhile. The last component is not followed.
-   * `moves`: the entry is removed, renamed or replaced, which a root itself never is (roots are
-   * resolved at each call's start: a root replaced by a link would lead the next call outside).
+   * Runs `act` on `path`'s entry as `/proc/self/fd/DIR/name`, DIR its directory opened (O_PATH) and
+   * judged against the write roots: the entry acted on is the one judged. `moves`: the entry is
+   * removed, renamed or replaced, which a root never is (a root replaced by a link would lead outside).
    */
   private inJudgedDirectory<T>(path: string, act: (entry: Buffer, where: string) => T, moves = false): T {
     const roots = this.roots.write;
@@ -165,9 +151,8 @@ export class PermissionGuard {
   }
 
   /**
-   * Opens `path` (absolute, a byte string) to write with open(2) `flags`, inside the write roots or
-   * not at all: in its judged directory, without following a last link; such a link is followed
-   * here, to be judged the same way, so nothing is created or opened outside the roots.
+   * Opens `path` to write with open(2) `flags`, inside the write roots or not at all: in its judged
+   * directory, a last link followed here and judged the same way.
    */
   openToWrite(path: string, flags: number, mode: number): number {
     if (this.roots.write === null) return fs.openSync(Buffer.from(path, 'latin1'), flags, mode);
@@ -188,7 +173,6 @@ export class PermissionGuard {
 
   /** Removes `path`'s entry itself (a link, not its target; an empty directory too), only under the write roots. */
   remove(path: string): void {
-    // An (empty) directory with rmdir, anything else (a link itself) with unlink.
     const remove = (entry: Buffer): void => (fs.lstatSync(entry).isDirectory() ? fs.rmdirSync : fs.unlinkSync)(entry);
     this.inJudgedDirectory(path, remove, true);
   }

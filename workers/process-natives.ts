@@ -2,17 +2,8 @@
 // Each command is a ShellProcess known to Lua by a number. A native that waits returns a promise
 // of its values, and the calling Lua thread waits for them (EntryRunner.wait).
 import type { NativeFunction } from './lua-natives.js';
-import type { TaskRow } from '../shared/task-table.js';
-import type { CallChannel } from './call-channel.js';
-import { ShellProcess, type Outcome, type StdoutUse } from './shell-process.js';
-import type { PermissionGuard } from './permission-guard.js';
-
-/** The running task as the process natives need it. */
-export interface ProcessScope {
-  taskRow: TaskRow | null;
-  channel: CallChannel | null;
-  guard: PermissionGuard;
-}
+import type { TaskScope } from './lua-runtime.js';
+import { ShellProcess, type StdoutUse } from './shell-process.js';
 
 /** How each Lua function uses its command. */
 const MODES: Record<string, { stdout: StdoutUse; writable: boolean; kept?: true }> = {
@@ -24,7 +15,7 @@ const MODES: Record<string, { stdout: StdoutUse; writable: boolean; kept?: true 
   execute: { stdout: 'log', writable: false },
 };
 
-export function createProcessNatives(cwd: string, scope: () => ProcessScope): Record<string, NativeFunction> {
+export function createProcessNatives(cwd: string, scope: () => TaskScope): Record<string, NativeFunction> {
   const processes = new Map<number, ShellProcess>();
   let nextProcess = 1;
   const running = (id: number | null): ShellProcess => {
@@ -41,16 +32,17 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
       // A table is a program and its arguments (the prelude checked they are strings), started without a shell.
       const command = call.typeName(1) === 'table' ? (call.value(1, 'command') as string[]) : call.bytes(1)!;
       guard.checkProgram(Array.isArray(command) ? command[0]! : null);
+      const log = (text: string): void => channel?.log(text);
+      const env = guard.environment();
       const options = {
         cwd,
         stdout: mode.stdout,
         writable: mode.writable,
         taskRow: mode.kept ? null : taskRow,
-        log: (text: string) => channel?.log(text),
-        env: guard.environment(),
+        log,
+        env,
       };
-      const started = ShellProcess.start(command, options);
-      return started.then((outcome) => {
+      return ShellProcess.start(command, options).then((outcome) => {
         if (!outcome.ok) return [null, outcome.message];
         const id = nextProcess++;
         processes.set(id, outcome.value);
@@ -69,7 +61,12 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
       const id = call.number(1);
       const process = running(id);
       processes.delete(id!);
-      return process.finish().then(finishValues);
+      // `true, code, signal, stdout` (code or signal nil), or `nil, message`.
+      return process
+        .finish()
+        .then((done) =>
+          done.ok ? [true, done.value.code, done.value.signal, done.value.stdout] : [null, done.message],
+        );
     },
     process_forget: (call) => {
       const id = call.number(1);
@@ -78,10 +75,4 @@ export function createProcessNatives(cwd: string, scope: () => ProcessScope): Re
       return [];
     },
   };
-}
-
-/** `true, code, signal, stdout` (code or signal nil), or `nil, message`. */
-function finishValues(outcome: Outcome<{ code: number | null; signal: number | null; stdout: Buffer }>): unknown[] {
-  if (!outcome.ok) return [null, outcome.message];
-  return [true, outcome.value.code, outcome.value.signal, outcome.value.stdout];
 }

@@ -1,16 +1,14 @@
-// One `/bin/sh -c COMMAND` started by `capture`, `io.popen` or `os.execute`, or one program with
-// its arguments (`capture { 'git', 'log' }`, which the shell only `exec`s): in its own process
-// group, with its task's process tag in its environment, in its task's cgroup where there is one,
-// recorded in the task's row before it runs anything. Its stdout is collected, streamed to a
-// reader or logged; its stderr is logged.
-// Nothing here blocks the worker's event loop: every wait is a promise.
+// One command of `capture`, `io.popen` or `os.execute`: `/bin/sh -c COMMAND`, or a program and its
+// arguments that the shell only `exec`s. It runs in its own process group, tagged, in its task's
+// cgroup where there is one, and recorded in the task's row before it runs anything. Its stdout is
+// collected, streamed or logged; its stderr is logged. Every wait is a promise.
 import type { ChildProcess } from 'node:child_process';
 import { isUtf8 } from 'node:buffer';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { sigkill } from '../shared/process-sweep.js';
-import { LOG_LIMIT_CHARS } from './call-channel.js';
+import { lineSplitter } from './output-natives.js';
 import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
 import { MAX_LIVE_GROUPS, type TaskRow } from '../shared/task-table.js';
 import { within } from '../shared/within.js';
@@ -20,11 +18,7 @@ import { lowerThisThread } from './thread-priority.js';
 export const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
 /** How far a streamed command's unread output may run ahead of its reader before it is paused. */
 const STREAM_AHEAD_BYTES = 1024 * 1024;
-/**
- * How long after the command's exit its logged output may still arrive: what it wrote before
- * exiting is read within an event-loop turn or two; a pipe still open past this is held by a
- * background process, which the command does not wait for (the task's end sweeps it).
- */
+/** How long after the exit logged output may still arrive; a pipe open past this is a background process's. */
 const LOG_GRACE_MS = 50;
 
 /** What becomes of the command's stdout: kept whole (`capture`), read in pieces (`popen 'r'`), or logged. */
@@ -35,9 +29,9 @@ export interface ShellOptions {
   stdout: StdoutUse;
   /** The caller writes the command's stdin (`popen 'w'`); otherwise stdin is /dev/null. */
   writable: boolean;
-  /** The task's row: where the process group is recorded, and the tag it carries. Null: neither (outside a task, or kept). */
+  /** Where the process group is recorded, and whose tag it carries; null: neither (outside a task, or kept). */
   taskRow: TaskRow | null;
-  /** Where stderr (and logged stdout) goes, a line or more at a time. */
+  /** Where stderr (and logged stdout) goes, a line at a time. */
   log: (text: string) => void;
   /** The command's environment (the tag is added). */
   env: NodeJS.ProcessEnv;
@@ -52,25 +46,20 @@ export interface ExitStatus {
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
 export type WriteOutcome = { ok: true } | { ok: false; message: string; errno: number };
 
-// The tag of a command no task tracks (kept): set, so that no sweep takes it for a task's own
-// leader that cleared its environment.
+// The tag of a command no task tracks (kept): set, so no sweep takes it for a leader that cleared it.
 const UNTRACKED_TAG = 'untracked';
 
-// Every command waits for a go line on fd 3, sent once its pid is recorded: a worker terminated
-// between `spawn` and recording would otherwise leave a process nobody knows to kill. If the worker
-// dies first, fd 3 closes, `read` fails and the shell exits without running anything.
+// Every command waits for a go line on fd 3, sent once its pid is recorded: if the worker dies
+// first, fd 3 closes and the shell exits without running anything nobody knows to kill.
 const GATE = 'read -r _ <&3 || exit 125';
-// A command that is not valid UTF-8 cannot travel as a spawn argument (Node encodes arguments as
-// UTF-8), so it follows the go line on fd 3 and is evaluated from there, byte for byte.
+// A command that is not valid UTF-8 cannot be a spawn argument: it follows the go line on fd 3.
 const EVAL_FROM_FD3 = `${GATE}; s=$(cat <&3; printf x); exec 3<&-; eval "\${s%x}"`;
-// A program and its arguments: the shell, past the gate, replaces itself with the program, its
-// arguments never parsed.
+// A program and its arguments: past the gate the shell becomes the program, nothing parsed.
 const EXEC_ARGUMENTS = `${GATE}; exec 3<&-; exec "$0" "$@"`;
 
 export class ShellProcess {
   private readonly pending: Buffer[] = [];
   private pendingBytes = 0;
-  private collectedBytes = 0;
   private overflow = false;
   private ended = false;
   private wakeReader: (() => void) | undefined;
@@ -92,8 +81,7 @@ export class ShellProcess {
     // A command inherits the nice value of the thread that starts it: commands run lowered.
     lowerThisThread();
     try {
-      // Loaded on the first command: child_process brings net, dgram and more, which a worker
-      // whose tools never run one need not load at its start.
+      // Loaded on the first command: child_process brings net, dgram and more.
       child = process.getBuiltinModule('node:child_process').spawn('/bin/sh', shellArguments, {
         cwd: options.cwd,
         detached: true,
@@ -144,14 +132,12 @@ export class ShellProcess {
   }
 
   private take(chunk: Buffer): void {
-    if (this.options.stdout === 'collect') {
-      this.collectedBytes += chunk.length;
-      if (this.collectedBytes > MAX_CAPTURE_BYTES) {
-        this.overflow = true;
-        sigkill(-this.child.pid!);
-        this.child.stdout!.destroy();
-        return;
-      }
+    // Collected stdout is never read before the end: what is pending is all it printed.
+    if (this.options.stdout === 'collect' && this.pendingBytes + chunk.length > MAX_CAPTURE_BYTES) {
+      this.overflow = true;
+      sigkill(-this.child.pid!);
+      this.child.stdout!.destroy();
+      return;
     }
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
@@ -187,10 +173,8 @@ export class ShellProcess {
   }
 
   /**
-   * Ends the caller's side and waits for the command to exit: stdin is closed, an unread
-   * stream is closed (as `pclose` does: a command still writing gets SIGPIPE). Collected stdout
-   * is waited for to its end, as `$(…)` does; nothing else waits for background processes that
-   * keep the pipes open (the task's end sweeps them).
+   * Closes stdin and an unread stream (as `pclose`: a command still writing gets SIGPIPE) and waits
+   * for the exit; collected stdout is waited for to its end, as `$(…)` does.
    */
   async finish(): Promise<Outcome<ExitStatus & { stdout: Buffer }>> {
     this.child.stdin?.end();
@@ -217,38 +201,15 @@ export class ShellProcess {
 
 const BROKEN_PIPE: WriteOutcome = { ok: false, message: 'Broken pipe', errno: constants.errno.EPIPE };
 
-/**
- * Sends what a stream carries to `log`, a whole line or more at a time (a last partial line at its
- * end); a line that never ends goes out once it is as long as a whole log may be. Resolves at its end.
- */
+/** Sends what a stream carries to `log` a line at a time (lineSplitter); resolves at its end. */
 function logLines(stream: Readable, log: (text: string) => void): Promise<void> {
-  let partial = '';
+  const lines = lineSplitter(log);
   stream.setEncoding('utf8');
-  stream.on('data', (text: string) => {
-    const lastNewline = text.lastIndexOf('\n');
-    if (lastNewline < 0) {
-      partial += text;
-    } else {
-      log(partial + text.slice(0, lastNewline));
-      partial = text.slice(lastNewline + 1);
-    }
-    if (partial.length >= LOG_LIMIT_CHARS) {
-      log(partial);
-      partial = '';
-    }
-  });
-  return new Promise((resolve) =>
-    stream.once('close', () => {
-      if (partial !== '') log(partial);
-      resolve();
-    }),
-  );
+  stream.on('data', lines.write);
+  return new Promise((resolve) => stream.once('close', () => resolve(lines.flush())));
 }
 
-/**
- * A program named without a slash, found on the host's PATH (a tool's command may not see PATH);
- * one not found, or named with a slash, is left as it is for `exec` to find or refuse.
- */
+/** A program named without a slash, found on the host's PATH (a tool's command may not see PATH). */
 function programPath(program: string): string {
   if (program.includes('/')) return program;
   for (const directory of (process.env['PATH'] ?? '').split(':')) {

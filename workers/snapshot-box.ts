@@ -1,14 +1,9 @@
-// Where `ctx:show` leaves its state, and when it is taken out and sent. The box is a Lua table
-// anchored in the registry, `box[1] = state`: that store (and a counter) is all `ctx:show` usually
-// costs, so a tool may call it a million times in a loop. `ctx:show` asks the worker to look
-// (`look`) about every CHECK_EVERY_MS of showing: a tool that shows rarely is looked at on every
-// show, one in a tight loop only every few thousand shows. A due snapshot is taken then and there,
-// so the first state of a call goes out at once and a bad one is an error at its `ctx:show` line.
-// A state left pending (not due yet) is watched by a count hook on the entry thread: if new shows
-// keep coming the hook steps aside (the looks handle them), if they stop it sends the state once
-// due. Before each wait and at the end of the call the pending state is sent regardless. A state
-// that cannot cross (a function, a cycle, past the size limit) is found when taken: it is encoded
-// straight to msgpack (snapshot-encoder.ts), never built as JavaScript values.
+// Where `ctx:show` leaves its state (`box[1]`, a registry-anchored table), and when it is sent.
+// ctx:show only stores and counts; every so many shows it asks the worker to look (`look`), paced
+// to about one look per CHECK_EVERY_MS. A due state is sent at once, so a bad one is an error at
+// its ctx:show line. A pending state is watched by the count hook, which sends it once due if no
+// newer show comes; before each wait and at the call's end it is sent regardless. States are
+// encoded straight to msgpack (snapshot-encoder.ts).
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
 import { SnapshotEncoder } from './snapshot-encoder.js';
@@ -25,12 +20,12 @@ export class SnapshotBox {
   private entryThread = 0;
   private lastCheckAt = -Infinity;
   private lastShows = 0;
-  /** The pending state the hook watches (its identity), when it watches one. */
+  /** The identity of the pending state the hook watches. */
   private watched: number | undefined;
   /** The first state that could not be converted. */
   private problem: string | undefined;
-  /** An error was left in the box for `ctx:show` to raise (so looks check for it). */
-  private errorLeft = false;
+  /** A state sent where Lua could not be interrupted could not cross: the next look raises this. */
+  private left: string | undefined;
 
   constructor(
     private readonly raw: LuaRawApi,
@@ -41,31 +36,24 @@ export class SnapshotBox {
     this.encoder = new SnapshotEncoder(raw);
   }
 
-  /**
-   * Starts a call whose snapshots go to `channel`; `entryThread` is the thread `run` starts on.
-   * (The prelude empties the box itself when the call starts.)
-   */
+  /** Starts a call whose snapshots go to `channel`; `run` starts on `entryThread` (the prelude empties the box). */
   begin(entryThread: number, channel: CallChannel): void {
     this.channel = channel;
     this.entryThread = entryThread;
     this.problem = undefined;
-    this.errorLeft = false;
+    this.left = undefined;
     this.lastCheckAt = -Infinity;
     this.lastShows = 0;
   }
 
-  /**
-   * `ctx:show` asks, after `shows` shows on thread `L`: sends the state when one is due. Returns
-   * the show count at which to ask next, and a problem to raise at this `ctx:show`, if any.
-   */
+  /** `ctx:show` asks after `shows` shows: the show count to ask at next, and a problem to raise here, if any. */
   look(L: number, shows: number): [number, string?] {
     const next = shows + this.showsUntilNextLook(shows, performance.now());
-    if (this.errorLeft) {
-      this.errorLeft = false;
-      const left = this.takeError(L);
+    const left = this.left;
+    if (left !== undefined) {
       // Raised at this ctx:show, where the tool may catch it: no longer the call's own failure.
-      this.problem = undefined;
-      if (left !== null) return [next, left];
+      this.left = this.problem = undefined;
+      return [next, left];
     }
     if (!this.channel) return [next];
     if (this.channel.due()) {
@@ -89,20 +77,19 @@ export class SnapshotBox {
     this.sendLater(L);
   }
 
-  /** Before the thread waits (a `capture`): the pending state goes now. */
   beforeWait(L: number): void {
     if (this.channel) this.sendLater(L);
   }
 
-  /** Ends the call: sends the last state (if it showed any); returns a problem no ctx:show raised. */
-  finish(showed: boolean): string | undefined {
-    if (this.channel && showed) this.sendLater(this.entryThread);
+  /** Ends the call: sends the state left in the box (`send`: the Lua state is sound); returns a problem no ctx:show raised. */
+  finish(send: boolean): string | undefined {
+    if (this.channel && send) this.sendLater(this.entryThread);
     this.unwatch();
     this.channel = null;
     return this.problem;
   }
 
-  /** How many more shows until the next look, given `shows` so far and `now` (ms). */
+  /** How many more shows until the next look. */
   private showsUntilNextLook(shows: number, now: number): number {
     const elapsed = now - this.lastCheckAt;
     const made = Math.max(1, shows - this.lastShows);
@@ -127,7 +114,7 @@ export class SnapshotBox {
       this.raw._lua_pushnil(L);
       this.raw._lua_rawseti(L, box, 1n);
       try {
-        this.channel?.send(this.encoder.encode(L, -1, 'state'));
+        this.channel?.send(this.encoder.encode(L, -1));
         return undefined;
       } catch (error) {
         if (!(error instanceof LuaConversionError)) throw error;
@@ -140,35 +127,17 @@ export class SnapshotBox {
   private sendLater(L: number): void {
     const problem = this.send(L);
     if (problem === undefined) return;
-    this.withBox(L, (box) => this.setError(L, box, problem));
-    this.errorLeft = true;
+    this.left = problem;
     // Until a ctx:show raises it, it fails the call (a call that shows nothing more ends with it).
     this.problem ??= problem;
   }
 
-  /** Identity of the pending state (0 when the box is empty): tells whether new shows came. */
+  /** Identity of the pending state (0: none): tells whether new shows came. */
   private pendingIdentity(L: number): number {
     return this.withBox(L, (box) => {
       this.raw._lua_rawgeti(L, box, 1n);
       return this.raw._lua_topointer(L, -1);
     });
-  }
-
-  /** Takes out an error left earlier, if any. */
-  private takeError(L: number): string | null {
-    return this.withBox(L, (box) => {
-      this.stack.pushString(L, 'error');
-      this.raw._lua_rawget(L, box);
-      const message = this.stack.stringAt(L, -1);
-      if (message !== null) this.setError(L, box, null);
-      return message;
-    });
-  }
-
-  private setError(L: number, box: number, message: string | null): void {
-    this.stack.pushString(L, 'error');
-    this.stack.pushValue(L, message);
-    this.raw._lua_rawset(L, box);
   }
 
   /** Pushes the box, runs `use` with its stack index, and leaves the stack as it was. */

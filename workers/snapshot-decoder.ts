@@ -1,9 +1,7 @@
-// Decodes a snapshot (msgpack, read by shared/msgpack.ts) straight onto a Lua stack, so `render`
-// receives the table that was shown: integer, float, string and boolean keys as they were, arrays
-// as sequences. Snapshots recorded before moonpool encoded them itself (msgpackr's, string keys
-// only) decode the same way.
+// Decodes a snapshot (msgpack) straight onto a Lua stack, so `render` gets the table that was
+// shown, keys with their Lua types (msgpackr's older snapshots, string keys only, decode too).
 import { MsgpackError, MsgpackReader } from '../shared/msgpack.js';
-import { LUA_TNUMBER, MAX_VALUE_DEPTH, type LuaRawApi, type LuaStack } from './lua-stack.js';
+import { MAX_VALUE_DEPTH, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
 const INT64_MAX = 0x7fffffffffffffffn;
 const NO_BYTES = new MsgpackReader(new Uint8Array(0));
@@ -71,19 +69,11 @@ export class SnapshotDecoder {
     for (let i = 0; i < count; i++) {
       const keyPushed = this.value(L, depth + 1);
       const valuePushed = this.value(L, depth + 1);
-      // A nil or NaN key, or a nil value, cannot be stored: the entry is left out.
-      if (keyPushed && valuePushed && !this.isNaN(L, -2)) this.raw._lua_rawset(L, -3);
+      // A nil or NaN key (the one value not equal to itself), or a nil value, cannot be stored: the entry is left out.
+      if (keyPushed && valuePushed && this.raw._lua_rawequal(L, -2, -2) !== 0) this.raw._lua_rawset(L, -3);
       else this.raw._lua_settop(L, -1 - Number(keyPushed) - Number(valuePushed));
     }
     return true;
-  }
-
-  private isNaN(L: number, index: number): boolean {
-    return (
-      this.raw._lua_type(L, index) === LUA_TNUMBER &&
-      this.raw._lua_isinteger(L, index) === 0 &&
-      Number.isNaN(this.raw._lua_tonumberx(L, index, 0))
-    );
   }
 
   private checkStack(L: number): void {

@@ -1,7 +1,6 @@
-// Encodes a Lua value straight from the Lua stack to msgpack bytes, measuring while it writes: a
-// shared sub-table is written (and counted) each time it is reached, as its encoding requires, so
-// a state past SNAPSHOT_LIMIT_BYTES is refused at that byte, before the expansion is ever built.
-// Keys keep their Lua type (integer, float, string, boolean), so `render` gets the table back.
+// Encodes a Lua value straight from the stack to msgpack, measuring while it writes, so a state past
+// SNAPSHOT_LIMIT_BYTES (a shared sub-table counts each time it is reached) is refused before it is
+// built. Keys keep their Lua type, so `render` gets the same table back.
 import { isUtf8 } from 'node:buffer';
 import { writeHeader } from '../shared/msgpack.js';
 import {
@@ -33,19 +32,13 @@ export class SnapshotEncoder {
   private readonly keys: PathKey[] = [];
   private readonly open = new Set<number>();
   private readonly lengthSlot: number;
-  /** The name of the value being encoded, where paths in messages start (`state`). */
-  private root = '';
 
   constructor(private readonly raw: LuaRawApi) {
     this.lengthSlot = raw._malloc(8);
   }
 
-  /**
-   * The msgpack encoding of the value at `index` of thread `L`. Throws a LuaConversionError
-   * naming the path (from `root`) of a value that cannot cross, or naming the limit.
-   */
-  encode(L: number, index: number, root: string): Uint8Array {
-    this.root = root;
+  /** The msgpack encoding of the state at `index` of thread `L`; a LuaConversionError names what cannot cross. */
+  encode(L: number, index: number): Uint8Array {
     this.length = 0;
     this.keys.length = 0;
     this.open.clear();
@@ -200,7 +193,7 @@ export class SnapshotEncoder {
   private reserve(bytes: number): void {
     const needed = this.length + bytes;
     if (needed > SNAPSHOT_LIMIT_BYTES)
-      throw new LuaConversionError(this.root, `too large (more than ${describeBytes(SNAPSHOT_LIMIT_BYTES)} encoded)`);
+      throw new LuaConversionError('state', `too large (more than ${describeBytes(SNAPSHOT_LIMIT_BYTES)} encoded)`);
     if (needed <= this.buffer.length) return;
     const grown = Buffer.allocUnsafe(Math.min(SNAPSHOT_LIMIT_BYTES, Math.max(needed, this.buffer.length * 2)));
     this.buffer.copy(grown, 0, 0, this.length);
@@ -211,7 +204,7 @@ export class SnapshotEncoder {
     const path = this.keys.reduce<string>(
       (parent, key) =>
         luaKeyPath(parent, Array.isArray(key) ? decodeLuaText(this.buffer.subarray(key[0], key[1])) : key),
-      this.root,
+      'state',
     );
     return new LuaConversionError(path, problem);
   }

@@ -1,7 +1,6 @@
-// This worker thread's id and priority. A worker runs at nice 0 and names its thread in each task's
-// row, so the core can lower a task that runs long (core/worker-pool.ts); it lowers itself,
-// once, before the first command it starts, so that commands run at LONG_CALL_NICE. Linux only: on
-// Linux a nice value belongs to a thread; elsewhere it is the whole process's, and is left alone.
+// This worker thread's id and priority. The worker names its thread in each task's row so the core
+// can lower a long task (core/worker-pool.ts), and lowers itself before its first command, which
+// inherits LONG_CALL_NICE. Linux only: elsewhere a nice value is the whole process's.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { LONG_CALL_NICE } from '../shared/call-priority.js';

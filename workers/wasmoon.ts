@@ -1,11 +1,7 @@
-// The worker's wasmoon engine. wasmoon is loaded with require(): importing a CommonJS package from
-// ESM makes Node lex its 150 KB bundle for export names in every worker (about 13 ms of each
-// worker's start-up). The engine is made from the module the host compiled once (core/lua-wasm.ts):
-// wasmoon only takes a file to instantiate, so while it is created WebAssembly.instantiate is given
-// the compiled module instead of the file's bytes. wasmoon's Lua functions (`_lua_settop`,
-// `_malloc` …) are emscripten's assertion wrappers, which check the runtime and look the export up
-// on every call; the worker's own calls (a dozen or more per `run`, one per Lua allocation through
-// the heap cap) go to the instance's exports directly.
+// The worker's wasmoon engine, loaded with require() (importing the CommonJS bundle from ESM costs
+// each worker ~13 ms of lexing), instantiated from the module the host compiled once
+// (core/lua-wasm.ts), its Lua functions called as the instance's exports rather than through
+// emscripten's checking wrappers.
 import { createRequire } from 'node:module';
 import type * as Wasmoon from 'wasmoon';
 

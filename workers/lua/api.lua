@@ -22,7 +22,7 @@ local REPLY_LIMIT_BYTES = 4 * 1024 * 1024
 -- `run`, `render` and `available` run on moonpool's entry thread, a coroutine, so that `capture`
 -- can wait. To the tool it looks like the main thread, as in native Lua: yielding there is an
 -- error, `coroutine.running()` says main and `coroutine.isyieldable()` says no (natives:
--- workers/coroutine-natives.ts).
+-- EntryRunner.coroutineNatives in workers/entry-runner.ts).
 coroutine.yield, coroutine.running, coroutine.isyieldable = native.yield, native.running, native.isyieldable
 
 -- moonpool's own count hook (workers/count-hook.ts) owns each thread's hook and calls a tool's
@@ -232,8 +232,7 @@ RunCtx.__name = 'RunCtx'
 -- ctx:show leaves the state here and counts; every `look_at` shows the worker looks at the box
 -- (see workers/snapshot-box.ts) and says when to look next. The common path is a store and a
 -- counter: tools call it in tight loops. A state that could not cross is raised at a look.
-local snapshot_box = {}
-native.snapshot_box(snapshot_box)
+local snapshot_box = __moonpool_snapshot_box
 local shows, look_at = 0, 1
 
 function RunCtx:show(state)
@@ -319,9 +318,9 @@ function entry.discover()
   return definitions, problems
 end
 
--- Returns (content, is_error, failure, shows, structured): read straight off the stack, nothing is built.
-local function reply_run(content, is_error, failure, count, structured)
-  return content, is_error, failure, count, structured
+-- Returns (content, is_error, failure, structured): read straight off the stack, nothing is built.
+local function reply_run(content, is_error, failure, structured)
+  return content, is_error, failure, structured
 end
 
 -- The call in progress: its tool's name and `run`.
@@ -333,10 +332,10 @@ local running_name, running_run
 -- Then `entry.ran` or `entry.failed` makes the reply. A name with no tool is the reply at once.
 function entry.run(name, args, call_id)
   shows, look_at = 0, 1
-  snapshot_box[1], snapshot_box.error = nil, nil
+  snapshot_box[1] = nil
   local tool = functions[name]
   if not tool or type(tool.run) ~= 'function' then
-    return reply_run(str_format('%s: this worker has no tool of that name', name), true, 'unknown_tool', shows)
+    return reply_run(str_format('%s: this worker has no tool of that name', name), true, 'unknown_tool')
   end
   running_name, running_run = name, tool.run
   return tool.run, args, new_ctx(name, call_id)
@@ -345,20 +344,19 @@ end
 -- `run` returned `result` (its first value).
 function entry.ran(result)
   local name = running_name
-  if type(result) == 'string' then return reply_run(result, false, nil, shows) end
+  if type(result) == 'string' then return reply_run(result, false, nil) end
   if type(result) == 'table' and type(result.content) == 'string' then
     local structured = result.structured
     if structured ~= nil and type(structured) ~= 'table' then
-      return reply_run(str_format('%s: run returned a `structured` that is a %s; it must be a table', name, type(structured)), true, 'bad_return', shows)
+      return reply_run(str_format('%s: run returned a `structured` that is a %s; it must be a table', name, type(structured)), true, 'bad_return')
     end
-    return reply_run(result.content, result.is_error and true or false, nil, shows, structured)
+    return reply_run(result.content, result.is_error and true or false, nil, structured)
   end
   local defined = getinfo(running_run, 'S')
   return reply_run(
     str_format('%s:%d: %s: run returned %s; return a string, or { content = "...", is_error = true }, or { content = "...", structured = {...} }', source_path(defined), defined.linedefined, name, describe(result)),
     true,
-    'bad_return',
-    shows
+    'bad_return'
   )
 end
 
@@ -369,19 +367,19 @@ end
 function entry.failed(thread, err, out_of_memory)
   local message = not out_of_memory and getmetatable(err) ~= native.EXIT and error_text(err) .. failed_traceback(thread)
   local _, closing_error = close_thread(thread)
-  if not rawequal(closing_error, err) then return reply_run(error_text(closing_error), true, 'lua_error', shows) end
+  if not rawequal(closing_error, err) then return reply_run(error_text(closing_error), true, 'lua_error') end
   if getmetatable(err) == native.EXIT then
     -- os.exit ended the call, as it would end a script: the model gets what the tool printed.
     local printed, code = native.printed(), err.code
-    if code == 0 then return reply_run(printed, false, nil, shows) end
+    if code == 0 then return reply_run(printed, false, nil) end
     local separator = (printed == '' or str_sub(printed, -1) == '\n') and '' or '\n'
-    return reply_run(str_format('%s%s%s: os.exit(%d)', printed, separator, running_name, code), true, nil, shows)
+    return reply_run(str_format('%s%s%s: os.exit(%d)', printed, separator, running_name, code), true, nil)
   end
   if out_of_memory then
     collectgarbage('collect')
-    return reply_run(error_text(err), true, 'out_of_memory', shows)
+    return reply_run(error_text(err), true, 'out_of_memory')
   end
-  return reply_run(message, true, 'lua_error', shows)
+  return reply_run(message, true, 'lua_error')
 end
 
 function entry.available(name, call_id)
