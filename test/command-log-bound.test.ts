@@ -17,6 +17,10 @@ writeFileSync(
     name = 'noisy', description = 'Writes 600 MB of NUL bytes, no newline, to stderr.', timeout = 600,
     run = function() return capture('head -c 600000000 /dev/zero >&2; echo done') end,
   }
+  registry:add {
+    name = 'blank', description = 'Writes 3,000,000 empty lines to stderr.', timeout = 600,
+    run = function() return capture([[head -c 3000000 /dev/zero | tr '\\0' '\\n' >&2; echo done]]) end,
+  }
 end)
 `,
 );
@@ -28,4 +32,15 @@ test("a command's stderr of one line past a string's length ends the call as ok,
   assert.equal(result.status, 'ok', result.content);
   assert.equal(result.content.trim(), 'done');
   assert.ok(logged <= 1_100_000, `${logged} characters of log reached the host`);
+});
+
+test('empty lines count against the log bound too: a flood of them is cut, and the cut is noted', async () => {
+  const host = await startHost(join(root, 'cfg', 'init.lua'));
+  let entries = 0;
+  let last = '';
+  const result = await host.call('blank', {}, { onLog: (text) => (entries++, (last = text)) });
+  assert.equal(result.status, 'ok', result.content);
+  assert.equal(result.content.trim(), 'done');
+  assert.ok(entries <= 1_000_001, `${entries} log entries reached the host`);
+  assert.match(last, /dropped past its 1,000,000-character limit/);
 });

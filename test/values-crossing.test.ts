@@ -195,3 +195,27 @@ end)
   assert.equal(left.status, 'error');
   assert.match(left.content, /state\.cb is a function/);
 });
+
+test('a result whose fields raise an error when read fails its own call only: the next call on the worker runs', async () => {
+  const dir = tempDir('moonpool-strict-');
+  writeFileSync(
+    join(dir, 'init.lua'),
+    `local function strict(t)
+  return setmetatable(t, { __index = function(_, k) error('no field ' .. tostring(k), 2) end })
+end
+agent.on('discover_tools', function(registry)
+  registry:add { name = 'strict', description = 'A strict table as its result.', run = function() return strict({ content = 'strict ok' }) end }
+  registry:add { name = 'plain', description = 'Answers.', run = function() print('plain ran') return 'plain ok' end }
+end)
+`,
+  );
+  const host = await startHost(join(dir, 'init.lua'), { maxThreadsPerModule: 1 });
+  const strict = await host.call('strict', {});
+  assert.equal(strict.status, 'error');
+  assert.match(strict.content, /no field/);
+  for (let i = 0; i < 2; i++) {
+    const logs: string[] = [];
+    const plain = await host.call('plain', {}, { onLog: (text) => logs.push(text) });
+    assert.deepEqual([plain.status, plain.content, logs], ['ok', 'plain ok', ['plain ran']]);
+  }
+});

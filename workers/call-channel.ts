@@ -8,6 +8,11 @@ import type { AskAnswer, AskQuestion, WorkerEvents } from '../shared/protocol.js
 
 /** Shortest time between two snapshots, and between two batches of titles and log lines. */
 export const EVENT_INTERVAL_MS = 33;
+/** What a line of the log costs against LOG_LIMIT_CHARS: its characters, and at least one, so empty lines are bounded too. */
+export function lineCost(line: string): number {
+  return Math.max(1, line.length);
+}
+
 /** A call's log past this many characters is dropped, with a note saying how much. */
 export const LOG_LIMIT_CHARS = 1_000_000;
 
@@ -55,12 +60,12 @@ export class CallChannel {
 
   /** Logs a line; past the log's limit it is only counted, for the note at the end. */
   log(text: string): void {
-    if (this.loggedChars + text.length > LOG_LIMIT_CHARS) {
+    if (this.loggedChars + lineCost(text) > LOG_LIMIT_CHARS) {
       this.droppedLines++;
       this.droppedChars += text.length;
       return;
     }
-    this.loggedChars += text.length;
+    this.loggedChars += lineCost(text);
     this.pendingLines.push(text);
     this.sendEventsIfDue();
   }

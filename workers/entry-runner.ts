@@ -139,7 +139,7 @@ export class EntryRunner {
       return this.resume(L, pushArguments(L));
     } catch (error) {
       if (!(error instanceof LuaConversionError)) throw new LuaStateBroken(error);
-      this.raw._lua_resetthread(L);
+      this.reset(L);
       throw error;
     }
   }
@@ -174,8 +174,8 @@ export class EntryRunner {
         throw new LuaEntryError(reported, this.errorText(this.reporter) ?? `Lua error (status ${reported})`);
       return readResults(reporter, this.resultCount());
     } finally {
-      this.raw._lua_resetthread(reporter);
-      this.raw._lua_resetthread(L);
+      this.reset(reporter);
+      this.reset(L);
     }
   }
 
@@ -186,7 +186,7 @@ export class EntryRunner {
         const waiting = this.waiting;
         this.waiting = undefined;
         if (waiting === undefined) {
-          this.raw._lua_resetthread(L);
+          this.reset(L);
           throw new LuaEntryError(LUA_ERRRUN, 'attempt to yield from outside a coroutine');
         }
         this.hooks.beforeWait(L);
@@ -213,6 +213,12 @@ export class EntryRunner {
     return value instanceof Error ? value.message : null;
   }
 
+  /** Readies `L` for the next call: a reset leaves a failed thread's error on its stack, which is emptied too. */
+  private reset(L: number): void {
+    this.raw._lua_resetthread(L);
+    this.raw._lua_settop(L, 0);
+  }
+
   /** Reads the results, resets the thread for the next call; throws a LuaEntryError if the call failed. */
   private finish<R>(L: number, status: number, readResults: (L: number, count: number) => R): R {
     try {
@@ -220,7 +226,7 @@ export class EntryRunner {
         throw new LuaEntryError(status, this.errorText(this.thread) ?? `Lua error (status ${status})`);
       return readResults(L, this.resultCount());
     } finally {
-      this.raw._lua_resetthread(L);
+      this.reset(L);
     }
   }
 }

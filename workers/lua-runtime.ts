@@ -37,7 +37,7 @@ import { createDebugHookNatives } from './debug-hook-natives.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
 import { SnapshotDecoder } from './snapshot-decoder.js';
-import { droppedLogNote, LOG_LIMIT_CHARS, type CallChannel } from './call-channel.js';
+import { droppedLogNote, lineCost, LOG_LIMIT_CHARS, type CallChannel } from './call-channel.js';
 
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
 /** Where the build writes the prelude's bytecode (prelude-chunks.ts). */
@@ -179,9 +179,9 @@ export class LuaRuntime {
     }
     const text = this.chunkNames.expand(line);
     const { log } = this.scope;
-    if (LOG_LIMIT_CHARS - log.chars < text.length) log.dropped++;
+    if (LOG_LIMIT_CHARS - log.chars < lineCost(text)) log.dropped++;
     else {
-      log.chars += text.length;
+      log.chars += lineCost(text);
       log.lines.push(text);
     }
   }
