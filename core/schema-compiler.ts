@@ -99,18 +99,19 @@ function chargeFormats(ajv: Ajv): void {
   }
 }
 
-// The twin stops at the first error and skips the meta-schema check the compiler already made.
-// A `strictLog` compiler logs what strict mode would throw, so every such problem can be listed.
-function newAjv(patterns: LinearPatterns, twin: boolean, strictLog?: (message: string) => void): Ajv {
+// The twin stops at the first error and skips the meta-schema check the compiler already made. It
+// logs what strict mode would throw into `strictLog`, so every such problem can be listed.
+function newAjv(patterns: LinearPatterns, strictLog?: string[]): Ajv {
+  const log = (message: string): unknown => strictLog!.push(String(message).replace(/^strict mode: /, ''));
   const ajv = new Ajv({
-    allErrors: !twin,
-    validateSchema: !twin,
+    allErrors: !strictLog,
+    validateSchema: !strictLog,
     strict: strictLog ? 'log' : true,
     strictRequired: false,
     allowUnionTypes: true,
     $data: false,
     code: { regExp: patterns.engine },
-    ...(strictLog ? { logger: { log: () => undefined, warn: strictLog, error: strictLog } } : {}),
+    ...(strictLog ? { logger: { log: () => undefined, warn: log, error: log } } : {}),
   });
   useHashedKeywords(ajv);
   ajv.addKeyword(stepKeyword);
@@ -119,31 +120,23 @@ function newAjv(patterns: LinearPatterns, twin: boolean, strictLog?: (message: s
   return ajv;
 }
 
-/** Every problem strict mode has with `schema` (ajv throws only the first), or none it could tell. */
-function strictModeProblems(patterns: LinearPatterns, schema: object): string[] {
-  const messages: string[] = [];
-  try {
-    newAjv(patterns, true, (message) => messages.push(String(message).replace(/^strict mode: /, ''))).compile(schema);
-  } catch {
-    // A problem that is no strict-mode one: the caller reports what the strict compile threw.
-  }
-  return [...new Set(messages)];
-}
-
 /**
  * A generation's compilers, sharing its patterns: `ajv` lists every problem (of a schema, and of
  * arguments on a second pass, compiled the first time a call fails: each error costs ajv time);
- * `firstError` stops at the first, and compiles the validators calls use.
+ * `firstError` stops at the first, compiles the validators calls use, and logs into `strictLog`
+ * every problem strict mode has with a schema (a strict ajv throws only the first).
  */
 export interface SchemaCompiler {
   ajv: Ajv;
   firstError: Ajv;
+  strictLog: string[];
   patterns: LinearPatterns;
 }
 
 export function createSchemaCompiler(): SchemaCompiler {
   const patterns = createLinearPatterns();
-  return { ajv: newAjv(patterns, false), firstError: newAjv(patterns, true), patterns };
+  const strictLog: string[] = [];
+  return { ajv: newAjv(patterns), firstError: newAjv(patterns, strictLog), strictLog, patterns };
 }
 
 /** What compiling a tool's schema gave: its validator, or its problems (the first MAX_REPORTED_SCHEMA_PROBLEMS of `total`). */
@@ -173,22 +166,26 @@ export function compileParameters(
     return whole(field, `the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`);
   const counted = withStepCounting(schema) as object;
   const found = findSchemaProblems(compiler.ajv, compiler.patterns, schema, field);
+  compiler.strictLog.length = 0;
   let thrown: Error | undefined;
-  if (found.total === 0) {
-    try {
-      const validate = compiler.firstError.compile(counted);
+  try {
+    const validate = compiler.firstError.compile(counted);
+    if (found.total === 0 && compiler.strictLog.length === 0) {
       let listing: ValidateFunction | undefined;
       rememberListing(validate, () => (listing ??= compiler.ajv.compile(counted)));
       return { validate };
-    } catch (error) {
-      thrown = error as Error;
     }
+  } catch (error) {
+    thrown = error as Error;
   }
+  // A rejected schema leaves no `$id` behind that a later schema could clash with.
+  compiler.firstError.removeSchema(counted);
   // What strict mode has to say; beside other problems, only what it places (a keyword of one type without `type`).
-  const strict = strictModeProblems(compiler.patterns, counted)
+  const strict = [...new Set(compiler.strictLog)]
     .map((message) => strictProblem(schema, message, field))
-    .filter((problem) => thrown !== undefined || problem.path.length > 0);
-  if (thrown !== undefined && strict.length === 0) return whole(field, thrown.message.replace(/^strict mode: /, ''));
+    .filter((problem) => found.total === 0 || problem.path.length > 0);
+  if (thrown !== undefined && found.total === 0 && strict.length === 0)
+    return whole(field, thrown.message.replace(/^strict mode: /, ''));
   const problems = [...found.problems, ...strict].sort((a, b) =>
     schemaPathText(field, a.path).localeCompare(schemaPathText(field, b.path)),
   );
