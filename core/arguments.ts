@@ -18,7 +18,8 @@ export const MAX_LISTING_STEPS = 2_000;
 /** Allowed values named in an `enum` problem; the rest are counted. */
 export const MAX_LISTED_ENUM_VALUES = 10;
 
-function childPath(parent: string, key: string): string {
+/** `parent.key`, or `parent["key"]` for a key that is no Lua name. */
+export function childPath(parent: string, key: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 

@@ -2,14 +2,11 @@
 // object, checked against the tool's `output_schema` with the arguments' budgets. A tool with an
 // output schema must return one; a mismatch is a problem naming the path (`structured.count: …`).
 import type { ValidateFunction } from 'ajv';
-import { argumentProblems, MAX_ARGUMENT_CHARS, shapeProblem } from './arguments.js';
+import { argumentProblems, childPath, MAX_ARGUMENT_CHARS, shapeProblem } from './arguments.js';
+import { isSchemaObject as isObject } from './schema-shape.js';
 import type { ParametersSchema } from './tool-definitions.js';
 
 export type StructuredOutcome = { structured?: Record<string, unknown> } | { problems: string[] };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function allowsOnlyObjects(schema: unknown): boolean {
   if (!isObject(schema)) return false;
@@ -47,11 +44,7 @@ function nonFinitePath(value: unknown, root: string): string | undefined {
     if (typeof item === 'number' && !Number.isFinite(item)) return path;
     if (Array.isArray(item)) item.forEach((entry, index) => pending.push([entry, `${path}[${index}]`]));
     else if (isObject(item))
-      for (const [key, entry] of Object.entries(item))
-        pending.push([
-          entry,
-          /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`,
-        ]);
+      for (const [key, entry] of Object.entries(item)) pending.push([entry, childPath(path, key)]);
   }
   return undefined;
 }
