@@ -7,9 +7,8 @@
 // rest counted.
 import type { Ajv, ErrorObject } from 'ajv';
 import type { LinearPatterns } from './linear-pattern.js';
-import { closestName } from './name-suggestion.js';
+import { closestName, cutKey, describeValue, printable, shownKey } from './name-suggestion.js';
 import { isSchemaObject, placeOf, subschemasOf, type SchemaPathKey } from './schema-shape.js';
-import { cutKey, describeValue, printable, shownKey } from './value-description.js';
 
 /** A problem in a schema: where it is written (keys from the schema's field) and the whole message. */
 export interface SchemaProblem {

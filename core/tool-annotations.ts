@@ -2,8 +2,7 @@
 // `registry:add`: hints a client may show or act on (MCP's title and *Hint fields). A value of the
 // wrong type is an error naming the field; an unknown key is a warning, as for registry:add itself,
 // naming the field meant when it is close to one. A title is one line of printable characters.
-import { closestName } from './name-suggestion.js';
-import { describeValue } from './value-description.js';
+import { closestName, describeValue } from './name-suggestion.js';
 
 /** What a tool says about itself, beyond its description. Every field is optional. */
 export interface ToolAnnotations {

@@ -4,7 +4,7 @@
 import type { ValidateFunction } from 'ajv';
 import { lineOf, type DefinitionLines, type FieldLines } from './definition-lines.js';
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
-import { closestName } from './name-suggestion.js';
+import { closestName, describeValue, printable } from './name-suggestion.js';
 import {
   compileParameters,
   MAX_SCHEMA_KEYWORDS,
@@ -17,7 +17,6 @@ import { isSchemaObject, schemaFromLua } from './schema-shape.js';
 import { checkAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import { checkPermissions } from './tool-permissions.js';
 import type { ToolPermissions } from '../shared/protocol.js';
-import { describeValue, printable } from './value-description.js';
 
 /** Every field `registry:add` reads; any other is reported (the one place to add a field). */
 export const DEFINITION_FIELDS: readonly string[] = [
