@@ -21,8 +21,6 @@ import {
 import { isSchemaObject, mapSubschemas, placeOf, VALUE_KEYWORDS } from './schema-shape.js';
 import { chargeValidationWork, countValidationStep } from './validation-budget.js';
 
-export { MAX_PATTERN_CHARS, MAX_PATTERN_PROGRAM_SIZE } from './linear-pattern.js';
-
 type AddedFormat = Ajv['formats'][string];
 type FormatValidator = (text: string) => boolean;
 

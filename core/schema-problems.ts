@@ -195,14 +195,11 @@ export function findSchemaProblems(
   const list = new ProblemList(field);
   const known = new Set(Object.keys(ajv.RULES.keywords).filter((keyword) => !INTERNAL_KEYWORDS.has(keyword)));
   walkProblems(list, known, patterns, schema);
-  if (!metaSchemaKnown(list, schema.$schema)) return { problems: list.problems, total: list.total };
+  if (!metaSchemaKnown(list, schema.$schema)) return list;
   if (!ajv.validateSchema(schema)) {
     const byPath = new Map<string, ErrorObject[]>();
-    for (const error of ajv.errors ?? []) {
-      const errors = byPath.get(error.instancePath);
-      if (errors) errors.push(error);
-      else byPath.set(error.instancePath, [error]);
-    }
+    for (const error of ajv.errors ?? [])
+      (byPath.get(error.instancePath) ?? byPath.set(error.instancePath, []).get(error.instancePath)!).push(error);
     for (const [instancePath, errors] of byPath) {
       const { keys, value } = placeOf(schema, instancePath);
       if (list.covered.has(JSON.stringify(keys))) continue;
@@ -213,5 +210,5 @@ export function findSchemaProblems(
       list.add(keys, `${metaMessage(errors)} (got ${describeValue(value)})${meant}`);
     }
   }
-  return { problems: list.problems, total: list.total };
+  return list;
 }
