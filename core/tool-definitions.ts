@@ -2,7 +2,7 @@
 // line it is written on (the `registry:add` line when it is not written literally there); a
 // definition with an error is dropped, the others load. The first of two tools with a name wins.
 import type { ValidateFunction } from 'ajv';
-import { lineOf, type DefinitionLines, type FieldLines } from './definition-lines.js';
+import { lineOf, type DefinitionLines, type Fields } from './definition-lines.js';
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
 import { closestName, describeValue, printable } from './name-suggestion.js';
 import {
@@ -117,7 +117,7 @@ export function checkDefinitions(
     // Only a valid name labels the diagnostics: a megabyte name, or one with a line break, is not repeated in each.
     const name =
       typeof definition.name === 'string' && TOOL_NAME_PATTERN.test(definition.name) ? definition.name : undefined;
-    let fields: Map<string | number, FieldLines> | undefined | null = null;
+    let fields: Fields | undefined | null = null;
     const report = (severity: Diagnostic['severity'], message: string, path: FieldPath = []): void => {
       // The source is read only for a definition with something to report.
       if (fields === null) fields = lines?.fieldsAt(definition.file, definition.line, definition.name);
