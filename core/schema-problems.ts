@@ -8,7 +8,7 @@
 import type { Ajv, ErrorObject } from 'ajv';
 import type { LinearPatterns } from './linear-pattern.js';
 import { closestName, cutKey, describeValue, printable, shownKey } from './name-suggestion.js';
-import { isSchemaObject, placeOf, subschemasOf, type SchemaPathKey } from './schema-shape.js';
+import { isSchemaObject, mapSubschemas, placeOf, type SchemaPathKey } from './schema-shape.js';
 
 /** A problem in a schema: where it is written (keys from the schema's field) and the whole message. */
 export interface SchemaProblem {
@@ -128,37 +128,39 @@ function defaultProblems(list: ProblemList, schema: Record<string, unknown>, whe
   list.add([...where, 'default'], `${describeValue(value)} is not of the schema's type (${declared.join(' or ')})`);
 }
 
-/** The problems of `schema` and of every schema inside it, but what the meta-schema finds. */
+/** The problems of `schema` (at `where`) and of every schema inside it, but what the meta-schema finds. */
 function walkProblems(
   list: ProblemList,
   known: ReadonlySet<string>,
   patterns: LinearPatterns,
   schema: Record<string, unknown>,
+  where: SchemaPathKey[] = [],
 ): void {
-  const pattern = (text: string, where: SchemaPathKey[]): void => {
+  const pattern = (text: string, at: SchemaPathKey[]): void => {
     const problem = patterns.problem(text);
-    if (problem !== undefined) list.add(where, problem);
+    if (problem !== undefined) list.add(at, problem);
   };
-  const pending: [SchemaPathKey[], Record<string, unknown>][] = [[[], schema]];
-  while (pending.length > 0) {
-    const [where, current] = pending.pop()!;
-    for (const [keyword, value] of Object.entries(current)) {
-      if (keyword === 'type') typeProblems(list, [...where, keyword], value);
-      else if (!known.has(keyword)) {
-        const meant = closestName(keyword, known);
-        list.add(
-          [...where, keyword],
-          `unknown keyword \`${shownKey(keyword)}\`${meant ? ` (did you mean \`${meant}\`?)` : ''}`,
-          where,
-        );
-      } else if (keyword === 'pattern' && typeof value === 'string') pattern(value, [...where, keyword]);
-      else if (keyword === 'patternProperties' && isSchemaObject(value))
-        for (const key of Object.keys(value)) pattern(key, [...where, keyword, key]);
-    }
-    requiredProblems(list, current, where);
-    defaultProblems(list, current, where);
-    for (const [keys, subschema] of subschemasOf(current).reverse()) pending.push([[...where, ...keys], subschema]);
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === 'type') typeProblems(list, [...where, keyword], value);
+    else if (!known.has(keyword)) {
+      const meant = closestName(keyword, known);
+      list.add(
+        [...where, keyword],
+        `unknown keyword \`${shownKey(keyword)}\`${meant ? ` (did you mean \`${meant}\`?)` : ''}`,
+        where,
+      );
+    } else if (keyword === 'pattern' && typeof value === 'string') pattern(value, [...where, keyword]);
+    else if (keyword === 'patternProperties' && isSchemaObject(value))
+      for (const key of Object.keys(value)) pattern(key, [...where, keyword, key]);
   }
+  requiredProblems(list, schema, where);
+  defaultProblems(list, schema, where);
+  // Recursion is bounded: the schema is no deeper than MAX_SCHEMA_DEPTH.
+  for (const [keyword, value] of Object.entries(schema))
+    mapSubschemas(keyword, value, (item, key) => {
+      if (isSchemaObject(item))
+        walkProblems(list, known, patterns, item, [...where, keyword, ...(key === undefined ? [] : [key])]);
+    });
 }
 
 // One message for all the meta-schema said about one place: `must be object or boolean or array`.

@@ -38,16 +38,6 @@ export function isSchemaObject(value: unknown): value is Record<string, unknown>
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Every schema object directly inside `schema`, with the keys that lead from `schema` to it. */
-export function subschemasOf(schema: Record<string, unknown>): [SchemaPathKey[], Record<string, unknown>][] {
-  const found: [SchemaPathKey[], Record<string, unknown>][] = [];
-  for (const [keyword, value] of Object.entries(schema))
-    mapSubschemas(keyword, value, (item, key) => {
-      if (isSchemaObject(item)) found.push([key === undefined ? [keyword] : [keyword, key], item]);
-    });
-  return found;
-}
-
 /**
  * A copy of keyword `keyword`'s `value` with `each` applied to every schema it holds (and its index
  * or name in a list or a map), a map's entries as `entries` lists them. An empty list where a map of
