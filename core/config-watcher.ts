@@ -7,14 +7,13 @@
 // began. The tree is listed asynchronously, a directory at a time, so a rescan never holds up the host's thread.
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { opendir, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { SKIPPED_DIRECTORIES } from './config-snapshot.js';
 
 export const DEFAULT_WATCH_DEBOUNCE_MS = 200;
 /** A burst that never pauses settles at most this many debounce periods after its first change. */
 const MAX_WAIT_FACTOR = 5;
 
-/** Directories under the config dir whose changes never matter: version control and dependencies. */
-const IGNORED = /(^|\/)(\.git|node_modules)(\/|$)/;
 /** Most directories watched, so a config dir with a huge tree cannot exhaust inotify watches. */
 export const MAX_WATCHED_DIRS = 1000;
 
@@ -34,7 +33,7 @@ async function directoriesUnder(root: string, stop: () => boolean): Promise<stri
     try {
       for await (const entry of await opendir(found[i]!, { bufferSize: LISTING_BATCH })) {
         const path = join(found[i]!, entry.name);
-        if (entry.isDirectory() && !IGNORED.test(relative(root, path)) && found.length < MAX_WATCHED_DIRS)
+        if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name) && found.length < MAX_WATCHED_DIRS)
           found.push(path);
       }
     } catch {
@@ -75,17 +74,16 @@ export function watchConfig(
   const changedIn =
     (dir: string) =>
     (_event: string, name: string | Buffer | null): void => {
-      const subdirectory = typeof name === 'string' ? watchers.get(join(dir, name)) : undefined;
+      const path = typeof name === 'string' ? join(dir, name) : undefined;
+      const subdirectory = path === undefined ? undefined : watchers.get(path);
       if (subdirectory !== undefined) {
         // A watched directory was removed, renamed or made again: its watch may be dead even when
         // one made again gets its old inode number back, so the next rescan watches it anew.
         subdirectory.watcher.close();
-        watchers.delete(join(dir, name as string));
-      }
-      // A watched directory's name changed whatever is there now: its Lua files may be gone.
-      if (typeof name === 'string' && subdirectory === undefined && !name.endsWith('.lua')) {
+        watchers.delete(path!);
+      } else if (path !== undefined && !path.endsWith('.lua')) {
         try {
-          if (statSync(join(dir, name)).isFile()) return;
+          if (statSync(path).isFile()) return;
         } catch {
           // Gone: it may have been a directory, or a module's old name.
         }
