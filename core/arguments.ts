@@ -109,20 +109,21 @@ export function rememberListing(validate: ValidateFunction, listing: () => Valid
   listings.set(validate, listing);
 }
 
-type Outcome = { valid: true } | { errors: ErrorObject[] } | { tooCostly: string };
-
-function check(validate: ValidateFunction, args: unknown, root: string, steps?: number): Outcome {
+/** The problems `validate` finds in `args`, described (none: valid), or why the check was abandoned. */
+function check(
+  validate: ValidateFunction,
+  args: unknown,
+  root: string,
+  steps?: number,
+): string[] | { tooCostly: string } {
   try {
-    return withValidationBudget(() => validate(args), steps) ? { valid: true } : { errors: validate.errors ?? [] };
+    if (withValidationBudget(() => validate(args), steps)) return [];
+    return [...new Set((validate.errors ?? []).map((error) => describe(error, root)))];
   } catch (error) {
     if (error instanceof ValidationBudgetError) return { tooCostly: `${root}: ${error.message}` };
     throw error;
   }
 }
-
-const describeAll = (errors: ErrorObject[], root: string): string[] => [
-  ...new Set(errors.map((error) => describe(error, root))),
-];
 
 /**
  * The problems with `args`, or an empty list when the call may go ahead. `validate` (from
@@ -138,14 +139,10 @@ export function argumentProblems(validate: ValidateFunction, args: unknown, root
   const shape = shapeProblem(args, MAX_ARGUMENT_CHARS, root);
   if (shape) return [shape];
   const first = check(validate, args, root);
-  if ('valid' in first) return [];
-  if ('tooCostly' in first) return [first.tooCostly];
-  const listing = listings.get(validate)?.();
-  if (listing === undefined) return describeAll(first.errors, root);
+  if (!Array.isArray(first)) return [first.tooCostly];
+  const listing = first.length === 0 ? undefined : listings.get(validate)?.();
+  if (listing === undefined) return first;
   const all = check(listing, args, root, MAX_LISTING_STEPS);
-  if ('errors' in all) return describeAll(all.errors, root);
-  return [
-    ...describeAll(first.errors, root),
-    `${root}: only the first problem is listed; checking for the others would take too long`,
-  ];
+  if (Array.isArray(all) && all.length > 0) return all;
+  return [...first, `${root}: only the first problem is listed; checking for the others would take too long`];
 }

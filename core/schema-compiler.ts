@@ -182,8 +182,7 @@ export function compileParameters(
   const strict = [...new Set(compiler.strictLog)]
     .map((message) => strictProblem(schema, message, field))
     .filter((problem) => found.total === 0 || problem.path.length > 0);
-  if (thrown !== undefined && found.total === 0 && strict.length === 0)
-    return whole(field, thrown.message.replace(/^strict mode: /, ''));
+  if (thrown !== undefined && found.total === 0 && strict.length === 0) return whole(field, thrown.message);
   const problems = [...found.problems, ...strict].sort((a, b) =>
     schemaPathText(field, a.path).localeCompare(schemaPathText(field, b.path)),
   );
