@@ -3,6 +3,7 @@
 // and a check that would cost more than its budget is abandoned and refused.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { listWithin } from './bounded-text.js';
+import { cutKey } from './name-suggestion.js';
 import { ValidationBudgetError, withValidationBudget } from './validation-budget.js';
 
 /** Deepest nesting of arguments accepted. */
@@ -18,9 +19,12 @@ export const MAX_LISTING_STEPS = 2_000;
 /** Allowed values named in an `enum` problem; the rest are counted. */
 export const MAX_LISTED_ENUM_VALUES = 10;
 
-/** `parent.key`, or `parent["key"]` for a key that is no Lua name. */
+/** `parent.key`, or `parent["key"]` for a key that is no Lua name; a long key is cut, with its length. */
 export function childPath(parent: string, key: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+  const shown = cutKey(key);
+  return shown === key && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
+    ? `${parent}.${key}`
+    : `${parent}[${JSON.stringify(shown)}]`;
 }
 
 /** `args.a[3]["b c"]` for ajv's instance path `/a/3/b c`. */
@@ -28,7 +32,7 @@ function pathOf(instancePath: string, root: string): string {
   let path = root;
   for (const segment of instancePath.split('/').slice(1)) {
     const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-    path = /^\d+$/.test(key) ? `${path}[${key}]` : childPath(path, key);
+    path = /^\d{1,10}$/.test(key) ? `${path}[${key}]` : childPath(path, key);
   }
   return path;
 }
