@@ -10,7 +10,7 @@ import { _, Ajv, type CodeKeywordDefinition, type FormatDefinition, type Validat
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
 import { rememberListing } from './arguments.js';
-import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
+import { LinearPatterns } from './linear-pattern.js';
 import {
   findSchemaProblems,
   MAX_REPORTED_SCHEMA_PROBLEMS,
@@ -132,7 +132,7 @@ export interface SchemaCompiler {
 }
 
 export function createSchemaCompiler(): SchemaCompiler {
-  const patterns = createLinearPatterns();
+  const patterns = new LinearPatterns();
   const strictLog: string[] = [];
   return { ajv: newAjv(patterns), firstError: newAjv(patterns, strictLog), strictLog, patterns };
 }
