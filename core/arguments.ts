@@ -71,18 +71,16 @@ function describe(error: ErrorObject, root: string): string {
 
 /**
  * A size or depth problem with `args`, or undefined; found without recursion so hostile input
- * cannot overflow the stack. Size counts the characters of strings and
- * keys and one for every other value, and an array's or object's entries are counted before they
- * are visited, so a huge one is refused at once.
+ * cannot overflow the stack. Size counts the characters of strings and keys and one for every
+ * other value; an array's or object's entries are counted before they are visited, so a huge one
+ * is refused at once.
  */
 export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS, root = 'args'): string | undefined {
   const tooLarge = `${root}: larger than ${maxChars} characters`;
-  const pending: unknown[] = [args];
-  const depths: number[] = [0];
+  const pending: [unknown, number][] = [[args, 0]];
   let size = 1;
   while (pending.length > 0) {
-    const value = pending.pop();
-    const depth = depths.pop()!;
+    const [value, depth] = pending.pop()!;
     if (typeof value === 'string') size += Math.max(0, value.length - 1);
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= MAX_ARGUMENT_DEPTH) return `${root}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
@@ -95,10 +93,7 @@ export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS, root 
     for (let index = 0; index < count; index++) {
       const item = keys === undefined ? (value as unknown[])[index] : container[keys[index]!];
       if (typeof item === 'string') size += item.length > 0 ? item.length - 1 : 0;
-      else if (typeof item === 'object' && item !== null) {
-        pending.push(item);
-        depths.push(depth + 1);
-      }
+      else if (typeof item === 'object' && item !== null) pending.push([item, depth + 1]);
     }
   }
   return size > maxChars ? tooLarge : undefined;
