@@ -52,6 +52,10 @@ export function watchConfig(
   let timer: NodeJS.Timeout | undefined;
   let burstStartedAt: number | undefined;
   let closed = false;
+  const unwatch = (dir: string): void => {
+    watchers.get(dir)?.watcher.close();
+    watchers.delete(dir);
+  };
 
   const settle = (): void => {
     burstStartedAt = undefined;
@@ -75,13 +79,10 @@ export function watchConfig(
     (dir: string) =>
     (_event: string, name: string | Buffer | null): void => {
       const path = typeof name === 'string' ? join(dir, name) : undefined;
-      const subdirectory = path === undefined ? undefined : watchers.get(path);
-      if (subdirectory !== undefined) {
-        // A watched directory was removed, renamed or made again: its watch may be dead even when
-        // one made again gets its old inode number back, so the next rescan watches it anew.
-        subdirectory.watcher.close();
-        watchers.delete(path!);
-      } else if (path !== undefined && !path.endsWith('.lua')) {
+      // A watched directory was removed, renamed or made again: its watch may be dead even when
+      // one made again gets its old inode number back, so the next rescan watches it anew.
+      if (path !== undefined && watchers.has(path)) unwatch(path);
+      else if (path !== undefined && !path.endsWith('.lua')) {
         try {
           if (statSync(path).isFile()) return;
         } catch {
@@ -96,8 +97,7 @@ export function watchConfig(
   try {
     rootWatcher = watch(dirname(root), (_event, name) => {
       if (name !== basename(root)) return;
-      for (const { watcher } of watchers.values()) watcher.close();
-      watchers.clear();
+      for (const dir of watchers.keys()) unwatch(dir);
       changed();
     });
     rootWatcher.on('error', () => rootWatcher?.close());
@@ -129,11 +129,7 @@ export function watchConfig(
     for (const dir of await directoriesUnder(root, () => closed))
       wanted.set(dir, (await stat(dir).catch(() => undefined))?.ino);
     if (closed) return;
-    for (const [dir, watched] of watchers) {
-      if (wanted.has(dir) && wanted.get(dir) === watched.inode) continue;
-      watched.watcher.close();
-      watchers.delete(dir);
-    }
+    for (const [dir, watched] of watchers) if (wanted.get(dir) !== watched.inode) unwatch(dir);
     for (const [dir, inode] of wanted) if (!watchers.has(dir) && inode !== undefined) watchDirectory(dir, inode);
   }
 
@@ -147,8 +143,7 @@ export function watchConfig(
       closed = true;
       clearTimeout(timer);
       rootWatcher?.close();
-      for (const { watcher } of watchers.values()) watcher.close();
-      watchers.clear();
+      for (const dir of watchers.keys()) unwatch(dir);
     },
   };
 }
