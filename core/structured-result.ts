@@ -59,20 +59,16 @@ export function checkStructured(
   validate: ValidateFunction | undefined,
 ): StructuredOutcome {
   if (value === undefined) return validate ? { problems: [STRUCTURED_REQUIRED] } : {};
-  if (Array.isArray(value) && value.length === 0) return validate ? checked({}, validate) : { structured: {} };
-  if (!isObject(value))
+  const table = Array.isArray(value) && value.length === 0 ? {} : value;
+  if (!isObject(table))
     return { problems: ['structured: must be a table with named fields (a JSON object), not a list'] };
   // Bounded first (4 M characters, 64 levels), so the walks below are too.
-  const shape = shapeProblem(value, MAX_ARGUMENT_CHARS, 'structured');
+  const shape = shapeProblem(table, MAX_ARGUMENT_CHARS, 'structured');
   if (shape !== undefined) return { problems: [shape] };
-  const structured = fitEmptyTables(value, outputSchema) as Record<string, unknown>;
+  const structured = fitEmptyTables(table, outputSchema) as Record<string, unknown>;
   const nonFinite = nonFinitePath(structured, 'structured');
   if (nonFinite !== undefined)
     return { problems: [`${nonFinite}: is not a finite number (JSON has no NaN or infinity)`] };
-  return validate ? checked(structured, validate) : { structured };
-}
-
-function checked(structured: Record<string, unknown>, validate: ValidateFunction): StructuredOutcome {
-  const problems = argumentProblems(validate, structured, 'structured');
+  const problems = validate ? argumentProblems(validate, structured, 'structured') : [];
   return problems.length > 0 ? { problems } : { structured };
 }
