@@ -59,7 +59,7 @@ export function checkAnnotations(
           `annotations.title must be one line of printable characters (got a control character at position ${field.search(CONTROL_CHARACTER) + 1})`,
         );
       } else annotations.title = field;
-    } else if (key in HINTS) {
+    } else if (Object.hasOwn(HINTS, key)) {
       if (typeof field !== 'boolean') error(`annotations.${key} must be true or false (got ${describeValue(field)})`);
       else annotations[HINTS[key as keyof typeof HINTS]] = field;
     } else {
