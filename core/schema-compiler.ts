@@ -72,27 +72,23 @@ export function schemaKeywordCount(schema: unknown): number {
 /** Longest string a `format` is checked on; a longer one does not match (URLs stop near 2,000 in practice). */
 export const MAX_FORMAT_CHARS = 2048;
 
-function chargedFormat(name: string, test: (text: string) => boolean): FormatValidator {
-  return (text: string) => {
-    if (text.length > MAX_FORMAT_CHARS) return false;
-    // Some of ajv-formats' expressions backtrack quadratically on V8 (`url`: 13 ms at 4,000
-    // characters): a check is charged as if it did, so one call cannot make many of them.
-    chargeValidationWork(
-      text.length + Math.ceil((text.length * text.length) / 64),
-      () => `checking a ${text.length}-character string as format "${name}"`,
-    );
-    return test(text);
-  };
-}
-
-// ajv-formats' checks are regular expressions and parsers, charged by their worst cost above.
+// ajv-formats' checks are regular expressions and parsers. Some of its expressions backtrack
+// quadratically on V8 (`url`: 13 ms at 4,000 characters): each check is charged as if it did, so
+// one call cannot make many of them.
 function chargeFormats(ajv: Ajv): void {
   for (const [name, format] of Object.entries<AddedFormat>(ajv.formats)) {
     const definition = typeof format === 'object' && !(format instanceof RegExp) ? format : undefined;
     const validate = definition?.validate ?? format;
     if ((definition?.type ?? 'string') !== 'string' || definition?.async || typeof validate === 'boolean') continue;
     const test = validate instanceof RegExp ? (text: string) => validate.test(text) : (validate as FormatValidator);
-    const charged = chargedFormat(name, test);
+    const charged = (text: string): boolean => {
+      if (text.length > MAX_FORMAT_CHARS) return false;
+      chargeValidationWork(
+        text.length + Math.ceil((text.length * text.length) / 64),
+        () => `checking a ${text.length}-character string as format "${name}"`,
+      );
+      return test(text);
+    };
     ajv.addFormat(name, definition ? { ...(definition as FormatDefinition<string>), validate: charged } : charged);
   }
 }
