@@ -14,10 +14,9 @@ export type Fields = Map<string | number, FieldLines>;
 
 /** Constructors nested deeper than this are not looked into (Lua itself stops near 200). */
 const MAX_NESTING = 64;
-const BLOCK_OPENERS = new Set(['function', 'if', 'do', 'repeat']);
-const BLOCK_CLOSERS = new Set(['end', 'until']);
-const BRACKET_OPENERS = new Set(['(', '{', '[']);
-const BRACKET_CLOSERS = new Set([')', '}', ']']);
+/** How a symbol or a word opens (1) or closes (-1) a bracket or a block an expression can hold. */
+const BRACKETS = new Map(Object.entries({ '(': 1, '{': 1, '[': 1, ')': -1, '}': -1, ']': -1 }));
+const BLOCKS = new Map(Object.entries({ function: 1, if: 1, do: 1, repeat: 1, end: -1, until: -1 }));
 
 const is = (token: LuaToken | undefined, kind: LuaToken['kind'], text?: string): boolean =>
   token !== undefined && token.kind === kind && (text === undefined || token.text === text);
@@ -30,10 +29,8 @@ function skipExpression(tokens: LuaToken[], index: number): number {
     const { kind, text } = tokens[index]!;
     if (kind === 'symbol' && brackets === 0 && blocks === 0 && (text === ',' || text === ';' || text === '}'))
       return index;
-    if (kind === 'symbol' && BRACKET_OPENERS.has(text)) brackets++;
-    else if (kind === 'symbol' && BRACKET_CLOSERS.has(text)) brackets--;
-    else if (kind === 'name' && BLOCK_OPENERS.has(text)) blocks++;
-    else if (kind === 'name' && BLOCK_CLOSERS.has(text)) blocks--;
+    if (kind === 'symbol') brackets += BRACKETS.get(text) ?? 0;
+    else if (kind === 'name') blocks += BLOCKS.get(text) ?? 0;
     if (brackets < 0) return index;
   }
   return index;
