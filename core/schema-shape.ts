@@ -82,13 +82,9 @@ export function placeOf(schema: unknown, pointer: string): { keys: SchemaPathKey
 // model and `moonpool list` always see the same text.
 const KEY_ORDER = '$schema $id type title description properties required items enum default'.split(' ');
 
-function keyRank(key: string): number {
-  const rank = KEY_ORDER.indexOf(key);
-  return rank === -1 ? KEY_ORDER.length : rank;
-}
-
 function orderedEntries(value: Record<string, unknown>): [string, unknown][] {
-  return Object.entries(value).sort(([a], [b]) => keyRank(a) - keyRank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const rank = (key: string): number => (KEY_ORDER.includes(key) ? KEY_ORDER.indexOf(key) : KEY_ORDER.length);
+  return Object.entries(value).sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** A schema as Lua wrote it: its one empty table becomes `[]` or `{}`, as its keyword expects; keys in order. */
