@@ -3,6 +3,7 @@
 // and a check that would cost more than its budget is abandoned and refused.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { listWithin } from './bounded-text.js';
+import { cutKey } from './name-suggestion.js';
 import { ValidationBudgetError, withValidationBudget } from './validation-budget.js';
 
 /** Deepest nesting of arguments accepted. */
@@ -18,8 +19,12 @@ export const MAX_LISTING_STEPS = 2_000;
 /** Allowed values named in an `enum` problem; the rest are counted. */
 export const MAX_LISTED_ENUM_VALUES = 10;
 
-function childPath(parent: string, key: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+/** `parent.key`, or `parent["key"]` for a key that is no Lua name; a long key is cut, with its length. */
+export function childPath(parent: string, key: string): string {
+  const shown = cutKey(key);
+  return shown === key && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
+    ? `${parent}.${key}`
+    : `${parent}[${JSON.stringify(shown)}]`;
 }
 
 /** `args.a[3]["b c"]` for ajv's instance path `/a/3/b c`. */
@@ -27,7 +32,7 @@ function pathOf(instancePath: string, root: string): string {
   let path = root;
   for (const segment of instancePath.split('/').slice(1)) {
     const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-    path = /^\d+$/.test(key) ? `${path}[${key}]` : childPath(path, key);
+    path = /^\d{1,10}$/.test(key) ? `${path}[${key}]` : childPath(path, key);
   }
   return path;
 }
@@ -66,18 +71,16 @@ function describe(error: ErrorObject, root: string): string {
 
 /**
  * A size or depth problem with `args`, or undefined; found without recursion so hostile input
- * cannot overflow the stack. Size counts the characters of strings and
- * keys and one for every other value, and an array's or object's entries are counted before they
- * are visited, so a huge one is refused at once.
+ * cannot overflow the stack. Size counts the characters of strings and keys and one for every
+ * other value; an array's or object's entries are counted before they are visited, so a huge one
+ * is refused at once.
  */
 export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS, root = 'args'): string | undefined {
   const tooLarge = `${root}: larger than ${maxChars} characters`;
-  const pending: unknown[] = [args];
-  const depths: number[] = [0];
+  const pending: [unknown, number][] = [[args, 0]];
   let size = 1;
   while (pending.length > 0) {
-    const value = pending.pop();
-    const depth = depths.pop()!;
+    const [value, depth] = pending.pop()!;
     if (typeof value === 'string') size += Math.max(0, value.length - 1);
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= MAX_ARGUMENT_DEPTH) return `${root}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
@@ -90,10 +93,7 @@ export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS, root 
     for (let index = 0; index < count; index++) {
       const item = keys === undefined ? (value as unknown[])[index] : container[keys[index]!];
       if (typeof item === 'string') size += item.length > 0 ? item.length - 1 : 0;
-      else if (typeof item === 'object' && item !== null) {
-        pending.push(item);
-        depths.push(depth + 1);
-      }
+      else if (typeof item === 'object' && item !== null) pending.push([item, depth + 1]);
     }
   }
   return size > maxChars ? tooLarge : undefined;
@@ -108,20 +108,21 @@ export function rememberListing(validate: ValidateFunction, listing: () => Valid
   listings.set(validate, listing);
 }
 
-type Outcome = { valid: true } | { errors: ErrorObject[] } | { tooCostly: string };
-
-function check(validate: ValidateFunction, args: unknown, root: string, steps?: number): Outcome {
+/** The problems `validate` finds in `args`, described (none: valid), or why the check was abandoned. */
+function check(
+  validate: ValidateFunction,
+  args: unknown,
+  root: string,
+  steps?: number,
+): string[] | { tooCostly: string } {
   try {
-    return withValidationBudget(() => validate(args), steps) ? { valid: true } : { errors: validate.errors ?? [] };
+    if (withValidationBudget(() => validate(args), steps)) return [];
+    return [...new Set((validate.errors ?? []).map((error) => describe(error, root)))];
   } catch (error) {
     if (error instanceof ValidationBudgetError) return { tooCostly: `${root}: ${error.message}` };
     throw error;
   }
 }
-
-const describeAll = (errors: ErrorObject[], root: string): string[] => [
-  ...new Set(errors.map((error) => describe(error, root))),
-];
 
 /**
  * The problems with `args`, or an empty list when the call may go ahead. `validate` (from
@@ -137,14 +138,10 @@ export function argumentProblems(validate: ValidateFunction, args: unknown, root
   const shape = shapeProblem(args, MAX_ARGUMENT_CHARS, root);
   if (shape) return [shape];
   const first = check(validate, args, root);
-  if ('valid' in first) return [];
-  if ('tooCostly' in first) return [first.tooCostly];
-  const listing = listings.get(validate)?.();
-  if (listing === undefined) return describeAll(first.errors, root);
+  if (!Array.isArray(first)) return [first.tooCostly];
+  const listing = first.length === 0 ? undefined : listings.get(validate)?.();
+  if (listing === undefined) return first;
   const all = check(listing, args, root, MAX_LISTING_STEPS);
-  if ('errors' in all) return describeAll(all.errors, root);
-  return [
-    ...describeAll(first.errors, root),
-    `${root}: only the first problem is listed; checking for the others would take too long`,
-  ];
+  if (Array.isArray(all) && all.length > 0) return all;
+  return [...first, `${root}: only the first problem is listed; checking for the others would take too long`];
 }

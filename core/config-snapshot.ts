@@ -31,7 +31,8 @@ export const MAX_CONFIG_ENTRIES = 100_000;
 /** Longest stretch the walk runs before the host's event loop turns. */
 const WALK_SLICE_MS = 5;
 
-const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
+/** Directories whose files never matter, neither read nor watched: version control and dependencies. */
+export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 
 export interface ConfigSnapshot {
   /** The real path of the directory read. */

@@ -7,14 +7,13 @@
 // began. The tree is listed asynchronously, a directory at a time, so a rescan never holds up the host's thread.
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { opendir, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { SKIPPED_DIRECTORIES } from './config-snapshot.js';
 
 export const DEFAULT_WATCH_DEBOUNCE_MS = 200;
 /** A burst that never pauses settles at most this many debounce periods after its first change. */
 const MAX_WAIT_FACTOR = 5;
 
-/** Directories under the config dir whose changes never matter: version control and dependencies. */
-const IGNORED = /(^|\/)(\.git|node_modules)(\/|$)/;
 /** Most directories watched, so a config dir with a huge tree cannot exhaust inotify watches. */
 export const MAX_WATCHED_DIRS = 1000;
 
@@ -34,7 +33,7 @@ async function directoriesUnder(root: string, stop: () => boolean): Promise<stri
     try {
       for await (const entry of await opendir(found[i]!, { bufferSize: LISTING_BATCH })) {
         const path = join(found[i]!, entry.name);
-        if (entry.isDirectory() && !IGNORED.test(relative(root, path)) && found.length < MAX_WATCHED_DIRS)
+        if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name) && found.length < MAX_WATCHED_DIRS)
           found.push(path);
       }
     } catch {
@@ -53,6 +52,10 @@ export function watchConfig(
   let timer: NodeJS.Timeout | undefined;
   let burstStartedAt: number | undefined;
   let closed = false;
+  const unwatch = (dir: string): void => {
+    watchers.get(dir)?.watcher.close();
+    watchers.delete(dir);
+  };
 
   const settle = (): void => {
     burstStartedAt = undefined;
@@ -75,17 +78,13 @@ export function watchConfig(
   const changedIn =
     (dir: string) =>
     (_event: string, name: string | Buffer | null): void => {
-      const subdirectory = typeof name === 'string' ? watchers.get(join(dir, name)) : undefined;
-      if (subdirectory !== undefined) {
-        // A watched directory was removed, renamed or made again: its watch may be dead even when
-        // one made again gets its old inode number back, so the next rescan watches it anew.
-        subdirectory.watcher.close();
-        watchers.delete(join(dir, name as string));
-      }
-      // A watched directory's name changed whatever is there now: its Lua files may be gone.
-      if (typeof name === 'string' && subdirectory === undefined && !name.endsWith('.lua')) {
+      const path = typeof name === 'string' ? join(dir, name) : undefined;
+      // A watched directory was removed, renamed or made again: its watch may be dead even when
+      // one made again gets its old inode number back, so the next rescan watches it anew.
+      if (path !== undefined && watchers.has(path)) unwatch(path);
+      else if (path !== undefined && !path.endsWith('.lua')) {
         try {
-          if (statSync(join(dir, name)).isFile()) return;
+          if (statSync(path).isFile()) return;
         } catch {
           // Gone: it may have been a directory, or a module's old name.
         }
@@ -98,8 +97,7 @@ export function watchConfig(
   try {
     rootWatcher = watch(dirname(root), (_event, name) => {
       if (name !== basename(root)) return;
-      for (const { watcher } of watchers.values()) watcher.close();
-      watchers.clear();
+      for (const dir of watchers.keys()) unwatch(dir);
       changed();
     });
     rootWatcher.on('error', () => rootWatcher?.close());
@@ -131,11 +129,7 @@ export function watchConfig(
     for (const dir of await directoriesUnder(root, () => closed))
       wanted.set(dir, (await stat(dir).catch(() => undefined))?.ino);
     if (closed) return;
-    for (const [dir, watched] of watchers) {
-      if (wanted.has(dir) && wanted.get(dir) === watched.inode) continue;
-      watched.watcher.close();
-      watchers.delete(dir);
-    }
+    for (const [dir, watched] of watchers) if (wanted.get(dir) !== watched.inode) unwatch(dir);
     for (const [dir, inode] of wanted) if (!watchers.has(dir) && inode !== undefined) watchDirectory(dir, inode);
   }
 
@@ -149,8 +143,7 @@ export function watchConfig(
       closed = true;
       clearTimeout(timer);
       rootWatcher?.close();
-      for (const { watcher } of watchers.values()) watcher.close();
-      watchers.clear();
+      for (const dir of watchers.keys()) unwatch(dir);
     },
   };
 }

@@ -8,122 +8,110 @@ import { luaTokens, type LuaToken } from './lua-tokens.js';
 export interface FieldLines {
   line: number;
   text?: string;
-  fields?: Map<string | number, FieldLines>;
+  fields?: Fields;
 }
+export type Fields = Map<string | number, FieldLines>;
 
 /** Constructors nested deeper than this are not looked into (Lua itself stops near 200). */
 const MAX_NESTING = 64;
-const BLOCK_OPENERS = new Set(['function', 'if', 'do', 'repeat']);
-const BLOCK_CLOSERS = new Set(['end', 'until']);
-const BRACKET_OPENERS = new Set(['(', '{', '[']);
-const BRACKET_CLOSERS = new Set([')', '}', ']']);
+/** How a symbol or a word opens (1) or closes (-1) a bracket or a block an expression can hold. */
+const BRACKETS = new Map(Object.entries({ '(': 1, '{': 1, '[': 1, ')': -1, '}': -1, ']': -1 }));
+const BLOCKS = new Map(Object.entries({ function: 1, if: 1, do: 1, repeat: 1, end: -1, until: -1 }));
 
-class ConstructorReader {
-  constructor(private readonly tokens: LuaToken[]) {}
+const is = (token: LuaToken | undefined, kind: LuaToken['kind'], text?: string): boolean =>
+  token !== undefined && token.kind === kind && (text === undefined || token.text === text);
 
-  private is(index: number, kind: LuaToken['kind'], text?: string): boolean {
-    const token = this.tokens[index];
-    return token !== undefined && token.kind === kind && (text === undefined || token.text === text);
+/** The index just past the expression starting at `index`: the next `,`, `;` or `}` outside brackets and blocks. */
+function skipExpression(tokens: LuaToken[], index: number): number {
+  let brackets = 0;
+  let blocks = 0;
+  for (; index < tokens.length; index++) {
+    const { kind, text } = tokens[index]!;
+    if (kind === 'symbol' && brackets === 0 && blocks === 0 && (text === ',' || text === ';' || text === '}'))
+      return index;
+    if (kind === 'symbol') brackets += BRACKETS.get(text) ?? 0;
+    else if (kind === 'name') blocks += BLOCKS.get(text) ?? 0;
+    if (brackets < 0) return index;
   }
+  return index;
+}
 
-  /** The index just past the expression starting at `index`: the next `,`, `;` or `}` outside brackets and blocks. */
-  private skipExpression(index: number): number {
-    let brackets = 0;
-    let blocks = 0;
-    for (; index < this.tokens.length; index++) {
-      const { kind, text } = this.tokens[index]!;
-      if (kind === 'symbol' && brackets === 0 && blocks === 0 && (text === ',' || text === ';' || text === '}'))
-        return index;
-      if (kind === 'symbol' && BRACKET_OPENERS.has(text)) brackets++;
-      else if (kind === 'symbol' && BRACKET_CLOSERS.has(text)) brackets--;
-      else if (kind === 'name' && BLOCK_OPENERS.has(text)) blocks++;
-      else if (kind === 'name' && BLOCK_CLOSERS.has(text)) blocks--;
-      if (brackets < 0) return index;
+/** Reads the constructor whose `{` is at `index`; returns its fields and the index past its `}`. */
+function readConstructor(tokens: LuaToken[], index: number, depth: number): { fields: Fields; end: number } {
+  const fields: Fields = new Map();
+  let position = 0;
+  index++;
+  while (index < tokens.length && !is(tokens[index], 'symbol', '}')) {
+    const start = tokens[index]!;
+    let key: string | number | undefined;
+    if (is(start, 'name') && is(tokens[index + 1], 'symbol', '=')) {
+      key = start.text;
+      index += 2;
+    } else if (
+      is(start, 'symbol', '[') &&
+      is(tokens[index + 2], 'symbol', ']') &&
+      is(tokens[index + 3], 'symbol', '=')
+    ) {
+      const written = tokens[index + 1]!;
+      if (written.kind === 'string') key = written.text;
+      else if (written.kind === 'number' && Number.isInteger(Number(written.text))) key = Number(written.text);
+      index += 4;
+    } else if (is(start, 'symbol', '[')) {
+      index = skipExpression(tokens, index + 1);
+      if (is(tokens[index], 'symbol', ']')) index++;
+      if (is(tokens[index], 'symbol', '=')) index++;
+    } else key = ++position;
+    const field: FieldLines = { line: start.line };
+    const valueEnd = skipExpression(tokens, index);
+    if (valueEnd === index + 1 && is(tokens[index], 'string')) field.text = tokens[index]!.text;
+    if (is(tokens[index], 'symbol', '{') && depth < MAX_NESTING) {
+      const table = readConstructor(tokens, index, depth + 1);
+      if (table.end === valueEnd) field.fields = table.fields;
     }
-    return index;
+    if (key !== undefined && !fields.has(key)) fields.set(key, field);
+    index = valueEnd;
+    if (is(tokens[index], 'symbol', ',') || is(tokens[index], 'symbol', ';')) index++;
+    else if (!is(tokens[index], 'symbol', '}')) break;
   }
+  return { fields, end: index + 1 };
+}
 
-  /** Reads the constructor whose `{` is at `index`; returns its fields and the index past its `}`. */
-  read(index: number, depth: number): { fields: Map<string | number, FieldLines>; end: number } {
-    const fields = new Map<string | number, FieldLines>();
-    let position = 0;
-    index++;
-    while (index < this.tokens.length && !this.is(index, 'symbol', '}')) {
-      const start = this.tokens[index]!;
-      let key: string | number | undefined;
-      if (this.is(index, 'name') && this.is(index + 1, 'symbol', '=')) {
-        key = start.text;
-        index += 2;
-      } else if (
-        this.is(index, 'symbol', '[') &&
-        this.is(index + 2, 'symbol', ']') &&
-        this.is(index + 3, 'symbol', '=')
-      ) {
-        const written = this.tokens[index + 1]!;
-        if (written.kind === 'string') key = written.text;
-        else if (written.kind === 'number' && Number.isInteger(Number(written.text))) key = Number(written.text);
-        index += 4;
-      } else if (this.is(index, 'symbol', '[')) {
-        index = this.skipExpression(index + 1);
-        if (this.is(index, 'symbol', ']')) index++;
-        if (this.is(index, 'symbol', '=')) index++;
-      } else key = ++position;
-      const field: FieldLines = { line: start.line };
-      const valueEnd = this.skipExpression(index);
-      if (valueEnd === index + 1 && this.is(index, 'string')) field.text = this.tokens[index]!.text;
-      if (this.is(index, 'symbol', '{') && depth < MAX_NESTING) {
-        const table = this.read(index, depth + 1);
-        if (table.end === valueEnd) field.fields = table.fields;
-      }
-      if (key !== undefined && !fields.has(key)) fields.set(key, field);
-      index = valueEnd;
-      if (this.is(index, 'symbol', ',') || this.is(index, 'symbol', ';')) index++;
-      else if (!this.is(index, 'symbol', '}')) break;
-    }
-    return { fields, end: index + 1 };
+/** The constructors passed to `X:add { … }` or `X:add({ … })` whose `add` is on `line`. */
+function callsOnLine(tokens: LuaToken[], line: number): number[] {
+  let low = 0;
+  let high = tokens.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (tokens[middle]!.line < line) low = middle + 1;
+    else high = middle;
   }
-
-  /** The constructors passed to `X:add { … }` or `X:add({ … })` whose `add` is on `line`. */
-  callsOnLine(line: number): number[] {
-    let low = 0;
-    let high = this.tokens.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (this.tokens[middle]!.line < line) low = middle + 1;
-      else high = middle;
-    }
-    const found: number[] = [];
-    for (let index = low; index < this.tokens.length && this.tokens[index]!.line === line; index++) {
-      if (!this.is(index, 'symbol', ':') || !this.is(index + 1, 'name', 'add')) continue;
-      if (this.is(index + 2, 'symbol', '{')) found.push(index + 2);
-      else if (this.is(index + 2, 'symbol', '(') && this.is(index + 3, 'symbol', '{')) found.push(index + 3);
-    }
-    return found;
+  const found: number[] = [];
+  for (let index = low; index < tokens.length && tokens[index]!.line === line; index++) {
+    if (!is(tokens[index], 'symbol', ':') || !is(tokens[index + 1], 'name', 'add')) continue;
+    if (is(tokens[index + 2], 'symbol', '{')) found.push(index + 2);
+    else if (is(tokens[index + 2], 'symbol', '(') && is(tokens[index + 3], 'symbol', '{')) found.push(index + 3);
   }
+  return found;
 }
 
 /** Finds definitions' field lines in the sources it is given, reading each file once. */
 export class DefinitionLines {
-  private readonly readers = new Map<string, ConstructorReader | undefined>();
+  private readonly tokens = new Map<string, LuaToken[] | undefined>();
 
   constructor(private readonly sourceOf: (file: string) => string | undefined) {}
-
-  private reader(file: string): ConstructorReader | undefined {
-    if (!this.readers.has(file)) {
-      const source = this.sourceOf(file);
-      this.readers.set(file, source === undefined ? undefined : new ConstructorReader(luaTokens(source)));
-    }
-    return this.readers.get(file);
-  }
 
   /**
    * The fields of the definition added at `file:line`. With several `:add { … }` on that line, the
    * one whose `name` is written as the string `name`; undefined when that cannot be told.
    */
-  fieldsAt(file: string, line: number, name: unknown): Map<string | number, FieldLines> | undefined {
-    const reader = this.reader(file);
-    if (!reader) return undefined;
-    const tables = reader.callsOnLine(line).map((index) => reader.read(index, 0).fields);
+  fieldsAt(file: string, line: number, name: unknown): Fields | undefined {
+    if (!this.tokens.has(file)) {
+      const source = this.sourceOf(file);
+      this.tokens.set(file, source === undefined ? undefined : luaTokens(source));
+    }
+    const tokens = this.tokens.get(file);
+    if (!tokens) return undefined;
+    const tables = callsOnLine(tokens, line).map((index) => readConstructor(tokens, index, 0).fields);
     if (tables.length <= 1) return tables[0];
     const named = tables.filter((fields) => fields.get('name')?.text === name);
     return named.length === 1 ? named[0] : undefined;
@@ -131,11 +119,7 @@ export class DefinitionLines {
 }
 
 /** The line of the deepest field of `path` written literally, or `fallback` when even the first is not (numbers index lists from 0). */
-export function lineOf(
-  fields: Map<string | number, FieldLines> | undefined,
-  path: readonly (string | number)[],
-  fallback: number,
-): number {
+export function lineOf(fields: Fields | undefined, path: readonly (string | number)[], fallback: number): number {
   let line = fallback;
   let current = fields;
   for (const key of path) {

@@ -5,7 +5,7 @@ import { _, str, type Ajv, type CodeKeywordDefinition, type KeywordCxt } from 'a
 import { chargeValidationWork } from './validation-budget.js';
 
 /** A value's JSON with object keys sorted, or undefined once longer than `limit` characters. */
-export function canonicalJson(value: unknown, limit = Infinity): string | undefined {
+function canonicalJson(value: unknown, limit = Infinity): string | undefined {
   let text = '';
   const write = (item: unknown): boolean => {
     if (typeof item !== 'object' || item === null) text += JSON.stringify(item) ?? 'null';
@@ -28,33 +28,26 @@ export function canonicalJson(value: unknown, limit = Infinity): string | undefi
 // Strings, numbers and the three constants are looked up as themselves; arrays and objects by
 // their canonical JSON, which for a value longer than every known one is never computed whole.
 class ValueIndex {
-  private readonly strings = new Map<string, number>();
-  private readonly others = new Map<unknown, number>();
+  private readonly plain = new Map<unknown, number>();
   private readonly structured = new Map<string, number>();
   private longestStructured = 0;
 
   /** The index `value` was first added with; adds it with `index` when new. */
   add(value: unknown, index: number): number {
     if (typeof value !== 'object' || value === null) {
-      const map: Map<unknown, number> = typeof value === 'string' ? this.strings : this.others;
-      const first = map.get(value);
-      if (first !== undefined) return first;
-      map.set(value, index);
-      return index;
+      if (!this.plain.has(value)) this.plain.set(value, index);
+      return this.plain.get(value)!;
     }
     const key = canonicalJson(value)!;
     chargeValidationWork(key.length, () => 'comparing these arrays and objects by their content');
-    const first = this.structured.get(key);
-    if (first !== undefined) return first;
+    if (!this.structured.has(key)) this.structured.set(key, index);
     this.longestStructured = Math.max(this.longestStructured, key.length);
-    this.structured.set(key, index);
-    return index;
+    return this.structured.get(key)!;
   }
 
   has(value: unknown): boolean {
     chargeValidationWork(1, () => 'comparing values with their enum');
-    if (typeof value === 'string') return this.strings.has(value);
-    if (typeof value !== 'object' || value === null) return this.others.has(value);
+    if (typeof value !== 'object' || value === null) return this.plain.has(value);
     if (this.structured.size === 0) return false;
     const key = canonicalJson(value, this.longestStructured);
     chargeValidationWork(key?.length ?? this.longestStructured, () => 'comparing a value with its enum');

@@ -9,29 +9,30 @@ export const MAX_PATTERN_CHARS = 1000;
 /** Largest compiled pattern accepted, in RE2 program instructions (`a{1,1000}` is about 1000). */
 export const MAX_PATTERN_PROGRAM_SIZE = 5000;
 
-export interface LinearPatterns {
-  /** Why a pattern cannot be used, or undefined when it can. */
-  problem(pattern: string): string | undefined;
-  /** ajv's `code.regExp`: every schema pattern compiled by an ajv that uses it runs on RE2. */
-  engine: NonNullable<CodeOptions['regExp']>;
-}
-
 /** Patterns for one ajv instance; each is compiled once and dropped with the instance. */
-export function createLinearPatterns(): LinearPatterns {
-  const compiled = new Map<string, RE2JS>();
-  const compile = (pattern: string): RE2JS => {
-    let engine = compiled.get(pattern);
+export class LinearPatterns {
+  private readonly compiled = new Map<string, RE2JS>();
+  /** ajv's `code.regExp`: every schema pattern compiled by an ajv that uses it runs on RE2. */
+  readonly engine: NonNullable<CodeOptions['regExp']> = Object.assign(
+    (pattern: string) => linearRegExp(this.compile(pattern), pattern),
+    { code: 'moonpool linearRegExp' },
+  );
+
+  private compile(pattern: string): RE2JS {
+    let engine = this.compiled.get(pattern);
     if (engine === undefined) {
       engine = RE2JS.compile(RE2JS.translateRegExp(pattern));
-      compiled.set(pattern, engine);
+      this.compiled.set(pattern, engine);
     }
     return engine;
-  };
-  const problem = (pattern: string): string | undefined => {
+  }
+
+  /** Why a pattern cannot be used, or undefined when it can. */
+  problem(pattern: string): string | undefined {
     if (pattern.length > MAX_PATTERN_CHARS) return `the pattern is longer than ${MAX_PATTERN_CHARS} characters`;
     let engine: RE2JS;
     try {
-      engine = compile(pattern);
+      engine = this.compile(pattern);
     } catch (error) {
       return `the pattern cannot run in linear time (${(error as Error).message}); backreferences and lookaround are not supported`;
     }
@@ -39,11 +40,7 @@ export function createLinearPatterns(): LinearPatterns {
     if (size > MAX_PATTERN_PROGRAM_SIZE)
       return `the pattern compiles to ${size} instructions; the limit is ${MAX_PATTERN_PROGRAM_SIZE} (lower its repeat counts)`;
     return undefined;
-  };
-  const engine = Object.assign((pattern: string) => linearRegExp(compile(pattern), pattern), {
-    code: 'moonpool linearRegExp',
-  });
-  return { problem, engine };
+  }
 }
 
 function linearRegExp(engine: RE2JS, pattern: string): { test: (text: string) => boolean; toString: () => string } {

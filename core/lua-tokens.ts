@@ -1,6 +1,8 @@
 // A Lua 5.4 tokenizer for locating things in a config's source, never for running it: names,
 // strings (their value), numbers, symbols, each with the line it starts on, counted as Lua counts
 // them (`\n`, `\r`, `\r\n`, `\n\r`). Comments are skipped; text Lua would refuse ends the tokens.
+// One sticky expression reads a token; each of its parts can match in one way only, so no source
+// makes it backtrack more than linearly.
 
 export interface LuaToken {
   kind: 'name' | 'string' | 'number' | 'symbol';
@@ -8,155 +10,48 @@ export interface LuaToken {
   line: number;
 }
 
-const SYMBOLS = ['...', '..', '==', '~=', '<=', '>=', '//', '::', '<<', '>>'];
-const SIMPLE_ESCAPES: Record<string, string> = {
-  a: '\x07',
-  b: '\b',
-  f: '\f',
-  n: '\n',
-  r: '\r',
-  t: '\t',
-  v: '\v',
-  '\\': '\\',
-  '"': '"',
-  "'": "'",
-};
+const ESCAPE = String.raw`\\(?:z\s*(?!\s)|x[0-9a-fA-F]{2}|\d{3}|\d{1,2}(?!\d)|u\{[0-9a-fA-F]+\}|\r\n?|\n\r?|[abfnrtv\\"'])`;
+const TOKEN = [
+  String.raw`\s+|--\[(?<comment>=*)\[[\s\S]*?\]\k<comment>\]|--(?!\[=*\[)[^\r\n]*`,
+  String.raw`\[(?<level>=*)\[(?<long>[\s\S]*?)\]\k<level>\]`,
+  String.raw`"(?<double>(?:${ESCAPE}|[^"\\\r\n])*)"|'(?<single>(?:${ESCAPE}|[^'\\\r\n])*)'`,
+  String.raw`(?<name>[A-Za-z_]\w*)|(?<number>\.?\d(?:[eEpP][+-]|[\w.])*)`,
+  String.raw`(?<symbol>\.\.\.?|==|~=|<=|>=|\/\/|::|<<|>>|(?!--|\[=*\[)[^\s"'])`,
+].join('|');
+const LINE_BREAK = /\r\n|\n\r|\r|\n/g;
+const SIMPLE_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
 
-class Scanner {
-  position = 0;
-  line = 1;
-  constructor(readonly source: string) {}
-
-  at(offset = 0): string {
-    return this.source[this.position + offset] ?? '';
-  }
-
-  /** Steps over one line break (two characters when they are `\r\n` or `\n\r`) and counts it. */
-  newline(): void {
-    const first = this.at();
-    this.position++;
-    const second = this.at();
-    if ((second === '\n' || second === '\r') && second !== first) this.position++;
-    this.line++;
-  }
-
-  /** The level of a long bracket opening here (`[[` 0, `[==[` 2), or -1. */
-  longBracketLevel(): number {
-    let level = 0;
-    while (this.at(1 + level) === '=') level++;
-    return this.at() === '[' && this.at(1 + level) === '[' ? level : -1;
-  }
-
-  /** Reads a long bracket's text (the scanner is on its first `[`); undefined when it never closes. */
-  longText(level: number): string | undefined {
-    this.position += level + 2;
-    const close = `]${'='.repeat(level)}]`;
-    let text = '';
-    while (this.position < this.source.length) {
-      if (this.source.startsWith(close, this.position)) {
-        this.position += close.length;
-        return text.replace(/^\n/, '');
-      }
-      const char = this.at();
-      if (char === '\n' || char === '\r') {
-        this.newline();
-        text += '\n';
-      } else {
-        text += char;
-        this.position++;
-      }
-    }
-    return undefined;
-  }
-
-  quoted(quote: string): string | undefined {
-    this.position++;
-    let text = '';
-    while (this.position < this.source.length) {
-      const char = this.at();
-      if (char === quote) {
-        this.position++;
-        return text;
-      }
-      if (char === '\n' || char === '\r') return undefined;
-      if (char !== '\\') {
-        text += char;
-        this.position++;
-        continue;
-      }
-      const escape = this.at(1);
-      this.position += 2;
-      if (escape in SIMPLE_ESCAPES) text += SIMPLE_ESCAPES[escape];
-      else if (escape === '\n' || escape === '\r') {
-        this.position--;
-        this.newline();
-        text += '\n';
-      } else if (escape === 'z') {
-        while (/\s/.test(this.at())) {
-          if (this.at() === '\n' || this.at() === '\r') this.newline();
-          else this.position++;
-        }
-      } else if (escape === 'x') {
-        text += String.fromCharCode(parseInt(this.source.slice(this.position, this.position + 2), 16));
-        this.position += 2;
-      } else if (/\d/.test(escape)) {
-        const digits = /^\d{0,2}/.exec(this.source.slice(this.position, this.position + 2))![0];
-        text += String.fromCharCode(Number(escape + digits));
-        this.position += digits.length;
-      } else if (escape === 'u') {
-        const match = /^\{([0-9a-fA-F]+)\}/.exec(this.source.slice(this.position, this.position + 12));
-        if (!match) return undefined;
-        text += String.fromCodePoint(Math.min(parseInt(match[1]!, 16), 0x10ffff));
-        this.position += match[0].length;
-      } else return undefined;
-    }
-    return undefined;
-  }
+/** The character(s) an escape sequence (`\n`, `\x41`, `\u{48}`, `\z` and the space it skips) stands for. */
+function unescape(escape: string): string {
+  const body = escape.slice(1);
+  if (body[0] === 'z') return '';
+  if (body[0] === 'x') return String.fromCharCode(parseInt(body.slice(1), 16));
+  if (body[0] === 'u') return String.fromCodePoint(Math.min(parseInt(body.slice(2), 16), 0x10ffff));
+  if (/^\d/.test(body)) return String.fromCharCode(Number(body));
+  if (/^[\r\n]/.test(body)) return '\n';
+  return SIMPLE_ESCAPES[body] ?? body;
 }
 
 /** The tokens of `source`, up to the first text Lua itself would refuse. */
 export function luaTokens(source: string): LuaToken[] {
-  const scanner = new Scanner(source);
   const tokens: LuaToken[] = [];
-  if (source.startsWith('#'))
-    while (scanner.position < source.length && scanner.at() !== '\n' && scanner.at() !== '\r') scanner.position++;
-  while (scanner.position < source.length) {
-    const char = scanner.at();
-    const line = scanner.line;
-    if (char === '\n' || char === '\r') {
-      scanner.newline();
-    } else if (/\s/.test(char)) {
-      scanner.position++;
-    } else if (char === '-' && scanner.at(1) === '-') {
-      scanner.position += 2;
-      const level = scanner.longBracketLevel();
-      if (level >= 0) {
-        if (scanner.longText(level) === undefined) break;
-      } else
-        while (scanner.position < source.length && scanner.at() !== '\n' && scanner.at() !== '\r') scanner.position++;
-    } else if (/[A-Za-z_]/.test(char)) {
-      let end = scanner.position;
-      while (/[A-Za-z0-9_]/.test(source[end] ?? '')) end++;
-      tokens.push({ kind: 'name', text: source.slice(scanner.position, end), line });
-      scanner.position = end;
-    } else if (/\d/.test(char) || (char === '.' && /\d/.test(scanner.at(1)))) {
-      const start = scanner.position;
-      while (/[0-9A-Za-z_.]/.test(scanner.at()) || (/[+-]/.test(scanner.at()) && /[eEpP]/.test(scanner.at(-1))))
-        scanner.position++;
-      tokens.push({ kind: 'number', text: source.slice(start, scanner.position), line });
-    } else if (char === '"' || char === "'") {
-      const text = scanner.quoted(char);
-      if (text === undefined) break;
+  const token = new RegExp(TOKEN, 'y');
+  const escape = new RegExp(ESCAPE, 'g');
+  // A first line starting with `#` (`#!/usr/bin/env lua`) is no Lua.
+  token.lastIndex = source.startsWith('#') ? source.search(/[\r\n]|$/) : 0;
+  let line = 1;
+  for (let match; token.lastIndex < source.length && (match = token.exec(source)) !== null;) {
+    const { long, double, single, name, number, symbol } = match.groups!;
+    const quoted = double ?? single;
+    if (long !== undefined) {
+      const text = long.replace(LINE_BREAK, '\n').replace(/^\n/, '');
       tokens.push({ kind: 'string', text, line });
-    } else if (char === '[' && scanner.longBracketLevel() >= 0) {
-      const text = scanner.longText(scanner.longBracketLevel());
-      if (text === undefined) break;
-      tokens.push({ kind: 'string', text, line });
-    } else {
-      const symbol = SYMBOLS.find((candidate) => source.startsWith(candidate, scanner.position)) ?? char;
-      tokens.push({ kind: 'symbol', text: symbol, line });
-      scanner.position += symbol.length;
-    }
+    } else if (quoted !== undefined) tokens.push({ kind: 'string', text: quoted.replace(escape, unescape), line });
+    else if (name !== undefined) tokens.push({ kind: 'name', text: name, line });
+    else if (number !== undefined) tokens.push({ kind: 'number', text: number, line });
+    else if (symbol !== undefined) tokens.push({ kind: 'symbol', text: symbol, line });
+    // Most tokens hold no line break: testing first is faster than counting.
+    if (/[\r\n]/.test(match[0])) line += match[0].match(LINE_BREAK)!.length;
   }
   return tokens;
 }

@@ -1,6 +1,7 @@
-// "Did you mean …?" for a misspelt name: the known name closest to it by edit distance (a swap of
-// two neighbouring letters counts as one edit), when close enough to be a typo, else a known name
-// it shortens (`desc`, `params`). Bounded work: a long name is never compared letter by letter.
+// How a diagnostic names what the config wrote and what it meant, in bounded work and text:
+// "did you mean …?" picks the known name closest by edit distance (a swap of neighbours is one
+// edit) or one it shortens (`desc`, `params`); a value is named short in Lua's terms (`"strng"`,
+// `number 5`, `a table`), so a 1 MB string costs a message of 40 characters.
 
 /** Names longer than this are never compared: no typo of a keyword is that long. */
 const MAX_COMPARED_CHARS = 64;
@@ -52,4 +53,36 @@ export function closestName(name: string, known: Iterable<string>): string | und
     .filter((stem) => stem.length >= MIN_ABBREVIATION_CHARS);
   for (const candidate of known) if (stems.some((stem) => candidate.toLowerCase().startsWith(stem))) return candidate;
   return undefined;
+}
+
+const SHOWN_STRING_CHARS = 40;
+
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return 'nil';
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > SHOWN_STRING_CHARS ? `${value.slice(0, SHOWN_STRING_CHARS)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`;
+  return 'a table';
+}
+
+const SHOWN_KEY_CHARS = 60;
+
+/** `text` with its control characters escaped (`\n`, `\u001b`), so a diagnostic stays one line and draws nothing. */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (char) =>
+    char === '\n' ? '\\n' : char === '\t' ? '\\t' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** A key whole when short, else its start and its length. */
+export function cutKey(key: string): string {
+  return key.length > SHOWN_KEY_CHARS
+    ? `${key.slice(0, SHOWN_KEY_CHARS)}… (${key.length.toLocaleString('en-US')} characters)`
+    : key;
+}
+
+/** A key as a message shows it: cut when long, control characters escaped. */
+export function shownKey(key: string): string {
+  return printable(cutKey(key));
 }

@@ -10,7 +10,7 @@ import { _, Ajv, type CodeKeywordDefinition, type FormatDefinition, type Validat
 import addFormatsModule from 'ajv-formats';
 import { useHashedKeywords } from './hashed-keywords.js';
 import { rememberListing } from './arguments.js';
-import { createLinearPatterns, type LinearPatterns } from './linear-pattern.js';
+import { LinearPatterns } from './linear-pattern.js';
 import {
   findSchemaProblems,
   MAX_REPORTED_SCHEMA_PROBLEMS,
@@ -20,8 +20,6 @@ import {
 } from './schema-problems.js';
 import { isSchemaObject, mapSubschemas, placeOf, VALUE_KEYWORDS } from './schema-shape.js';
 import { chargeValidationWork, countValidationStep } from './validation-budget.js';
-
-export { MAX_PATTERN_CHARS, MAX_PATTERN_PROGRAM_SIZE } from './linear-pattern.js';
 
 type AddedFormat = Ajv['formats'][string];
 type FormatValidator = (text: string) => boolean;
@@ -74,43 +72,40 @@ export function schemaKeywordCount(schema: unknown): number {
 /** Longest string a `format` is checked on; a longer one does not match (URLs stop near 2,000 in practice). */
 export const MAX_FORMAT_CHARS = 2048;
 
-function chargedFormat(name: string, test: (text: string) => boolean): FormatValidator {
-  return (text: string) => {
-    if (text.length > MAX_FORMAT_CHARS) return false;
-    // Some of ajv-formats' expressions backtrack quadratically on V8 (`url`: 13 ms at 4,000
-    // characters): a check is charged as if it did, so one call cannot make many of them.
-    chargeValidationWork(
-      text.length + Math.ceil((text.length * text.length) / 64),
-      () => `checking a ${text.length}-character string as format "${name}"`,
-    );
-    return test(text);
-  };
-}
-
-// ajv-formats' checks are regular expressions and parsers, charged by their worst cost above.
+// ajv-formats' checks are regular expressions and parsers. Some of its expressions backtrack
+// quadratically on V8 (`url`: 13 ms at 4,000 characters): each check is charged as if it did, so
+// one call cannot make many of them.
 function chargeFormats(ajv: Ajv): void {
   for (const [name, format] of Object.entries<AddedFormat>(ajv.formats)) {
     const definition = typeof format === 'object' && !(format instanceof RegExp) ? format : undefined;
     const validate = definition?.validate ?? format;
     if ((definition?.type ?? 'string') !== 'string' || definition?.async || typeof validate === 'boolean') continue;
     const test = validate instanceof RegExp ? (text: string) => validate.test(text) : (validate as FormatValidator);
-    const charged = chargedFormat(name, test);
+    const charged = (text: string): boolean => {
+      if (text.length > MAX_FORMAT_CHARS) return false;
+      chargeValidationWork(
+        text.length + Math.ceil((text.length * text.length) / 64),
+        () => `checking a ${text.length}-character string as format "${name}"`,
+      );
+      return test(text);
+    };
     ajv.addFormat(name, definition ? { ...(definition as FormatDefinition<string>), validate: charged } : charged);
   }
 }
 
-// The twin stops at the first error and skips the meta-schema check the compiler already made.
-// A `strictLog` compiler logs what strict mode would throw, so every such problem can be listed.
-function newAjv(patterns: LinearPatterns, twin: boolean, strictLog?: (message: string) => void): Ajv {
+// The twin stops at the first error and skips the meta-schema check the compiler already made. It
+// logs what strict mode would throw into `strictLog`, so every such problem can be listed.
+function newAjv(patterns: LinearPatterns, strictLog?: string[]): Ajv {
+  const log = (message: string): unknown => strictLog!.push(String(message).replace(/^strict mode: /, ''));
   const ajv = new Ajv({
-    allErrors: !twin,
-    validateSchema: !twin,
+    allErrors: !strictLog,
+    validateSchema: !strictLog,
     strict: strictLog ? 'log' : true,
     strictRequired: false,
     allowUnionTypes: true,
     $data: false,
     code: { regExp: patterns.engine },
-    ...(strictLog ? { logger: { log: () => undefined, warn: strictLog, error: strictLog } } : {}),
+    ...(strictLog ? { logger: { log: () => undefined, warn: log, error: log } } : {}),
   });
   useHashedKeywords(ajv);
   ajv.addKeyword(stepKeyword);
@@ -119,31 +114,23 @@ function newAjv(patterns: LinearPatterns, twin: boolean, strictLog?: (message: s
   return ajv;
 }
 
-/** Every problem strict mode has with `schema` (ajv throws only the first), or none it could tell. */
-function strictModeProblems(patterns: LinearPatterns, schema: object): string[] {
-  const messages: string[] = [];
-  try {
-    newAjv(patterns, true, (message) => messages.push(String(message).replace(/^strict mode: /, ''))).compile(schema);
-  } catch {
-    // A problem that is no strict-mode one: the caller reports what the strict compile threw.
-  }
-  return [...new Set(messages)];
-}
-
 /**
  * A generation's compilers, sharing its patterns: `ajv` lists every problem (of a schema, and of
  * arguments on a second pass, compiled the first time a call fails: each error costs ajv time);
- * `firstError` stops at the first, and compiles the validators calls use.
+ * `firstError` stops at the first, compiles the validators calls use, and logs into `strictLog`
+ * every problem strict mode has with a schema (a strict ajv throws only the first).
  */
 export interface SchemaCompiler {
   ajv: Ajv;
   firstError: Ajv;
+  strictLog: string[];
   patterns: LinearPatterns;
 }
 
 export function createSchemaCompiler(): SchemaCompiler {
-  const patterns = createLinearPatterns();
-  return { ajv: newAjv(patterns, false), firstError: newAjv(patterns, true), patterns };
+  const patterns = new LinearPatterns();
+  const strictLog: string[] = [];
+  return { ajv: newAjv(patterns), firstError: newAjv(patterns, strictLog), strictLog, patterns };
 }
 
 /** What compiling a tool's schema gave: its validator, or its problems (the first MAX_REPORTED_SCHEMA_PROBLEMS of `total`). */
@@ -173,22 +160,25 @@ export function compileParameters(
     return whole(field, `the schema has ${keywords} keywords; the limit is ${MAX_SCHEMA_KEYWORDS}`);
   const counted = withStepCounting(schema) as object;
   const found = findSchemaProblems(compiler.ajv, compiler.patterns, schema, field);
+  compiler.strictLog.length = 0;
   let thrown: Error | undefined;
-  if (found.total === 0) {
-    try {
-      const validate = compiler.firstError.compile(counted);
+  try {
+    const validate = compiler.firstError.compile(counted);
+    if (found.total === 0 && compiler.strictLog.length === 0) {
       let listing: ValidateFunction | undefined;
       rememberListing(validate, () => (listing ??= compiler.ajv.compile(counted)));
       return { validate };
-    } catch (error) {
-      thrown = error as Error;
     }
+  } catch (error) {
+    thrown = error as Error;
   }
+  // A rejected schema leaves no `$id` behind that a later schema could clash with.
+  compiler.firstError.removeSchema(counted);
   // What strict mode has to say; beside other problems, only what it places (a keyword of one type without `type`).
-  const strict = strictModeProblems(compiler.patterns, counted)
+  const strict = [...new Set(compiler.strictLog)]
     .map((message) => strictProblem(schema, message, field))
-    .filter((problem) => thrown !== undefined || problem.path.length > 0);
-  if (thrown !== undefined && strict.length === 0) return whole(field, thrown.message.replace(/^strict mode: /, ''));
+    .filter((problem) => found.total === 0 || problem.path.length > 0);
+  if (thrown !== undefined && found.total === 0 && strict.length === 0) return whole(field, thrown.message);
   const problems = [...found.problems, ...strict].sort((a, b) =>
     schemaPathText(field, a.path).localeCompare(schemaPathText(field, b.path)),
   );

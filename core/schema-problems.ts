@@ -7,9 +7,8 @@
 // rest counted.
 import type { Ajv, ErrorObject } from 'ajv';
 import type { LinearPatterns } from './linear-pattern.js';
-import { closestName } from './name-suggestion.js';
-import { isSchemaObject, placeOf, subschemasOf, type SchemaPathKey } from './schema-shape.js';
-import { cutKey, describeValue, printable, shownKey } from './value-description.js';
+import { closestName, cutKey, describeValue, printable, shownKey } from './name-suggestion.js';
+import { isSchemaObject, mapSubschemas, placeOf, type SchemaPathKey } from './schema-shape.js';
 
 /** A problem in a schema: where it is written (keys from the schema's field) and the whole message. */
 export interface SchemaProblem {
@@ -129,37 +128,39 @@ function defaultProblems(list: ProblemList, schema: Record<string, unknown>, whe
   list.add([...where, 'default'], `${describeValue(value)} is not of the schema's type (${declared.join(' or ')})`);
 }
 
-/** The problems of `schema` and of every schema inside it, but what the meta-schema finds. */
+/** The problems of `schema` (at `where`) and of every schema inside it, but what the meta-schema finds. */
 function walkProblems(
   list: ProblemList,
   known: ReadonlySet<string>,
   patterns: LinearPatterns,
   schema: Record<string, unknown>,
+  where: SchemaPathKey[] = [],
 ): void {
-  const pattern = (text: string, where: SchemaPathKey[]): void => {
+  const pattern = (text: string, at: SchemaPathKey[]): void => {
     const problem = patterns.problem(text);
-    if (problem !== undefined) list.add(where, problem);
+    if (problem !== undefined) list.add(at, problem);
   };
-  const pending: [SchemaPathKey[], Record<string, unknown>][] = [[[], schema]];
-  while (pending.length > 0) {
-    const [where, current] = pending.pop()!;
-    for (const [keyword, value] of Object.entries(current)) {
-      if (keyword === 'type') typeProblems(list, [...where, keyword], value);
-      else if (!known.has(keyword)) {
-        const meant = closestName(keyword, known);
-        list.add(
-          [...where, keyword],
-          `unknown keyword \`${shownKey(keyword)}\`${meant ? ` (did you mean \`${meant}\`?)` : ''}`,
-          where,
-        );
-      } else if (keyword === 'pattern' && typeof value === 'string') pattern(value, [...where, keyword]);
-      else if (keyword === 'patternProperties' && isSchemaObject(value))
-        for (const key of Object.keys(value)) pattern(key, [...where, keyword, key]);
-    }
-    requiredProblems(list, current, where);
-    defaultProblems(list, current, where);
-    for (const [keys, subschema] of subschemasOf(current).reverse()) pending.push([[...where, ...keys], subschema]);
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === 'type') typeProblems(list, [...where, keyword], value);
+    else if (!known.has(keyword)) {
+      const meant = closestName(keyword, known);
+      list.add(
+        [...where, keyword],
+        `unknown keyword \`${shownKey(keyword)}\`${meant ? ` (did you mean \`${meant}\`?)` : ''}`,
+        where,
+      );
+    } else if (keyword === 'pattern' && typeof value === 'string') pattern(value, [...where, keyword]);
+    else if (keyword === 'patternProperties' && isSchemaObject(value))
+      for (const key of Object.keys(value)) pattern(key, [...where, keyword, key]);
   }
+  requiredProblems(list, schema, where);
+  defaultProblems(list, schema, where);
+  // Recursion is bounded: the schema is no deeper than MAX_SCHEMA_DEPTH.
+  for (const [keyword, value] of Object.entries(schema))
+    mapSubschemas(keyword, value, (item, key) => {
+      if (isSchemaObject(item))
+        walkProblems(list, known, patterns, item, [...where, keyword, ...(key === undefined ? [] : [key])]);
+    });
 }
 
 // One message for all the meta-schema said about one place: `must be object or boolean or array`.
@@ -196,14 +197,11 @@ export function findSchemaProblems(
   const list = new ProblemList(field);
   const known = new Set(Object.keys(ajv.RULES.keywords).filter((keyword) => !INTERNAL_KEYWORDS.has(keyword)));
   walkProblems(list, known, patterns, schema);
-  if (!metaSchemaKnown(list, schema.$schema)) return { problems: list.problems, total: list.total };
+  if (!metaSchemaKnown(list, schema.$schema)) return list;
   if (!ajv.validateSchema(schema)) {
     const byPath = new Map<string, ErrorObject[]>();
-    for (const error of ajv.errors ?? []) {
-      const errors = byPath.get(error.instancePath);
-      if (errors) errors.push(error);
-      else byPath.set(error.instancePath, [error]);
-    }
+    for (const error of ajv.errors ?? [])
+      (byPath.get(error.instancePath) ?? byPath.set(error.instancePath, []).get(error.instancePath)!).push(error);
     for (const [instancePath, errors] of byPath) {
       const { keys, value } = placeOf(schema, instancePath);
       if (list.covered.has(JSON.stringify(keys))) continue;
@@ -214,5 +212,5 @@ export function findSchemaProblems(
       list.add(keys, `${metaMessage(errors)} (got ${describeValue(value)})${meant}`);
     }
   }
-  return { problems: list.problems, total: list.total };
+  return list;
 }

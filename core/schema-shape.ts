@@ -38,16 +38,6 @@ export function isSchemaObject(value: unknown): value is Record<string, unknown>
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Every schema object directly inside `schema`, with the keys that lead from `schema` to it. */
-export function subschemasOf(schema: Record<string, unknown>): [SchemaPathKey[], Record<string, unknown>][] {
-  const found: [SchemaPathKey[], Record<string, unknown>][] = [];
-  for (const [keyword, value] of Object.entries(schema))
-    mapSubschemas(keyword, value, (item, key) => {
-      if (isSchemaObject(item)) found.push([key === undefined ? [keyword] : [keyword, key], item]);
-    });
-  return found;
-}
-
 /**
  * A copy of keyword `keyword`'s `value` with `each` applied to every schema it holds (and its index
  * or name in a list or a map), a map's entries as `entries` lists them. An empty list where a map of
@@ -92,13 +82,9 @@ export function placeOf(schema: unknown, pointer: string): { keys: SchemaPathKey
 // model and `moonpool list` always see the same text.
 const KEY_ORDER = '$schema $id type title description properties required items enum default'.split(' ');
 
-function keyRank(key: string): number {
-  const rank = KEY_ORDER.indexOf(key);
-  return rank === -1 ? KEY_ORDER.length : rank;
-}
-
 function orderedEntries(value: Record<string, unknown>): [string, unknown][] {
-  return Object.entries(value).sort(([a], [b]) => keyRank(a) - keyRank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const rank = (key: string): number => (KEY_ORDER.includes(key) ? KEY_ORDER.indexOf(key) : KEY_ORDER.length);
+  return Object.entries(value).sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** A schema as Lua wrote it: its one empty table becomes `[]` or `{}`, as its keyword expects; keys in order. */

@@ -2,14 +2,11 @@
 // object, checked against the tool's `output_schema` with the arguments' budgets. A tool with an
 // output schema must return one; a mismatch is a problem naming the path (`structured.count: …`).
 import type { ValidateFunction } from 'ajv';
-import { argumentProblems, MAX_ARGUMENT_CHARS, shapeProblem } from './arguments.js';
+import { argumentProblems, childPath, MAX_ARGUMENT_CHARS, shapeProblem } from './arguments.js';
+import { isSchemaObject as isObject } from './schema-shape.js';
 import type { ParametersSchema } from './tool-definitions.js';
 
 export type StructuredOutcome = { structured?: Record<string, unknown> } | { problems: string[] };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function allowsOnlyObjects(schema: unknown): boolean {
   if (!isObject(schema)) return false;
@@ -47,11 +44,7 @@ function nonFinitePath(value: unknown, root: string): string | undefined {
     if (typeof item === 'number' && !Number.isFinite(item)) return path;
     if (Array.isArray(item)) item.forEach((entry, index) => pending.push([entry, `${path}[${index}]`]));
     else if (isObject(item))
-      for (const [key, entry] of Object.entries(item))
-        pending.push([
-          entry,
-          /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`,
-        ]);
+      for (const [key, entry] of Object.entries(item)) pending.push([entry, childPath(path, key)]);
   }
   return undefined;
 }
@@ -66,20 +59,16 @@ export function checkStructured(
   validate: ValidateFunction | undefined,
 ): StructuredOutcome {
   if (value === undefined) return validate ? { problems: [STRUCTURED_REQUIRED] } : {};
-  if (Array.isArray(value) && value.length === 0) return validate ? checked({}, validate) : { structured: {} };
-  if (!isObject(value))
+  const table = Array.isArray(value) && value.length === 0 ? {} : value;
+  if (!isObject(table))
     return { problems: ['structured: must be a table with named fields (a JSON object), not a list'] };
   // Bounded first (4 M characters, 64 levels), so the walks below are too.
-  const shape = shapeProblem(value, MAX_ARGUMENT_CHARS, 'structured');
+  const shape = shapeProblem(table, MAX_ARGUMENT_CHARS, 'structured');
   if (shape !== undefined) return { problems: [shape] };
-  const structured = fitEmptyTables(value, outputSchema) as Record<string, unknown>;
+  const structured = fitEmptyTables(table, outputSchema) as Record<string, unknown>;
   const nonFinite = nonFinitePath(structured, 'structured');
   if (nonFinite !== undefined)
     return { problems: [`${nonFinite}: is not a finite number (JSON has no NaN or infinity)`] };
-  return validate ? checked(structured, validate) : { structured };
-}
-
-function checked(structured: Record<string, unknown>, validate: ValidateFunction): StructuredOutcome {
-  const problems = argumentProblems(validate, structured, 'structured');
+  const problems = validate ? argumentProblems(validate, structured, 'structured') : [];
   return problems.length > 0 ? { problems } : { structured };
 }

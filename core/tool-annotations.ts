@@ -2,8 +2,7 @@
 // `registry:add`: hints a client may show or act on (MCP's title and *Hint fields). A value of the
 // wrong type is an error naming the field; an unknown key is a warning, as for registry:add itself,
 // naming the field meant when it is close to one. A title is one line of printable characters.
-import { closestName } from './name-suggestion.js';
-import { describeValue } from './value-description.js';
+import { closestName, describeValue } from './name-suggestion.js';
 
 /** What a tool says about itself, beyond its description. Every field is optional. */
 export interface ToolAnnotations {
@@ -60,7 +59,7 @@ export function checkAnnotations(
           `annotations.title must be one line of printable characters (got a control character at position ${field.search(CONTROL_CHARACTER) + 1})`,
         );
       } else annotations.title = field;
-    } else if (key in HINTS) {
+    } else if (Object.hasOwn(HINTS, key)) {
       if (typeof field !== 'boolean') error(`annotations.${key} must be true or false (got ${describeValue(field)})`);
       else annotations[HINTS[key as keyof typeof HINTS]] = field;
     } else {

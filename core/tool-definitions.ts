@@ -2,9 +2,9 @@
 // line it is written on (the `registry:add` line when it is not written literally there); a
 // definition with an error is dropped, the others load. The first of two tools with a name wins.
 import type { ValidateFunction } from 'ajv';
-import { lineOf, type DefinitionLines, type FieldLines } from './definition-lines.js';
+import { lineOf, type DefinitionLines, type Fields } from './definition-lines.js';
 import type { Diagnostic, RawToolDefinition } from '../shared/protocol.js';
-import { closestName } from './name-suggestion.js';
+import { closestName, describeValue, printable } from './name-suggestion.js';
 import {
   compileParameters,
   MAX_SCHEMA_KEYWORDS,
@@ -17,7 +17,6 @@ import { isSchemaObject, schemaFromLua } from './schema-shape.js';
 import { checkAnnotations, type ToolAnnotations } from './tool-annotations.js';
 import { checkPermissions } from './tool-permissions.js';
 import type { ToolPermissions } from '../shared/protocol.js';
-import { describeValue, printable } from './value-description.js';
 
 /** Every field `registry:add` reads; any other is reported (the one place to add a field). */
 export const DEFINITION_FIELDS: readonly string[] = [
@@ -118,7 +117,7 @@ export function checkDefinitions(
     // Only a valid name labels the diagnostics: a megabyte name, or one with a line break, is not repeated in each.
     const name =
       typeof definition.name === 'string' && TOOL_NAME_PATTERN.test(definition.name) ? definition.name : undefined;
-    let fields: Map<string | number, FieldLines> | undefined | null = null;
+    let fields: Fields | undefined | null = null;
     const report = (severity: Diagnostic['severity'], message: string, path: FieldPath = []): void => {
       // The source is read only for a definition with something to report.
       if (fields === null) fields = lines?.fieldsAt(definition.file, definition.line, definition.name);

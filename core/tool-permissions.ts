@@ -3,8 +3,7 @@
 // list; a kind left out allows nothing. Every mistake is a problem at its path; an unknown kind is
 // one too, since a misspelt kind would silently allow nothing.
 import type { ToolPermissions } from '../shared/protocol.js';
-import { closestName } from './name-suggestion.js';
-import { describeValue, shownKey } from './value-description.js';
+import { closestName, describeValue, shownKey } from './name-suggestion.js';
 
 const KINDS = ['read', 'write', 'exec', 'env'] as const;
 type Kind = (typeof KINDS)[number];

@@ -271,6 +271,11 @@ describe('hostile schemas', () => {
       /^args: matching a 31-character string against .* would take more work than one call's check may spend/,
     );
     assert.ok(argumentProblems(keyed, { 'k-1': 1 }).includes('args["k-1"]: is not an accepted argument'));
+    // A problem names a long key by its start and length: a megabyte key is not sent back whole.
+    const closed = compiled({ properties: { a: {} }, additionalProperties: false });
+    const [long] = argumentProblems(closed, { [`x${'k'.repeat(1_000_000)}`]: 1 });
+    assert.ok(long!.length < 200, `${long!.length} characters`);
+    assert.match(long!, /^args\["xk+… \(1,000,001 characters\)"\]: /);
   });
 
   test('the enum and uniqueItems of a tool schema behave as JSON Schema says', () => {

@@ -93,6 +93,15 @@ describe('annotations in registry:add', () => {
     );
   });
 
+  test('a key that names a property every object inherits is unknown too', () => {
+    const { tools, diagnostics } = check({ constructor: true });
+    assert.deepEqual(tools[0]!.definition.annotations, {});
+    assert.deepEqual(
+      diagnostics.map((d) => d.severity),
+      ['warning'],
+    );
+  });
+
   test('a title with a control character (an escape, a line break) is an error naming where', () => {
     const { tools, diagnostics } = check({ title: 'Prog\u001b[31m' });
     assert.equal(tools.length, 0);
