@@ -191,6 +191,33 @@ test('a worker whose code fails to load is never handed another call', { timeout
   assert.deepEqual([result.status, result.content], ['ok', 't1 back']);
 });
 
+test(
+  'a worker whose code fails to load with no task to fail exits, and is never handed the next call',
+  { timeout: 60_000 },
+  async () => {
+    const { install, ToolHost: CopiedHost } = await copiedInstall();
+    const config = toolsConfig();
+    const host = await CopiedHost.start({ config, stateDir: tempDir(), maxThreadsPerModule: 1 });
+    after(() => host.close());
+    const wasmoon = join(install, 'node_modules', 'wasmoon');
+    renameSync(wasmoon, `${wasmoon}.away`);
+    // Cancelled once its worker is starting: the worker comes up to no task (as one started for a
+    // task another worker took, or a warm task stopped at the start-failure limit).
+    const stop = new AbortController();
+    const pending = host.call('echo', { text: 'x' }, { signal: stop.signal });
+    assert.ok(await eventually(() => host.moduleThreads(moduleOf(config)).length > 0));
+    stop.abort();
+    assert.ok(['cancelled', 'crashed'].includes((await pending).status));
+    assert.ok(
+      await eventually(() => host.moduleThreads(moduleOf(config)).length === 0),
+      'the worker whose code failed to load is still alive',
+    );
+    renameSync(`${wasmoon}.away`, wasmoon);
+    const result = await host.call('echo', { text: 'back' });
+    assert.deepEqual([result.status, result.content], ['ok', 'back']);
+  },
+);
+
 /** The module key of toolsConfig's tools. */
 function moduleOf(config: string): string {
   return realpathSync(config);

@@ -18,22 +18,25 @@ const handler: Promise<TaskHandler> = import('./lua-worker.js').then((module: Wo
   workerThreads.parentPort?.postMessage(up, [channel.port2]);
   return serve;
 });
-handler.catch(() => undefined);
+/** Why this worker's code could not load. */
+const startFailure = (error: unknown): Error =>
+  new Error(`a worker could not start: ${error instanceof Error ? error.message : String(error)}`);
+// A worker whose code could not load fails at once, task or none (the error, uncaught, ends the
+// thread with that message): one left idle, started for a task another worker took or that was
+// stopped, would be handed the next call, even once the code loads again.
+handler.catch((error: unknown) =>
+  setImmediate(() => {
+    throw startFailure(error);
+  }),
+);
 
-/**
- * Runs one task. A worker whose code could not load answers the task with why and then fails
- * (the error, uncaught, ends the thread with that message), so that the next task gets a new worker.
- */
+/** Runs one task; a worker whose code could not load answers it with why before it fails. */
 async function handle(task: WorkerTask): Promise<unknown> {
   let serve: TaskHandler;
   try {
     serve = await handler;
   } catch (error) {
-    const failure = new Error(`a worker could not start: ${error instanceof Error ? error.message : String(error)}`);
-    setImmediate(() => {
-      throw failure;
-    });
-    throw failure;
+    throw startFailure(error);
   }
   return serve(task);
 }
