@@ -182,11 +182,7 @@ export class TaskTable {
         if (pid !== 0) (groups ??= []).push(pid);
       }
       if (groups !== undefined)
-        sent = sweepTaskProcesses({
-          tag: this.tag(row),
-          groups,
-          startedMs: this.stampOf(row, 'picked') ?? this.epochMs,
-        });
+        sent = sweepTaskProcesses(this.tag(row), groups, this.stampOf(row, 'picked') ?? this.epochMs);
     }
     Atomics.compareExchange(this.words, containmentWord, containment, Containment.None);
     for (let i = first; i < end; i++) Atomics.store(this.words, i, 0);
