@@ -8,7 +8,7 @@ import { threadId } from 'node:worker_threads';
 import { exists, pause, sigkill } from './process-sweep.js';
 
 /** Names the directory under which the host makes its tasks' cgroups, or `off` for none. */
-export const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
+const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
 /** Every cgroup the host makes is named `moonpool-PID.…`, PID the host's. */
 const PREFIX = 'moonpool-';
 /** How long ending a cgroup waits for its processes to exit; one still there keeps it, for the next host to remove. */
@@ -20,7 +20,7 @@ let candidate: string | null | undefined;
 let parent: string | null | undefined;
 
 /** Where this process would make its tasks' cgroups, untested: MOONPOOL_CGROUP, else the host's own cgroup; null for `off` or none. Read once per thread. */
-export function cgroupCandidate(): string | null {
+function cgroupCandidate(): string | null {
   if (candidate !== undefined) return candidate;
   const chosen = process.env[CGROUP_VARIABLE];
   candidate = chosen === 'off' ? null : chosen || ownCgroup();
@@ -32,7 +32,7 @@ export function cgroupCandidate(): string | null {
  * cgroup made there can be joined and killed. Decided once per thread, when its first task starts
  * a process; stale cgroups of hosts no longer alive are ended then.
  */
-export function cgroupParent(): string | null {
+function cgroupParent(): string | null {
   if (parent !== undefined) return parent;
   const chosen = process.env[CGROUP_VARIABLE];
   const dir = cgroupCandidate();
@@ -47,18 +47,20 @@ export function cgroupParent(): string | null {
   return parent;
 }
 
-/** The cgroup of the task whose process tag is `tag`, under `parentDir`. */
-export function taskCgroup(parentDir: string, tag: string): string {
-  return `${parentDir}/${PREFIX}${tag}`;
+/** The cgroup of the task tagged `tag`: under the candidate (the side that made it tested it). */
+export function taskCgroup(tag: string): string {
+  return `${cgroupCandidate()}/${PREFIX}${tag}`;
 }
 
-/** Makes the cgroup `dir`; false if it cannot be made. */
-export function makeCgroup(dir: string): boolean {
+/** Makes the cgroup of the task tagged `tag`; null where this thread can use none or it cannot be made. */
+export function makeTaskCgroup(tag: string): string | null {
+  if (cgroupParent() === null) return null;
+  const dir = taskCgroup(tag);
   try {
     mkdirSync(dir);
-    return true;
+    return dir;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EEXIST';
+    return (error as NodeJS.ErrnoException).code === 'EEXIST' ? dir : null;
   }
 }
 
@@ -135,7 +137,7 @@ function ownCgroup(): string | null {
 
 /** Why a cgroup made under `dir` cannot hold this process's commands, or undefined if it can: one is made, joined by a shell, and killed. */
 function joinProblem(dir: string): string | undefined {
-  const probe = taskCgroup(dir, `${process.pid}.probe-${threadId}`);
+  const probe = `${dir}/${PREFIX}${process.pid}.probe-${threadId}`;
   try {
     mkdirSync(probe);
   } catch (error) {

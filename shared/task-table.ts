@@ -5,7 +5,7 @@
 // records each process group the task starts. Whichever side sees the task end — the worker before
 // it replies, the core after terminating the worker — ends its processes from the row: its cgroup
 // where the host has one (call-cgroup.ts), else by the sweep.
-import { cgroupCandidate, cgroupParent, endCgroup, makeCgroup, taskCgroup } from './call-cgroup.js';
+import { endCgroup, makeTaskCgroup, taskCgroup } from './call-cgroup.js';
 import { SEAT_WORDS } from './cpu-slots.js';
 import { exists, sweepTaskProcesses } from './process-sweep.js';
 
@@ -133,17 +133,10 @@ export class TaskTable {
   cgroup(row: number): string | null {
     const word = row * TASK_ROW_WORDS + ROW_CONTAINMENT;
     const containment = Atomics.load(this.words, word);
-    if (containment !== Containment.None) return containment === Containment.Cgroup ? this.cgroupOf(row) : null;
-    const parentDir = cgroupParent();
-    const dir = parentDir === null ? null : taskCgroup(parentDir, this.tag(row));
-    const made = dir !== null && makeCgroup(dir);
-    Atomics.store(this.words, word, made ? Containment.Cgroup : Containment.Sweep);
-    return made ? dir : null;
-  }
-
-  /** The cgroup of the task in `row`, which has one: under the candidate parent (the side that made it tested it). */
-  private cgroupOf(row: number): string {
-    return taskCgroup(cgroupCandidate()!, this.tag(row));
+    if (containment !== Containment.None) return containment === Containment.Cgroup ? taskCgroup(this.tag(row)) : null;
+    const dir = makeTaskCgroup(this.tag(row));
+    Atomics.store(this.words, word, dir === null ? Containment.Sweep : Containment.Cgroup);
+    return dir;
   }
 
   /** Records process group `pid` in `row`; false when every pid word holds a group still alive. */
@@ -172,7 +165,7 @@ export class TaskTable {
     const end = (row + 1) * TASK_ROW_WORDS;
     let sent = 0;
     if (containment === Containment.Cgroup) {
-      endCgroup(this.cgroupOf(row));
+      endCgroup(taskCgroup(this.tag(row)));
       sent = 1;
     } else {
       // Called after every task, most of which started no process: nothing is allocated for those.
