@@ -145,9 +145,8 @@ export class ShellProcess {
   }
 
   private wake(): void {
-    const wake = this.wakeReader;
+    this.wakeReader?.();
     this.wakeReader = undefined;
-    wake?.();
   }
 
   /** All of a streamed stdout that has arrived, waiting for some; null once the command closed its stdout. */
@@ -226,18 +225,15 @@ function programPath(program: string): string {
 /** Why `spawn` failed, naming the working directory when it is the cause. */
 function startFailure(error: unknown, cwd: string): string {
   const code = (error as NodeJS.ErrnoException).code;
+  let problem: string | undefined;
   if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') {
-    const problem = workingDirectoryProblem(cwd);
-    if (problem) return `cannot start the command: the working directory ${cwd} ${problem}`;
+    try {
+      if (!statSync(cwd).isDirectory()) problem = 'is not a directory';
+    } catch (statError) {
+      const statCode = (statError as NodeJS.ErrnoException).code;
+      problem = statCode === 'ENOENT' ? 'does not exist' : `cannot be used (${statCode})`;
+    }
   }
+  if (problem) return `cannot start the command: the working directory ${cwd} ${problem}`;
   return `cannot start the command: ${error instanceof Error ? error.message : String(error)}`;
-}
-
-function workingDirectoryProblem(cwd: string): string | undefined {
-  try {
-    return statSync(cwd).isDirectory() ? undefined : 'is not a directory';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? 'does not exist' : `cannot be used (${code})`;
-  }
 }
