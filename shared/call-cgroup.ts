@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-import { exists, pause, sigkill } from './process-sweep.js';
+import { exists, pause, readIfThere, sigkill } from './process-sweep.js';
 
 /** Names the directory under which the host makes its tasks' cgroups, or `off` for none. */
 const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
@@ -109,12 +109,8 @@ export function freezeKillThaw(dir: string): void {
 
 /** The pids in the cgroup `dir` and the cgroups below it. */
 function processesUnder(dir: string): number[] {
-  let pids: number[] = [];
-  try {
-    pids = readFileSync(`${dir}/cgroup.procs`, 'latin1').split('\n').filter(Boolean).map(Number);
-  } catch {
-    // Removed meanwhile.
-  }
+  // Empty once removed.
+  const pids = (readIfThere(`${dir}/cgroup.procs`)?.toString('latin1') ?? '').split('\n').filter(Boolean).map(Number);
   for (const name of subdirectories(dir)) pids.push(...processesUnder(`${dir}/${name}`));
   return pids;
 }
@@ -165,11 +161,7 @@ function endStaleCgroups(parentDir: string): void {
 
 /** The cgroup's `cgroup.events` (`populated 0|1`, `frozen 0|1`), empty once it is gone. */
 function events(dir: string): string {
-  try {
-    return readFileSync(`${dir}/cgroup.events`, 'latin1');
-  } catch {
-    return '';
-  }
+  return readIfThere(`${dir}/cgroup.events`)?.toString('latin1') ?? '';
 }
 
 /** Removes `dir` and the cgroups below it, deepest first; false if one is still in use. */

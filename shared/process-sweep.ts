@@ -154,7 +154,7 @@ function unsettled(
     if (entry.tag !== null || table.has(entry.ppid) || !environmentPending(entry.pid)) continue;
     const since = lookedAgain.get(entry.pid);
     // In its `execve`, the new program's arguments are not in place yet; an `env -i` command has some.
-    const execing = (readProcFile(entry.pid, 'cmdline')?.length ?? 0) === 0;
+    const execing = (readIfThere(`/proc/${entry.pid}/cmdline`)?.length ?? 0) === 0;
     if (since !== undefined && (!execing || now - since >= PENDING_ENVIRONMENT_MS)) continue;
     if (since === undefined) lookedAgain.set(entry.pid, now);
     if (change === 'none') change = 'changing';
@@ -203,7 +203,7 @@ function processesStartedSince(sinceMs: number): ProcessTable | undefined {
 
 /** Fields 3 on of /proc/PID/stat (the state first); undefined for a process that is gone. */
 function statFields(pid: number): string[] | undefined {
-  const stat = readProcFile(pid, 'stat');
+  const stat = readIfThere(`/proc/${pid}/stat`);
   // The command name (field 2) is in parentheses and may hold spaces or ')': fields follow the last ')'.
   return stat?.toString('latin1', stat.lastIndexOf(')') + 2).split(' ');
 }
@@ -219,7 +219,7 @@ const TAG_ENTRY = Buffer.from(`${PROCESS_TAG_VARIABLE}=`);
 function tagOf(entry: ProcessEntry): string | null {
   if (entry.tag !== undefined) return entry.tag;
   entry.tag = null;
-  const environment = readProcFile(entry.pid, 'environ');
+  const environment = readIfThere(`/proc/${entry.pid}/environ`);
   if (environment === undefined) return null;
   // Entries are NUL-terminated `NAME=value`: the variable starts the block or follows a NUL.
   for (let at = environment.indexOf(TAG_ENTRY); at >= 0; at = environment.indexOf(TAG_ENTRY, at + 1)) {
@@ -231,10 +231,10 @@ function tagOf(entry: ProcessEntry): string | null {
   return entry.tag;
 }
 
-/** A /proc file's bytes, or undefined if unreadable or gone. */
-function readProcFile(pid: number, file: 'stat' | 'environ' | 'cmdline'): Buffer | undefined {
+/** A file's bytes, or undefined if it is unreadable or gone (a /proc or cgroup file, often). */
+export function readIfThere(path: string): Buffer | undefined {
   try {
-    return readFileSync(`/proc/${pid}/${file}`);
+    return readFileSync(path);
   } catch {
     return undefined;
   }
