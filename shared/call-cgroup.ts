@@ -71,21 +71,16 @@ export function makeTaskCgroup(tag: string): string | null {
 export function endCgroup(dir: string): void {
   const deadline = Date.now() + EXIT_WAIT_MS;
   do {
-    if (!killAll(dir)) return;
+    // cgroup.kill where the kernel has it; throws once `dir` is gone.
+    try {
+      if (existsSync(`${dir}/cgroup.kill`)) writeFileSync(`${dir}/cgroup.kill`, '1');
+      else freezeKillThaw(dir);
+    } catch {
+      return;
+    }
     while (events(dir).includes('populated 1') && Date.now() < deadline) pause(1);
     // A removal fails while a killed process is still exiting.
   } while (!removeTree(dir) && Date.now() < deadline);
-}
-
-/** Kills every process in the cgroup `dir` and below, with cgroup.kill where the kernel has it; false if it cannot (gone). */
-function killAll(dir: string): boolean {
-  try {
-    if (existsSync(`${dir}/cgroup.kill`)) writeFileSync(`${dir}/cgroup.kill`, '1');
-    else freezeKillThaw(dir);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
