@@ -5,10 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-import { exists, pause, sigkill } from './process-sweep.js';
+import { exists, pause, readIfThere, sigkill } from './process-sweep.js';
 
 /** Names the directory under which the host makes its tasks' cgroups, or `off` for none. */
-export const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
+const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
 /** Every cgroup the host makes is named `moonpool-PID.…`, PID the host's. */
 const PREFIX = 'moonpool-';
 /** How long ending a cgroup waits for its processes to exit; one still there keeps it, for the next host to remove. */
@@ -20,7 +20,7 @@ let candidate: string | null | undefined;
 let parent: string | null | undefined;
 
 /** Where this process would make its tasks' cgroups, untested: MOONPOOL_CGROUP, else the host's own cgroup; null for `off` or none. Read once per thread. */
-export function cgroupCandidate(): string | null {
+function cgroupCandidate(): string | null {
   if (candidate !== undefined) return candidate;
   const chosen = process.env[CGROUP_VARIABLE];
   candidate = chosen === 'off' ? null : chosen || ownCgroup();
@@ -32,7 +32,7 @@ export function cgroupCandidate(): string | null {
  * cgroup made there can be joined and killed. Decided once per thread, when its first task starts
  * a process; stale cgroups of hosts no longer alive are ended then.
  */
-export function cgroupParent(): string | null {
+function cgroupParent(): string | null {
   if (parent !== undefined) return parent;
   const chosen = process.env[CGROUP_VARIABLE];
   const dir = cgroupCandidate();
@@ -47,18 +47,20 @@ export function cgroupParent(): string | null {
   return parent;
 }
 
-/** The cgroup of the task whose process tag is `tag`, under `parentDir`. */
-export function taskCgroup(parentDir: string, tag: string): string {
-  return `${parentDir}/${PREFIX}${tag}`;
+/** The cgroup of the task tagged `tag`: under the candidate (the side that made it tested it). */
+export function taskCgroup(tag: string): string {
+  return `${cgroupCandidate()}/${PREFIX}${tag}`;
 }
 
-/** Makes the cgroup `dir`; false if it cannot be made. */
-export function makeCgroup(dir: string): boolean {
+/** Makes the cgroup of the task tagged `tag`; null where this thread can use none or it cannot be made. */
+export function makeTaskCgroup(tag: string): string | null {
+  if (cgroupParent() === null) return null;
+  const dir = taskCgroup(tag);
   try {
     mkdirSync(dir);
-    return true;
+    return dir;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EEXIST';
+    return (error as NodeJS.ErrnoException).code === 'EEXIST' ? dir : null;
   }
 }
 
@@ -69,21 +71,16 @@ export function makeCgroup(dir: string): boolean {
 export function endCgroup(dir: string): void {
   const deadline = Date.now() + EXIT_WAIT_MS;
   do {
-    if (!killAll(dir)) return;
+    // cgroup.kill where the kernel has it; throws once `dir` is gone.
+    try {
+      if (existsSync(`${dir}/cgroup.kill`)) writeFileSync(`${dir}/cgroup.kill`, '1');
+      else freezeKillThaw(dir);
+    } catch {
+      return;
+    }
     while (events(dir).includes('populated 1') && Date.now() < deadline) pause(1);
     // A removal fails while a killed process is still exiting.
   } while (!removeTree(dir) && Date.now() < deadline);
-}
-
-/** Kills every process in the cgroup `dir` and below, with cgroup.kill where the kernel has it; false if it cannot (gone). */
-function killAll(dir: string): boolean {
-  try {
-    if (existsSync(`${dir}/cgroup.kill`)) writeFileSync(`${dir}/cgroup.kill`, '1');
-    else freezeKillThaw(dir);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -107,12 +104,8 @@ export function freezeKillThaw(dir: string): void {
 
 /** The pids in the cgroup `dir` and the cgroups below it. */
 function processesUnder(dir: string): number[] {
-  let pids: number[] = [];
-  try {
-    pids = readFileSync(`${dir}/cgroup.procs`, 'latin1').split('\n').filter(Boolean).map(Number);
-  } catch {
-    // Removed meanwhile.
-  }
+  // Empty once removed.
+  const pids = (readIfThere(`${dir}/cgroup.procs`)?.toString('latin1') ?? '').split('\n').filter(Boolean).map(Number);
   for (const name of subdirectories(dir)) pids.push(...processesUnder(`${dir}/${name}`));
   return pids;
 }
@@ -135,7 +128,7 @@ function ownCgroup(): string | null {
 
 /** Why a cgroup made under `dir` cannot hold this process's commands, or undefined if it can: one is made, joined by a shell, and killed. */
 function joinProblem(dir: string): string | undefined {
-  const probe = taskCgroup(dir, `${process.pid}.probe-${threadId}`);
+  const probe = `${dir}/${PREFIX}${process.pid}.probe-${threadId}`;
   try {
     mkdirSync(probe);
   } catch (error) {
@@ -163,11 +156,7 @@ function endStaleCgroups(parentDir: string): void {
 
 /** The cgroup's `cgroup.events` (`populated 0|1`, `frozen 0|1`), empty once it is gone. */
 function events(dir: string): string {
-  try {
-    return readFileSync(`${dir}/cgroup.events`, 'latin1');
-  } catch {
-    return '';
-  }
+  return readIfThere(`${dir}/cgroup.events`)?.toString('latin1') ?? '';
 }
 
 /** Removes `dir` and the cgroups below it, deepest first; false if one is still in use. */

@@ -119,12 +119,9 @@ export class CpuSlots {
     };
   }
 
-  private admissionLimit(): number {
-    return (this.words[SLOT_COUNT]! + Atomics.load(this.words, RELEASES)) | 0;
-  }
-
+  /** Whether `ticket` < slots + releases. */
   private admitted(ticket: number): boolean {
-    return ((ticket - this.admissionLimit()) | 0) < 0;
+    return ((ticket - this.words[SLOT_COUNT]! - Atomics.load(this.words, RELEASES)) | 0) < 0;
   }
 
   /** One release: admits the next ticket, or passes over it if its seat gave up. */

@@ -8,7 +8,12 @@
 // it is read hides its child, and an orphan in the middle of an `execve` shows no tag yet. So a
 // pass that finds nothing new ends the sweep only if its scan saw nothing of the kind (`unsettled`).
 import { readdirSync, readFileSync } from 'node:fs';
-import { PROCESS_TAG_VARIABLE } from './process-tag.js';
+
+/**
+ * A task's process tag (TaskTable.tag) is this variable's value in the environment of every process
+ * the task starts: descendants inherit it, so they are found even after they left its groups.
+ */
+export const PROCESS_TAG_VARIABLE = 'MOONPOOL_CALL_TAG';
 
 /** Passes at most: a sweep goes on until one finds nothing new and its scan saw nothing changing. */
 const MAX_PASSES = 16;
@@ -28,15 +33,6 @@ const TICKS_PER_SECOND = 100;
 /** Processes started this long before the task are still examined (clock granularity, skew). */
 const START_MARGIN_MS = 1000;
 
-export interface SweepTarget {
-  /** The task's process tag (process-tag.ts). */
-  tag: string;
-  /** The pid of each process group the task started (its leaders, alive or not). */
-  groups: readonly number[];
-  /** When the task started (Date.now() ms): only processes started since can be the task's. */
-  startedMs: number;
-}
-
 interface ProcessEntry {
   pid: number;
   ppid: number;
@@ -46,24 +42,27 @@ interface ProcessEntry {
   tag?: string | null;
 }
 
-/** SIGKILLs every process of the task; returns how many signals were sent. */
-export function sweepTaskProcesses(target: SweepTarget): number {
-  const sinceMs = target.startedMs - START_MARGIN_MS;
+/**
+ * SIGKILLs every process of the task tagged `tag` that started `groups` (their leaders' pids, alive
+ * or not) at `startedMs` (only processes started since can be its); returns how many signals were sent.
+ */
+export function sweepTaskProcesses(tag: string, groups: readonly number[], startedMs: number): number {
+  const sinceMs = startedMs - START_MARGIN_MS;
   const first = processesStartedSince(sinceMs);
-  if (first === undefined) return target.groups.reduce((sent, group) => sent + sigkill(-group), 0);
+  if (first === undefined) return groups.reduce((sent, group) => sent + sigkill(-group), 0);
   // Groups are judged once, before any kill: a leader killed first would orphan its descendants,
   // and with them the only link to the ones that cleared their environment.
-  const groups = new Set(target.groups.filter((group) => isTaskGroup(group, first, target.tag)));
+  const taskGroups = new Set(groups.filter((group) => isTaskGroup(group, first, tag)));
   const signalled = new Set<number>();
   /** Zombies and orphans without an environment this sweep has looked again for, and since when. */
   const lookedAgain = new Map<number, number>();
   let sent = 0;
   let table: ProcessTable | undefined = first;
   for (let pass = 0; pass < MAX_PASSES && table !== undefined; pass++) {
-    const fresh = taskProcesses(table, groups, target.tag).filter((pid) => !signalled.has(pid));
-    if (pass === 0) for (const group of groups) sent += sigkill(-group);
+    const fresh = taskProcesses(table, taskGroups, tag).filter((pid) => !signalled.has(pid));
+    if (pass === 0) for (const group of taskGroups) sent += sigkill(-group);
     if (fresh.length === 0) {
-      const change = unsettled(table, target.groups, signalled, lookedAgain);
+      const change = unsettled(table, groups, signalled, lookedAgain);
       if (change === 'none') break;
       pause(change === 'pending environment' ? PENDING_LOOK_MS : SETTLE_MS);
     }
@@ -155,7 +154,7 @@ function unsettled(
     if (entry.tag !== null || table.has(entry.ppid) || !environmentPending(entry.pid)) continue;
     const since = lookedAgain.get(entry.pid);
     // In its `execve`, the new program's arguments are not in place yet; an `env -i` command has some.
-    const execing = (readProcFile(entry.pid, 'cmdline')?.length ?? 0) === 0;
+    const execing = (readIfThere(`/proc/${entry.pid}/cmdline`)?.length ?? 0) === 0;
     if (since !== undefined && (!execing || now - since >= PENDING_ENVIRONMENT_MS)) continue;
     if (since === undefined) lookedAgain.set(entry.pid, now);
     if (change === 'none') change = 'changing';
@@ -204,7 +203,7 @@ function processesStartedSince(sinceMs: number): ProcessTable | undefined {
 
 /** Fields 3 on of /proc/PID/stat (the state first); undefined for a process that is gone. */
 function statFields(pid: number): string[] | undefined {
-  const stat = readProcFile(pid, 'stat');
+  const stat = readIfThere(`/proc/${pid}/stat`);
   // The command name (field 2) is in parentheses and may hold spaces or ')': fields follow the last ')'.
   return stat?.toString('latin1', stat.lastIndexOf(')') + 2).split(' ');
 }
@@ -220,7 +219,7 @@ const TAG_ENTRY = Buffer.from(`${PROCESS_TAG_VARIABLE}=`);
 function tagOf(entry: ProcessEntry): string | null {
   if (entry.tag !== undefined) return entry.tag;
   entry.tag = null;
-  const environment = readProcFile(entry.pid, 'environ');
+  const environment = readIfThere(`/proc/${entry.pid}/environ`);
   if (environment === undefined) return null;
   // Entries are NUL-terminated `NAME=value`: the variable starts the block or follows a NUL.
   for (let at = environment.indexOf(TAG_ENTRY); at >= 0; at = environment.indexOf(TAG_ENTRY, at + 1)) {
@@ -232,10 +231,10 @@ function tagOf(entry: ProcessEntry): string | null {
   return entry.tag;
 }
 
-/** A /proc file's bytes, or undefined if unreadable or gone. */
-function readProcFile(pid: number, file: 'stat' | 'environ' | 'cmdline'): Buffer | undefined {
+/** A file's bytes, or undefined if it is unreadable or gone (a /proc or cgroup file, often). */
+export function readIfThere(path: string): Buffer | undefined {
   try {
-    return readFileSync(`/proc/${pid}/${file}`);
+    return readFileSync(path);
   } catch {
     return undefined;
   }

@@ -24,15 +24,14 @@ export interface WorkerConfig {
   cwd: string;
   /** The session's spill directory (`ctx.spill_dir`). */
   spillDir: string;
-  /** Lua heap cap in bytes. */
   memoryLimitBytes: number;
   /** The generation's Lua files (real path → bytes): code is loaded from here before the disk. */
   sources: Record<string, Uint8Array>;
-  /** wasmoon's module, compiled once by the host and shared by every worker. */
+  /** wasmoon's module, compiled once by the host. */
   luaModule: WebAssembly.Module;
   /** The pool's task table (shared/task-table.ts): per task its stamps, CPU seat and process groups. */
   taskTable: SharedArrayBuffer;
-  /** Date.now() at the task table's creation: its stamps count from here. */
+  /** Date.now() at the task table's creation. */
   taskTableEpochMs: number;
   /** The host's CPU slots (shared/cpu-slots.ts): calls take turns executing Lua. */
   cpuSlots: SharedArrayBuffer;
@@ -44,9 +43,7 @@ export interface RawToolDefinition {
   description: unknown;
   parameters: unknown;
   timeout: unknown;
-  /** `annotations` as read from Lua (an empty table arrives as `[]`). */
   annotations?: unknown;
-  /** `output_schema` as read from Lua. */
   outputSchema?: unknown;
   /** `permissions` as read from Lua: the tool's own, else the config's default. */
   permissions?: unknown;
@@ -56,16 +53,14 @@ export interface RawToolDefinition {
   runType: string;
   renderType: string;
   availableType: string;
-  /** The file that defined `run`: the tool's module. */
+  /** The file that defined `run`. */
   module: string | null;
-  /** Where `registry:add` was called. */
   file: string;
   line: number;
   /** Every key of the definition table: strings (past 100 bytes, cut and measured), other keys in brackets (`[1]`). */
   fieldNames: string[];
-  /** A field whose value could not be converted (a function inside `parameters`, a cycle…). */
+  /** Why a field's value could not be converted (a function inside `parameters`, a cycle…), and which. */
   conversionError?: string;
-  /** The field whose value could not be converted (`parameters`), when it was one. */
   conversionField?: string;
 }
 
@@ -74,7 +69,6 @@ export interface DiscoveryReport {
   loaded: boolean;
   definitions: RawToolDefinition[];
   diagnostics: Diagnostic[];
-  /** What the config printed while loading and discovering. */
   logs: string[];
 }
 
@@ -108,7 +102,6 @@ export type AskRefusal = 'declined' | 'unavailable';
 /** The answer to a question: the choice picked (a string), yes or no (a boolean), or why there is none. */
 export type AskAnswer = { answer: string | boolean } | { refused: AskRefusal };
 
-/** Live events of one call, as the host receives them. */
 export interface CallEvents {
   log(text: string): void;
   title(text: string): void;
@@ -127,13 +120,12 @@ export interface WorkerEvents {
   ask(callId: string, question: AskQuestion): Promise<AskAnswer>;
   /** The worker is about to exit mid-task (to give back its memory); this is the task's reply. */
   retire(callId: string, reply: RunReply): void;
-  /** The worker has made its Lua state: its start is over. */
+  /** The worker has made its Lua state. */
   started(): void;
 }
 
 export const EVENTS_PORT_KEY = 'moonpoolEventsPort';
 
-/** What a worker posts to the main thread once its code has loaded. */
 export interface WorkerEventsPort {
   [EVENTS_PORT_KEY]: MessagePort;
   threadId: number;
@@ -159,7 +151,6 @@ export type WorkerTask = PoolTask & { row: number };
 
 export type TaskKind = WorkerTask['kind'];
 
-/** What the worker answers to each kind of task. */
 export interface TaskReplies {
   warm: null;
   discover: DiscoveryReport;
@@ -168,7 +159,6 @@ export interface TaskReplies {
   render: RenderReply;
 }
 
-/** The task of kind `K`. */
 export type TaskOf<K extends TaskKind> = Extract<WorkerTask, { kind: K }>;
 
 /** The worker's entry point: a task of kind `K` in, that kind's reply out. */

@@ -5,16 +5,17 @@
 // records each process group the task starts. Whichever side sees the task end — the worker before
 // it replies, the core after terminating the worker — ends its processes from the row: its cgroup
 // where the host has one (call-cgroup.ts), else by the sweep.
-import { cgroupCandidate, cgroupParent, endCgroup, makeCgroup, taskCgroup } from './call-cgroup.js';
+import { endCgroup, makeTaskCgroup, taskCgroup } from './call-cgroup.js';
 import { SEAT_WORDS } from './cpu-slots.js';
 import { exists, sweepTaskProcesses } from './process-sweep.js';
 
 /** Words per row. */
 export const TASK_ROW_WORDS = 68;
-/** When a worker picked the task up, as ms since the table's epoch plus one (0 until then). */
-const ROW_PICKED = 0;
-/** When the task's own work began (after a cold worker loaded the config), stamped alike. */
-const ROW_STARTED = 1;
+/**
+ * A task's stamps, each in its word as ms since the table's epoch plus one (0 until set): when a
+ * worker picked the task up, and when its own work began (after a cold worker loaded the config).
+ */
+const STAMP_WORDS = { picked: 0, started: 1 } as const;
 /** The Linux thread id running the task, 0 when none is known or it has been taken, THREAD_ENDED once the task has ended. */
 const ROW_THREAD = 2;
 const THREAD_ENDED = -1;
@@ -40,10 +41,7 @@ const MAX_TAG_WORD = 2 ** 31 - 1;
 /** The last tag word drawn by any table of this thread: two tables may share an epoch, so words are not counted per table. */
 let lastTagWord = 0;
 
-/** A task's stamps: picked up by a worker, and its own work begun. */
-export type TaskStamp = 'picked' | 'started';
-
-const STAMP_WORDS: Record<TaskStamp, number> = { picked: ROW_PICKED, started: ROW_STARTED };
+type TaskStamp = keyof typeof STAMP_WORDS;
 
 export class TaskTable {
   /** Every row's words: a task's seat in the CPU slot queue is named by its index here (see seat()). */
@@ -60,10 +58,6 @@ export class TaskTable {
   /** A table of `rows` zeroed rows, its epoch now. */
   static create(rows: number): TaskTable {
     return new TaskTable(new SharedArrayBuffer(rows * TASK_ROW_WORDS * Int32Array.BYTES_PER_ELEMENT), Date.now());
-  }
-
-  get rows(): number {
-    return this.words.length / TASK_ROW_WORDS;
   }
 
   /** Readies `row` for a new task: every word zeroed, and a tag word no task of this process had before. */
@@ -105,18 +99,11 @@ export class TaskTable {
     return word === 0 ? undefined : word - 1;
   }
 
-  /** The thread running the task in `row`, 0 when none is known, it has been taken, or the task has ended. */
-  threadOf(row: number): number {
-    return Math.max(0, Atomics.load(this.words, row * TASK_ROW_WORDS + ROW_THREAD));
-  }
-
-  /** The thread running the task in `row`, once: later calls answer 0. */
+  /** The thread running the task in `row`, once: 0 when none is known, it was taken, or the task has ended. */
   takeThread(row: number): number {
-    const threadId = this.threadOf(row);
-    if (threadId === 0) return 0;
-    return Atomics.compareExchange(this.words, row * TASK_ROW_WORDS + ROW_THREAD, threadId, 0) === threadId
-      ? threadId
-      : 0;
+    const word = row * TASK_ROW_WORDS + ROW_THREAD;
+    const threadId = Atomics.load(this.words, word);
+    return threadId > 0 && Atomics.compareExchange(this.words, word, threadId, 0) === threadId ? threadId : 0;
   }
 
   /** The task's seat in the CPU slot queue: the index of its first word in `words`. */
@@ -133,17 +120,10 @@ export class TaskTable {
   cgroup(row: number): string | null {
     const word = row * TASK_ROW_WORDS + ROW_CONTAINMENT;
     const containment = Atomics.load(this.words, word);
-    if (containment !== Containment.None) return containment === Containment.Cgroup ? this.cgroupOf(row) : null;
-    const parentDir = cgroupParent();
-    const dir = parentDir === null ? null : taskCgroup(parentDir, this.tag(row));
-    const made = dir !== null && makeCgroup(dir);
-    Atomics.store(this.words, word, made ? Containment.Cgroup : Containment.Sweep);
-    return made ? dir : null;
-  }
-
-  /** The cgroup of the task in `row`, which has one: under the candidate parent (the side that made it tested it). */
-  private cgroupOf(row: number): string {
-    return taskCgroup(cgroupCandidate()!, this.tag(row));
+    if (containment !== Containment.None) return containment === Containment.Cgroup ? taskCgroup(this.tag(row)) : null;
+    const dir = makeTaskCgroup(this.tag(row));
+    Atomics.store(this.words, word, dir === null ? Containment.Sweep : Containment.Cgroup);
+    return dir;
   }
 
   /** Records process group `pid` in `row`; false when every pid word holds a group still alive. */
@@ -172,7 +152,7 @@ export class TaskTable {
     const end = (row + 1) * TASK_ROW_WORDS;
     let sent = 0;
     if (containment === Containment.Cgroup) {
-      endCgroup(this.cgroupOf(row));
+      endCgroup(taskCgroup(this.tag(row)));
       sent = 1;
     } else {
       // Called after every task, most of which started no process: nothing is allocated for those.
@@ -182,11 +162,7 @@ export class TaskTable {
         if (pid !== 0) (groups ??= []).push(pid);
       }
       if (groups !== undefined)
-        sent = sweepTaskProcesses({
-          tag: this.tag(row),
-          groups,
-          startedMs: this.stampOf(row, 'picked') ?? this.epochMs,
-        });
+        sent = sweepTaskProcesses(this.tag(row), groups, this.stampOf(row, 'picked') ?? this.epochMs);
     }
     Atomics.compareExchange(this.words, containmentWord, containment, Containment.None);
     for (let i = first; i < end; i++) Atomics.store(this.words, i, 0);

@@ -7,8 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { ToolHost } from '../core/index.js';
-import { sweepTaskProcesses } from '../shared/process-sweep.js';
-import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
+import { PROCESS_TAG_VARIABLE, sweepTaskProcesses } from '../shared/process-sweep.js';
 import { CLI, eventually, FIXTURES, liveProcesses, startHost, tempDir, uniqueSeconds } from './helpers.js';
 
 const FIXTURE = `${FIXTURES}/process`;
@@ -247,7 +246,7 @@ describe('the /proc sweep', () => {
       spawnSync('/bin/sh', ['-c', `setsid sleep ${seconds} >/dev/null 2>&1 &`]);
       assert.ok(await eventually(() => sleeps(seconds).length === 1));
       const pid = Number(spawnSync('pgrep', ['-f', `sleep ${seconds}`], { encoding: 'utf8' }).stdout.trim());
-      sweepTaskProcesses({ tag: `test.${process.pid}.reuse`, groups: [pid], startedMs });
+      sweepTaskProcesses(`test.${process.pid}.reuse`, [pid], startedMs);
       assert.equal(sleeps(seconds).length, 1, 'the process holding the reused pid is alive');
     } finally {
       cleanUp(seconds);
@@ -269,7 +268,7 @@ describe('the /proc sweep', () => {
           env: { ...process.env, [PROCESS_TAG_VARIABLE]: tag },
         });
         await new Promise((resolve) => setTimeout(resolve, round % 9));
-        sweepTaskProcesses({ tag, groups: [leader.pid!], startedMs });
+        sweepTaskProcesses(tag, [leader.pid!], startedMs);
         await assertNoneLeft(seconds, `swept ${round % 9} ms after the start`);
       }
     } finally {
@@ -294,7 +293,7 @@ describe('the /proc sweep', () => {
         env: { ...process.env, [PROCESS_TAG_VARIABLE]: `${tag}.other` },
       });
       assert.ok(await eventually(() => sleeps(tagged).length === 2 && sleeps(bystander).length === 1));
-      assert.ok(sweepTaskProcesses({ tag, groups: [leader.pid!], startedMs }) >= 2);
+      assert.ok(sweepTaskProcesses(tag, [leader.pid!], startedMs) >= 2);
       await assertNoneLeft(tagged, 'tagged');
       assert.equal(sleeps(bystander).length, 1, 'a process with another tag is untouched');
       other.kill('SIGKILL');

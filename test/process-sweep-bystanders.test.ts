@@ -27,7 +27,7 @@ function fewestScans(): { scans: number; ms: number } {
   for (let i = 0; i < 5; i++) {
     scans = 0;
     const began = performance.now();
-    sweepTaskProcesses({ tag: `review.${process.pid}.none`, groups: [], startedMs: Date.now() - 2000 });
+    sweepTaskProcesses(`review.${process.pid}.none`, [], Date.now() - 2000);
     fewest = Math.min(fewest, scans);
     ms = Math.min(ms, performance.now() - began);
   }

@@ -32,16 +32,9 @@ export function createProcessNatives(cwd: string, scope: () => TaskScope): Recor
       // A table is a program and its arguments (the prelude checked they are strings), started without a shell.
       const command = call.typeName(1) === 'table' ? (call.value(1, 'command') as string[]) : call.bytes(1)!;
       guard.checkProgram(Array.isArray(command) ? command[0]! : null);
+      const { stdout, writable } = mode;
       const log = (text: string): void => channel?.log(text);
-      const env = guard.environment();
-      const options = {
-        cwd,
-        stdout: mode.stdout,
-        writable: mode.writable,
-        taskRow: mode.kept ? null : taskRow,
-        log,
-        env,
-      };
+      const options = { cwd, stdout, writable, taskRow: mode.kept ? null : taskRow, log, env: guard.environment() };
       return ShellProcess.start(command, options).then((outcome) => {
         if (!outcome.ok) return [null, outcome.message];
         const id = nextProcess++;

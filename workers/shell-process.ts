@@ -7,9 +7,8 @@ import { isUtf8 } from 'node:buffer';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { sigkill } from '../shared/process-sweep.js';
+import { PROCESS_TAG_VARIABLE, sigkill } from '../shared/process-sweep.js';
 import { lineSplitter } from './output-natives.js';
-import { PROCESS_TAG_VARIABLE } from '../shared/process-tag.js';
 import { MAX_LIVE_GROUPS, type TaskRow } from '../shared/task-table.js';
 import { within } from '../shared/within.js';
 import { lowerThisThread } from './thread-priority.js';
@@ -146,9 +145,8 @@ export class ShellProcess {
   }
 
   private wake(): void {
-    const wake = this.wakeReader;
+    this.wakeReader?.();
     this.wakeReader = undefined;
-    wake?.();
   }
 
   /** All of a streamed stdout that has arrived, waiting for some; null once the command closed its stdout. */
@@ -227,18 +225,15 @@ function programPath(program: string): string {
 /** Why `spawn` failed, naming the working directory when it is the cause. */
 function startFailure(error: unknown, cwd: string): string {
   const code = (error as NodeJS.ErrnoException).code;
+  let problem: string | undefined;
   if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') {
-    const problem = workingDirectoryProblem(cwd);
-    if (problem) return `cannot start the command: the working directory ${cwd} ${problem}`;
+    try {
+      if (!statSync(cwd).isDirectory()) problem = 'is not a directory';
+    } catch (statError) {
+      const statCode = (statError as NodeJS.ErrnoException).code;
+      problem = statCode === 'ENOENT' ? 'does not exist' : `cannot be used (${statCode})`;
+    }
   }
+  if (problem) return `cannot start the command: the working directory ${cwd} ${problem}`;
   return `cannot start the command: ${error instanceof Error ? error.message : String(error)}`;
-}
-
-function workingDirectoryProblem(cwd: string): string | undefined {
-  try {
-    return statSync(cwd).isDirectory() ? undefined : 'is not a directory';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? 'does not exist' : `cannot be used (${code})`;
-  }
 }

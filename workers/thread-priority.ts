@@ -29,9 +29,7 @@ function readThreadId(): number {
   if (process.platform !== 'linux') return 0;
   try {
     // "PID/task/TID"
-    const link = readlinkSync('/proc/thread-self');
-    const id = Number(link.slice(link.lastIndexOf('/') + 1));
-    return Number.isSafeInteger(id) && id > 0 ? id : 0;
+    return Number(/\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1] ?? 0);
   } catch {
     return 0;
   }
