@@ -3,7 +3,7 @@
 // thread (entry-runner.ts) so that `capture` can await and no call disturbs the global stack.
 // A `run` also sends its live events (call-channel.ts) and takes CPU turns (cpu-turns.ts).
 import { isUtf8 } from 'node:buffer';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createEngine, LuaReturn, LUA_REGISTRYINDEX } from './wasmoon.js';
 import type { LuaEngine } from 'wasmoon';
@@ -31,7 +31,7 @@ import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
-import { readPreludeDump } from './prelude-chunks.js';
+import { preludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives } from './debug-hook-natives.js';
 import { CpuTurns } from './cpu-turns.js';
@@ -255,9 +255,9 @@ export class LuaRuntime {
     this.snapshots.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
     const refusals = this.refusals;
-    let ran: RunReply;
+    let reply: RunReply;
     try {
-      ran = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
+      reply = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
         this.runner.callTool(
           this.entries,
           (L) => {
@@ -268,26 +268,19 @@ export class LuaRuntime {
           },
           (L, count) => this.readRunResults(L, count, context.tool),
         ),
-      ).catch((error: unknown) => this.ranIntoError(error));
+      ).catch((error: unknown): RunReply => {
+        // An error raised outside the tool's `run` (a stray yield, the cap hit making the reply) is the reply.
+        if (!(error instanceof LuaEntryError)) {
+          this.snapshots.finish(false);
+          throw error;
+        }
+        return { content: error.message, isError: true, failure: error.outOfMemory ? 'out_of_memory' : 'lua_error' };
+      });
     } finally {
       // The call's Lua has ended: its turn and its hook are given back.
       this.hook.release('events');
       this.turns.end();
     }
-    return this.replyOf(ran, refusals, channel);
-  }
-
-  /** An error raised outside the tool's `run` (a stray yield, the cap hit making the reply) is the reply. */
-  private ranIntoError(error: unknown): RunReply {
-    if (!(error instanceof LuaEntryError)) {
-      this.snapshots.finish(false);
-      throw error;
-    }
-    return { content: error.message, isError: true, failure: error.outOfMemory ? 'out_of_memory' : 'lua_error' };
-  }
-
-  /** The reply of a call whose Lua has ended, once the host has every event it sent. */
-  private async replyOf(reply: RunReply, refusals: number, channel: CallChannel): Promise<RunReply> {
     // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
     // One met while the error was being reported (a huge __tostring) is the cap all the same.
     const capHit = this.refusals !== refusals;
@@ -436,7 +429,8 @@ export class LuaRuntime {
   private loadPreludeFile(file: string): void {
     const { global } = this.engine;
     const source = readFileSync(PRELUDE_DIR + file);
-    const dump = readPreludeDump(PRELUDE_CHUNK_DIR + file + 'c', source);
+    const chunk = PRELUDE_CHUNK_DIR + file + 'c';
+    const dump = existsSync(chunk) ? preludeDump(readFileSync(chunk), source) : undefined;
     if (dump !== undefined) {
       const pointer = this.raw._malloc(dump.length);
       this.raw.HEAPU8.set(dump, pointer);
