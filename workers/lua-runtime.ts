@@ -58,7 +58,7 @@ type EntryName = (typeof ENTRY_NAMES)[number];
 /** What each entry point but `run` returns (workers/lua/api.lua builds these shapes). */
 interface EntryReplies {
   load: { ok: boolean; error?: string };
-  discover: Omit<DiscoveryReport, 'loaded'>;
+  discover: Omit<DiscoveryReport, 'loaded' | 'logs'>;
   available: AvailableReply;
   render: RenderReply;
 }
@@ -233,14 +233,13 @@ export class LuaRuntime {
     const configFile = (L: number): number => (this.stack.pushString(L, this.config.configFile), 1);
     const loaded = await this.invokeForReply('load', scope, configFile).catch(failed);
     const discovered = loaded.ok ? await this.invokeForReply('discover', scope, () => 0).catch(failed) : loaded;
-    if (!('definitions' in discovered)) {
-      const diagnostic = errorDiagnostic(discovered.error ?? 'unknown error', this.config.configFile);
-      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.log.lines };
-      return this;
-    }
-    this.discovery = { ...discovered, loaded: true };
-    if (scope.log.dropped > 0)
-      scope.log.lines.push(droppedLogNote("the config's log while it loaded", scope.log.dropped));
+    const { log } = scope;
+    if (log.dropped > 0) log.lines.push(droppedLogNote("the config's log while it loaded", log.dropped));
+    const failure = (error = 'unknown error') => errorDiagnostic(error, this.config.configFile);
+    this.discovery =
+      'definitions' in discovered
+        ? { ...discovered, loaded: true, logs: log.lines }
+        : { loaded: false, definitions: [], diagnostics: [failure(discovered.error)], logs: log.lines };
     return this;
   }
 
@@ -387,8 +386,7 @@ export class LuaRuntime {
   private readReply(entry: keyof EntryReplies, L: number): unknown {
     try {
       if (entry !== 'discover') return this.stack.readValue(L, 1, 'reply', new ReadBudget(REPLY_LIMIT_BYTES, 'reply'));
-      const discovered = readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
-      return { ...discovered, logs: this.scope.log.lines };
+      return readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
     } catch (error) {
       if (!(error instanceof LuaConversionError)) throw error;
       throw new LuaEntryError(LUA_ERRRUN, error.message);
