@@ -172,13 +172,12 @@ export class LuaRuntime {
 
   /** One line of the task's log; past what the log may still hold, it is only counted. */
   private logLine(line: string): void {
-    const { channel } = this.scope;
+    const text = this.chunkNames.expand(line);
+    const { channel, log } = this.scope;
     if (channel) {
-      channel.log(this.chunkNames.expand(line));
+      channel.log(text);
       return this.sendPendingEvents();
     }
-    const text = this.chunkNames.expand(line);
-    const { log } = this.scope;
     if (LOG_LIMIT_CHARS - log.chars < text.length) log.dropped++;
     else {
       log.chars += text.length;
