@@ -29,21 +29,14 @@ export class ChunkNames {
     let result = '';
     let copied = 0;
     for (let at = text.indexOf('...'); at >= 0; at = text.indexOf('...', at + 1)) {
-      const path = this.pathAt(text, at + 3);
-      if (path === undefined) continue;
-      result += text.slice(copied, at) + path.whole;
-      copied = at + 3 + path.tailLength;
+      const start = at + 3;
+      const tailLength = [...this.tailLengths].find((length) => this.paths.has(text.slice(start, start + length)));
+      if (tailLength === undefined) continue;
+      result += text.slice(copied, at) + this.paths.get(text.slice(start, start + tailLength))!;
+      copied = start + tailLength;
       at = copied - 1;
     }
     return copied === 0 ? text : result + text.slice(copied);
-  }
-
-  private pathAt(text: string, start: number): { whole: string; tailLength: number } | undefined {
-    for (const tailLength of this.tailLengths) {
-      const whole = this.paths.get(text.slice(start, start + tailLength));
-      if (whole !== undefined) return { whole, tailLength };
-    }
-    return undefined;
   }
 
   /** A copy of `value` with `expand` applied to every string in it (arrays and plain objects). */

@@ -16,18 +16,12 @@ export const HOOK_INSTRUCTIONS = 10_000;
 
 export type HookNeed = 'render' | 'snapshot' | 'events';
 
-/** A hook a tool set with `debug.sethook` on one thread: its event mask and count. */
-interface ToolHook {
-  mask: number;
-  count: number;
-}
-
 export class CountHook {
   private readonly pointer: number;
   private readonly needs = new Set<HookNeed>();
   private armedOn = 0;
-  /** Tools' hooks by thread, as `debug.gethook` reports them (the function is in the registry's `_HOOKKEY`). */
-  readonly toolHooks = new Map<number, ToolHook>();
+  /** Tools' hooks by thread (`debug.sethook`'s mask and count; the function is in the registry's `_HOOKKEY`). */
+  readonly toolHooks = new Map<number, { mask: number; count: number }>();
   /** With a tool count hook of `count` instructions: ticks every so many of its events. */
   private countsPerTick = 1;
   private counts = 0;

@@ -8,12 +8,6 @@ import { LUA_TFUNCTION, LUA_TTHREAD, LuaConversionError, type LuaRawApi, type Lu
 import { NativeError, Pushed, type NativeFunction } from './lua-natives.js';
 import { LUA_ERRMEM, LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 
-/** What the owner does around each wait of a native's. */
-export interface RunnerHooks {
-  beforeWait(L: number): void;
-  afterWait(): void;
-}
-
 /** Registry references of the prelude's entry points a tool's call goes through (workers/lua/api.lua). */
 export type ToolEntries = Record<'run' | 'ran' | 'failed', number>;
 
@@ -38,7 +32,8 @@ export class EntryRunner {
     engine: LuaEngine,
     private readonly raw: LuaRawApi,
     private readonly stack: LuaStack,
-    private readonly hooks: RunnerHooks,
+    /** What the owner does around each wait of a native's. */
+    private readonly hooks: { beforeWait(L: number): void; afterWait(): void },
   ) {
     const global = engine.global;
     this.thread = global.newThread();
@@ -138,8 +133,8 @@ export class EntryRunner {
       this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(functionRef));
       return this.resume(L, pushArguments(L));
     } catch (error) {
-      if (!(error instanceof LuaConversionError)) throw new LuaStateBroken(error);
-      this.reset(L);
+      // Arguments that cannot cross fail the entry; the thread is made ready for the next one.
+      if (error instanceof LuaConversionError) this.reset(L);
       throw error;
     }
   }
@@ -198,6 +193,7 @@ export class EntryRunner {
         status = this.resume(L, 0);
       }
     } catch (error) {
+      // Even a LuaConversionError: thrown through Lua's frames (a continuation's results), it broke the state.
       if (error instanceof LuaEntryError) throw error;
       throw new LuaStateBroken(error);
     }

@@ -83,6 +83,8 @@ export function createFsNatives(
     if (path.length === 0) throw Object.assign(new Error('empty path'), { code: 'ENOENT' });
     return path[0] === 0x2f ? path : Buffer.concat([Buffer.from(`${cwd}/`), path]);
   };
+  /** The resolved path as the guard takes it: a byte string. */
+  const place = (path: Buffer): string => resolve(path).toString('latin1');
   /** A path argument as C's file functions see it: up to its first NUL byte. */
   const pathArg = (call: NativeCall, index: number): Buffer => {
     const path = call.bytes(index);
@@ -135,7 +137,7 @@ export function createFsNatives(
       }
     },
     code_refused: (call) => {
-      guard().checkPath('read', resolve(pathArg(call, 1)).toString('latin1'));
+      guard().checkPath('read', place(pathArg(call, 1)));
       return [];
     },
     code_of: (call) => {
@@ -154,11 +156,11 @@ export function createFsNatives(
       const path = pathArg(call, 1);
       const mode = call.string(2) ?? 'r';
       const flags = OPEN_FLAGS[mode] ?? OPEN_FLAGS['r']!;
-      return attempt(path, () => {
-        const absolute = resolve(path);
-        if (mode !== 'r') return [guard().openToWrite(absolute.toString('latin1'), flags, 0o666)];
-        return [guard().openToRead(absolute.toString('latin1'), () => fs.openSync(absolute, flags, 0o666))];
-      });
+      return attempt(path, () => [
+        mode === 'r'
+          ? guard().openToRead(place(path), () => fs.openSync(resolve(path), flags, 0o666))
+          : guard().openToWrite(place(path), flags, 0o666),
+      ]);
     },
     fs_read: (call) =>
       attempt(null, () => {
@@ -188,15 +190,12 @@ export function createFsNatives(
     fs_close: (call) => attempt(null, () => (fs.closeSync(call.number(1)!), [true])),
     fs_remove: (call) => {
       const path = pathArg(call, 1);
-      return attempt(path, () => (guard().remove(resolve(path).toString('latin1')), [true]));
+      return attempt(path, () => (guard().remove(place(path)), [true]));
     },
     fs_rename: (call) => {
       const from = pathArg(call, 1);
       const to = pathArg(call, 2);
-      return attempt(
-        null,
-        () => (guard().rename(resolve(from).toString('latin1'), resolve(to).toString('latin1')), [true]),
-      );
+      return attempt(null, () => (guard().rename(place(from), place(to)), [true]));
     },
     fs_tmpname: () => {
       // node:crypto is loaded here, not at the worker's start (few tools call os.tmpname).

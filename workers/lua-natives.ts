@@ -53,13 +53,12 @@ export class Pushed {
 /** Returns the values to push (in order), a promise of them (Lua waits), or `Pushed` for results it pushed itself. */
 export type NativeFunction = (call: NativeCall) => unknown[] | Promise<unknown[]> | Pushed;
 
-/** What the natives need of the runtime. */
-export interface NativeHost {
-  /** Makes the calling thread wait for `values` (see EntryRunner.wait). */
-  wait(L: number, values: Promise<unknown[]>): number;
-  /** A native met a WebAssembly trap: the state is broken, though the native's Lua error may be caught. */
-  trapped(error: Error): void;
-}
+/**
+ * What the natives need of the runtime: `wait` makes the calling thread wait for `values` (see
+ * EntryRunner.wait); `trapped` is told of a WebAssembly trap (the state is broken, though the
+ * native's Lua error may be caught).
+ */
+type NativeHost = { wait(L: number, values: Promise<unknown[]>): number; trapped(error: Error): void };
 
 /**
  * Sets the global `name` to a table of the natives, each a bare C function (no upvalues), so to Lua it looks like one

@@ -3,7 +3,7 @@
 // thread (entry-runner.ts) so that `capture` can await and no call disturbs the global stack.
 // A `run` also sends its live events (call-channel.ts) and takes CPU turns (cpu-turns.ts).
 import { isUtf8 } from 'node:buffer';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createEngine, LuaReturn, LUA_REGISTRYINDEX } from './wasmoon.js';
 import type { LuaEngine } from 'wasmoon';
@@ -31,7 +31,7 @@ import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
-import { readPreludeDump } from './prelude-chunks.js';
+import { preludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
 import { createDebugHookNatives } from './debug-hook-natives.js';
 import { CpuTurns } from './cpu-turns.js';
@@ -58,7 +58,7 @@ type EntryName = (typeof ENTRY_NAMES)[number];
 /** What each entry point but `run` returns (workers/lua/api.lua builds these shapes). */
 interface EntryReplies {
   load: { ok: boolean; error?: string };
-  discover: Omit<DiscoveryReport, 'loaded'>;
+  discover: Omit<DiscoveryReport, 'loaded' | 'logs'>;
   available: AvailableReply;
   render: RenderReply;
 }
@@ -172,13 +172,12 @@ export class LuaRuntime {
 
   /** One line of the task's log; past what the log may still hold, it is only counted. */
   private logLine(line: string): void {
-    const { channel } = this.scope;
+    const text = this.chunkNames.expand(line);
+    const { channel, log } = this.scope;
     if (channel) {
-      channel.log(this.chunkNames.expand(line));
+      channel.log(text);
       return this.sendPendingEvents();
     }
-    const text = this.chunkNames.expand(line);
-    const { log } = this.scope;
     if (LOG_LIMIT_CHARS - log.chars < lineCost(text)) log.dropped++;
     else {
       log.chars += lineCost(text);
@@ -233,14 +232,13 @@ export class LuaRuntime {
     const configFile = (L: number): number => (this.stack.pushString(L, this.config.configFile), 1);
     const loaded = await this.invokeForReply('load', scope, configFile).catch(failed);
     const discovered = loaded.ok ? await this.invokeForReply('discover', scope, () => 0).catch(failed) : loaded;
-    if (!('definitions' in discovered)) {
-      const diagnostic = errorDiagnostic(discovered.error ?? 'unknown error', this.config.configFile);
-      this.discovery = { loaded: false, definitions: [], diagnostics: [diagnostic], logs: scope.log.lines };
-      return this;
-    }
-    this.discovery = { ...discovered, loaded: true };
-    if (scope.log.dropped > 0)
-      scope.log.lines.push(droppedLogNote("the config's log while it loaded", scope.log.dropped));
+    const { log } = scope;
+    if (log.dropped > 0) log.lines.push(droppedLogNote("the config's log while it loaded", log.dropped));
+    const failure = (error = 'unknown error') => errorDiagnostic(error, this.config.configFile);
+    this.discovery =
+      'definitions' in discovered
+        ? { ...discovered, loaded: true, logs: log.lines }
+        : { loaded: false, definitions: [], diagnostics: [failure(discovered.error)], logs: log.lines };
     return this;
   }
 
@@ -255,9 +253,9 @@ export class LuaRuntime {
     this.snapshots.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
     const refusals = this.refusals;
-    let ran: RunReply;
+    let reply: RunReply;
     try {
-      ran = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
+      reply = await this.invoke(this.scopeFor(row, channel, context.permissions), () =>
         this.runner.callTool(
           this.entries,
           (L) => {
@@ -268,26 +266,19 @@ export class LuaRuntime {
           },
           (L, count) => this.readRunResults(L, count, context.tool),
         ),
-      ).catch((error: unknown) => this.ranIntoError(error));
+      ).catch((error: unknown): RunReply => {
+        // An error raised outside the tool's `run` (a stray yield, the cap hit making the reply) is the reply.
+        if (!(error instanceof LuaEntryError)) {
+          this.snapshots.finish(false);
+          throw error;
+        }
+        return { content: error.message, isError: true, failure: error.outOfMemory ? 'out_of_memory' : 'lua_error' };
+      });
     } finally {
       // The call's Lua has ended: its turn and its hook are given back.
       this.hook.release('events');
       this.turns.end();
     }
-    return this.replyOf(ran, refusals, channel);
-  }
-
-  /** An error raised outside the tool's `run` (a stray yield, the cap hit making the reply) is the reply. */
-  private ranIntoError(error: unknown): RunReply {
-    if (!(error instanceof LuaEntryError)) {
-      this.snapshots.finish(false);
-      throw error;
-    }
-    return { content: error.message, isError: true, failure: error.outOfMemory ? 'out_of_memory' : 'lua_error' };
-  }
-
-  /** The reply of a call whose Lua has ended, once the host has every event it sent. */
-  private async replyOf(reply: RunReply, refusals: number, channel: CallChannel): Promise<RunReply> {
     // A memory error with no allocation refused was raised by the tool itself: an ordinary error.
     // One met while the error was being reported (a huge __tostring) is the cap all the same.
     const capHit = this.refusals !== refusals;
@@ -394,8 +385,7 @@ export class LuaRuntime {
   private readReply(entry: keyof EntryReplies, L: number): unknown {
     try {
       if (entry !== 'discover') return this.stack.readValue(L, 1, 'reply', new ReadBudget(REPLY_LIMIT_BYTES, 'reply'));
-      const discovered = readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
-      return { ...discovered, logs: this.scope.log.lines };
+      return readDiscovery(this.engine.global.lua, this.stack, L, this.config.configFile);
     } catch (error) {
       if (!(error instanceof LuaConversionError)) throw error;
       throw new LuaEntryError(LUA_ERRRUN, error.message);
@@ -436,7 +426,8 @@ export class LuaRuntime {
   private loadPreludeFile(file: string): void {
     const { global } = this.engine;
     const source = readFileSync(PRELUDE_DIR + file);
-    const dump = readPreludeDump(PRELUDE_CHUNK_DIR + file + 'c', source);
+    const chunk = PRELUDE_CHUNK_DIR + file + 'c';
+    const dump = existsSync(chunk) ? preludeDump(readFileSync(chunk), source) : undefined;
     if (dump !== undefined) {
       const pointer = this.raw._malloc(dump.length);
       this.raw.HEAPU8.set(dump, pointer);

@@ -22,7 +22,10 @@ export class LuaStateBroken extends Error {
   override readonly name = 'LuaStateBroken';
 
   constructor(cause: unknown) {
-    super(`its Lua state broke (${describeBreak(cause)}) and was discarded`, { cause });
+    const why = isWasmTrap(cause)
+      ? `a WebAssembly trap: ${cause.message}`
+      : `an internal error: ${cause instanceof Error ? cause.message : String(cause)}`;
+    super(`its Lua state broke (${why}) and was discarded`, { cause });
   }
 }
 
@@ -32,9 +35,4 @@ export const LUA_ERRMEM = 4;
 /** A WebAssembly trap (`memory access out of bounds`, `unreachable`…), as thrown into JavaScript. */
 export function isWasmTrap(error: unknown): error is Error {
   return error instanceof Error && error.name === 'RuntimeError';
-}
-
-function describeBreak(cause: unknown): string {
-  if (isWasmTrap(cause)) return `a WebAssembly trap: ${cause.message}`;
-  return `an internal error: ${cause instanceof Error ? cause.message : String(cause)}`;
 }

@@ -6,13 +6,7 @@ import { LOG_LIMIT_CHARS } from './call-channel.js';
 import type { LuaRawApi, LuaStack } from './lua-stack.js';
 import { NativeError, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
 
-export interface OutputNatives {
-  natives: Record<string, NativeFunction>;
-  /** Sends a pending partial line: a task's output never waits past its end. */
-  endTask(): void;
-  /** lua_warning's effect: a piece of a warning, `toContinue` when more pieces follow. */
-  warning(message: string, toContinue: boolean): void;
-}
+export type OutputNatives = ReturnType<typeof createOutputNatives>;
 
 /**
  * Splits text written in pieces into lines for `log` (without their newlines); a partial line waits
@@ -44,7 +38,7 @@ export function lineSplitter(log: (line: string) => void): { write: (text: strin
 }
 
 /** Output natives writing whole lines to `log`. */
-export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text: string) => void): OutputNatives {
+export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text: string) => void) {
   const lines = lineSplitter(log);
   let printed = '';
   // lauxlib's states: off until `@on`, then on, or continued while a warning's pieces arrive.
@@ -53,7 +47,8 @@ export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text:
     if (printed.length < LOG_LIMIT_CHARS) printed += text.slice(0, LOG_LIMIT_CHARS - printed.length);
     lines.write(text);
   };
-  // A control message (`@on`, `@off`, other `@…` ignored) is a one-piece warning, not continuing one.
+  // lua_warning's effect: a piece of a warning, `toContinue` when more pieces follow. A control
+  // message (`@on`, `@off`, other `@…` ignored) is a one-piece warning, not continuing one.
   const warning = (message: string, toContinue: boolean): void => {
     if (warnings !== 'continued' && !toContinue && message.startsWith('@')) {
       if (message === '@on') warnings = 'on';
@@ -102,6 +97,7 @@ export function createOutputNatives(raw: LuaRawApi, stack: LuaStack, log: (text:
   return {
     natives,
     warning,
+    /** Sends a pending partial line: a task's output never waits past its end. */
     endTask: () => {
       printed = '';
       lines.flush();

@@ -2,8 +2,6 @@
 // framed with the source it came from and a checksum. A worker loads it only when that source is
 // byte for byte the one it would parse and the checksum holds (saving ~10 ms a start); otherwise
 // it parses the source.
-
-import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 
 const MAGIC = Buffer.from('MPLUAC2\n', 'latin1');
@@ -30,13 +28,4 @@ export function preludeDump(file: Buffer, source: Buffer): Buffer | undefined {
   const dump = file.subarray(dumpStart);
   // The CRC notices a damaged file, which must never reach Lua's loader.
   return crc32(dump) === file.readUInt32LE(HEADER_BYTES + sourceLength) ? dump : undefined;
-}
-
-/** The bytecode in the chunk file at `path` if it was compiled from exactly `source` and is intact; undefined when there is none. */
-export function readPreludeDump(path: string, source: Buffer): Buffer | undefined {
-  try {
-    return preludeDump(readFileSync(path), source);
-  } catch {
-    return undefined;
-  }
 }

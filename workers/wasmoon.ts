@@ -13,15 +13,7 @@ export const { LuaReturn, LUA_REGISTRYINDEX } = wasmoon;
 const DIRECT = /^_(lua_|luaL_|malloc$|free$|realloc$)/;
 
 /** A new engine, and wasmoon's module with its Lua functions called directly (`raw`). */
-export async function createEngine<Raw>(
-  module: WebAssembly.Module | undefined,
-): Promise<{ engine: Wasmoon.LuaEngine; raw: Raw }> {
-  const create = (): Promise<Wasmoon.LuaEngine> =>
-    new wasmoon.LuaFactory().createEngine({ traceAllocations: true, enableProxy: false, injectObjects: false });
-  if (!module) {
-    const engine = await create();
-    return { engine, raw: engine.global.lua.module as unknown as Raw };
-  }
+export async function createEngine<Raw>(module: WebAssembly.Module): Promise<{ engine: Wasmoon.LuaEngine; raw: Raw }> {
   let exports: WebAssembly.Instance['exports'] | undefined;
   const original = WebAssembly.instantiate.bind(WebAssembly);
   const instantiate = async (source: unknown, imports?: WebAssembly.Imports): Promise<unknown> => {
@@ -33,7 +25,11 @@ export async function createEngine<Raw>(
   WebAssembly.instantiate = instantiate as typeof WebAssembly.instantiate;
   let engine: Wasmoon.LuaEngine;
   try {
-    engine = await create();
+    engine = await new wasmoon.LuaFactory().createEngine({
+      traceAllocations: true,
+      enableProxy: false,
+      injectObjects: false,
+    });
   } finally {
     WebAssembly.instantiate = original;
   }
