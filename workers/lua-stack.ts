@@ -127,17 +127,28 @@ export function luaKeyPath(parent: string, key: string | number | boolean): stri
 
 /** Decodes Lua bytes as UTF-8 text; bytes that are not valid UTF-8 are written as `\xNN`, NUL bytes are kept. */
 export function decodeLuaText(bytes: Uint8Array): string {
-  if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (isUtf8(buffer)) return buffer.toString('utf8');
   let out = '';
-  for (let i = 0; i < bytes.length;) {
-    // The valid sequence starting here, if one does.
-    const length = [1, 2, 3, 4].find((n) => i + n <= bytes.length && isUtf8(bytes.subarray(i, i + n)));
-    out += length
-      ? Buffer.from(bytes.subarray(i, i + length)).toString('utf8')
-      : `\\x${bytes[i]!.toString(16).padStart(2, '0')}`;
-    i += length ?? 1;
+  // Valid runs are decoded whole, from `start` up to each byte that begins no valid sequence.
+  let start = 0;
+  for (let i = 0; i < buffer.length;) {
+    const length = sequenceAt(buffer, i);
+    if (length > 0) {
+      i += length;
+      continue;
+    }
+    out += `${buffer.toString('utf8', start, i)}\\x${buffer[i]!.toString(16).padStart(2, '0')}`;
+    start = ++i;
   }
-  return out;
+  return out + buffer.toString('utf8', start);
+}
+
+/** The length of the valid UTF-8 sequence starting at `at`, 0 if none does. */
+function sequenceAt(buffer: Buffer, at: number): number {
+  if (buffer[at]! < 0x80) return 1;
+  for (let n = 2; n <= 4 && at + n <= buffer.length; n++) if (isUtf8(buffer.subarray(at, at + n))) return n;
+  return 0;
 }
 
 /** Reads and writes values on the stack of a Lua state `L` (a thread's address). */
