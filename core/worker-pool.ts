@@ -260,7 +260,9 @@ export class WorkerPool {
     }
     try {
       // Closing the pool stops every task it holds: a stopped task is all that is left to check for.
-      if (this.startsWorker()) {
+      // A task handed to piscina now starts a worker when every thread has a task and there is room for another.
+      const threads = this.piscina.threads.length;
+      if (this.jobs.size > threads && threads < this.options.maxThreads) {
         if (WORKER_STARTS.taken >= WORKER_STARTS.slots) this.queue(job);
         job.atGate = true;
         if (await WORKER_STARTS.enter(job.abort.signal)) job.startPlace = true;
@@ -375,12 +377,6 @@ export class WorkerPool {
     if (unpicked > threads - picked) void this.run({ kind: 'warm' }, { timeoutMs: MAX_TIMER_MS });
   }
 
-  /** Whether a task handed to piscina now would start a worker: every thread has a task, and there is room for another. */
-  private startsWorker(): boolean {
-    const threads = this.piscina.threads.length;
-    return this.jobs.size > threads && threads < this.options.maxThreads;
-  }
-
   /** The task is no longer waiting for a thread to start for it: its start gate place, if any, goes back. */
   private leaveStartGate(job: Job): void {
     if (job.startPlace === undefined) return;
@@ -403,24 +399,19 @@ export class WorkerPool {
   private handOn(): void {
     let free = this.options.maxThreads - this.handedCount();
     for (const job of this.jobs.values()) {
-      if (free <= 0 || job.go === undefined) continue;
+      if (free <= 0 || job.go === undefined || job.stopped) continue;
       free--;
       job.handed = true;
-      this.letGo(job);
+      job.go();
+      job.go = undefined;
     }
-  }
-
-  private letGo(job: Job): void {
-    const go = job.go;
-    job.go = undefined;
-    go?.();
   }
 
   /** Ends `job` early: a picked-up task's worker is terminated (thread watch told first); a waiting one leaves. */
   private stop(job: Job, how: Stopped): void {
     if (job.stopped || !this.jobs.has(job.row)) return;
     job.stopped = how;
-    this.letGo(job);
+    job.go?.();
     const workerId = this.table.workerOf(job.row);
     if (workerId !== undefined) this.options.threads.stopped(workerId);
     job.abort.abort();
