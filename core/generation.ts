@@ -68,8 +68,8 @@ export class Generation {
   readonly modules = new Map<string, WorkerPool>();
   private readonly crashes = new Map<string, number[]>();
   private callsInFlight = 0;
-  /** Set once a newer generation took over: closes this one once its last call has ended. */
-  private closeWhenIdle: (() => void) | undefined;
+  /** Told when the last call running here ends. */
+  private readonly idleWaiters: Array<() => void> = [];
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -102,6 +102,11 @@ export class Generation {
     }
     if ('problem' in prepared) return failure(prepared.problem);
     const { workerConfig, snapshot } = prepared;
+    const skipped: Diagnostic[] = snapshot.skipped.map(({ path, reason }) => ({
+      severity: 'warning',
+      file: path,
+      message: `skipped: ${reason}`,
+    }));
     // ajv's modules load while the inspect worker starts; its first compile (about 20 ms) waits
     // until the worker is up and evaluating the config: sooner, it held up the worker's task.
     const schemaModules = Promise.all([import('./schema-compiler.js'), import('./tool-definitions.js')]);
@@ -138,11 +143,7 @@ export class Generation {
     }
     const report = outcome.value;
     if (!report.loaded)
-      return abandon({
-        ok: false,
-        diagnostics: [...skippedDiagnostics(snapshot), ...report.diagnostics],
-        logs: report.logs,
-      });
+      return abandon({ ok: false, diagnostics: [...skipped, ...report.diagnostics], logs: report.logs });
     let checked: CheckResult;
     try {
       const { compiler, checkDefinitions } = await checker;
@@ -150,7 +151,7 @@ export class Generation {
     } catch (error) {
       return abandon(failure(`the tool definitions could not be checked: ${(error as Error).message}`));
     }
-    const diagnostics = [...skippedDiagnostics(snapshot), ...report.diagnostics, ...checked.diagnostics];
+    const diagnostics = [...skipped, ...report.diagnostics, ...checked.diagnostics];
     if (checked.tools.length === 0 && diagnostics.some((diagnostic) => diagnostic.severity === 'error')) {
       // Errors that leave no tool at all: a broken edit, not a config that means to offer nothing.
       return abandon({ ok: false, diagnostics, logs: report.logs });
@@ -383,25 +384,26 @@ export class Generation {
   enter(): () => void {
     this.callsInFlight++;
     return () => {
-      if (--this.callsInFlight === 0) this.closeWhenIdle?.();
+      if (--this.callsInFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
   }
 
-  /** A newer generation took over (called once): resolves when it has closed, once the calls still running here have ended. */
-  retire(): Promise<void> {
-    return new Promise((resolve) => {
-      this.closeWhenIdle = () => void this.close().then(resolve);
-      if (this.callsInFlight === 0) this.closeWhenIdle();
-    });
+  private idle(): Promise<void> {
+    return this.callsInFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops every worker now; calls still running end as cancelled. */
+  /** A newer generation took over: resolves when it has closed, once the calls still running here have ended. */
+  retire(): Promise<void> {
+    return this.idle().then(() => this.close());
+  }
+
+  /** Stops every worker now; resolves once the calls still running, cancelled, have ended. */
   close(): Promise<void> {
     this.closing ??= Promise.all([
       this.inspect.close(),
       this.spare?.close(),
       ...[...this.modules.values()].map((pool) => pool.close()),
-    ]).then(() => undefined);
+    ]).then(() => this.idle());
     return this.closing;
   }
 }
@@ -446,14 +448,6 @@ function definitionLines(snapshot: ConfigSnapshot): DefinitionLines {
     const read = readRegularFile(file);
     return 'bytes' in read ? decoder.decode(read.bytes) : undefined;
   });
-}
-
-function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
-  return snapshot.skipped.map(({ path, reason }) => ({
-    severity: 'warning',
-    file: path,
-    message: `skipped: ${reason}`,
-  }));
 }
 
 /** A pool of `role`; `minThreads` 1 starts its worker at once and keeps it (the warmed spare). */

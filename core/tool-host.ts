@@ -105,9 +105,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private currentDiagnostics: Diagnostic[] = [];
   private currentLogs: string[] = [];
   private callCounter = 0;
-  /** Calls started and not yet ended: close() waits for them. */
-  private callsRunning = 0;
-  private allCallsEnded: (() => void) | undefined;
   /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
   private readonly callIdPrefix = randomBytes(3).toString('hex');
   private closed = false;
@@ -357,7 +354,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       durationMs: 0,
     });
     if (this.closed) return failed('cancelled', `${name}: not run: moonpool is shutting down`);
-    this.callsRunning++;
     const generation = this.generation;
     // The generation stays open until the call has ended, even if a reload replaces it meanwhile.
     const leave = generation?.enter();
@@ -376,7 +372,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       return failed('error', `${name}: moonpool failed to run the call: ${(error as Error).message}`);
     } finally {
       leave?.();
-      if (--this.callsRunning === 0) this.allCallsEnded?.();
     }
   }
 
@@ -483,9 +478,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     this.closed = true;
     this.watcher?.close();
     await this.reloads;
+    // Once the cancelled calls have written their records, the log closes.
     await Promise.all([this.generation?.close(), ...[...this.retiring].map((generation) => generation.close())]);
-    // The cancelled calls still write their records before the log closes.
-    if (this.callsRunning > 0) await new Promise<void>((resolve) => (this.allCallsEnded = resolve));
     try {
       this.log?.close();
     } catch {
