@@ -130,16 +130,13 @@ export class Generation {
     });
     checker.catch(() => undefined);
     const outcome = await discovering;
-    if (outcome.kind !== 'done') {
+    if (outcome.kind === 'timeout') {
       const seconds = options.loadTimeoutMs / 1000;
+      return abandon(failure(`loading the config took longer than ${seconds} s (an endless loop at load time?)`));
+    }
+    if (outcome.kind !== 'done') {
       const why = outcome.kind === 'crashed' ? outcome.message : outcome.kind;
-      return abandon(
-        failure(
-          outcome.kind === 'timeout'
-            ? `loading the config took longer than ${seconds} s (an endless loop at load time?)`
-            : `the worker loading the config crashed: ${why}`,
-        ),
-      );
+      return abandon(failure(`the worker loading the config crashed: ${why}`));
     }
     const report = outcome.value;
     if (!report.loaded)
