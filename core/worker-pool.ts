@@ -247,19 +247,12 @@ export class WorkerPool {
     this.jobs.set(row, job);
     if (callId !== undefined) this.calls.set(callId, job);
     const cancel = (): void => this.stop(job, { kind: 'cancelled' });
+    let listening = false;
     try {
       // A signal that cannot be read or listened to (a caller's own object) is the caller's error.
-      if (limits.signal?.aborted) {
-        this.end(job);
-        return { kind: 'cancelled' };
-      }
+      if (limits.signal?.aborted) return { kind: 'cancelled' };
       limits.signal?.addEventListener('abort', cancel, { once: true });
-    } catch (error) {
-      this.end(job);
-      throw error;
-    }
-    try {
-      // Closing the pool stops every task it holds: a stopped task is all that is left to check for.
+      listening = true;
       // A task handed to piscina now starts a worker when every thread has a task and there is room for another.
       const threads = this.piscina.threads.length;
       if (this.jobs.size > threads && threads < this.options.maxThreads) {
@@ -268,6 +261,7 @@ export class WorkerPool {
         if (await WORKER_STARTS.enter(job.abort.signal)) job.startPlace = true;
         job.atGate = false;
       }
+      // Closing the pool stops every task it holds: a stopped task is all that is left to check for.
       if (job.stopped) return job.stopped;
       if (task.kind !== 'warm') {
         if (this.handedCount() < this.options.maxThreads) job.handed = true;
@@ -287,6 +281,7 @@ export class WorkerPool {
       else this.leaveStartGate(job);
       return { kind: 'done', value: (await running) as TaskReplies[T['kind']] };
     } catch (error) {
+      if (!listening) throw error;
       return this.failure<T>(job, error);
     } finally {
       this.end(job);
