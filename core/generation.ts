@@ -94,13 +94,8 @@ export class Generation {
       diagnostics: [{ severity: 'error', file: options.configFile, message }],
       logs: [],
     });
-    let prepared: Awaited<ReturnType<typeof prepare>>;
-    try {
-      prepared = await prepare(options);
-    } catch (error) {
-      return failure(`the config cannot be read: ${(error as Error).message}`);
-    }
-    if ('problem' in prepared) return failure(prepared.problem);
+    const prepared = await prepare(options).catch((error: Error) => `the config cannot be read: ${error.message}`);
+    if (typeof prepared === 'string') return failure(prepared);
     const { workerConfig, snapshot } = prepared;
     const skipped: Diagnostic[] = snapshot.skipped.map(({ path, reason }) => ({
       severity: 'warning',
@@ -407,10 +402,10 @@ export class Generation {
 
 const recent = (now: number, crashes: number[] = []): number[] => crashes.filter((at) => now - at < CRASH_WINDOW_MS);
 
-type PreparedConfig = { workerConfig: GenerationWorkerConfig; snapshot: ConfigSnapshot } | { problem: string };
-
-/** Reads the config's files for a generation; throws only for a config directory that cannot be read. */
-async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
+/** Reads the config's files for a generation, or says why it cannot (throws for a directory that cannot be read). */
+async function prepare(
+  options: GenerationOptions,
+): Promise<{ workerConfig: GenerationWorkerConfig; snapshot: ConfigSnapshot } | string> {
   // The Lua VM's module is read and compiled off this thread while the config's files are read.
   const luaModule = compiledLuaModule();
   luaModule.catch(() => undefined);
@@ -419,9 +414,9 @@ async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
   try {
     configFile = realpathSync(options.configFile);
   } catch {
-    return { problem: `the config file ${options.configFile} does not exist (or is a symbolic link to nothing)` };
+    return `the config file ${options.configFile} does not exist (or is a symbolic link to nothing)`;
   }
-  if (!statSync(configFile).isFile()) return { problem: `the config file ${options.configFile} is not a regular file` };
+  if (!statSync(configFile).isFile()) return `the config file ${options.configFile} is not a regular file`;
   const dir = dirname(configFile);
   const snapshot = options.snapshot?.dir === dir ? options.snapshot : await snapshotConfig(dir);
   const workerConfig = {
