@@ -176,7 +176,6 @@ export class WorkerPool {
   private readonly table: TaskTable;
   /** Rows of the table no task holds, the last released on top. */
   private readonly freeRows: number[];
-  private readonly options: WorkerPoolOptions;
   /** Tasks handed to the pool and not yet ended, by row. */
   private readonly jobs = new Map<number, Job>();
   /** The `run` tasks among them, by call id: their worker's events name the call. */
@@ -192,8 +191,7 @@ export class WorkerPool {
   readonly cameUp = new Promise<void>((resolve) => (this.settleCameUp = resolve));
   private closed = false;
 
-  constructor(options: WorkerPoolOptions) {
-    this.options = options;
+  constructor(private readonly options: WorkerPoolOptions) {
     // A row per call the pool takes, and one per thread for the `warm` tasks that start workers.
     const rows = 2 * options.maxThreads + options.maxQueue;
     this.table = TaskTable.create(rows);
