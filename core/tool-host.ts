@@ -300,14 +300,12 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /** The tools the model may call: defined without errors and available. */
   tools(): ToolInfo[] {
-    return this.loadedTools()
-      .filter((tool) => tool.availability.available)
-      .map(toolInfo);
+    return [...(this.generation?.tools.values() ?? [])].filter((tool) => tool.availability.available).map(toolInfo);
   }
 
   /** Every loaded tool, with its availability and where it is defined. */
   allTools(): ToolStatus[] {
-    return this.loadedTools().map((tool) => ({
+    return [...(this.generation?.tools.values() ?? [])].map((tool) => ({
       ...toolInfo(tool),
       file: tool.definition.file,
       line: tool.definition.line,
@@ -315,10 +313,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         ? { available: true }
         : { available: false, unavailableReason: tool.availability.reason }),
     }));
-  }
-
-  private loadedTools(): ToolState[] {
-    return [...(this.generation?.tools.values() ?? [])];
   }
 
   /** Problems found loading the config and checking its tools, each with file and line. */
