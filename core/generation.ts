@@ -68,8 +68,8 @@ export class Generation {
   readonly modules = new Map<string, WorkerPool>();
   private readonly crashes = new Map<string, number[]>();
   private callsInFlight = 0;
-  /** Set once a newer generation took over: closes this one once its last call has ended. */
-  private closeWhenIdle: (() => void) | undefined;
+  /** Told when the last call running here ends. */
+  private readonly idleWaiters: Array<() => void> = [];
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -94,14 +94,14 @@ export class Generation {
       diagnostics: [{ severity: 'error', file: options.configFile, message }],
       logs: [],
     });
-    let prepared: Awaited<ReturnType<typeof prepare>>;
-    try {
-      prepared = await prepare(options);
-    } catch (error) {
-      return failure(`the config cannot be read: ${(error as Error).message}`);
-    }
-    if ('problem' in prepared) return failure(prepared.problem);
+    const prepared = await prepare(options).catch((error: Error) => `the config cannot be read: ${error.message}`);
+    if (typeof prepared === 'string') return failure(prepared);
     const { workerConfig, snapshot } = prepared;
+    const skipped: Diagnostic[] = snapshot.skipped.map(({ path, reason }) => ({
+      severity: 'warning',
+      file: path,
+      message: `skipped: ${reason}`,
+    }));
     // ajv's modules load while the inspect worker starts; its first compile (about 20 ms) waits
     // until the worker is up and evaluating the config: sooner, it held up the worker's task.
     const schemaModules = Promise.all([import('./schema-compiler.js'), import('./tool-definitions.js')]);
@@ -125,24 +125,17 @@ export class Generation {
     });
     checker.catch(() => undefined);
     const outcome = await discovering;
-    if (outcome.kind !== 'done') {
+    if (outcome.kind === 'timeout') {
       const seconds = options.loadTimeoutMs / 1000;
+      return abandon(failure(`loading the config took longer than ${seconds} s (an endless loop at load time?)`));
+    }
+    if (outcome.kind !== 'done') {
       const why = outcome.kind === 'crashed' ? outcome.message : outcome.kind;
-      return abandon(
-        failure(
-          outcome.kind === 'timeout'
-            ? `loading the config took longer than ${seconds} s (an endless loop at load time?)`
-            : `the worker loading the config crashed: ${why}`,
-        ),
-      );
+      return abandon(failure(`the worker loading the config crashed: ${why}`));
     }
     const report = outcome.value;
     if (!report.loaded)
-      return abandon({
-        ok: false,
-        diagnostics: [...skippedDiagnostics(snapshot), ...report.diagnostics],
-        logs: report.logs,
-      });
+      return abandon({ ok: false, diagnostics: [...skipped, ...report.diagnostics], logs: report.logs });
     let checked: CheckResult;
     try {
       const { compiler, checkDefinitions } = await checker;
@@ -150,7 +143,7 @@ export class Generation {
     } catch (error) {
       return abandon(failure(`the tool definitions could not be checked: ${(error as Error).message}`));
     }
-    const diagnostics = [...skippedDiagnostics(snapshot), ...report.diagnostics, ...checked.diagnostics];
+    const diagnostics = [...skipped, ...report.diagnostics, ...checked.diagnostics];
     if (checked.tools.length === 0 && diagnostics.some((diagnostic) => diagnostic.severity === 'error')) {
       // Errors that leave no tool at all: a broken edit, not a config that means to offer nothing.
       return abandon({ ok: false, diagnostics, logs: report.logs });
@@ -383,35 +376,36 @@ export class Generation {
   enter(): () => void {
     this.callsInFlight++;
     return () => {
-      if (--this.callsInFlight === 0) this.closeWhenIdle?.();
+      if (--this.callsInFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
   }
 
-  /** A newer generation took over (called once): resolves when it has closed, once the calls still running here have ended. */
-  retire(): Promise<void> {
-    return new Promise((resolve) => {
-      this.closeWhenIdle = () => void this.close().then(resolve);
-      if (this.callsInFlight === 0) this.closeWhenIdle();
-    });
+  private idle(): Promise<void> {
+    return this.callsInFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops every worker now; calls still running end as cancelled. */
+  /** A newer generation took over: resolves when it has closed, once the calls still running here have ended. */
+  retire(): Promise<void> {
+    return this.idle().then(() => this.close());
+  }
+
+  /** Stops every worker now; resolves once the calls still running, cancelled, have ended. */
   close(): Promise<void> {
     this.closing ??= Promise.all([
       this.inspect.close(),
       this.spare?.close(),
       ...[...this.modules.values()].map((pool) => pool.close()),
-    ]).then(() => undefined);
+    ]).then(() => this.idle());
     return this.closing;
   }
 }
 
 const recent = (now: number, crashes: number[] = []): number[] => crashes.filter((at) => now - at < CRASH_WINDOW_MS);
 
-type PreparedConfig = { workerConfig: GenerationWorkerConfig; snapshot: ConfigSnapshot } | { problem: string };
-
-/** Reads the config's files for a generation; throws only for a config directory that cannot be read. */
-async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
+/** Reads the config's files for a generation, or says why it cannot (throws for a directory that cannot be read). */
+async function prepare(
+  options: GenerationOptions,
+): Promise<{ workerConfig: GenerationWorkerConfig; snapshot: ConfigSnapshot } | string> {
   // The Lua VM's module is read and compiled off this thread while the config's files are read.
   const luaModule = compiledLuaModule();
   luaModule.catch(() => undefined);
@@ -420,9 +414,9 @@ async function prepare(options: GenerationOptions): Promise<PreparedConfig> {
   try {
     configFile = realpathSync(options.configFile);
   } catch {
-    return { problem: `the config file ${options.configFile} does not exist (or is a symbolic link to nothing)` };
+    return `the config file ${options.configFile} does not exist (or is a symbolic link to nothing)`;
   }
-  if (!statSync(configFile).isFile()) return { problem: `the config file ${options.configFile} is not a regular file` };
+  if (!statSync(configFile).isFile()) return `the config file ${options.configFile} is not a regular file`;
   const dir = dirname(configFile);
   const snapshot = options.snapshot?.dir === dir ? options.snapshot : await snapshotConfig(dir);
   const workerConfig = {
@@ -446,14 +440,6 @@ function definitionLines(snapshot: ConfigSnapshot): DefinitionLines {
     const read = readRegularFile(file);
     return 'bytes' in read ? decoder.decode(read.bytes) : undefined;
   });
-}
-
-function skippedDiagnostics(snapshot: ConfigSnapshot): Diagnostic[] {
-  return snapshot.skipped.map(({ path, reason }) => ({
-    severity: 'warning',
-    file: path,
-    message: `skipped: ${reason}`,
-  }));
 }
 
 /** A pool of `role`; `minThreads` 1 starts its worker at once and keeps it (the warmed spare). */

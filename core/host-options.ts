@@ -77,10 +77,7 @@ export const MAX_MEMORY_LIMIT_BYTES = 2 * 1024 * 1024 * 1024;
 export const DEFAULT_LOAD_TIMEOUT_MS = 5_000;
 export const DEFAULT_AVAILABLE_TIMEOUT_MS = 2_000;
 export const DEFAULT_RENDER_BUDGET_MS = 50;
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
-export const DEFAULT_MAX_QUEUE_PER_MODULE = 256;
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-export const DEFAULT_SPILL_RETENTION_DAYS = 7;
 export const DEFAULT_SESSION_MAX_AGE_DAYS = 30;
 export const DEFAULT_SESSION_MAX_TOTAL_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_SESSION_SEGMENT_BYTES = 64 * 1024 * 1024;
@@ -124,11 +121,11 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     renderBudgetMs: positive('renderBudgetMs', DEFAULT_RENDER_BUDGET_MS),
     cpuSlots: positive('cpuSlots', availableParallelism(), true),
     maxThreadsPerModule: positive('maxThreadsPerModule', Math.min(4, availableParallelism()), true),
-    idleTimeoutMs: positive('idleTimeoutMs', DEFAULT_IDLE_TIMEOUT_MS),
-    maxQueuePerModule: positive('maxQueuePerModule', DEFAULT_MAX_QUEUE_PER_MODULE, true),
+    idleTimeoutMs: positive('idleTimeoutMs', 60_000),
+    maxQueuePerModule: positive('maxQueuePerModule', 256, true),
     maxInlineChars: positive('maxInlineChars', DEFAULT_MAX_INLINE_CHARS, true),
     maxInlineLines: positive('maxInlineLines', DEFAULT_MAX_INLINE_LINES, true),
-    spillRetentionDays: positive('spillRetentionDays', DEFAULT_SPILL_RETENTION_DAYS),
+    spillRetentionDays: positive('spillRetentionDays', 7),
     sessionMaxAgeDays: limit('sessionMaxAgeDays', DEFAULT_SESSION_MAX_AGE_DAYS),
     sessionMaxTotalBytes: limit('sessionMaxTotalBytes', DEFAULT_SESSION_MAX_TOTAL_BYTES),
     sessionSegmentBytes: positive('sessionSegmentBytes', DEFAULT_SESSION_SEGMENT_BYTES, true),

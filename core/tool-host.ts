@@ -102,12 +102,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private readonly retiring = new Set<Generation>();
   private reloads: Promise<unknown> = Promise.resolve();
   private watcher: ConfigWatcher | undefined;
-  private currentDiagnostics: Diagnostic[] = [];
-  private currentLogs: string[] = [];
+  /** Until a generation loads: what the first load reported. */
+  private unloaded: { diagnostics: Diagnostic[]; logs: string[] } = { diagnostics: [], logs: [] };
   private callCounter = 0;
-  /** Calls started and not yet ended: close() waits for them. */
-  private callsRunning = 0;
-  private allCallsEnded: (() => void) | undefined;
   /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
   private readonly callIdPrefix = randomBytes(3).toString('hex');
   private closed = false;
@@ -123,7 +120,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private constructor(
     readonly configFile: string,
     private readonly options: ResolvedHostOptions,
-    private readonly session: { id: string; spillDir: string },
+    readonly sessionId: string,
   ) {
     super();
     this.cpuSlots = CpuSlots.create(options.cpuSlots);
@@ -138,15 +135,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   static async start(options: ToolHostOptions = {}): Promise<ToolHost> {
     const resolved = resolveHostOptions(options);
     const configFile = resolveConfig(options.config).file;
-    const id = resolved.sessionId ?? newSessionId();
-    const session = { id, spillDir: join(resolved.stateDir, 'spill', id) };
-    pruneSessions(
-      resolved.stateDir,
-      { maxAgeDays: resolved.sessionMaxAgeDays, maxTotalBytes: resolved.sessionMaxTotalBytes },
-      session.id,
-    );
-    pruneSpillDirs(resolved.stateDir, session.id, resolved.spillRetentionDays);
-    const host = new ToolHost(configFile, resolved, session);
+    const host = new ToolHost(configFile, resolved, resolved.sessionId ?? newSessionId());
+    host.pruneSessions();
+    pruneSpillDirs(resolved.stateDir, host.sessionId, resolved.spillRetentionDays);
     host.holdResumedSession();
     host.adopt(await host.loadGeneration(), undefined);
     if (resolved.watch) await host.startWatching();
@@ -170,7 +161,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       this.watcher = watchConfig(dirname(this.configFile), () => this.reloadIfChanged());
       await this.watcher.ready;
     } catch (error) {
-      this.currentDiagnostics.push({
+      (this.generation ?? this.unloaded).diagnostics.push({
         severity: 'warning',
         file: dirname(this.configFile),
         message: `cannot watch the config directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); use reload`,
@@ -178,17 +169,13 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     }
   }
 
-  get sessionId(): string {
-    return this.session.id;
-  }
-
   get spillDir(): string {
-    return this.session.spillDir;
+    return join(this.options.stateDir, 'spill', this.sessionId);
   }
 
   /** Where this session's calls are logged. */
   get sessionLogPath(): string {
-    return sessionLogPath(this.options.stateDir, this.session.id);
+    return sessionLogPath(this.options.stateDir, this.sessionId);
   }
 
   /** What was wrong with the session log when opened (a torn tail, another writer), why it failed to open, its last failed write. */
@@ -203,7 +190,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     if (this.log) return this.log;
     try {
       // A spill directory that cannot be made now is made (or found unusable) when a result spills.
-      makeDirectory(this.session.spillDir, 0o700);
+      makeDirectory(this.spillDir, 0o700);
     } catch {
       // See limitOutput: a spill that cannot be written falls back to the inline head.
     }
@@ -211,16 +198,20 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       const held = this.resumedLock;
       // The log owns the lock from here, or released it if it could not open.
       this.resumedLock = undefined;
-      const { stateDir, sessionMaxAgeDays: maxAgeDays, sessionMaxTotalBytes: maxTotalBytes } = this.options;
       // A long-lived host applies the retention rule as its own log grows, not only at start.
-      const onRollOver = (): unknown => pruneSessions(stateDir, { maxAgeDays, maxTotalBytes }, this.session.id);
-      const sessionSegmentBytes = this.options.sessionSegmentBytes;
-      this.log = SessionLog.open(stateDir, this.session.id, held, { bytes: sessionSegmentBytes, onRollOver });
+      const rollOver = { bytes: this.options.sessionSegmentBytes, onRollOver: () => this.pruneSessions() };
+      this.log = SessionLog.open(this.options.stateDir, this.sessionId, held, rollOver);
       this.logOpenProblem = undefined;
     } catch (error) {
       this.logOpenProblem = `the session log cannot be opened in ${this.options.stateDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); calls are not recorded`;
     }
     return this.log;
+  }
+
+  /** Removes the sessions the retention rule (sessionMaxAgeDays, sessionMaxTotalBytes) says to, never this one. */
+  private pruneSessions(): void {
+    const { stateDir, sessionMaxAgeDays: maxAgeDays, sessionMaxTotalBytes: maxTotalBytes } = this.options;
+    pruneSessions(stateDir, { maxAgeDays, maxTotalBytes }, this.sessionId);
   }
 
   /** True once a generation of the config has loaded. */
@@ -238,7 +229,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       ...this.options,
       number: (this.generation?.number ?? 0) + 1,
       configFile: this.configFile,
-      spillDir: this.session.spillDir,
+      spillDir: this.spillDir,
       cpuSlots: this.cpuSlots,
       threads: this.threads,
       // Only the first generation's: a reload's first call finds its modules' workers in use.
@@ -253,16 +244,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const previous = this.generation;
     if (!outcome.ok) {
       // Nothing serves yet: the failure is the state to report. Otherwise the last good config stays.
-      if (!previous) {
-        this.currentDiagnostics = outcome.diagnostics;
-        this.currentLogs = outcome.logs;
-      }
+      if (!previous) this.unloaded = outcome;
       return failedReload(previous?.number ?? 0, outcome.diagnostics, durationMs);
     }
     const next = outcome.generation;
     this.generation = next;
-    this.currentDiagnostics = next.diagnostics;
-    this.currentLogs = next.logs;
     if (previous) {
       this.retiring.add(previous);
       void previous.retire().then(() => this.retiring.delete(previous));
@@ -314,14 +300,12 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /** The tools the model may call: defined without errors and available. */
   tools(): ToolInfo[] {
-    return this.loadedTools()
-      .filter((tool) => tool.availability.available)
-      .map(toolInfo);
+    return [...(this.generation?.tools.values() ?? [])].filter((tool) => tool.availability.available).map(toolInfo);
   }
 
   /** Every loaded tool, with its availability and where it is defined. */
   allTools(): ToolStatus[] {
-    return this.loadedTools().map((tool) => ({
+    return [...(this.generation?.tools.values() ?? [])].map((tool) => ({
       ...toolInfo(tool),
       file: tool.definition.file,
       line: tool.definition.line,
@@ -331,18 +315,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     }));
   }
 
-  private loadedTools(): ToolState[] {
-    return [...(this.generation?.tools.values() ?? [])];
-  }
-
   /** Problems found loading the config and checking its tools, each with file and line. */
   diagnostics(): Diagnostic[] {
-    return [...this.currentDiagnostics];
+    return [...(this.generation ?? this.unloaded).diagnostics];
   }
 
   /** What the config printed while loading. */
   loadLogs(): string[] {
-    return [...this.currentLogs];
+    return [...(this.generation ?? this.unloaded).logs];
   }
 
   /** Runs a tool. Never throws: the result's `status` says how it ended. */
@@ -357,7 +337,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       durationMs: 0,
     });
     if (this.closed) return failed('cancelled', `${name}: not run: moonpool is shutting down`);
-    this.callsRunning++;
     const generation = this.generation;
     // The generation stays open until the call has ended, even if a reload replaces it meanwhile.
     const leave = generation?.enter();
@@ -367,7 +346,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         ? await generation.call(name, args, callId, options, () => void this.spillFailures++)
         : failed(
             'unknown_tool',
-            `unknown tool '${name}': the config has not loaded (${this.currentDiagnostics[0]?.message ?? 'no tools'})`,
+            `unknown tool '${name}': the config has not loaded (${this.unloaded.diagnostics[0]?.message ?? 'no tools'})`,
           );
       if (log) this.record(log, result, args);
       else this.unopenedLogRecords++;
@@ -376,7 +355,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       return failed('error', `${name}: moonpool failed to run the call: ${(error as Error).message}`);
     } finally {
       leave?.();
-      if (--this.callsRunning === 0) this.allCallsEnded?.();
     }
   }
 
@@ -408,14 +386,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
    * of damage skipped and each record that left something out. Never throws. `sessionEntries` reads the same a
    * record at a time.
    */
-  resume(sessionId: string = this.session.id): SessionReadout {
+  resume(sessionId: string = this.sessionId): SessionReadout {
     const problem = this.sessionToRead(sessionId);
     if (problem !== undefined) return { records: [], warnings: [problem], validBytes: 0 };
     return readSession(this.options.stateDir, sessionId);
   }
 
   /** What `resume` returns, one `{ record }` or `{ warning }` at a time. Never throws; `break` closes the session's files. */
-  *sessionEntries(sessionId: string = this.session.id): Generator<SessionEntry, void> {
+  *sessionEntries(sessionId: string = this.sessionId): Generator<SessionEntry, void> {
     const problem = this.sessionToRead(sessionId);
     if (problem !== undefined) yield { warning: problem };
     else yield* sessionEntries(this.options.stateDir, sessionId);
@@ -425,7 +403,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private sessionToRead(sessionId: string): string | undefined {
     if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId))
       return `session ids match ${SESSION_ID_PATTERN.source} (got ${JSON.stringify(sessionId)})`;
-    if (sessionId === this.session.id) {
+    if (sessionId === this.sessionId) {
       try {
         this.log?.flush();
       } catch {
@@ -483,9 +461,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     this.closed = true;
     this.watcher?.close();
     await this.reloads;
+    // Once the cancelled calls have written their records, the log closes.
     await Promise.all([this.generation?.close(), ...[...this.retiring].map((generation) => generation.close())]);
-    // The cancelled calls still write their records before the log closes.
-    if (this.callsRunning > 0) await new Promise<void>((resolve) => (this.allCallsEnded = resolve));
     try {
       this.log?.close();
     } catch {

@@ -176,7 +176,6 @@ export class WorkerPool {
   private readonly table: TaskTable;
   /** Rows of the table no task holds, the last released on top. */
   private readonly freeRows: number[];
-  private readonly options: WorkerPoolOptions;
   /** Tasks handed to the pool and not yet ended, by row. */
   private readonly jobs = new Map<number, Job>();
   /** The `run` tasks among them, by call id: their worker's events name the call. */
@@ -192,8 +191,7 @@ export class WorkerPool {
   readonly cameUp = new Promise<void>((resolve) => (this.settleCameUp = resolve));
   private closed = false;
 
-  constructor(options: WorkerPoolOptions) {
-    this.options = options;
+  constructor(private readonly options: WorkerPoolOptions) {
     // A row per call the pool takes, and one per thread for the `warm` tasks that start workers.
     const rows = 2 * options.maxThreads + options.maxQueue;
     this.table = TaskTable.create(rows);
@@ -247,25 +245,21 @@ export class WorkerPool {
     this.jobs.set(row, job);
     if (callId !== undefined) this.calls.set(callId, job);
     const cancel = (): void => this.stop(job, { kind: 'cancelled' });
+    let listening = false;
     try {
       // A signal that cannot be read or listened to (a caller's own object) is the caller's error.
-      if (limits.signal?.aborted) {
-        this.end(job);
-        return { kind: 'cancelled' };
-      }
+      if (limits.signal?.aborted) return { kind: 'cancelled' };
       limits.signal?.addEventListener('abort', cancel, { once: true });
-    } catch (error) {
-      this.end(job);
-      throw error;
-    }
-    try {
-      // Closing the pool stops every task it holds: a stopped task is all that is left to check for.
-      if (this.startsWorker()) {
+      listening = true;
+      // A task handed to piscina now starts a worker when every thread has a task and there is room for another.
+      const threads = this.piscina.threads.length;
+      if (this.jobs.size > threads && threads < this.options.maxThreads) {
         if (WORKER_STARTS.taken >= WORKER_STARTS.slots) this.queue(job);
         job.atGate = true;
         if (await WORKER_STARTS.enter(job.abort.signal)) job.startPlace = true;
         job.atGate = false;
       }
+      // Closing the pool stops every task it holds: a stopped task is all that is left to check for.
       if (job.stopped) return job.stopped;
       if (task.kind !== 'warm') {
         if (this.handedCount() < this.options.maxThreads) job.handed = true;
@@ -285,6 +279,7 @@ export class WorkerPool {
       else this.leaveStartGate(job);
       return { kind: 'done', value: (await running) as TaskReplies[T['kind']] };
     } catch (error) {
+      if (!listening) throw error;
       return this.failure<T>(job, error);
     } finally {
       this.end(job);
@@ -375,12 +370,6 @@ export class WorkerPool {
     if (unpicked > threads - picked) void this.run({ kind: 'warm' }, { timeoutMs: MAX_TIMER_MS });
   }
 
-  /** Whether a task handed to piscina now would start a worker: every thread has a task, and there is room for another. */
-  private startsWorker(): boolean {
-    const threads = this.piscina.threads.length;
-    return this.jobs.size > threads && threads < this.options.maxThreads;
-  }
-
   /** The task is no longer waiting for a thread to start for it: its start gate place, if any, goes back. */
   private leaveStartGate(job: Job): void {
     if (job.startPlace === undefined) return;
@@ -403,24 +392,19 @@ export class WorkerPool {
   private handOn(): void {
     let free = this.options.maxThreads - this.handedCount();
     for (const job of this.jobs.values()) {
-      if (free <= 0 || job.go === undefined) continue;
+      if (free <= 0 || job.go === undefined || job.stopped) continue;
       free--;
       job.handed = true;
-      this.letGo(job);
+      job.go();
+      job.go = undefined;
     }
-  }
-
-  private letGo(job: Job): void {
-    const go = job.go;
-    job.go = undefined;
-    go?.();
   }
 
   /** Ends `job` early: a picked-up task's worker is terminated (thread watch told first); a waiting one leaves. */
   private stop(job: Job, how: Stopped): void {
     if (job.stopped || !this.jobs.has(job.row)) return;
     job.stopped = how;
-    this.letGo(job);
+    job.go?.();
     const workerId = this.table.workerOf(job.row);
     if (workerId !== undefined) this.options.threads.stopped(workerId);
     job.abort.abort();
