@@ -138,6 +138,8 @@ export interface TaskLimits {
 /** How the pool ends a task early. */
 type Stopped = { kind: 'timeout' } | { kind: 'cancelled' } | { kind: 'crashed'; message: string };
 
+/** How a call that no worker could be started for is told why. */
+const START_FAILURE = 'a worker could not start: ';
 /** Worker starts in a row that may fail before their code loads before the tasks waiting for one fail. */
 const START_FAILURE_LIMIT = 3;
 
@@ -300,7 +302,7 @@ export class WorkerPool {
     if (error.name === 'DataCloneError') throw error;
     // piscina's answer when the worker's file could not be loaded (missing, unreadable).
     if (error.message.startsWith('No handler function exported from'))
-      return { kind: 'crashed', message: `a worker could not start: cannot load ${WORKER_ENTRY}` };
+      return { kind: 'crashed', message: `${START_FAILURE}cannot load ${WORKER_ENTRY}` };
     return {
       kind: 'crashed',
       message: error.message.replace(/^worker exited with code: /, 'worker exited with code '),
@@ -347,9 +349,10 @@ export class WorkerPool {
     if (this.closed) return;
     if (!cameUp && failure !== undefined && ++this.startFailures >= START_FAILURE_LIMIT) {
       this.startFailures = 0;
+      // The worker's own code says so when it fails to load; a thread that failed before it ran does not.
+      const message = failure.startsWith(START_FAILURE) ? failure : `${START_FAILURE}${failure}`;
       for (const job of this.jobs.values()) {
-        if (!job.atGate && this.table.workerOf(job.row) === undefined)
-          this.stop(job, { kind: 'crashed', message: `a worker could not start: ${failure}` });
+        if (!job.atGate && this.table.workerOf(job.row) === undefined) this.stop(job, { kind: 'crashed', message });
       }
       return;
     }

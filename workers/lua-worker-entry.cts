@@ -23,12 +23,14 @@ const startFailure = (error: unknown): Error =>
   new Error(`a worker could not start: ${error instanceof Error ? error.message : String(error)}`);
 // A worker whose code could not load fails at once, task or none (the error, uncaught, ends the
 // thread with that message): one left idle, started for a task another worker took or that was
-// stopped, would be handed the next call, even once the code loads again.
-handler.catch((error: unknown) =>
+// stopped, would be handed the next call, even once the code loads again. Required outside a
+// worker (to check what it loads), it ends nothing.
+handler.catch((error: unknown) => {
+  if (workerThreads.isMainThread) return;
   setImmediate(() => {
     throw startFailure(error);
-  }),
-);
+  });
+});
 
 /** Runs one task; a worker whose code could not load answers it with why before it fails. */
 async function handle(task: WorkerTask): Promise<unknown> {
