@@ -184,6 +184,10 @@ export class WorkerPool {
   private readonly calls = new Map<string, Job>();
   /** When the pool first saw each thread whose code has not loaded yet (Date.now() ms); a thread that is up has none. */
   private readonly startingSince = new Map<number, number>();
+  /** Tasks (not `warm`) handed to piscina and not ended: at most maxThreads, so each finds a worker free or starting. */
+  private handed = 0;
+  /** A report of the queued tasks' places is due at the end of this tick. */
+  private placesDue = false;
   /** Workers in a row that exited before their code loaded. */
   private startFailures = 0;
   private deadlineSweep: NodeJS.Timeout | undefined;
@@ -235,10 +239,11 @@ export class WorkerPool {
   /** Runs one task within its limits; throws only for a task no worker can be sent or a signal it cannot listen to. */
   async run<T extends PoolTask>(task: T, limits: TaskLimits): Promise<TaskOutcome<TaskReplies[T['kind']]>> {
     if (this.closed) return { kind: 'cancelled' };
-    // Refused as busy once the tasks waiting beyond the pool's threads reach maxQueue.
-    const { alive, queued } = this.stats();
-    if (task.kind !== 'warm' && queued - (this.options.maxThreads - alive) >= this.options.maxQueue)
-      return { kind: 'busy' };
+    // Refused as busy once the tasks waiting beyond the pool's threads reach maxQueue (never while fewer are held).
+    if (task.kind !== 'warm' && this.jobs.size >= this.options.maxQueue) {
+      const { alive, queued } = this.stats();
+      if (queued - (this.options.maxThreads - alive) >= this.options.maxQueue) return { kind: 'busy' };
+    }
     const row = this.freeRows.pop();
     if (row === undefined) return { kind: 'busy' };
     this.table.reset(row);
@@ -264,7 +269,7 @@ export class WorkerPool {
       // Closing the pool stops every task it holds: a stopped task is all that is left to check for.
       if (job.stopped) return job.stopped;
       if (task.kind !== 'warm') {
-        if (this.handedCount() < this.options.maxThreads) job.handed = true;
+        if (this.handed < this.options.maxThreads) this.hand(job);
         else {
           this.queue(job);
           this.leaveStartGate(job);
@@ -316,7 +321,10 @@ export class WorkerPool {
     this.leaveStartGate(job);
     this.jobs.delete(job.row);
     if (job.callId !== undefined) this.calls.delete(job.callId);
-    if (job.handed) this.handOn();
+    if (job.handed) {
+      this.handed--;
+      this.handOn();
+    }
     this.table.endTask(job.row);
     this.options.cpuSlots.leave(this.table.words, this.table.seat(job.row));
     // Back only now that no worker can write to it: its task has ended.
@@ -385,19 +393,18 @@ export class WorkerPool {
     for (const job of this.jobs.values()) if (job.startPlace === threadId) this.leaveStartGate(job);
   }
 
-  private handedCount(): number {
-    let handed = 0;
-    for (const job of this.jobs.values()) if (job.handed) handed++;
-    return handed;
+  /** `job` is handed to piscina: it counts against maxThreads until it ends. */
+  private hand(job: Job): void {
+    job.handed = true;
+    this.handed++;
   }
 
   /** Hands the tasks that came first to piscina while fewer than maxThreads are handed. */
   private handOn(): void {
-    let free = this.options.maxThreads - this.handedCount();
     for (const job of this.jobs.values()) {
-      if (free <= 0 || job.go === undefined || job.stopped) continue;
-      free--;
-      job.handed = true;
+      if (this.handed >= this.options.maxThreads) return;
+      if (job.go === undefined || job.stopped) continue;
+      this.hand(job);
       job.go();
       job.go = undefined;
     }
@@ -460,7 +467,17 @@ export class WorkerPool {
   private queue(job: Job): void {
     if (job.place !== undefined) return;
     job.place = 0;
-    this.reportPlaces();
+    this.reportPlacesSoon();
+  }
+
+  /** Reports the places once the current burst of changes is over: one walk, however many tasks joined or started. */
+  private reportPlacesSoon(): void {
+    if (this.placesDue) return;
+    this.placesDue = true;
+    queueMicrotask(() => {
+      this.placesDue = false;
+      this.reportPlaces();
+    });
   }
 
   /** Tells each queued task's caller its place among the tasks no worker has taken, when it changed, or that a worker took it. */
@@ -487,7 +504,7 @@ export class WorkerPool {
     const job = this.calls.get(callId);
     if (job?.place !== undefined) {
       this.startedQueued(job);
-      this.reportPlaces();
+      this.reportPlacesSoon();
     }
     return job?.limits.events;
   }
