@@ -167,3 +167,32 @@ test('calls running and waiting before a reload are still counted by stats() aft
   );
   assert.equal(after, 3, 'busy + queued over every module right after the reload');
 });
+
+test('a burst of 3,000 calls past the default queue: each is answered, told its place once it waits, and only moves up', async () => {
+  const dir = tempDir();
+  writeFileSync(
+    join(dir, 'init.lua'),
+    `agent.on('discover_tools', function(registry)
+  registry:add { name = 'quick', description = 'Answers its number.', run = function(args) return tostring(args.n) end }
+end)
+`,
+  );
+  const host = await startHost(join(dir, 'init.lua'), { maxThreadsPerModule: 1, maxQueuePerModule: 5_000 });
+  assert.equal((await host.call('quick', { n: -1 })).content, '-1');
+  const calls = Array.from({ length: 3_000 }, () => watchedCall());
+  const results = await Promise.all(calls.map(({ options }, n) => host.call('quick', { n }, options)));
+  results.forEach((result, n) => assert.deepEqual([result.status, result.content], ['ok', String(n)]));
+  let queued = 0;
+  for (const { events } of calls) {
+    if (events.length === 0) continue;
+    queued++;
+    const places = events.slice(0, -1).map((event) => Number(event.replace('queued ', '')));
+    assert.equal(events.at(-1), 'start', events.join(', '));
+    assert.ok(
+      places.length > 0 && places.every((place, i) => place >= 1 && (i === 0 || place < places[i - 1]!)),
+      events.join(', '),
+    );
+  }
+  // One worker: all but the first call waited.
+  assert.ok(queued >= 2_998, `${queued} calls heard that they waited`);
+});
