@@ -2,10 +2,20 @@
 // lookup, and the exit codes 0 / 1 / 2.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CLI, eventually, EXAMPLES, FIXTURE_BIN, FIXTURES, liveProcesses, tempDir, uniqueSeconds } from './helpers.js';
+import {
+  CLI,
+  eventually,
+  EXAMPLES,
+  FIXTURE_BIN,
+  FIXTURES,
+  liveProcesses,
+  permissionsEnforced,
+  tempDir,
+  uniqueSeconds,
+} from './helpers.js';
 
 const stateDir = tempDir();
 
@@ -241,6 +251,38 @@ describe('config lookup', () => {
     const run = moonpool(['call', 'weather', '{"city":"Paris"}', '--config', seed1, '--cwd', '/nonexistent/dir']);
     assert.equal(run.code, 2, run.why);
     assert.match(run.stderr, /--cwd \/nonexistent\/dir: not a directory/);
+  });
+
+  test('a --cwd that may not be entered is a usage error: exit 2', (t) => {
+    const closed = join(tempDir(), 'closed');
+    mkdirSync(closed);
+    const run = permissionsEnforced(process.execPath, [
+      CLI,
+      'call',
+      'weather',
+      '{"city":"Paris"}',
+      '--config',
+      seed1,
+      '--cwd',
+      closed,
+      '--state-dir',
+      stateDir,
+    ]);
+    if ('skip' in run) return t.skip(run.skip);
+    chmodSync(closed, 0o000);
+    try {
+      const refused = spawnSync(run.command, run.args, {
+        encoding: 'utf8',
+        env: { ...process.env, MOONPOOL_CONFIG: '' },
+      });
+      assert.equal(refused.status, 2, refused.stderr);
+      assert.ok(
+        refused.stderr.startsWith(`moonpool: --cwd ${closed}: cannot be entered (EACCES); see `),
+        refused.stderr,
+      );
+    } finally {
+      chmodSync(closed, 0o755);
+    }
   });
 });
 

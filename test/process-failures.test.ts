@@ -2,10 +2,21 @@
 // commands at once, a working directory that is gone — the tool gets an error naming the limit
 // or the system's reason, at the tool's own line, and the module's other tools keep answering.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
-import { eventually, FIXTURES, liveProcesses, ROOT, startHost, tempDir, uniqueSeconds } from './helpers.js';
+import {
+  eventually,
+  FIXTURES,
+  liveProcesses,
+  permissionsEnforced,
+  ROOT,
+  startHost,
+  tempDir,
+  uniqueSeconds,
+} from './helpers.js';
 
 const FIXTURE = join(FIXTURES, 'process');
 const INIT = join(FIXTURE, 'init.lua');
@@ -147,6 +158,34 @@ describe('failures of capture, io.popen and os.execute', async () => {
       result.content,
     );
   });
+});
+
+test('a working directory that may not be entered is named as such', (t) => {
+  const cwd = join(tempDir(), 'closed');
+  mkdirSync(cwd);
+  const library = pathToFileURL(join(ROOT, 'dist', 'core', 'index.js')).href;
+  const options = { config: INIT, stateDir: tempDir(), cwd };
+  const script = [
+    `const { ToolHost } = await import(${JSON.stringify(library)});`,
+    `const host = await ToolHost.start(${JSON.stringify(options)});`,
+    "const result = await host.call('fail', { via: 'capture', how: 'none' });",
+    'await host.close();',
+    'process.stdout.write(result.content);',
+  ].join('\n');
+  const run = permissionsEnforced(process.execPath, ['--input-type=module', '-e', script]);
+  if ('skip' in run) return t.skip(run.skip);
+  chmodSync(cwd, 0o000);
+  try {
+    const child = spawnSync(run.command, run.args, { encoding: 'utf8', timeout: 60_000 });
+    assert.ok(
+      child.stdout.startsWith(
+        `${INIT}:${lineOf('none')}: capture: cannot start the command: the working directory ${cwd} cannot be entered (EACCES)`,
+      ),
+      `${child.stdout}\n${child.stderr}`,
+    );
+  } finally {
+    chmodSync(cwd, 0o755);
+  }
 });
 
 test('capture, io.popen and os.execute inside a coroutine of the tool say they cannot wait there, at the tool line', async () => {

@@ -1,7 +1,7 @@
 // Starts a ToolHost for a CLI command: config lookup (saying on stderr when the bundled demo is
 // used, and refusing it for `mcp`, whose client is a model that would get the demo's `sh`), the options every command shares, and for the commands that record calls, a state
 // directory they can write (checked at start, so an unusable one is one line and exit 2).
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import {
@@ -41,8 +41,15 @@ const TOOLLESS_COMMANDS = new Set<CliInput['command']>(['list', 'check']);
 
 export async function openHost(input: CliInput, output: Output): Promise<ToolHost> {
   // Checked here, not at the first command a tool starts: a mistyped directory is a usage error.
-  if (input.cwd !== undefined && statSync(input.cwd, { throwIfNoEntry: false })?.isDirectory() !== true)
-    throw new UsageError(`--cwd ${input.cwd}: not a directory`);
+  if (input.cwd !== undefined) {
+    if (statSync(input.cwd, { throwIfNoEntry: false })?.isDirectory() !== true)
+      throw new UsageError(`--cwd ${input.cwd}: not a directory`);
+    try {
+      accessSync(input.cwd, constants.X_OK);
+    } catch (error) {
+      throw new UsageError(`--cwd ${input.cwd}: cannot be entered (${(error as NodeJS.ErrnoException).code})`);
+    }
+  }
   if (RECORDING_COMMANDS.has(input.command)) {
     const problem = stateDirProblem(resolve(input.stateDir ?? defaultStateDir()));
     if (problem !== undefined) throw new MoonpoolError('STATE_DIR_UNUSABLE', problem);

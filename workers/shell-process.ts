@@ -229,9 +229,10 @@ function startFailure(error: unknown, cwd: string): string {
   if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') {
     try {
       if (!statSync(cwd).isDirectory()) problem = 'is not a directory';
+      else accessSync(cwd, fsConstants.X_OK);
     } catch (statError) {
       const statCode = (statError as NodeJS.ErrnoException).code;
-      problem = statCode === 'ENOENT' ? 'does not exist' : `cannot be used (${statCode})`;
+      problem = statCode === 'ENOENT' ? 'does not exist' : `cannot be entered (${statCode})`;
     }
   }
   if (problem) return `cannot start the command: the working directory ${cwd} ${problem}`;
