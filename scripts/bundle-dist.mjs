@@ -13,8 +13,12 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { compilePrelude } from './compile-prelude.mjs';
 
-/** Packages left to Node: blessed and wasmoon read files beside their code; the MCP SDK loads only for `mcp`. */
-const EXTERNAL = ['wasmoon', 'blessed', '@modelcontextprotocol/sdk'];
+/**
+ * Packages left to Node: blessed, wasmoon and piscina find files beside their code (piscina starts
+ * its own worker file, wherever npm put the package: hoisted in a project, nested in a global
+ * install); the MCP SDK loads only for `mcp`.
+ */
+const EXTERNAL = ['wasmoon', 'blessed', 'piscina', '@modelcontextprotocol/sdk'];
 
 /**
  * Rewrites `import.meta.url` in each bundled module to the URL of the file it was bundled from,

@@ -1,8 +1,8 @@
 // The package as a user installs it: `npm pack` of the repository, installed globally into a
-// temporary prefix, gives a working `moonpool` command (dist/ is built on prepack), ships no
-// source maps whose sources it does not include, installs quietly (no dependency has an install
-// script for npm to warn about; msgpackr's optional native part did), and `moonpool/pi` resolves
-// from the installed package.
+// temporary prefix and into a project (there npm hoists its dependencies beside it), gives a
+// working `moonpool` command (dist/ is built on prepack), ships no source maps whose sources it
+// does not include, installs quietly (no dependency has an install script for npm to warn about;
+// msgpackr's optional native part did), and `moonpool/pi` resolves from the installed package.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -87,5 +87,21 @@ test(
       installed.filter((name) => name.endsWith('.map')),
       [],
     );
+
+    // Installed into a project, npm hoists the dependencies beside moonpool instead of inside it.
+    const project = join(dir, 'project');
+    const local = spawnSync(
+      NPM,
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--prefix', project, join(dir, packed[0].filename)],
+      { cwd: dir, encoding: 'utf8' },
+    );
+    assert.equal(local.status, 0, local.stderr);
+    const hoisted = spawnSync(join(project, 'node_modules', '.bin', 'moonpool'), ['list'], {
+      encoding: 'utf8',
+      env,
+      cwd: dir,
+    });
+    assert.equal(hoisted.status, 0, hoisted.stderr);
+    assert.match(hoisted.stdout, /^count_lines +Count the lines/m);
   },
 );
