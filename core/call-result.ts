@@ -65,6 +65,16 @@ export interface CallOptions {
   onAsk?: AskHandler;
 }
 
+/** Calls one of the caller's callbacks: one that throws, or returns a promise that rejects, loses only its own news. */
+export function tell(callback: () => unknown): void {
+  try {
+    const returned = callback();
+    if (returned !== undefined) Promise.resolve(returned).catch(() => undefined);
+  } catch {
+    // The caller's problem; the call runs on.
+  }
+}
+
 export function formatSeconds(ms: number): string {
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { argumentProblems } from './arguments.js';
 import { limitOutput } from './output-limit.js';
-import { messages, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
+import { messages, tell, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
 import { checkStructured } from './structured-result.js';
 import { CallQuestions } from './call-questions.js';
 import { realpathSync, statSync } from 'node:fs';
@@ -289,11 +289,11 @@ export class Generation {
     let lastSnapshot: Uint8Array | undefined;
     // A question is heard even from a caller that cannot answer it, so that it is recorded.
     const events: CallEvents = {
-      log: (text) => options.onLog?.(text),
-      title: (text) => options.onTitle?.(text),
+      log: (text) => tell(() => options.onLog?.(text)),
+      title: (text) => tell(() => options.onTitle?.(text)),
       snapshot: (bytes) => {
         lastSnapshot = bytes;
-        options.onSnapshot?.(bytes);
+        tell(() => options.onSnapshot?.(bytes));
       },
       ask: (question, signal) => questions.ask(question, signal),
     };
@@ -318,7 +318,8 @@ export class Generation {
     }
     const reply = outcome.value;
     const { snapshot } = reply;
-    if (snapshot && !(lastSnapshot && Buffer.compare(snapshot, lastSnapshot) === 0)) options.onSnapshot?.(snapshot);
+    if (snapshot && !(lastSnapshot && Buffer.compare(snapshot, lastSnapshot) === 0))
+      tell(() => options.onSnapshot?.(snapshot));
     const extra: Partial<CallResult> = {};
     if (reply.title !== undefined) extra.title = reply.title;
     if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;

@@ -33,6 +33,7 @@ import {
   type WorkerEventsPort,
 } from '../shared/protocol.js';
 import { within } from '../shared/within.js';
+import { tell } from './call-result.js';
 import { stuckAfterMs, type ThreadWatch } from './thread-watch.js';
 
 /** The file every worker thread serves its tasks from (see workers/lua-worker-entry.cts). */
@@ -597,14 +598,5 @@ function lowerThread(threadId: number): void {
     setPriority(threadId, LONG_CALL_NICE);
   } catch {
     // The thread has exited (its task ended, its worker was terminated): nothing left to lower.
-  }
-}
-
-/** Calls a caller's callback: one that throws loses its own news, never the pool's sweep. */
-function tell(callback: () => void): void {
-  try {
-    callback();
-  } catch {
-    // The caller's problem; the task runs on.
   }
 }
