@@ -186,6 +186,17 @@ describe('arguments', () => {
     ]);
   });
 
+  test('a missing argument named like one that was given is asked about: a misspelling, most likely', () => {
+    assert.deepEqual(argumentProblems(validate, { cty: 'Paris' }).sort(), [
+      'args.city: is required (was "cty" meant as "city"?)',
+      'args.cty: is not an accepted argument',
+    ]);
+    assert.deepEqual(argumentProblems(validate, { town: 'Paris' }).sort(), [
+      'args.city: is required',
+      'args.town: is not an accepted argument',
+    ]);
+  });
+
   test('arguments that are not an object, or are nested absurdly deep, are refused before validation', () => {
     assert.deepEqual(argumentProblems(validate, [1]), ['args: must be an object (got an array)']);
     let deep: unknown = 'bottom';
