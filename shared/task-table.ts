@@ -12,8 +12,9 @@ import { exists, sweepTaskProcesses } from './process-sweep.js';
 /** Words per row. */
 export const TASK_ROW_WORDS = 68;
 /**
- * A task's stamps, each in its word as ms since the table's epoch plus one (0 until set): when a
- * worker picked the task up, and when its own work began (after a cold worker loaded the config).
+ * A task's stamps, each in its word as ms since the table's epoch plus one, in 32 bits (0 until
+ * set; see clockWord): when a worker picked the task up, and when its own work began (after a cold
+ * worker loaded the config).
  */
 const STAMP_WORDS = { picked: 0, started: 1 } as const;
 /** The Linux thread id running the task, 0 when none is known or it has been taken, THREAD_ENDED once the task has ended. */
@@ -67,15 +68,25 @@ export class TaskTable {
     Atomics.store(this.words, row * TASK_ROW_WORDS + ROW_TAG, lastTagWord);
   }
 
+  /**
+   * `now` as a stamp word: ms since the epoch plus one, wrapped to 32 bits (never 0). A stamp is read
+   * back against the time now, so it is right for a task younger than 49 days, however old the table.
+   */
+  private clockWord(now: number): number {
+    return (now - this.epochMs + 1) | 0 || 1;
+  }
+
   /** Stamps `row` with the time now. */
   stamp(row: number, which: TaskStamp): void {
-    Atomics.store(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which], Date.now() - this.epochMs + 1);
+    Atomics.store(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which], this.clockWord(Date.now()));
   }
 
   /** A stamp of the task in `row` (Date.now() ms), or undefined until it is set. */
   stampOf(row: number, which: TaskStamp): number | undefined {
     const value = Atomics.load(this.words, row * TASK_ROW_WORDS + STAMP_WORDS[which]);
-    return value === 0 ? undefined : this.epochMs + value - 1;
+    if (value === 0) return undefined;
+    const now = Date.now();
+    return now - ((this.clockWord(now) - value) >>> 0);
   }
 
   /** The worker names `threadId` as the thread running the task in `row` (0: one the core cannot lower). */

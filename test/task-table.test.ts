@@ -24,6 +24,16 @@ test('stamps a worker writes are read by the core, in Date.now() milliseconds', 
   assert.equal(core.stampOf(1, 'picked'), undefined);
 });
 
+test('a table made weeks ago still reads its stamps right: 32-bit stamps are read against the time now', () => {
+  for (const days of [24, 25, 49, 60, 400]) {
+    const core = new TaskTable(TaskTable.create(1).buffer, Date.now() - days * 86_400_000);
+    const before = Date.now();
+    workerSide(core).stamp(0, 'started');
+    const started = core.stampOf(0, 'started')!;
+    assert.ok(started >= before && started <= Date.now(), `a table ${days} days old read ${started - before} ms off`);
+  }
+});
+
 test('the thread a worker names for its task is taken by the core once', () => {
   const core = TaskTable.create(2);
   assert.equal(core.takeThread(1), 0, 'no thread named yet');
