@@ -326,7 +326,8 @@ export class WorkerPool {
       this.handed--;
       this.handOn();
     }
-    this.table.endTask(job.row);
+    // The host's thread never waits for a process to exit: a cgroup is removed once its processes have.
+    this.table.endTask(job.row, false);
     this.options.cpuSlots.leave(this.table.words, this.table.seat(job.row));
     // Back only now that no worker can write to it: its task has ended.
     this.freeRows.push(job.row);

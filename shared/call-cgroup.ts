@@ -65,22 +65,33 @@ export function makeTaskCgroup(tag: string): string | null {
 }
 
 /**
- * Kills every process in the cgroup `dir` and below, waits until they have exited, and removes it
- * with the cgroups a process made below it. One whose processes do not exit is left in place.
+ * Kills every process in the cgroup `dir` and below, then removes it with the cgroups a process made
+ * below it once they have exited: `wait` blocks the thread meanwhile (a worker's, whose next task
+ * must not start beside them), else the removal is tried again on a timer (the host's thread,
+ * which never waits for a process to exit). One whose processes do not exit is left in place.
  */
-export function endCgroup(dir: string): void {
+export function endCgroup(dir: string, wait: boolean): void {
   const deadline = Date.now() + EXIT_WAIT_MS;
+  const removeLater = (): void => {
+    if (!removeTree(dir) && killCgroup(dir) && Date.now() < deadline) setTimeout(removeLater, 10).unref();
+  };
+  if (!killCgroup(dir)) return;
+  if (!wait) return removeLater();
   do {
-    // cgroup.kill where the kernel has it; throws once `dir` is gone.
-    try {
-      if (existsSync(`${dir}/cgroup.kill`)) writeFileSync(`${dir}/cgroup.kill`, '1');
-      else freezeKillThaw(dir);
-    } catch {
-      return;
-    }
     while (events(dir).includes('populated 1') && Date.now() < deadline) pause(1);
     // A removal fails while a killed process is still exiting.
-  } while (!removeTree(dir) && Date.now() < deadline);
+  } while (!removeTree(dir) && killCgroup(dir) && Date.now() < deadline);
+}
+
+/** Kills every process in the cgroup `dir` and below: cgroup.kill where the kernel has it; false once `dir` is gone. */
+function killCgroup(dir: string): boolean {
+  try {
+    if (existsSync(`${dir}/cgroup.kill`)) writeFileSync(`${dir}/cgroup.kill`, '1');
+    else freezeKillThaw(dir);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -142,7 +153,7 @@ function joinProblem(dir: string): string | undefined {
       ? undefined
       : `a process cannot join it: ${joined.stderr.trim() || joined.error?.message}`;
   } finally {
-    endCgroup(probe);
+    endCgroup(probe, true);
   }
 }
 
@@ -150,7 +161,7 @@ function joinProblem(dir: string): string | undefined {
 function endStaleCgroups(parentDir: string): void {
   for (const name of subdirectories(parentDir)) {
     const pid = Number(/^moonpool-(\d+)\./.exec(name)?.[1]);
-    if (pid && pid !== process.pid && !exists(pid)) endCgroup(`${parentDir}/${name}`);
+    if (pid && pid !== process.pid && !exists(pid)) endCgroup(`${parentDir}/${name}`, true);
   }
 }
 

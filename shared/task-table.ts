@@ -154,16 +154,17 @@ export class TaskTable {
   /**
    * Ends every process the task in `row` started: its cgroup, or else its groups and what left them
    * (process-sweep.ts); then clears the row's record, so the other side finds nothing left to do.
-   * Returns how many signals were sent (a cgroup's kill counts as one).
+   * `wait`: block until a cgroup's processes have exited and it is removed (see endCgroup). Returns
+   * how many signals were sent (a cgroup's kill counts as one).
    */
-  endTask(row: number): number {
+  endTask(row: number, wait: boolean): number {
     const containmentWord = row * TASK_ROW_WORDS + ROW_CONTAINMENT;
     const containment = Atomics.load(this.words, containmentWord);
     const first = row * TASK_ROW_WORDS + ROW_FIRST_PID;
     const end = (row + 1) * TASK_ROW_WORDS;
     let sent = 0;
     if (containment === Containment.Cgroup) {
-      endCgroup(taskCgroup(this.tag(row)));
+      endCgroup(taskCgroup(this.tag(row)), wait);
       sent = 1;
     } else {
       // Called after every task, most of which started no process: nothing is allocated for those.

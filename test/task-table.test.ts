@@ -72,7 +72,7 @@ test('a row reset for a new task: no stamps, no thread, no groups, a new process
   assert.equal(table.takeThread(0), 0);
   assert.equal(table.workerOf(0), undefined);
   assert.notEqual(table.tag(0), firstTag);
-  assert.equal(table.endTask(0), 0, 'a reset row has no groups to end');
+  assert.equal(table.endTask(0, true), 0, 'a reset row has no groups to end');
 });
 
 test('tables made in the same millisecond give their tasks different process tags', () => {
@@ -110,7 +110,7 @@ test('ending a task on one side clears its groups, so the other side finds none'
   const pid = goneProcess();
   worker.record(0, pid);
   assert.ok(pidWords.includes(pid));
-  worker.endTask(0);
+  worker.endTask(0, true);
   assert.ok(
     pidWords.every((word) => word === 0),
     `${[...pidWords].join(',')}`,

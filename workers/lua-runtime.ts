@@ -371,7 +371,7 @@ export class LuaRuntime {
     } finally {
       // The task's last partial line goes to its log before its processes are ended.
       this.output.endTask();
-      scope.taskRow?.table.endTask(scope.taskRow.row);
+      scope.taskRow?.table.endTask(scope.taskRow.row, true);
       this.scope = IDLE_SCOPE;
     }
   }
