@@ -3,7 +3,7 @@
 // and a check that would cost more than its budget is abandoned and refused.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { listWithin } from './bounded-text.js';
-import { cutKey } from './name-suggestion.js';
+import { closestName, cutKey } from './name-suggestion.js';
 import { ValidationBudgetError, withValidationBudget } from './validation-budget.js';
 
 /** Deepest nesting of arguments accepted. */
@@ -54,12 +54,33 @@ function allowedValuesText(allowed: unknown[]): string {
   return text;
 }
 
-function describe(error: ErrorObject, root: string): string {
+/** Keys of an object a required property's name is compared with: the first few suffice for a misspelling. */
+const MAX_KEYS_COMPARED = 100;
+
+/** A key of the object at `instancePath` in `args` that misspells `missing`, if any. */
+function misspelling(args: unknown, instancePath: string, missing: string): string | undefined {
+  let value = args;
+  for (const segment of instancePath.split('/').slice(1)) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const keys: string[] = [];
+  for (const key in value) if (keys.push(key) >= MAX_KEYS_COMPARED) break;
+  return closestName(missing, keys);
+}
+
+function describe(error: ErrorObject, args: unknown, root: string): string {
   const path = pathOf(error.instancePath, root);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
-    case 'required':
-      return `${childPath(path, String(params['missingProperty']))}: is required`;
+    case 'required': {
+      const missing = String(params['missingProperty']);
+      const given = misspelling(args, error.instancePath, missing);
+      const hint =
+        given === undefined ? '' : ` (was ${JSON.stringify(cutKey(given))} meant as ${JSON.stringify(missing)}?)`;
+      return `${childPath(path, missing)}: is required${hint}`;
+    }
     case 'additionalProperties':
       return `${childPath(path, String(params['additionalProperty']))}: is not an accepted argument`;
     case 'enum':
@@ -83,6 +104,8 @@ export function shapeProblem(args: unknown, maxChars = MAX_ARGUMENT_CHARS, root 
     const [value, depth] = pending.pop()!;
     if (typeof value === 'string') size += Math.max(0, value.length - 1);
     if (typeof value !== 'object' || value === null) continue;
+    // A typed array's elements would each be a key to list: JSON never holds one.
+    if (ArrayBuffer.isView(value)) return `${root}: holds a ${value.constructor.name}, which is not JSON data`;
     if (depth >= MAX_ARGUMENT_DEPTH) return `${root}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
     const container = value as Record<string, unknown>;
     const keys = Array.isArray(value) ? undefined : Object.keys(value);
@@ -117,7 +140,7 @@ function check(
 ): string[] | { tooCostly: string } {
   try {
     if (withValidationBudget(() => validate(args), steps)) return [];
-    return [...new Set((validate.errors ?? []).map((error) => describe(error, root)))];
+    return [...new Set((validate.errors ?? []).map((error) => describe(error, args, root)))];
   } catch (error) {
     if (error instanceof ValidationBudgetError) return { tooCostly: `${root}: ${error.message}` };
     throw error;

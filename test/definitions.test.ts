@@ -197,6 +197,12 @@ describe('arguments', () => {
     ]);
   });
 
+  test('arguments holding a typed array (no JSON does) are refused before their elements are listed', () => {
+    assert.deepEqual(argumentProblems(validate, { city: 'Paris', days: new Uint8Array(100_000) }), [
+      'args: holds a Uint8Array, which is not JSON data',
+    ]);
+  });
+
   test('arguments that are not an object, or are nested absurdly deep, are refused before validation', () => {
     assert.deepEqual(argumentProblems(validate, [1]), ['args: must be an object (got an array)']);
     let deep: unknown = 'bottom';
