@@ -355,6 +355,31 @@ describe('moonpool check on real configs', () => {
       .map((diagnostic) => `${diagnostic.file?.endsWith(join('lua', 'mistakes.lua'))}:${diagnostic.line}`);
     assert.deepEqual(located, ['true:10', 'true:13', 'true:16', 'true:24', 'true:36']);
   });
+
+  test('a call to a tool whose definition has errors says it was not loaded, and its first error at file:line', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'lua'));
+    copyFileSync(join(MISTAKES, 'init.lua'), join(dir, 'lua', 'mistakes.lua'));
+    writeFileSync(join(dir, 'init.lua'), "require('mistakes')\n");
+    const host = await startHost(dir);
+    const three = await host.call('repeat_word', {});
+    assert.equal(three.status, 'unknown_tool');
+    assert.equal(
+      three.content,
+      `unknown tool 'repeat_word': its definition has 3 errors, so it was not loaded (the first: ${join('lua', 'mistakes.lua')}:10: parameters.properties.word.type: "strng" is not a JSON Schema type (did you mean "string"?); the types are string, number, integer, boolean, object, array, null)`,
+    );
+    const one = await host.call('word_count', {});
+    assert.equal(one.status, 'unknown_tool');
+    assert.equal(
+      one.content,
+      "unknown tool 'word_count': its definition has an error, so it was not loaded (lua/mistakes.lua:24: unknown field `paramters` (did you mean `parameters`?))",
+    );
+    // A name no definition carries is answered as before.
+    assert.match(
+      (await host.call('nothing_like_it', {})).content,
+      /^unknown tool 'nothing_like_it'; the tools are: fine$/,
+    );
+  });
 });
 
 describe('directories moonpool cannot make', () => {

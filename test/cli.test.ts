@@ -192,6 +192,20 @@ describe('moonpool check', () => {
     assert.deepEqual([good.code, good.stdout], [0, 'fine\n']);
   });
 
+  test('call on a tool whose definition has an error says why it was not loaded, and how many problems check shows', () => {
+    const broken = join(FIXTURES, 'broken');
+    const run = moonpool(['call', 'no_run', '--config', broken]);
+    assert.equal(run.code, 1, run.why);
+    const notice = /^moonpool: 4 problems in the config; run '[^']* check' to see them\n$/m;
+    assert.equal(
+      run.stderr.split('\n')[0],
+      "unknown tool 'no_run': its definition has an error, so it was not loaded (init.lua:20: `run` must be a function (got nil))",
+    );
+    assert.match(run.stderr, notice);
+    const good = moonpool(['call', 'good', '--config', broken]);
+    assert.match(good.stderr, notice);
+  });
+
   test('a syntax error is reported with file:line and exit 1; list and call exit 2', () => {
     const config = join(FIXTURES, 'syntax-error');
     const check = moonpool(['check', '--config', config]);
