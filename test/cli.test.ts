@@ -122,6 +122,14 @@ describe('moonpool call', () => {
     assert.match(moonpool(['check', '-h']).stdout, /^ {2}--strict /m);
   });
 
+  test('mcp --help shows --config and never offers the bundled demo as its default', () => {
+    const mcp = moonpool(['mcp', '--help']);
+    assert.match(mcp.stdout, /^Usage: moonpool mcp \[--config FILE\] \[--watch\]\n/);
+    assert.match(mcp.stdout, /then \$XDG_CONFIG_HOME\/moonpool\/init\.lua; one of them is required\n/);
+    assert.doesNotMatch(mcp.stdout, /then the bundled demo/);
+    assert.match(moonpool(['help']).stdout, /^ {2}moonpool mcp \[--config FILE\] \[--watch\] /m);
+  });
+
   test('--cpu-slots takes a whole number of at least 1', () => {
     assert.equal(moonpool(['call', 'weather', '{"city":"Paris"}', '--cpu-slots', '1', '--config', seed1]).code, 0);
     const bad = moonpool(['call', 'weather', '{"city":"Paris"}', '--cpu-slots', '0', '--config', seed1]);
