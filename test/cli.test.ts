@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { ToolHost } from '../core/index.js';
 import {
   CLI,
   eventually,
@@ -267,6 +268,13 @@ describe('config lookup', () => {
     const run = moonpool(['list', '--config', '/nonexistent/init.lua']);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /config not found: \/nonexistent\/init\.lua \(from --config\)/);
+  });
+
+  test("the library's config not found names its `config` option, not the CLI's --config", async () => {
+    await assert.rejects(ToolHost.start({ config: '/nonexistent/init.lua', stateDir }), {
+      name: 'MoonpoolError',
+      message: 'config not found: /nonexistent/init.lua (from the `config` option)',
+    });
   });
 
   test('a --cwd that is not a directory is a usage error: exit 2', () => {
