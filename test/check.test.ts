@@ -454,6 +454,28 @@ describe('check finds what would fail every call', () => {
     );
   });
 
+  test("a missing '}' gets no comma hint: the '}' missing, before the token Lua stopped at", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'lua'));
+    writeFileSync(
+      join(dir, 'lua', 'bad.lua'),
+      "agent.on('discover_tools', function(r)\n" +
+        "  r:add{name='bad', description='ok', permissions={}, run=function() return 'bad' end\n" +
+        'end)\n',
+    );
+    writeFileSync(join(dir, 'init.lua'), "require('bad')\n");
+    writeFileSync(join(dir, 'same-line.lua'), "agent.on('discover_tools', function(r) r:add{name='x' end)\n");
+    const module = join(dir, 'lua', 'bad.lua');
+    assert.equal(
+      moonpool(['check', '--config', dir]).stdout.split('\n')[1],
+      `    ${module}:3: '}' expected (to close '{' at line 2) near 'end' (a '}' missing before 'end' on line 3?)`,
+    );
+    assert.equal(
+      moonpool(['check', '--config', join(dir, 'same-line.lua')]).stdout.split('\n')[0],
+      `${join(dir, 'same-line.lua')}:1: '}' expected near 'end' (a '}' missing before 'end' on line 1?)`,
+    );
+  });
+
   test('a missing comma in a module the config requires: the require named by its line, the same likely cause', () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'lua'));
