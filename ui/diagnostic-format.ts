@@ -41,8 +41,13 @@ export function displayPath(file: string, cwd = process.cwd()): string {
 }
 
 export function formatDiagnostic(diagnostic: Diagnostic): string {
+  return formatDiagnosticIn(diagnostic, process.cwd());
+}
+
+/** `file:line: message`, the path relative to `dir` when it lies inside it. */
+export function formatDiagnosticIn(diagnostic: Diagnostic, dir: string): string {
   const where = diagnostic.file
-    ? `${displayPath(diagnostic.file)}${diagnostic.line ? `:${diagnostic.line}` : ''}: `
+    ? `${displayPath(diagnostic.file, dir)}${diagnostic.line ? `:${diagnostic.line}` : ''}: `
     : '';
   const severity = diagnostic.severity === 'warning' ? 'warning: ' : '';
   return `${where}${severity}${diagnostic.message}${likelyCause(diagnostic)}`;
