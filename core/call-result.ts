@@ -83,8 +83,9 @@ function placedProblem(diagnostic: Diagnostic, configDir: string, name: string):
   const local = diagnostic.file === undefined ? undefined : relative(configDir, diagnostic.file);
   const file = local && !local.startsWith('..') && !isAbsolute(local) ? local : diagnostic.file;
   const where = file === undefined ? '' : `${file}${diagnostic.line === undefined ? '' : `:${diagnostic.line}`}: `;
-  // The problem already belongs to the tool the message names.
-  const message = diagnostic.message.replace(`tool '${name}': `, '');
+  // The problem already belongs to the tool the message names: its `tool 'x': ` label is left out.
+  const label = `tool '${name}': `;
+  const message = diagnostic.message.startsWith(label) ? diagnostic.message.slice(label.length) : diagnostic.message;
   return clip(`${where}${message}`, MAX_PROBLEM_CHARS);
 }
 
