@@ -1,5 +1,7 @@
 // What a call returns to the host, and the model-facing messages for each way a call can end.
 // Messages built from lists (problems, tool names) are bounded like results.
+import { isAbsolute, relative } from 'node:path';
+import type { Diagnostic } from '../shared/protocol.js';
 import { clip, listWithin } from './bounded-text.js';
 import { closestName } from './name-suggestion.js';
 import type { AskExchange, AskHandler } from './call-questions.js';
@@ -86,6 +88,17 @@ function meantTool(name: string, known: string[]): string {
   return meant === undefined ? '' : ` (did you mean '${clip(meant, MAX_ECHOED_NAME_CHARS)}'?)`;
 }
 
+/** `lua/x.lua:5: message`: a diagnostic's place, relative to the config's directory when inside it, and its message. */
+function placedProblem(diagnostic: Diagnostic, configDir: string, name: string): string {
+  const local = diagnostic.file === undefined ? undefined : relative(configDir, diagnostic.file);
+  const file = local && !local.startsWith('..') && !isAbsolute(local) ? local : diagnostic.file;
+  const where = file === undefined ? '' : `${file}${diagnostic.line === undefined ? '' : `:${diagnostic.line}`}: `;
+  // The problem already belongs to the tool the message names: its `tool 'x': ` label is left out.
+  const label = `tool '${name}': `;
+  const message = diagnostic.message.startsWith(label) ? diagnostic.message.slice(label.length) : diagnostic.message;
+  return clip(`${where}${message}`, MAX_PROBLEM_CHARS);
+}
+
 export const messages = {
   unknownTool: (name: string, known: string[]) =>
     `unknown tool '${clip(name, MAX_ECHOED_NAME_CHARS)}'${meantTool(name, known)}${
@@ -93,6 +106,10 @@ export const messages = {
         ? `; the tools are: ${listWithin(known, { maxItems: MAX_LISTED_TOOLS, maxItemChars: MAX_ECHOED_NAME_CHARS, separator: ', ', noun: 'tools' })}`
         : '; no tools are loaded'
     }`,
+  definitionFailed: (name: string, errors: Diagnostic[], configDir: string) =>
+    `unknown tool '${name}': its definition has ${
+      errors.length === 1 ? 'an error' : `${errors.length} errors`
+    }, so it was not loaded (${errors.length === 1 ? '' : 'the first: '}${placedProblem(errors[0]!, configDir, name)})`,
   unavailable: (name: string, reason: string) => `${name} is unavailable: ${reason}`,
   invalidArgs: (name: string, problems: string[]) =>
     `${name}: invalid arguments, run was not called:\n${listWithin(problems, { maxItems: MAX_LISTED_PROBLEMS, maxItemChars: MAX_PROBLEM_CHARS, separator: '\n', noun: 'problems' })}`,

@@ -1,5 +1,6 @@
-// Finds the config to load: --config > $MOONPOOL_CONFIG > $XDG_CONFIG_HOME/moonpool/init.lua
-// (default ~/.config/moonpool/init.lua) > the bundled demo config. A directory means its init.lua.
+// Finds the config to load: the one named (ToolHost's `config`, the CLI's --config) >
+// $MOONPOOL_CONFIG > $XDG_CONFIG_HOME/moonpool/init.lua (default ~/.config/moonpool/init.lua) >
+// the bundled demo config. A directory means its init.lua.
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,13 +17,22 @@ export interface ResolvedConfig {
   userFile?: string;
 }
 
-export function resolveConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+export interface ConfigLookup {
+  /** What the caller calls `explicit` in a config-not-found message (the CLI: `--config`). */
+  explicitFrom?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function resolveConfig(
+  explicit: string | undefined,
+  { explicitFrom = 'the `config` option', env = process.env }: ConfigLookup = {},
+): ResolvedConfig {
   const named = explicit ?? env['MOONPOOL_CONFIG'];
   if (named) {
     const absolute = resolve(named);
     const file = existsSync(absolute) && statSync(absolute).isDirectory() ? join(absolute, 'init.lua') : absolute;
     if (!existsSync(file)) {
-      const where = explicit ? '--config' : '$MOONPOOL_CONFIG';
+      const where = explicit ? explicitFrom : '$MOONPOOL_CONFIG';
       throw new MoonpoolError('CONFIG_NOT_FOUND', `config not found: ${file} (from ${where})`, { file });
     }
     return { file, source: explicit ? 'option' : 'environment' };

@@ -272,6 +272,10 @@ export class Generation {
 
     const tool = this.tools.get(name);
     if (!tool) {
+      // A tool whose definition has errors was dropped: the caller is told why, not only that it is missing.
+      const errors = this.diagnostics.filter((entry) => entry.tool === name && entry.severity === 'error');
+      if (errors.length > 0)
+        return finish('unknown_tool', messages.definitionFailed(name, errors, dirname(this.options.configFile)));
       const known = [...this.tools.values()]
         .filter((entry) => entry.availability.available)
         .map((entry) => entry.definition.name);

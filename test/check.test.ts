@@ -355,6 +355,31 @@ describe('moonpool check on real configs', () => {
       .map((diagnostic) => `${diagnostic.file?.endsWith(join('lua', 'mistakes.lua'))}:${diagnostic.line}`);
     assert.deepEqual(located, ['true:10', 'true:13', 'true:16', 'true:24', 'true:36']);
   });
+
+  test('a call to a tool whose definition has errors says it was not loaded, and its first error at file:line', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'lua'));
+    copyFileSync(join(MISTAKES, 'init.lua'), join(dir, 'lua', 'mistakes.lua'));
+    writeFileSync(join(dir, 'init.lua'), "require('mistakes')\n");
+    const host = await startHost(dir);
+    const three = await host.call('repeat_word', {});
+    assert.equal(three.status, 'unknown_tool');
+    assert.equal(
+      three.content,
+      `unknown tool 'repeat_word': its definition has 3 errors, so it was not loaded (the first: ${join('lua', 'mistakes.lua')}:10: parameters.properties.word.type: "strng" is not a JSON Schema type (did you mean "string"?); the types are string, number, integer, boolean, object, array, null)`,
+    );
+    const one = await host.call('word_count', {});
+    assert.equal(one.status, 'unknown_tool');
+    assert.equal(
+      one.content,
+      "unknown tool 'word_count': its definition has an error, so it was not loaded (lua/mistakes.lua:24: unknown field `paramters` (did you mean `parameters`?))",
+    );
+    // A name no definition carries is answered as before.
+    assert.match(
+      (await host.call('nothing_like_it', {})).content,
+      /^unknown tool 'nothing_like_it'; the tools are: fine$/,
+    );
+  });
 });
 
 describe('directories moonpool cannot make', () => {
@@ -426,6 +451,28 @@ describe('check finds what would fail every call', () => {
     assert.equal(
       run.stdout.split('\n')[0],
       "missing-comma/init.lua:6: '}' expected (to close '{' at line 3) near 'run' (a comma missing after the value on line 5?)",
+    );
+  });
+
+  test("a missing '}' gets no comma hint: the '}' missing, before the token Lua stopped at", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'lua'));
+    writeFileSync(
+      join(dir, 'lua', 'bad.lua'),
+      "agent.on('discover_tools', function(r)\n" +
+        "  r:add{name='bad', description='ok', permissions={}, run=function() return 'bad' end\n" +
+        'end)\n',
+    );
+    writeFileSync(join(dir, 'init.lua'), "require('bad')\n");
+    writeFileSync(join(dir, 'same-line.lua'), "agent.on('discover_tools', function(r) r:add{name='x' end)\n");
+    const module = join(dir, 'lua', 'bad.lua');
+    assert.equal(
+      moonpool(['check', '--config', dir]).stdout.split('\n')[1],
+      `    ${module}:3: '}' expected (to close '{' at line 2) near 'end' (a '}' missing before 'end' on line 3?)`,
+    );
+    assert.equal(
+      moonpool(['check', '--config', join(dir, 'same-line.lua')]).stdout.split('\n')[0],
+      `${join(dir, 'same-line.lua')}:1: '}' expected near 'end' (a '}' missing before 'end' on line 1?)`,
     );
   });
 

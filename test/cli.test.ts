@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { ToolHost } from '../core/index.js';
 import {
   CLI,
   eventually,
@@ -122,6 +123,14 @@ describe('moonpool call', () => {
     assert.match(moonpool(['check', '-h']).stdout, /^ {2}--strict /m);
   });
 
+  test('mcp --help shows --config and never offers the bundled demo as its default', () => {
+    const mcp = moonpool(['mcp', '--help']);
+    assert.match(mcp.stdout, /^Usage: moonpool mcp \[--config FILE\] \[--watch\]\n/);
+    assert.match(mcp.stdout, /then \$XDG_CONFIG_HOME\/moonpool\/init\.lua; one of them is required\n/);
+    assert.doesNotMatch(mcp.stdout, /then the bundled demo/);
+    assert.match(moonpool(['help']).stdout, /^ {2}moonpool mcp \[--config FILE\] \[--watch\] /m);
+  });
+
   test('--cpu-slots takes a whole number of at least 1', () => {
     assert.equal(moonpool(['call', 'weather', '{"city":"Paris"}', '--cpu-slots', '1', '--config', seed1]).code, 0);
     const bad = moonpool(['call', 'weather', '{"city":"Paris"}', '--cpu-slots', '0', '--config', seed1]);
@@ -192,6 +201,20 @@ describe('moonpool check', () => {
     assert.deepEqual([good.code, good.stdout], [0, 'fine\n']);
   });
 
+  test('call on a tool whose definition has an error says why it was not loaded, and how many problems check shows', () => {
+    const broken = join(FIXTURES, 'broken');
+    const run = moonpool(['call', 'no_run', '--config', broken]);
+    assert.equal(run.code, 1, run.why);
+    const notice = /^moonpool: 4 problems in the config; run '[^']* check' to see them\n$/m;
+    assert.equal(
+      run.stderr.split('\n')[0],
+      "unknown tool 'no_run': its definition has an error, so it was not loaded (init.lua:20: `run` must be a function (got nil))",
+    );
+    assert.match(run.stderr, notice);
+    const good = moonpool(['call', 'good', '--config', broken]);
+    assert.match(good.stderr, notice);
+  });
+
   test('a syntax error is reported with file:line and exit 1; list and call exit 2', () => {
     const config = join(FIXTURES, 'syntax-error');
     const check = moonpool(['check', '--config', config]);
@@ -245,6 +268,13 @@ describe('config lookup', () => {
     const run = moonpool(['list', '--config', '/nonexistent/init.lua']);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /config not found: \/nonexistent\/init\.lua \(from --config\)/);
+  });
+
+  test("the library's config not found names its `config` option, not the CLI's --config", async () => {
+    await assert.rejects(ToolHost.start({ config: '/nonexistent/init.lua', stateDir }), {
+      name: 'MoonpoolError',
+      message: 'config not found: /nonexistent/init.lua (from the `config` option)',
+    });
   });
 
   test('a --cwd that is not a directory is a usage error: exit 2', () => {

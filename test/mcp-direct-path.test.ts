@@ -17,6 +17,7 @@ test('a call whose serving throws is answered -32603 with the message, not left 
       host,
       log: () => undefined,
       serverInfo: { name: 'moonpool', version: '0' },
+      instructions: () => undefined,
       readResource: () => Promise.reject(new Error('no resources here')),
       ask: () => ({ refused: 'unavailable' }),
     },

@@ -3,6 +3,7 @@
 // tools/list_changed after an edit under --watch; annotations, structured results, spilled
 // results as resource links that resources/read serves (and nothing else), progress totals.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -335,5 +336,64 @@ describe('moonpool mcp results beyond plain text', () => {
       JSON.stringify(progress),
     );
     assert.equal(progress[1]!.total, 2);
+  });
+});
+
+describe('moonpool mcp on a config that does not load', () => {
+  const dir = tempDir();
+  const file = join(dir, 'init.lua');
+  const MISSING_COMMA = TOOLS.replace("description = 'Returns its text.',", "description = 'Returns its text.'");
+
+  test('without --watch, nothing could ever be served: exit 2 at start, saying why', () => {
+    writeFileSync(file, MISSING_COMMA);
+    const run = spawnSync(process.execPath, [CLI, 'mcp', '--config', file, '--state-dir', join(dir, 'state')], {
+      encoding: 'utf8',
+      input: '',
+      env: { ...process.env, MOONPOOL_CONFIG: '' },
+      timeout: 30_000,
+    });
+    assert.equal(run.status, 2, run.stderr);
+    assert.equal(run.stdout, '');
+    assert.match(
+      run.stderr,
+      /init\.lua:6: '}' expected .*near 'parameters' \(a comma missing after the value on line 5\?\)\n/,
+    );
+    assert.match(
+      run.stderr,
+      /^moonpool: the config did not load, so mcp has no tools to serve \(with --watch it waits for a fix\)$/m,
+    );
+  });
+
+  test("with --watch, initialize's instructions tell the client why no tools are served, until a fix loads them", async () => {
+    writeFileSync(file, MISSING_COMMA);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--config', file, '--watch', '--state-dir', join(dir, 'state'), '--cwd', dir],
+      env: { ...process.env, MOONPOOL_CONFIG: '' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'moonpool-test', version: '1.0.0' });
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    await client.connect(transport);
+    try {
+      assert.equal(
+        client.getInstructions(),
+        `moonpool serves no tools yet: its config ${file} did not load. It is watched: once it loads, its tools are listed (tools/list_changed).\n` +
+          "init.lua:6: '}' expected (to close '{' at line 3) near 'parameters' (a comma missing after the value on line 5?)",
+      );
+      assert.deepEqual((await client.listTools()).tools, []);
+      writeFileSync(file, TOOLS);
+      await changed;
+      let names: string[] = [];
+      for (let tries = 0; tries < 50 && !names.includes('echo'); tries++) {
+        names = (await client.listTools()).tools.map((tool) => tool.name);
+        if (!names.includes('echo')) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(names.includes('echo'), names.join(', '));
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -6,6 +6,8 @@ interface CommandHelp {
   usage: string;
   about: string;
   options: string[];
+  /** An option's lines where this command differs from the whole usage's. */
+  ownLines?: Record<string, string[]>;
 }
 
 const SHARED = ['--config', '--cwd', '--state-dir', '--keep-sessions'];
@@ -44,9 +46,15 @@ const HELP: Record<Command, CommandHelp> = {
     options: ['--state-dir', '--keep-sessions', '--all'],
   },
   mcp: {
-    usage: 'moonpool mcp [--watch]',
+    usage: 'moonpool mcp [--config FILE] [--watch]',
     about: "Serves the config's tools over MCP on stdio (never the bundled demo).",
     options: [...SHARED, '--session', '--timeout', '--cpu-slots', '--watch'],
+    ownLines: {
+      '--config': [
+        '  --config FILE      the config (init.lua or its directory); default: $MOONPOOL_CONFIG,',
+        '                     then $XDG_CONFIG_HOME/moonpool/init.lua; one of them is required',
+      ],
+    },
   },
   new: {
     usage: 'moonpool new NAME [--dir DIR]',
@@ -78,7 +86,7 @@ export function helpText(topic?: Command): string {
     help.about,
     '',
     'Options:',
-    ...help.options.flatMap(optionLines),
+    ...help.options.flatMap((option) => help.ownLines?.[option] ?? optionLines(option)),
     ...optionLines('-h,'),
   ].join('\n');
 }

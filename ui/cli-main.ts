@@ -31,12 +31,15 @@ async function runCommand(host: ToolHost, input: CliInput, output: Output): Prom
   if (input.command === 'check') return (await COMMAND_MODULES.check()).checkConfig(host, output, input.strict);
   // A session replays even when the config does not load: blocks fall back to their recorded text.
   if (input.command === 'replay') return (await COMMAND_MODULES.replay()).replaySession(host, input, output);
-  // The MCP server and the dashboard start even with a broken config: a fix and a reload bring the tools.
-  if (input.command === 'mcp') return (await COMMAND_MODULES.mcp()).serveMcp(host, output.stderr).then(() => 0);
+  // The dashboard starts even with a broken config: a fix and a reload bring the tools. So does the
+  // MCP server under --watch; without it, no reload could ever bring one.
+  if (input.command === 'mcp' && (host.loaded || input.watch))
+    return (await COMMAND_MODULES.mcp()).serveMcp(host, output.stderr).then(() => 0);
   if (input.command === 'dash') return (await COMMAND_MODULES.dash()).runDashboard(host, input, output);
   if (!host.loaded) {
     for (const diagnostic of host.diagnostics()) output.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
-    output.stderr.write('moonpool: the config did not load\n');
+    const serving = input.command === 'mcp' ? ', so mcp has no tools to serve (with --watch it waits for a fix)' : '';
+    output.stderr.write(`moonpool: the config did not load${serving}\n`);
     return 2;
   }
   switch (input.command) {

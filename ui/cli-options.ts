@@ -15,7 +15,7 @@ Usage:
   moonpool check [--strict]                                 load the config, print every problem
   moonpool replay SESSION|last [--width N] [--expand]       a session's blocks, re-rendered
   moonpool sessions [--json] [--all]                        the recorded sessions (the newest 20), newest last
-  moonpool mcp [--watch]                                    serve the tools over MCP on stdio
+  moonpool mcp [--config FILE] [--watch]                    serve the tools over MCP on stdio
   moonpool new NAME [--dir DIR]                             write a new tool module to start from
   moonpool help [COMMAND]                                   this text, or one command's
 

@@ -1,9 +1,11 @@
 // Diagnostics as compilers print them: `file:line: message`, paths relative to the current
 // directory when they lie inside it, warnings marked, and a syntax error's likely cause added
-// when Lua's message names none (a missing comma), also for one in a module the config requires.
+// when Lua's message names none (a missing comma or `}`), also for one in a module the config
+// requires.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import { missingCommaHint, type Diagnostic } from '../core/index.js';
+import type { Diagnostic } from '../core/index.js';
+import { syntaxHint } from '../core/syntax-hint.js';
 
 /** Source files larger than this are not read for a hint. */
 const MAX_HINT_SOURCE_BYTES = 1024 * 1024;
@@ -14,11 +16,11 @@ const MAX_HINT_SOURCE_BYTES = 1024 * 1024;
  */
 const NESTED_ERROR = /^\s*(\/.*?):(\d+): (.*)$/;
 
-/** The missing-comma hint for Lua's `message` at `line` of `file`, or ''. */
+/** The likely cause (a missing comma or `}`) of Lua's `message` at `line` of `file`, or ''. */
 function hintFor(file: string, line: number, message: string): string {
   try {
     const source = readFileSync(file);
-    return source.length > MAX_HINT_SOURCE_BYTES ? '' : missingCommaHint(message, source.toString('utf8'), line);
+    return source.length > MAX_HINT_SOURCE_BYTES ? '' : syntaxHint(message, source.toString('utf8'), line);
   } catch {
     return '';
   }
@@ -39,8 +41,13 @@ export function displayPath(file: string, cwd = process.cwd()): string {
 }
 
 export function formatDiagnostic(diagnostic: Diagnostic): string {
+  return formatDiagnosticIn(diagnostic, process.cwd());
+}
+
+/** `file:line: message`, the path relative to `dir` when it lies inside it. */
+export function formatDiagnosticIn(diagnostic: Diagnostic, dir: string): string {
   const where = diagnostic.file
-    ? `${displayPath(diagnostic.file)}${diagnostic.line ? `:${diagnostic.line}` : ''}: `
+    ? `${displayPath(diagnostic.file, dir)}${diagnostic.line ? `:${diagnostic.line}` : ''}: `
     : '';
   const severity = diagnostic.severity === 'warning' ? 'warning: ' : '';
   return `${where}${severity}${diagnostic.message}${likelyCause(diagnostic)}`;

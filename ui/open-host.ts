@@ -30,6 +30,11 @@ export function configNotice(config: ResolvedConfig, namesDemo = true): string |
   return `no config found (--config, $MOONPOOL_CONFIG, ${displayPath(config.userFile ?? '~/.config/moonpool/init.lua')}); using the bundled demo${namesDemo ? ` ${displayPath(config.file)}` : ''}`;
 }
 
+/** The config a command is to load, a missing one named as the command line names it. */
+export function commandConfig(input: CliInput): ResolvedConfig {
+  return resolveConfig(input.config, { explicitFrom: '--config' });
+}
+
 /** Commands that run calls, and so write the session log and spill files. */
 const RECORDING_COMMANDS = new Set<CliInput['command']>(['call', 'mcp', 'dash']);
 /**
@@ -57,7 +62,7 @@ export async function openHost(input: CliInput, output: Output): Promise<ToolHos
   // Before the Lua VM's module is compiled: the flag holds for the modules compiled after it.
   if (TOOLLESS_COMMANDS.has(input.command)) setFlagsFromString('--liftoff-only');
   const retention = retentionOptions(input.keepSessions);
-  const config = resolveConfig(input.config);
+  const config = commandConfig(input);
   // An MCP client often starts servers without the user's environment ($XDG_CONFIG_HOME): serving
   // the demo then would hand a model a shell by accident, and the client would hide the notice.
   if (config.source === 'bundled' && input.command === 'mcp') {

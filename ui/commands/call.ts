@@ -3,11 +3,13 @@
 // the tool's live block is drawn on stderr while it runs, and the text is made safe to show.
 // Ctrl-C (or SIGTERM, SIGHUP) cancels the call; the command then exits 128 + the signal's number.
 // A tool's question (`ctx:ask`) is asked on the terminal when stdin and stderr are one; with
-// --yes, or without a terminal, it takes its default, or gets none when it has none.
+// --yes, or without a terminal, it takes its default, or gets none when it has none. A config
+// with errors is mentioned after the result, as `list` does.
 import { constants } from 'node:os';
 import { decodeSnapshot, type AskAnswer, type AskQuestion, type CallResult, type ToolHost } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import { commandAsRun } from '../invocation.js';
+import { writeProblemsNotice } from './list.js';
 import type { Output } from '../open-host.js';
 import { sanitizeLines } from '../terminal-text.js';
 import { unattendedAnswer } from '../question-prompt.js';
@@ -84,6 +86,7 @@ export async function callTool(host: ToolHost, input: CliInput, output: Output):
       const text = stream.isTTY ? sanitizeLines(result.content).join('\n') : result.content;
       stream.write(text.endsWith('\n') ? text : `${text}\n`);
     }
+    writeProblemsNotice(host, output);
     // Stopped by a signal, the command exits as the shell expects of one (130 for Ctrl-C).
     if (stoppedBy !== undefined) return 128 + constants.signals[stoppedBy];
     return result.isError ? 1 : 0;

@@ -1,11 +1,11 @@
 // `moonpool` / `moonpool dash`: the terminal dashboard. With --session it first shows that
 // session's blocks, re-rendered, and appends new calls to it; on the way out it says how to resume.
 import { constants } from 'node:os';
-import { resolveConfig, type ToolHost } from '../../core/index.js';
+import type { ToolHost } from '../../core/index.js';
 import type { CliInput } from '../cli-options.js';
 import { Dashboard } from '../dashboard/dashboard.js';
 import { commandAsRun } from '../invocation.js';
-import { configNotice, type Output } from '../open-host.js';
+import { commandConfig, configNotice, type Output } from '../open-host.js';
 
 const STOP_SIGNALS = ['SIGTERM', 'SIGHUP'] as const;
 
@@ -18,7 +18,7 @@ export async function runDashboard(host: ToolHost, input: CliInput, output: Outp
     return 2;
   }
   // The welcome's first line is `config PATH`: the notice need not name the demo's path again.
-  const notice = configNotice(resolveConfig(input.config), false);
+  const notice = configNotice(commandConfig(input), false);
   const dashboard = new Dashboard({
     host,
     ...(input.session === undefined ? {} : { resumeSession: input.session }),

@@ -41,10 +41,15 @@ export function listTools(host: ToolHost, input: CliInput, output: Output): numb
     output.stdout.write(permissionsLine(tool));
   }
   if (all.length === 0) output.stdout.write(`no tools in ${displayPath(host.configFile)}\n`);
+  writeProblemsNotice(host, output);
+  return 0;
+}
+
+/** `moonpool: N problems in the config; run '… check' to see them` on stderr, when it has errors. */
+export function writeProblemsNotice(host: ToolHost, output: Output): void {
   const errors = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error').length;
   if (errors > 0)
     output.stderr.write(
       `moonpool: ${errors} problem${errors === 1 ? '' : 's'} in the config; run '${commandAsRun()} check' to see them\n`,
     );
-  return 0;
 }

@@ -6,11 +6,11 @@ import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } fro
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeDirectory, resolveConfig } from '../../core/index.js';
+import { makeDirectory } from '../../core/index.js';
 import { UsageError, type CliInput } from '../cli-options.js';
 import { displayPath } from '../diagnostic-format.js';
 import { commandAsRun } from '../invocation.js';
-import type { Output } from '../open-host.js';
+import { commandConfig, type Output } from '../open-host.js';
 import { newToolModule } from '../new-tool-template.js';
 
 const NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
@@ -22,7 +22,7 @@ export function newTool(input: CliInput, output: Output): number {
     throw new UsageError('new takes one tool name: moonpool new NAME [--dir DIR]');
   if (!NAME_PATTERN.test(name))
     throw new UsageError(`a new tool's name is a Lua identifier of at most 64 characters (got '${name}')`);
-  const config = resolveConfig(input.config);
+  const config = commandConfig(input);
   // Without a config of their own, a user's first tool starts their config, never the bundled demo.
   const dir =
     input.dir ??

@@ -34,13 +34,16 @@ export class DirectPath {
         return;
       case 'initialized':
         return;
-      case 'initialize':
+      case 'initialize': {
+        const instructions = this.context.instructions();
         this.answer(message.id, {
           protocolVersion: negotiatedVersion(message.protocolVersion),
           capabilities: SERVER_CAPABILITIES,
           serverInfo: this.context.serverInfo,
+          ...(instructions === undefined ? {} : { instructions }),
         });
         return;
+      }
       case 'ping':
         this.answer(message.id, {});
         return;

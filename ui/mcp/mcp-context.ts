@@ -8,6 +8,8 @@ export interface McpContext {
   host: ToolHost;
   log: (line: string) => void;
   serverInfo: { name: string; version: string };
+  /** What `initialize` tells the client besides, when there is something to say (why no tools are served). */
+  instructions: () => string | undefined;
   /** Serves a `resources/read` of `uri` (see resource-reads.ts). */
   readResource: (uri: string) => Promise<ReadResourceResult>;
   /** Asks the client's user a tool's question (see elicitation.ts). */

@@ -1,10 +1,12 @@
 // `moonpool mcp`: the host's tools served over MCP on stdio. The messages real clients send, in
 // their plain forms, take the direct path (direct-path.ts); any other message loads the SDK's own
 // server (sdk-path.ts) and is served there, in the order received. stdout carries only the
-// protocol; what tools print and the config's problems go to stderr.
+// protocol; what tools print and the config's problems go to stderr, and while the config has not
+// loaded (under --watch) `initialize`'s instructions say why to the client too.
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { ReloadResult, ToolHost } from '../../core/index.js';
-import { formatDiagnostic } from '../diagnostic-format.js';
+import { formatDiagnostic, formatDiagnosticIn } from '../diagnostic-format.js';
 import { formatTool } from '../tool-formats.js';
 import { DirectPath } from './direct-path.js';
 import { Elicitation } from './elicitation.js';
@@ -18,6 +20,24 @@ import { readSpillResource } from './spill-resources.js';
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string })
     .version;
+}
+
+/** Errors named in `initialize`'s instructions; `moonpool check` lists them all. */
+const MAX_INSTRUCTED_PROBLEMS = 5;
+
+/**
+ * What `initialize` tells the client while no config has loaded (only under --watch does the
+ * server start so): why it serves no tools, where stderr, which clients keep in a log, is not seen.
+ */
+function unloadedInstructions(host: ToolHost): string | undefined {
+  if (host.loaded) return undefined;
+  const errors = host.diagnostics().filter((diagnostic) => diagnostic.severity === 'error');
+  const more = errors.length - MAX_INSTRUCTED_PROBLEMS;
+  return [
+    `moonpool serves no tools yet: its config ${host.configFile} did not load. It is watched: once it loads, its tools are listed (tools/list_changed).`,
+    ...errors.slice(0, MAX_INSTRUCTED_PROBLEMS).map((error) => formatDiagnosticIn(error, dirname(host.configFile))),
+    ...(more > 0 ? [`… and ${more} more (moonpool check lists them)`] : []),
+  ].join('\n');
 }
 
 /** The SDK's path, opened on the first message that needs it; messages wait in order meanwhile. */
@@ -59,6 +79,7 @@ export async function serveMcp(host: ToolHost, stderr: NodeJS.WritableStream): P
     host,
     log,
     serverInfo: { name: 'moonpool', version: version() },
+    instructions: () => unloadedInstructions(host),
     readResource: (uri) => resourceReads.run(() => readSpillResource(host.spillDir, uri)),
     ask: (question, signal) => elicitation.ask(question, signal),
   };

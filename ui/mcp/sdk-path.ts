@@ -37,7 +37,11 @@ export class SdkPath {
     private readonly cancelDirect: (requestId: RequestId) => void,
   ) {
     const { host } = context;
-    this.server = new Server(context.serverInfo, { capabilities: SERVER_CAPABILITIES });
+    const instructions = context.instructions();
+    this.server = new Server(context.serverInfo, {
+      capabilities: SERVER_CAPABILITIES,
+      ...(instructions === undefined ? {} : { instructions }),
+    });
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: host.tools().map((tool) => formatTool(tool, 'mcp')),
     }));
