@@ -1,8 +1,9 @@
 // The one block model every view draws from (the dashboard, `replay`, `moonpool call`'s live
 // block): a header's parts (status mark or spinner, tool, title, status, elapsed time) and a body —
-// the tool's render, or the text with a note saying why — sanitized, wrapped by display width and,
-// unless expanded, at most COLLAPSED_BODY_LINES rows, the note included. Views only style and place
-// what it gives; the plain-text views take their lines whole from `plainBlockLines`.
+// the tool's render, or the text with a note saying why; under a render, the model-facing text of
+// a call that did not end ok, or of any finished call when expanded — sanitized, wrapped by display
+// width and, unless expanded, at most COLLAPSED_BODY_LINES rows, the note included. Views only
+// style and place what it gives; the plain-text views take their lines whole from `plainBlockLines`.
 import type { CallStatus, RenderResult, RenderView } from '../core/index.js';
 import { sanitizeLine, sanitizeLines } from './terminal-text.js';
 import { columns, fitColumns, wrapColumns } from './text-width.js';
@@ -126,14 +127,32 @@ export function plainHeader(header: BlockHeader): string {
   return `${header.mark} ${header.tool}${header.title}${header.status}${header.elapsed ? `  ${header.elapsed}` : ''}`;
 }
 
-function sourceLines(facts: BlockFacts): { lines: string[]; note?: string } {
+/** What a body is made of: its main lines, a note on why the render is not shown, and a section under them. */
+interface BodySource {
+  lines: string[];
+  note?: string;
+  /** Rows under the main lines (the result text under a render), cut after them when collapsed. */
+  below?: string[];
+}
+
+/** Heads the model-facing text where it is shown under a render. */
+const RESULT_HEADING = '── result ──';
+
+/** The model-facing text under a finished call's render: when the call did not end ok, or the block is expanded. */
+function resultBelowRender(facts: BlockFacts, expand: boolean): string[] {
+  if (facts.state === 'running' || (facts.state === 'ok' && !expand)) return [];
+  return [RESULT_HEADING, ...sanitizeLines(facts.content.replace(/\n$/, ''))];
+}
+
+function sourceLines(facts: BlockFacts, expand: boolean): BodySource {
   const { rendered } = facts;
-  if (rendered?.ok) return { lines: rendered.lines.map((line) => sanitizeLine(line)) };
+  if (rendered?.ok)
+    return { lines: rendered.lines.map((line) => sanitizeLine(line)), below: resultBelowRender(facts, expand) };
   const note =
     rendered && !rendered.ok && rendered.reason
       ? `(${sanitizeLine(rendered.reason)}; showing the text instead)`
       : undefined;
-  const withNote = (lines: string[]): { lines: string[]; note?: string } => (note ? { lines, note } : { lines });
+  const withNote = (lines: string[]): BodySource => (note ? { lines, note } : { lines });
   if (facts.state === 'running') {
     if (facts.recentLogs === undefined) return withNote([]);
     const recent = facts.recentLogs.slice(-RECENT_LOG_LINES).map((line) => sanitizeLine(line));
@@ -148,18 +167,30 @@ function collapse(rows: string[], room: number, hint: string | undefined): strin
   return [...rows.slice(0, room - 1), `… ${rows.length - room + 1} more lines${hint ? ` (${hint})` : ''}`];
 }
 
+/**
+ * `main` then `below` in `room` rows: `below` gets what `main` leaves, and at least half the room
+ * when it needs it (a long render never hides an error); each part cut says how many more it has.
+ */
+function collapseParts(main: string[], below: string[], room: number, hint: string | undefined): string[] {
+  const belowRoom = Math.min(below.length, Math.max(room - main.length, Math.ceil(room / 2)));
+  return [...collapse(main, room - belowRoom, hint), ...collapse(below, belowRoom, hint)];
+}
+
 /** The body's rows: wrapped by display width, and at most COLLAPSED_BODY_LINES unless expanded (or a note). */
 export function blockBody(facts: BlockFacts, layout: BlockLayout): BlockBody {
   const width = bodyWidth(layout.width);
-  const { lines, note } = sourceLines(facts);
-  const rows = lines.flatMap((line) => wrapColumns(line, width));
+  const { lines, note, below = [] } = sourceLines(facts, layout.expand);
+  const wrap = (source: string[]): string[] => source.flatMap((line) => wrapColumns(line, width));
+  const rows = wrap(lines);
+  const belowRows = wrap(below);
   const noteRows = note === undefined ? [] : wrapColumns(note, width);
-  if (layout.expand || facts.kind === 'note') return { rows, noteRows };
+  if (layout.expand || facts.kind === 'note') return { rows: [...rows, ...belowRows], noteRows };
   const shownNote =
     noteRows.length <= COLLAPSED_NOTE_LINES
       ? noteRows
       : [...noteRows.slice(0, COLLAPSED_NOTE_LINES - 1), fitColumns(`${noteRows[COLLAPSED_NOTE_LINES - 1]!}…`, width)];
-  return { rows: collapse(rows, COLLAPSED_BODY_LINES - shownNote.length, layout.expandHint), noteRows: shownNote };
+  const room = COLLAPSED_BODY_LINES - shownNote.length;
+  return { rows: collapseParts(rows, belowRows, room, layout.expandHint), noteRows: shownNote };
 }
 
 /** The block as plain lines (replay, the live block): the header fitted to the width, then the body indented. */

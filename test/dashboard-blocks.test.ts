@@ -1,0 +1,39 @@
+// What a dashboard block shows beside the tool's render: the model-facing text of a call that did
+// not end ok, under the render; with Ctrl-O, the text of every finished call.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { eventually, startHost } from './helpers.js';
+import { virtualDashboard } from './virtual-dashboard.js';
+
+const CTRL_O = '\x0f';
+
+const host = await startHost('block-results');
+
+/** The screen's text without blessed's tags. */
+const untagged = (text: string): string => text.replace(/\{\/?[a-z-]+\}/g, '');
+
+test("a failed call's error, file:line and traceback, shows under its render", async () => {
+  const { dashboard, terminal, screen } = virtualDashboard(host, 100, 30);
+  const shown = (): string => untagged(screen());
+  terminal.type('fails_late {}\r');
+  assert.ok(await eventually(() => shown().includes('disk on fire'), 10_000), shown());
+  const block = shown().slice(shown().indexOf('✗ fails_late'));
+  assert.match(
+    block,
+    /^✗ fails_late {2}error .*\n {2}step 1 of 3\n {2}── result ──\n {2}\S*init\.lua:10: disk on fire\n/,
+  );
+  assert.match(block, /stack traceback:/);
+  await dashboard.quit();
+});
+
+test('an ok call shows only its render collapsed, and the text the model got under it when expanded', async () => {
+  const { dashboard, terminal, screen } = virtualDashboard(host, 100, 30);
+  const shown = (): string => untagged(screen());
+  terminal.type('greet {"name": "Ada"}\r');
+  assert.ok(await eventually(() => /✓ greet .*\n {2}greeted Ada/.test(shown()), 10_000), shown());
+  assert.doesNotMatch(shown(), /Hello, Ada!|── result ──/);
+  terminal.type(CTRL_O);
+  assert.ok(await eventually(() => shown().includes('Hello, Ada!'), 10_000), shown());
+  assert.match(shown(), /✓ greet .*\n {2}greeted Ada\n {2}── result ──\n {2}Hello, Ada!/);
+  await dashboard.quit();
+});
