@@ -16,11 +16,12 @@ test("a failed call's error, file:line and traceback, shows under its render", a
   const { dashboard, terminal, screen } = virtualDashboard(host, 100, 30);
   const shown = (): string => untagged(screen());
   terminal.type('fails_late {}\r');
-  assert.ok(await eventually(() => shown().includes('disk on fire'), 10_000), shown());
+  // The text shows first, the render (and the result under it) once it arrives.
+  assert.ok(await eventually(() => shown().includes('── result ──'), 10_000), shown());
   const block = shown().slice(shown().indexOf('✗ fails_late'));
   assert.match(
     block,
-    /^✗ fails_late {2}error .*\n {2}step 1 of 3\n {2}── result ──\n {2}\S*init\.lua:10: disk on fire\n/,
+    /^✗ fails_late {2}error .*\n {2}step 1 of 3\n {2}── result ──\n {2}\S*init\.lua:\d+: disk on fire\n/,
   );
   assert.match(block, /stack traceback:/);
   await dashboard.quit();
