@@ -1,9 +1,10 @@
 // The one block model every view draws from (the dashboard, `replay`, `moonpool call`'s live
 // block): a header's parts (status mark or spinner, tool, title, status, elapsed time) and a body —
 // the tool's render, or the text with a note saying why; under a render, the model-facing text of
-// a call that did not end ok, or of any finished call when expanded — sanitized, wrapped by display
-// width and, unless expanded, at most COLLAPSED_BODY_LINES rows, the note included. Views only
-// style and place what it gives; the plain-text views take their lines whole from `plainBlockLines`.
+// a call that did not end ok, or of any finished call when expanded; an expanded call's log under
+// all of it — sanitized, wrapped by display width and, unless expanded, at most
+// COLLAPSED_BODY_LINES rows, the note included. Views only style and place what it gives; the
+// plain-text views take their lines whole from `plainBlockLines`.
 import type { CallStatus, RenderResult, RenderView } from '../core/index.js';
 import { sanitizeLine, sanitizeLines } from './terminal-text.js';
 import { columns, fitColumns, wrapColumns } from './text-width.js';
@@ -34,7 +35,7 @@ const COLLAPSED_NOTE_LINES = 2;
 export const EXPANDED_RENDER_LINES = 1000;
 /** What a body's rows are indented by, under the header. */
 export const BODY_INDENT = '  ';
-/** Lines a running call without a render shows of what it printed last. */
+/** Lines a collapsed running call without a render shows of what it printed last. */
 const RECENT_LOG_LINES = 3;
 
 export interface BlockFacts {
@@ -46,8 +47,14 @@ export interface BlockFacts {
   elapsedMs: number;
   /** The model-facing text (a finished call), or a note's text. */
   content: string;
-  /** The last lines a running call printed (shown while it has no render); none: nothing shown. */
+  /**
+   * The last lines the call printed, as many as the view keeps: a running call without a render
+   * shows them (the last RECENT_LOG_LINES unless expanded), an expanded block under its text.
+   * None: the view keeps no log (replay).
+   */
   recentLogs?: readonly string[];
+  /** How many lines the call printed in all, when more than `recentLogs` holds. */
+  loggedLines?: number;
   /** The tool's render of the block's latest snapshot, when one was asked for. */
   rendered?: RenderResult | undefined;
   /** While a running call waits for a worker: its place in line (1: next). */
@@ -138,6 +145,16 @@ interface BodySource {
 /** Heads the model-facing text where it is shown under a render. */
 const RESULT_HEADING = '── result ──';
 
+/** An expanded call's log: a heading (saying when older lines were dropped), then the lines kept. */
+function logSection(facts: BlockFacts): string[] {
+  const logs = facts.recentLogs ?? [];
+  if (logs.length === 0) return [];
+  const total = facts.loggedLines ?? logs.length;
+  const heading =
+    total > logs.length ? `── log: the last ${logs.length} of ${total.toLocaleString('en-US')} lines ──` : '── log ──';
+  return [heading, ...logs.map((line) => sanitizeLine(line))];
+}
+
 /** The model-facing text under a finished call's render: when the call did not end ok, or the block is expanded. */
 function resultBelowRender(facts: BlockFacts, expand: boolean): string[] {
   if (facts.state === 'running' || (facts.state === 'ok' && !expand)) return [];
@@ -146,19 +163,26 @@ function resultBelowRender(facts: BlockFacts, expand: boolean): string[] {
 
 function sourceLines(facts: BlockFacts, expand: boolean): BodySource {
   const { rendered } = facts;
+  const log = expand ? logSection(facts) : [];
   if (rendered?.ok)
-    return { lines: rendered.lines.map((line) => sanitizeLine(line)), below: resultBelowRender(facts, expand) };
+    return {
+      lines: rendered.lines.map((line) => sanitizeLine(line)),
+      below: [...resultBelowRender(facts, expand), ...log],
+    };
   const note =
     rendered && !rendered.ok && rendered.reason
       ? `(${sanitizeLine(rendered.reason)}; showing the text instead)`
       : undefined;
-  const withNote = (lines: string[]): BodySource => (note ? { lines, note } : { lines });
+  const withNote = (lines: string[], below: string[] = []): BodySource =>
+    note ? { lines, note, below } : { lines, below };
   if (facts.state === 'running') {
     if (facts.recentLogs === undefined) return withNote([]);
-    const recent = facts.recentLogs.slice(-RECENT_LOG_LINES).map((line) => sanitizeLine(line));
+    const recent = (expand ? facts.recentLogs : facts.recentLogs.slice(-RECENT_LOG_LINES)).map((line) =>
+      sanitizeLine(line),
+    );
     return withNote(recent.length > 0 ? recent : [facts.queued === undefined ? 'running…' : 'waiting for a worker…']);
   }
-  return withNote(sanitizeLines(facts.content.replace(/\n$/, '')));
+  return withNote(sanitizeLines(facts.content.replace(/\n$/, '')), log);
 }
 
 /** `rows` cut to `room`, the last one kept saying how many more there are. */

@@ -39,6 +39,7 @@ function factsOf(block: Block, now: number): BlockFacts {
     elapsedMs: block.durationMs ?? now - block.startedAt,
     content: block.content,
     recentLogs: block.logs,
+    loggedLines: block.loggedLines,
     rendered: block.rendered,
     queued: block.queued,
   };
