@@ -9,14 +9,16 @@ import type { CallStatus, RenderResult, RenderView } from '../core/index.js';
 import { sanitizeLine, sanitizeLines } from './terminal-text.js';
 import { columns, fitColumns, wrapColumns } from './text-width.js';
 
-export type BlockState = 'running' | CallStatus;
+/** A call's state, or a note's: `warning` is a note on something that works, with problems (a config with errors). */
+export type BlockState = 'running' | 'warning' | CallStatus;
 
 export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /** How long the spinner shows each frame: it turns with the call's elapsed time, in every view alike. */
 export const SPINNER_FRAME_MS = 100;
 
-export const STATUS_MARKS: Record<CallStatus, string> = {
+export const STATUS_MARKS: Record<Exclude<BlockState, 'running'>, string> = {
   ok: '✓',
+  warning: '⚠',
   error: '✗',
   timeout: '⏱',
   cancelled: '⊘',

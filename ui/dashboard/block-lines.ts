@@ -11,6 +11,7 @@ import { fitColumns } from '../text-width.js';
 const MARK_COLORS: Record<BlockState, string> = {
   running: 'cyan',
   ok: 'green',
+  warning: 'yellow',
   error: 'red',
   timeout: 'yellow',
   cancelled: 'gray',
