@@ -106,12 +106,12 @@ test("a collapsed failed call keeps its error's first rows under a long render, 
     '  line 2',
     '  line 3',
     '  … 26 more lines (Ctrl-O shows all)',
-    '  ── result ──',
+    '  -- result --',
     '  init.lua:5: disk on fire',
     '  stack traceback:',
   ]);
   const ok = plainBlockLines(finished('the text', render), { width: 60, expand: false });
   assert.ok(!ok.some((line) => line.includes('result') || line.includes('the text')), JSON.stringify(ok));
   const expanded = plainBlockLines(finished('the text', render), { width: 60, expand: true });
-  assert.deepEqual(expanded.slice(-3), ['  line 29', '  ── result ──', '  the text']);
+  assert.deepEqual(expanded.slice(-3), ['  line 29', '  -- result --', '  the text']);
 });

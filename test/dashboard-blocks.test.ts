@@ -17,11 +17,11 @@ test("a failed call's error, file:line and traceback, shows under its render", a
   const shown = (): string => untagged(screen());
   terminal.type('fails_late {}\r');
   // The text shows first, the render (and the result under it) once it arrives.
-  assert.ok(await eventually(() => shown().includes('── result ──'), 10_000), shown());
+  assert.ok(await eventually(() => shown().includes('-- result --'), 10_000), shown());
   const block = shown().slice(shown().indexOf('✗ fails_late'));
   assert.match(
     block,
-    /^✗ fails_late {2}error .*\n {2}step 1 of 3\n {2}── result ──\n {2}\S*init\.lua:\d+: disk on fire\n/,
+    /^✗ fails_late {2}error .*\n {2}step 1 of 3\n {2}-- result --\n {2}\S*init\.lua:\d+: disk on fire\n/,
   );
   assert.match(block, /stack traceback:/);
   await dashboard.quit();
@@ -32,10 +32,10 @@ test('an ok call shows only its render collapsed, and the text the model got und
   const shown = (): string => untagged(screen());
   terminal.type('greet {"name": "Ada"}\r');
   assert.ok(await eventually(() => /✓ greet .*\n {2}greeted Ada/.test(shown()), 10_000), shown());
-  assert.doesNotMatch(shown(), /Hello, Ada!|── result ──/);
+  assert.doesNotMatch(shown(), /Hello, Ada!|-- result --/);
   terminal.type(CTRL_O);
   assert.ok(await eventually(() => shown().includes('Hello, Ada!'), 10_000), shown());
-  assert.match(shown(), /✓ greet .*\n {2}greeted Ada\n {2}── result ──\n {2}Hello, Ada!/);
+  assert.match(shown(), /✓ greet .*\n {2}greeted Ada\n {2}-- result --\n {2}Hello, Ada!/);
   await dashboard.quit();
 });
 
@@ -47,9 +47,9 @@ test('an expanded block keeps what the call printed, its last lines when it prin
   assert.doesNotMatch(shown(), /debug: line/);
   terminal.type(CTRL_O);
   assert.ok(await eventually(() => shown().includes('debug: line 2'), 10_000), shown());
-  assert.match(shown(), /✓ printer .*\n {2}done\n {2}── log ──\n {2}debug: line 1\n {2}debug: line 2/);
+  assert.match(shown(), /✓ printer .*\n {2}done\n {2}-- log --\n {2}debug: line 1\n {2}debug: line 2/);
   terminal.type('printer {"lines": 60}\r');
-  assert.ok(await eventually(() => shown().includes('── log: the last 50 of 60 lines ──'), 10_000), shown());
-  assert.match(shown(), /✓ printer .*\n {2}done\n {2}── log: the last 50 of 60 lines ──\n {2}debug: line 11\n/);
+  assert.ok(await eventually(() => shown().includes('-- log: the last 50 of 60 lines --'), 10_000), shown());
+  assert.match(shown(), /✓ printer .*\n {2}done\n {2}-- log: the last 50 of 60 lines --\n {2}debug: line 11\n/);
   await dashboard.quit();
 });

@@ -145,7 +145,7 @@ interface BodySource {
 }
 
 /** Heads the model-facing text where it is shown under a render. */
-const RESULT_HEADING = '── result ──';
+const RESULT_HEADING = '-- result --';
 
 /** An expanded call's log: a heading (saying when older lines were dropped), then the lines kept. */
 function logSection(facts: BlockFacts): string[] {
@@ -153,7 +153,7 @@ function logSection(facts: BlockFacts): string[] {
   if (logs.length === 0) return [];
   const total = facts.loggedLines ?? logs.length;
   const heading =
-    total > logs.length ? `── log: the last ${logs.length} of ${total.toLocaleString('en-US')} lines ──` : '── log ──';
+    total > logs.length ? `-- log: the last ${logs.length} of ${total.toLocaleString('en-US')} lines --` : '-- log --';
   return [heading, ...logs.map((line) => sanitizeLine(line))];
 }
 
