@@ -94,3 +94,24 @@ test('the plain header is cut to the width even when the tool name alone is wide
   assert.equal(columns(header!), 30);
   assert.ok(header!.endsWith('…'));
 });
+
+test("a collapsed failed call keeps its error's first rows under a long render, and an ok one shows only the render", () => {
+  const render: BlockFacts['rendered'] = { ok: true, lines: thirtyLines.split('\n') };
+  const failed: BlockFacts = { ...finished('init.lua:5: disk on fire\nstack traceback:', render), state: 'error' };
+  const lines = plainBlockLines(failed, { width: 60, expand: false, expandHint: 'Ctrl-O shows all' });
+  assert.equal(lines.length, 1 + COLLAPSED_BODY_LINES);
+  assert.deepEqual(lines.slice(1), [
+    '  line 0',
+    '  line 1',
+    '  line 2',
+    '  line 3',
+    '  … 26 more lines (Ctrl-O shows all)',
+    '  -- result --',
+    '  init.lua:5: disk on fire',
+    '  stack traceback:',
+  ]);
+  const ok = plainBlockLines(finished('the text', render), { width: 60, expand: false });
+  assert.ok(!ok.some((line) => line.includes('result') || line.includes('the text')), JSON.stringify(ok));
+  const expanded = plainBlockLines(finished('the text', render), { width: 60, expand: true });
+  assert.deepEqual(expanded.slice(-3), ['  line 29', '  -- result --', '  the text']);
+});

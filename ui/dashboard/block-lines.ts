@@ -11,6 +11,7 @@ import { fitColumns } from '../text-width.js';
 const MARK_COLORS: Record<BlockState, string> = {
   running: 'cyan',
   ok: 'green',
+  warning: 'yellow',
   error: 'red',
   timeout: 'yellow',
   cancelled: 'gray',
@@ -39,6 +40,7 @@ function factsOf(block: Block, now: number): BlockFacts {
     elapsedMs: block.durationMs ?? now - block.startedAt,
     content: block.content,
     recentLogs: block.logs,
+    loggedLines: block.loggedLines,
     rendered: block.rendered,
     queued: block.queued,
   };

@@ -1,7 +1,7 @@
 // One block of the transcript: a call (running or finished) or a note (a reload, /tools, a
 // problem with a typed line). It keeps what its lines are drawn from: the latest snapshot and
-// the render of it, the title, the model-facing text, the last lines the tool printed, and the
-// question it waits on.
+// the render of it, the title, the model-facing text, the last KEPT_LOG_LINES lines the tool
+// printed (and how many it printed), and the question it waits on.
 import type { AskAnswer, AskQuestion, CallResult, RenderResult } from '../../core/index.js';
 import type { BlockState } from '../block-view.js';
 
@@ -20,6 +20,8 @@ export class Block {
   content = '';
   snapshot: Uint8Array | undefined;
   readonly logs: string[] = [];
+  /** Lines printed in all, `logs` and those dropped before them. */
+  loggedLines = 0;
   /** The render of `snapshot` for `renderedFor`, when there is one. */
   rendered: RenderResult | undefined;
   renderedFor: { snapshot: Uint8Array; width: number; expand: boolean } | undefined;
@@ -53,7 +55,9 @@ export class Block {
   }
 
   log(text: string): void {
-    this.logs.push(...text.split('\n'));
+    const lines = text.split('\n');
+    this.loggedLines += lines.length;
+    this.logs.push(...lines);
     if (this.logs.length > KEPT_LOG_LINES) this.logs.splice(0, this.logs.length - KEPT_LOG_LINES);
   }
 

@@ -9,6 +9,7 @@ import {
   describePermissions,
   type AskAnswer,
   type AskQuestion,
+  type Diagnostic,
   type ReloadResult,
   type SessionRecord,
   type ToolHost,
@@ -58,6 +59,12 @@ const HELP = [
   "A tool's question: its number (y/n) or a choice and Enter; Enter alone takes the default; Esc declines",
   'Ctrl-A/E line start/end · Alt-B/F word back/forward · Ctrl-W/U/K delete word/before/after',
 ].join('\n');
+
+/** A load's or a reload's mark: ✗ when it did not take, ⚠ when it did with problems to read, else ✓. */
+function loadMark(loaded: boolean, diagnostics: readonly Diagnostic[]): Block['status'] {
+  if (!loaded) return 'error';
+  return diagnostics.length > 0 ? 'warning' : 'ok';
+}
 
 export class Dashboard {
   private readonly screen: blessed.Widgets.Screen;
@@ -126,7 +133,7 @@ export class Dashboard {
     host.on('reload', (result) => this.showReload(result));
 
     if (options.resumeSession) this.resume(options.resumeSession);
-    this.note('moonpool', this.welcome(), host.loaded ? 'ok' : 'error');
+    this.note('moonpool', this.welcome(), loadMark(host.loaded, host.diagnostics()));
   }
 
   /** How many frames have been painted. */
@@ -362,7 +369,7 @@ export class Dashboard {
         ]
       : [`reload failed; the previous config (generation ${result.generation}) is still running`];
     lines.push(...result.diagnostics.map(formatDiagnostic));
-    this.note('reload', lines.join('\n'), result.ok ? 'ok' : 'error');
+    this.note('reload', lines.join('\n'), loadMark(result.ok, result.diagnostics));
   }
 
   private call(tool: string, args: unknown): void {
