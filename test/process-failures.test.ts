@@ -232,3 +232,14 @@ test('capture, io.popen and os.execute under a C function are refused at the too
   const read = await host.call('read_in_sort', {});
   assert.deepEqual(read.content.split('\n'), [refused('io.popen', 22), 'kept']);
 });
+
+test('a popen handle kept past its call reads as a command that ended with that call', async () => {
+  const file = join(tempDir(), 'init.lua');
+  writeFileSync(file, readFileSync(join(ROOT, 'test', 'fixtures', 'kept-pipes.lua')));
+  const host = await startHost(file, { maxThreadsPerModule: 1 });
+  const kept = await host.call('keep', { count: 3, bytes: 2_000_000 });
+  assert.deepEqual([kept.status, kept.content], ['ok', '3']);
+  const used = await host.call('use_kept', {});
+  const ended = (line: number): string => `${file}:${line}: io.popen: the command ended with the call that started it`;
+  assert.deepEqual([used.status, used.content], ['ok', `${ended(11)}\n${ended(12)}`]);
+});
