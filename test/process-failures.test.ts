@@ -243,3 +243,14 @@ test('a popen handle kept past its call reads as a command that ended with that 
   const ended = (line: number): string => `${file}:${line}: io.popen: the command ended with the call that started it`;
   assert.deepEqual([used.status, used.content], ['ok', `${ended(11)}\n${ended(12)}`]);
 });
+
+test("capture's shell messages number the command's own lines from 1, as sh -c does", async () => {
+  const host = await startHost(FIXTURE);
+  const code = "out(capture('echo one\\nnosuchcmd_moonpool_d 2>&1'))\nout(capture('nosuchcmd_moonpool_e 2>&1'))";
+  const result = await host.call('snippet', { code });
+  assert.deepEqual(result.content.split('\n'), [
+    'one',
+    'sh: 2: nosuchcmd_moonpool_d: not found 127',
+    'sh: 1: nosuchcmd_moonpool_e: not found 127',
+  ]);
+});
