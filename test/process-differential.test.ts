@@ -120,6 +120,16 @@ const SNIPPETS: Record<string, string> = {
     end
     out(io.type(seen))`,
 
+  // The shell's messages name the command's own lines (a comment, a here-doc, a syntax error).
+  "the shell's messages number the command's lines as sh -c does": `
+    local f = io.popen('exec 2>&1\\necho one\\nnosuchcmd_moonpool_a\\n# a comment\\ncat <<EOF\\nhere\\nEOF\\nnosuchcmd_moonpool_b')
+    out(f:read('a'))
+    out(f:close())
+    out(io.popen('exec 2>&1; : "\\255"; nosuchcmd_moonpool_c'):read('a'))
+    out(io.popen('exec 2>&1\\n\\nif'):read('a'))
+    out(io.popen('# only a comment'):read('a'), io.popen(''):read('a'))
+    out(os.execute('set -e; false; exit 4'))`,
+
   // Not in tail position (\`return io.popen(…)\`): a tail call to a Lua function leaves no caller line.
   'bad arguments raise the errors native Lua raises': `
     local f = io.popen('true')

@@ -3,7 +3,7 @@
 // or the system's reason, at the tool's own line, and the module's other tools keep answering.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
@@ -206,4 +206,51 @@ test('capture, io.popen and os.execute inside a coroutine of the tool say they c
   }
   const top = await host.call('at_top', {});
   assert.deepEqual([top.status, top.content], ['ok', 'hi there']);
+});
+
+test('capture, io.popen and os.execute under a C function are refused at the tool line before anything starts', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'init.lua');
+  writeFileSync(file, readFileSync(join(ROOT, 'test', 'fixtures', 'c-function-waits.lua')));
+  const host = await startHost(file);
+  const seconds = uniqueSeconds();
+  const refused = (caller: string, line: number): string =>
+    `${file}:${line}: ${caller}: cannot wait for a command inside a C function (a string.gsub or table.sort callback, a metamethod called by one); run it before or after that call`;
+  for (const [tool, caller, line] of [
+    ['under_print', 'capture', 6],
+    ['in_sort', 'os.execute', 10],
+    ['in_gsub', 'io.popen', 14],
+    ['kept_in_gsub', 'capture', 18],
+  ] as const) {
+    const marker = join(dir, `${tool}.ran`);
+    const result = await host.call(tool, { marker, seconds });
+    assert.equal(result.status, 'ok', `${tool}: ${result.content}`);
+    assert.ok(result.content.startsWith(refused(caller, line)), `${tool}: ${result.content}`);
+    assert.equal(existsSync(marker), false, `${tool} ran its command`);
+  }
+  assert.deepEqual(liveProcesses(seconds), [], 'the kept command was started');
+  const read = await host.call('read_in_sort', {});
+  assert.deepEqual(read.content.split('\n'), [refused('io.popen', 22), 'kept']);
+});
+
+test('a popen handle kept past its call reads as a command that ended with that call', async () => {
+  const file = join(tempDir(), 'init.lua');
+  writeFileSync(file, readFileSync(join(ROOT, 'test', 'fixtures', 'kept-pipes.lua')));
+  const host = await startHost(file, { maxThreadsPerModule: 1 });
+  const kept = await host.call('keep', { count: 3, bytes: 2_000_000 });
+  assert.deepEqual([kept.status, kept.content], ['ok', '3']);
+  const used = await host.call('use_kept', {});
+  const ended = (line: number): string => `${file}:${line}: io.popen: the command ended with the call that started it`;
+  assert.deepEqual([used.status, used.content], ['ok', `${ended(11)}\n${ended(12)}`]);
+});
+
+test("capture's shell messages number the command's own lines from 1, as sh -c does", async () => {
+  const host = await startHost(FIXTURE);
+  const code = "out(capture('echo one\\nnosuchcmd_moonpool_d 2>&1'))\nout(capture('nosuchcmd_moonpool_e 2>&1'))";
+  const result = await host.call('snippet', { code });
+  assert.deepEqual(result.content.split('\n'), [
+    'one',
+    'sh: 2: nosuchcmd_moonpool_d: not found 127',
+    'sh: 1: nosuchcmd_moonpool_e: not found 127',
+  ]);
 });

@@ -1,7 +1,8 @@
 // The natives behind `capture` (lua/shell.lua), `io.popen` and `os.execute` (lua/process.lua).
 // Each command is a ShellProcess known to Lua by a number. A native that waits returns a promise
-// of its values, and the calling Lua thread waits for them (EntryRunner.wait).
-import type { NativeFunction } from './lua-natives.js';
+// of its values, and the calling Lua thread waits for them (EntryRunner.wait). A command is let go
+// with the task that started it, even if a handle to it is kept.
+import { NativeError, type NativeFunction } from './lua-natives.js';
 import type { TaskScope } from './lua-runtime.js';
 import { ShellProcess, type StdoutUse } from './shell-process.js';
 
@@ -16,29 +17,45 @@ const MODES: Record<string, { stdout: StdoutUse; writable: boolean; kept?: true 
 };
 
 export function createProcessNatives(cwd: string, scope: () => TaskScope): Record<string, NativeFunction> {
-  const processes = new Map<number, ShellProcess>();
+  const commands = new Map<number, { process: ShellProcess; task: TaskScope }>();
   let nextProcess = 1;
+  const forget = (id: number): void => {
+    commands.get(id)?.process.forget();
+    commands.delete(id);
+  };
+  // The task's end kills its commands; a handle kept past it must not keep their unread output.
+  // Each is let go when its process exits after the task, or at the next command native.
+  const forgetEndedTasks = (): void => {
+    const current = scope();
+    for (const [id, { task }] of commands) if (task !== current) forget(id);
+  };
   const running = (id: number | null): ShellProcess => {
-    const found = processes.get(id ?? 0);
-    if (!found) throw new Error('no such command (already closed)');
-    return found;
+    forgetEndedTasks();
+    const found = commands.get(id ?? 0);
+    if (!found) throw new NativeError('io.popen: the command ended with the call that started it', 'tool');
+    return found.process;
   };
 
   return {
     process_start: (call) => {
       const mode = MODES[call.string(2) ?? ''];
       if (!mode) throw new Error(`unknown process mode ${call.string(2)}`);
-      const { taskRow, channel, guard } = scope();
+      const task = scope();
+      const { taskRow, channel, guard } = task;
       // A table is a program and its arguments (the prelude checked they are strings), started without a shell.
       const command = call.typeName(1) === 'table' ? (call.value(1, 'command') as string[]) : call.bytes(1)!;
       guard.checkProgram(Array.isArray(command) ? command[0]! : null);
+      forgetEndedTasks();
       const { stdout, writable } = mode;
       const log = (text: string): void => channel?.log(text);
       const options = { cwd, stdout, writable, taskRow: mode.kept ? null : taskRow, log, env: guard.environment() };
       return ShellProcess.start(command, options).then((outcome) => {
         if (!outcome.ok) return [null, outcome.message];
         const id = nextProcess++;
-        processes.set(id, outcome.value);
+        commands.set(id, { process: outcome.value, task });
+        void outcome.value.exited.then(() => {
+          if (scope() !== task) forget(id);
+        });
         return [id];
       });
     },
@@ -53,7 +70,7 @@ export function createProcessNatives(cwd: string, scope: () => TaskScope): Recor
     process_finish: (call) => {
       const id = call.number(1);
       const process = running(id);
-      processes.delete(id!);
+      commands.delete(id!);
       // `true, code, signal, stdout` (code or signal nil), or `nil, message`.
       return process
         .finish()
@@ -62,9 +79,7 @@ export function createProcessNatives(cwd: string, scope: () => TaskScope): Recor
         );
     },
     process_forget: (call) => {
-      const id = call.number(1);
-      processes.get(id ?? 0)?.forget();
-      processes.delete(id ?? 0);
+      forget(call.number(1) ?? 0);
       return [];
     },
   };

@@ -51,8 +51,11 @@ const UNTRACKED_TAG = 'untracked';
 // Every command waits for a go line on fd 3, sent once its pid is recorded: if the worker dies
 // first, fd 3 closes and the shell exits without running anything nobody knows to kill.
 const GATE = 'read -r _ <&3 || exit 125';
+// Past the gate the shell becomes `sh -c COMMAND` as popen(3) starts it (named `sh`), so the
+// command is parsed alone and the shell's messages number its own lines from 1.
+const SHELL_COMMAND = `${GATE}; exec 3<&-; exec /bin/sh -c "$1" sh`;
 // A command that is not valid UTF-8 cannot be a spawn argument: it follows the go line on fd 3.
-const EVAL_FROM_FD3 = `${GATE}; s=$(cat <&3; printf x); exec 3<&-; eval "\${s%x}"`;
+const SHELL_COMMAND_FROM_FD3 = `${GATE}; s=$(cat <&3; printf x); exec 3<&-; exec /bin/sh -c "\${s%x}" sh`;
 // A program and its arguments: past the gate the shell becomes the program, nothing parsed.
 const EXEC_ARGUMENTS = `${GATE}; exec 3<&-; exec "$0" "$@"`;
 
@@ -62,7 +65,8 @@ export class ShellProcess {
   private overflow = false;
   private ended = false;
   private wakeReader: (() => void) | undefined;
-  private readonly exited: Promise<ExitStatus>;
+  /** Settles when `/bin/sh` exits (its output may still be arriving). */
+  readonly exited: Promise<ExitStatus>;
   private readonly stdoutEnded: Promise<void>;
   private readonly logsEnded: Promise<unknown>;
 
@@ -75,7 +79,9 @@ export class ShellProcess {
     const join = cgroup === null ? '' : `echo $$ > '${cgroup.replaceAll("'", `'\\''`)}/cgroup.procs' || exit 125; `;
     const shellArguments = Array.isArray(command)
       ? ['-c', join + EXEC_ARGUMENTS, programPath(command[0]!), ...command.slice(1)]
-      : ['-c', join + (direct ? `${GATE}; exec 3<&-\n${command.toString('utf8')}` : EVAL_FROM_FD3)];
+      : direct
+        ? ['-c', join + SHELL_COMMAND, 'sh', command.toString('utf8')]
+        : ['-c', join + SHELL_COMMAND_FROM_FD3, 'sh'];
     let child: ChildProcess;
     // A command inherits the nice value of the thread that starts it: commands run lowered.
     lowerThisThread();

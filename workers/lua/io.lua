@@ -340,7 +340,6 @@ local function close(file)
   if file.source.close then closed = tbl_pack(file.source.close(file)) end
   file.closed = true
   if closed.n > 0 then return tbl_unpack(closed, 1, closed.n) end
-  if file.on_close then return file.on_close() end
   if not ok then return nil, message, code end
   return true
 end
@@ -572,14 +571,13 @@ function io.lines(path, ...)
   return lines_iterator(handle, true, 'io.lines', ...), nil, nil, handle
 end
 
+-- As C's tmpfile: the file is removed as soon as it is open (its descriptor keeps it until closed),
+-- so nothing is left behind, however the call ends.
 function io.tmpfile()
   local path = native.fs_tmpname()
-  local handle = open(path, 'w+')
-  records[handle].on_close = function()
-    native.fs_remove(path)
-    return true
-  end
-  return handle
+  local handle, message, code = open(path, 'w+')
+  native.fs_remove(path)
+  return handle, message, code
 end
 
 -- luaL_checkstring for a library function one frame up from its caller: a string, or a number as a string.

@@ -19,17 +19,33 @@ function shquote(value)
 end
 
 local getinfo = debug.getinfo
+-- Lua's own, before api.lua replaces it: whether the running thread can yield, that is whether
+-- no C function (string.gsub, table.sort, a __tostring under print) lies between it and the tool.
+local can_yield = coroutine.isyieldable
+
+-- Raises `message` at the tool's own line: the first frame outside the prelude.
+local function raise_at_tool_line(message)
+  local level = 2
+  while getinfo(level, 'S') and getinfo(level, 'S').source == '=[moonpool]' do level = level + 1 end
+  error(message, level)
+end
 
 -- Waiting for a command yields the entry thread to the worker; inside a coroutine of the tool's
 -- own, the yield would reach that coroutine's resume instead. `caller` names the function for
--- the error, which is raised at the tool's own line (the first frame outside the prelude).
--- process.lua uses it too.
+-- the error. ask.lua uses it too.
 function native.check_can_wait(caller)
   local _, main = native.running()
   if main then return end
-  local level = 2
-  while getinfo(level, 'S') and getinfo(level, 'S').source == '=[moonpool]' do level = level + 1 end
-  error(caller .. ': cannot wait for a command inside a coroutine of your own; call it from run (or render, available) itself', level)
+  raise_at_tool_line(caller .. ': cannot wait for a command inside a coroutine of your own; call it from run (or render, available) itself')
+end
+
+-- A command also needs a thread that can yield. Checked before the command starts (and before a
+-- pipe is read, written or closed): a command Lua could not wait for would run on unseen.
+-- process.lua uses it too.
+function native.check_command_can_wait(caller)
+  native.check_can_wait(caller)
+  if can_yield() then return end
+  raise_at_tool_line(caller .. ': cannot wait for a command inside a C function (a string.gsub or table.sort callback, a metamethod called by one); run it before or after that call')
 end
 
 local CAPTURE_OPTIONS = { keep = 'boolean' }
@@ -67,7 +83,7 @@ function capture(command, options)
       error(str_format("capture: option '%s' must be a %s, got %s", key, CAPTURE_OPTIONS[key], type(value)), 2)
     end
   end
-  native.check_can_wait('capture')
+  native.check_command_can_wait('capture')
   local mode = options and options.keep and 'capture_kept' or 'capture'
   local id, problem = native.process_start(command, mode)
   if not id then error('capture: ' .. problem, 2) end
