@@ -67,6 +67,8 @@ export class Generation {
   /** Each module's pool, by module. */
   readonly modules = new Map<string, WorkerPool>();
   private readonly crashes = new Map<string, number[]>();
+  /** Modules whose workers crashed CRASH_LIMIT times within CRASH_WINDOW_MS: disabled until the next generation. */
+  private readonly disabled = new Set<string>();
   private callsInFlight = 0;
   /** Told when the last call running here ends. */
   private readonly idleWaiters: Array<() => void> = [];
@@ -359,11 +361,13 @@ export class Generation {
   }
 
   private recordCrash(module: string, now = Date.now()): void {
-    this.crashes.set(module, [...recent(now, this.crashes.get(module)), now]);
+    const crashes = [...recent(now, this.crashes.get(module)), now];
+    this.crashes.set(module, crashes);
+    if (crashes.length >= CRASH_LIMIT) this.disabled.add(module);
   }
 
-  private isDisabled(module: string, now = Date.now()): boolean {
-    return recent(now, this.crashes.get(module)).length >= CRASH_LIMIT;
+  private isDisabled(module: string): boolean {
+    return this.disabled.has(module);
   }
 
   stats(): Record<string, ModuleStats> {
