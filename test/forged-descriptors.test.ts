@@ -1,6 +1,6 @@
 // A tool cannot reach another descriptor of the host process (a worker is one of its threads)
-// by forging the io record behind one of its own handles: the file natives use only descriptors
-// this worker opened and has not closed.
+// by forging the io record behind one of its own handles: moonpool's frames show no locals to
+// `debug`, and the file natives use only descriptors this worker opened and has not closed.
 import assert from 'node:assert/strict';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +35,17 @@ describe('a tool with permissions = {} forging the record of its own handle', as
     assert.doesNotMatch(result.content, /^write: true/);
     assert.equal(readFileSync(targetPath, 'utf8'), '');
   });
+});
+
+test("moonpool's own frames show no locals to debug.getlocal or debug.setlocal, a tool's own do", async () => {
+  const host = await startHost('forged-records');
+  const result = await host.call('frames_locals', {});
+  assert.equal(result.status, 'ok', result.content);
+  assert.doesNotMatch(result.content, /\[moonpool\]:/);
+  assert.match(result.content, /init\.lua:seen \S*init\.lua:mine \S*init\.lua:handle \S*init\.lua:trap /);
+  assert.match(result.content, / set:nil /);
+  assert.doesNotMatch(result.content, / set:(?!nil )/);
+  assert.match(result.content, / seek parameter: nil visible$/);
 });
 
 describe('the file natives', () => {
