@@ -72,7 +72,7 @@ function readCodeFile(path: Buffer, guard: PermissionGuard): Buffer {
  * Natives for the real file system, `guard` the running task's. While `configLoading`, code comes
  * from the config's `sources` first (the generation's snapshot of its Lua files, real path →
  * bytes), so every worker evaluates the same config; afterwards from the disk, as in native Lua.
- * `chunkNames` remembers every path code is loaded from.
+ * `chunkNames` remembers the paths code is read from.
  */
 export function createFsNatives(
   { cwd, sources }: WorkerConfig,
@@ -163,15 +163,22 @@ export function createFsNatives(
     },
     code_of: (call) => {
       const path = pathArg(call, 1);
+      // A path is remembered once its code is read: a missing or refused one never names a chunk.
       if (configLoading() && path.length > 0) {
         const key = sourceKey(path);
-        chunkNames.remember(key);
-        const snapshot = sources[key];
-        if (snapshot) return [snapshot, key];
-        return attempt(path, () => [readCodeFile(resolve(path), PermissionGuard.UNRESTRICTED), key]);
+        const code = sources[key];
+        if (code) return (chunkNames.remember(key), [code, key]);
+        return attempt(path, () => {
+          const read = readCodeFile(resolve(path), PermissionGuard.UNRESTRICTED);
+          chunkNames.remember(key);
+          return [read, key];
+        });
       }
-      chunkNames.remember(path.toString('utf8'));
-      return attempt(path, () => [readCodeFile(resolve(path), guard())]);
+      return attempt(path, () => {
+        const read = readCodeFile(resolve(path), guard());
+        chunkNames.remember(path.toString('utf8'));
+        return [read];
+      });
     },
     fs_open: (call) => {
       const path = pathArg(call, 1);
