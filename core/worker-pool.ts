@@ -220,7 +220,7 @@ export class WorkerPool {
       concurrentTasksPerWorker: 1,
       // A worker waits for its next task in its event loop, which its live events and commands need.
       atomics: 'disabled',
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: 512 },
       trackUnmanagedFds: true,
       // The pool's figures come from the task table; piscina's histograms would go unread.
       recordTiming: false,

@@ -65,6 +65,29 @@ print(io.stdout:seek('end'))
 `));
 });
 
+describe("debug's local functions", () => {
+  test("see and set a tool's own locals, in every form, and fail as natively", () =>
+    same(`
+local outer = 'out'
+local function inner(a, ...)
+  local b = 'bee'
+  print(debug.getlocal(1, 1)); print(debug.getlocal(1, 2)); print(debug.getlocal(1, -1)); print(debug.getlocal(1, 9))
+  print(debug.getlocal(2, 1)); print(debug.setlocal(2, 1, 'set'))
+  print(debug.setlocal(1, 2, 'changed'), b); print(debug.getlocal('1', 1)); print(debug.getlocal(1.0, 1))
+  print(pcall(debug.getlocal, 99, 1)); print(pcall(debug.getlocal, 1.5, 1)); print(pcall(debug.setlocal, 99, 1, 0))
+  print(pcall(function() debug.getlocal({}, 1) end)); print(pcall(function() debug.setlocal(50, 1, 0) end))
+end
+inner('ay', 'va')
+print(outer)
+print(debug.getlocal(inner, 1)); print(debug.getlocal(inner, 2)); print(debug.getlocal(print, 1))
+local co = coroutine.create(function(x) local y = x * 2; coroutine.yield() end)
+coroutine.resume(co, 21)
+print(debug.getlocal(co, 1, 1)); print(debug.getlocal(co, 1, 2)); print(debug.setlocal(co, 1, 2, 0)); print(debug.getlocal(co, 1, 2))
+print(pcall(debug.getlocal, co, 5, 1))
+print(coroutine.wrap(function(z) return debug.getlocal(coroutine.running(), 1, 1) end)('zed'))
+`));
+});
+
 describe("debug's upvalue functions", () => {
   test('answer and fail as natively; a library function has no upvalues to show', () =>
     same(`

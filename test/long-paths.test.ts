@@ -2,11 +2,11 @@
 // 60 characters, and the worker writes them whole again (workers/chunk-names.ts).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, realpathSync } from 'node:fs';
+import { cpSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CLI, FIXTURES, startHost, tempDir } from './helpers.js';
-import { ChunkNames, MAX_REMEMBERED_PATHS } from '../workers/chunk-names.js';
+import { ChunkNames, MAX_REMEMBERED_BYTES, MAX_REMEMBERED_PATHS } from '../workers/chunk-names.js';
 
 /** A directory whose path is over 150 characters long, holding a copy of `fixture`. */
 function deepCopy(fixture: string): string {
@@ -98,6 +98,44 @@ test('moonpool check names a syntax error by the whole path of a deep config', (
   });
   assert.equal(run.status, 1, run.stderr);
   assert.ok(run.stdout.startsWith(`${join(dir, 'init.lua')}:6: '}' expected`), run.stdout);
+});
+
+describe('the paths a worker remembers to name chunks whole', async () => {
+  const root = realpathSync(tempDir());
+  mkdirSync(join(root, 'cfg'));
+  writeFileSync(
+    join(root, 'cfg', 'init.lua'),
+    `agent.on('discover_tools', function(registry)
+  registry:add {
+    name = 'loads_then_fails', description = 'Loads the files named, then raises the message as is.',
+    parameters = { type = 'object', properties = { paths = { type = 'array', items = { type = 'string' } }, message = { type = 'string' } } },
+    run = function(args)
+      for _, path in ipairs(args.paths) do loadfile(path) end
+      error(args.message, 0)
+    end,
+  }
+end)
+`,
+  );
+  const host = await startHost(join(root, 'cfg', 'init.lua'));
+  /** The message the tool fails with after loading `paths`, when it raises Lua's cut name of `named`. */
+  const answer = async (paths: string[], named: string): Promise<string> =>
+    (await host.call('loads_then_fails', { paths, message: `...${named.slice(-56)}` })).content.split('\n')[0]!;
+
+  test('do not include a path whose file is missing', async () => {
+    const missing = join(root, `${'m'.repeat(200)}.lua`);
+    assert.equal(await answer([missing], missing), `...${missing.slice(-56)}`);
+  });
+
+  test('hold at most 1 MiB in all: past it, names stay cut', async () => {
+    const deep = join(root, ...Array.from({ length: 15 }, (_, i) => `${i}`.padEnd(250, 'd')));
+    mkdirSync(deep, { recursive: true });
+    const paths = Array.from({ length: 300 }, (_, i) => join(deep, `f_${i}.lua`));
+    for (const path of paths) writeFileSync(path, 'return 1');
+    assert.ok(paths.reduce((sum, path) => sum + path.length, 0) > MAX_REMEMBERED_BYTES);
+    assert.equal(await answer(paths, paths[0]!), paths[0]);
+    assert.equal(await answer([], paths[299]!), `...${paths[299]!.slice(-56)}`);
+  });
 });
 
 describe('ChunkNames', () => {

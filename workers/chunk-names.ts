@@ -6,21 +6,27 @@ const LUA_IDSIZE = 60;
 const KEPT_TAIL_BYTES = LUA_IDSIZE - '...'.length - 1;
 /** Paths remembered per worker; past this, cut names stay cut (a tool loading ever new files). */
 export const MAX_REMEMBERED_PATHS = 10_000;
+/** Their bytes in all, likewise: a worker keeps them for its life, outside the Lua heap's cap. */
+export const MAX_REMEMBERED_BYTES = 1024 * 1024;
 
 export class ChunkNames {
   /** Kept tail (what follows "...") → whole path. */
   private readonly paths = new Map<string, string>();
   /** The lengths (in UTF-16 units) the tails have: 56 unless a path holds non-ASCII characters. */
   private readonly tailLengths = new Set<number>();
+  /** The bytes of the paths in `paths`. */
+  private bytes = 0;
 
-  /** Remembers a path code is loaded from (a chunk named `@path`). */
+  /** Remembers a path code was loaded from (a chunk named `@path`). */
   remember(path: string): void {
     const bytes = Buffer.from(path);
     if (bytes.length + 1 <= LUA_IDSIZE || this.paths.size >= MAX_REMEMBERED_PATHS) return;
+    if (this.bytes + bytes.length > MAX_REMEMBERED_BYTES) return;
     const tail = bytes.subarray(-KEPT_TAIL_BYTES).toString();
     if (this.paths.has(tail)) return;
     this.paths.set(tail, path);
     this.tailLengths.add(tail.length);
+    this.bytes += bytes.length;
   }
 
   /** `text` with every cut chunk name written whole. */

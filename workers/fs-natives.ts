@@ -1,6 +1,8 @@
 // The natives behind the prelude's `io` and `os`: synchronous file operations on the real file
 // system, with paths as raw bytes resolved against the working directory, and errors in Lua's
-// `nil, "path: message", errno` shape.
+// `nil, "path: message", errno` shape. A descriptor from Lua is used only if this worker's `fs_open`
+// returned it and it is still open: a record a tool forged cannot name another descriptor of the
+// host process (the worker is one of its threads).
 import fs from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
@@ -70,7 +72,7 @@ function readCodeFile(path: Buffer, guard: PermissionGuard): Buffer {
  * Natives for the real file system, `guard` the running task's. While `configLoading`, code comes
  * from the config's `sources` first (the generation's snapshot of its Lua files, real path →
  * bytes), so every worker evaluates the same config; afterwards from the disk, as in native Lua.
- * `chunkNames` remembers every path code is loaded from.
+ * `chunkNames` remembers the paths code is read from.
  */
 export function createFsNatives(
   { cwd, sources }: WorkerConfig,
@@ -119,6 +121,25 @@ export function createFsNatives(
     }
   };
 
+  /** The descriptors `fs_open` returned and `fs_close` has not closed yet. */
+  const opened = new Set<number>();
+  /** The descriptor in argument 1, if it is one of `opened`; refused at the tool's line otherwise. */
+  const openedDescriptor = (call: NativeCall): number => {
+    const fd = call.number(1);
+    if (fd !== null && opened.has(fd)) return fd;
+    const named = fd === null ? `a ${call.typeName(1)}` : String(fd);
+    throw new NativeError(`bad file descriptor (${named}): not a file this worker opened and has not closed`, 'tool');
+  };
+  const open = (path: Buffer, mode: string): number => {
+    const flags = OPEN_FLAGS[mode] ?? OPEN_FLAGS['r']!;
+    const fd =
+      mode === 'r'
+        ? guard().openToRead(place(path), () => fs.openSync(resolve(path), flags, 0o666))
+        : guard().openToWrite(place(path), flags, 0o666);
+    opened.add(fd);
+    return fd;
+  };
+
   return {
     code_exists: (call) => {
       const path = pathArg(call, 1);
@@ -142,29 +163,30 @@ export function createFsNatives(
     },
     code_of: (call) => {
       const path = pathArg(call, 1);
+      // A path is remembered once its code is read: a missing or refused one never names a chunk.
       if (configLoading() && path.length > 0) {
         const key = sourceKey(path);
-        chunkNames.remember(key);
-        const snapshot = sources[key];
-        if (snapshot) return [snapshot, key];
-        return attempt(path, () => [readCodeFile(resolve(path), PermissionGuard.UNRESTRICTED), key]);
+        const code = sources[key];
+        if (code) return (chunkNames.remember(key), [code, key]);
+        return attempt(path, () => {
+          const read = readCodeFile(resolve(path), PermissionGuard.UNRESTRICTED);
+          chunkNames.remember(key);
+          return [read, key];
+        });
       }
-      chunkNames.remember(path.toString('utf8'));
-      return attempt(path, () => [readCodeFile(resolve(path), guard())]);
+      return attempt(path, () => {
+        const read = readCodeFile(resolve(path), guard());
+        chunkNames.remember(path.toString('utf8'));
+        return [read];
+      });
     },
     fs_open: (call) => {
       const path = pathArg(call, 1);
-      const mode = call.string(2) ?? 'r';
-      const flags = OPEN_FLAGS[mode] ?? OPEN_FLAGS['r']!;
-      return attempt(path, () => [
-        mode === 'r'
-          ? guard().openToRead(place(path), () => fs.openSync(resolve(path), flags, 0o666))
-          : guard().openToWrite(place(path), flags, 0o666),
-      ]);
+      return attempt(path, () => [open(path, call.string(2) ?? 'r')]);
     },
     fs_read: (call) =>
       attempt(null, () => {
-        const fd = call.number(1)!;
+        const fd = openedDescriptor(call);
         const length = call.number(3)!;
         const buffer = Buffer.allocUnsafe(length);
         const read = atOffsetOrStream(call.number(2), (position) => fs.readSync(fd, buffer, 0, length, position));
@@ -172,7 +194,7 @@ export function createFsNatives(
       }),
     fs_write: (call) =>
       attempt(null, () => {
-        const fd = call.number(1)!;
+        const fd = openedDescriptor(call);
         const offset = call.number(2)!;
         const data = call.bytes(3) ?? Buffer.alloc(0);
         let written = 0;
@@ -183,11 +205,18 @@ export function createFsNatives(
         }
         return [true];
       }),
-    fs_is_fifo: (call) => attempt(null, () => [fs.fstatSync(call.number(1)!).isFIFO()]),
+    fs_is_fifo: (call) => attempt(null, () => [fs.fstatSync(openedDescriptor(call)).isFIFO()]),
     /** A promise the prelude awaits between two reads of a FIFO or device with nothing to read yet. */
     fs_pause: (call) => new Promise((resolve) => setTimeout(() => resolve([]), call.number(1) ?? 0)),
-    fs_size: (call) => attempt(null, () => [fs.fstatSync(call.number(1)!).size]),
-    fs_close: (call) => attempt(null, () => (fs.closeSync(call.number(1)!), [true])),
+    fs_size: (call) => attempt(null, () => [fs.fstatSync(openedDescriptor(call)).size]),
+    fs_close: (call) =>
+      attempt(null, () => {
+        const fd = openedDescriptor(call);
+        // Forgotten first: a failed close(2) leaves the descriptor closed all the same.
+        opened.delete(fd);
+        fs.closeSync(fd);
+        return [true];
+      }),
     fs_remove: (call) => {
       const path = pathArg(call, 1);
       return attempt(path, () => (guard().remove(place(path)), [true]));

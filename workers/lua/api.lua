@@ -60,6 +60,11 @@ hide_prelude_upvalues('upvaluejoin', function(f1, _, f2)
   return (prelude_function(f1) and { bad = 2 }) or (prelude_function(f2) and { bad = 4 }) or nil
 end)
 
+-- Nor do their frames and parameters show to `debug.getlocal`/`setlocal` (the natives, from
+-- workers/debug-hook-natives.ts): a prelude function calling back into the tool (a `__tostring`)
+-- would show its locals, the records of file handles among them.
+debug.getlocal, debug.setlocal = native.getlocal, native.setlocal
+
 local handlers = {}
 local functions, definitions, problems = {}, {}, {}
 

@@ -727,6 +727,17 @@ package.path = CONFIG_PATH .. ';' .. search_path('LUA_PATH_5_4', 'LUA_PATH', './
 package.cpath = search_path('LUA_CPATH_5_4', 'LUA_CPATH', '')
 package.loaded.io = io
 
+-- The C standard streams are out of reach: emscripten buffers what reaches them in the worker's
+-- JavaScript heap, past the Lua heap's cap, without bound and for the worker's life. liolib's
+-- streams and methods (the registry's `_IO_input`, `_IO_output` and `FILE*`) are not kept, and
+-- `debug.debug`, which reads C stdin and prompts on C stderr, prompts on the call's log and
+-- returns, as natively with stdin at its end.
+local registry = debug.getregistry()
+registry._IO_input, registry._IO_output, registry['FILE*'] = nil, nil, nil
+function debug.debug()
+  native.write_log('lua_debug> ')
+end
+
 -- Replaces every occurrence of `from` in `text` with `to`, as plain strings (luaL_gsub).
 local function plain_gsub(text, from, to)
   local parts, start = {}, 1
