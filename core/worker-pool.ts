@@ -41,6 +41,11 @@ export const WORKER_ENTRY = fileURLToPath(new URL('../workers/lua-worker-entry.c
 /** A worker's V8 young generation: Lua's heap is wasm memory, so V8's default of several MB would sit unused. */
 const WORKER_YOUNG_GENERATION_MB = 2;
 /**
+ * A worker's V8 old generation: Lua's heap is wasm memory and does not count, so this bounds only
+ * JavaScript-side growth (a 16 MiB result needs under 100 MiB); past it the call crashes, never the host.
+ */
+const WORKER_OLD_GENERATION_MB = 512;
+/**
  * How many workers may be starting at once. A worker's start (Node's bootstrap, our modules, the Lua
  * state, the config) is CPU-bound: fifty started together on two cores all finish late. Through the
  * gate they start a few at a time, first come first served.
@@ -220,7 +225,10 @@ export class WorkerPool {
       concurrentTasksPerWorker: 1,
       // A worker waits for its next task in its event loop, which its live events and commands need.
       atomics: 'disabled',
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: 512 },
+      resourceLimits: {
+        maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+        maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB,
+      },
       trackUnmanagedFds: true,
       // The pool's figures come from the task table; piscina's histograms would go unread.
       recordTiming: false,
