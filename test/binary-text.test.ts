@@ -35,15 +35,18 @@ test('12 MiB of returned bytes that are not UTF-8 are decoded with escapes and s
   assert.deepEqual([...spilled.subarray(0, PATTERN_BYTES)], [0xff, 0xc3, 0xa9, 0xe2, 0x82]);
 });
 
-test('a `structured` key of 20 MiB that is not UTF-8 is refused by its size, before it is decoded', async () => {
+test('a `structured` key of 20 or 130 MiB that is not UTF-8 is refused by its bytes, before it is decoded', async () => {
   const host = await startHost('binary-text');
-  const result = await host.call('binary_key', { mib: 20 });
-  assert.equal(result.status, 'error');
-  assert.equal(
-    result.content,
-    'binary_key: run returned a `structured` that cannot be sent: structured too large (more than 16 MiB encoded)',
-  );
-  const small = await host.call('binary_key', { mib: 1 / MIB });
+  // 130 MiB would decode to more characters than a JavaScript string may hold.
+  for (const mib of [20, 130]) {
+    const result = await host.call('binary_key', { mib });
+    assert.equal(result.status, 'error', `${mib} MiB`);
+    assert.equal(
+      result.content,
+      'binary_key: run returned a `structured` that cannot be sent: structured too large (more than 16 MiB encoded)',
+    );
+  }
+  const small = await host.call('binary_key', { mib: 2 / MIB });
   assert.equal(small.status, 'ok', small.content);
-  assert.deepEqual(small.structured, { '\\xff': 1 });
+  assert.deepEqual(small.structured, { '\\xff\\xff': 1 });
 });

@@ -350,8 +350,9 @@ export class LuaStack {
     try {
       this.module._lua_pushnil(L);
       while (this.module._lua_next(L, index) !== 0) {
+        // A key is measured by its bytes before it is decoded, as a value is.
+        read.budget?.spend(VALUE_OVERHEAD_BYTES + this.byteLengthAt(L, -2));
         const key = this.readKey(L, path);
-        read.budget?.spend(VALUE_OVERHEAD_BYTES + (typeof key === 'string' ? key.length : 0));
         entries.push([key, this.readAt(L, this.module._lua_gettop(L), luaKeyPath(path, key), read, depth + 1)]);
         this.module._lua_settop(L, -2);
       }
