@@ -316,6 +316,33 @@ describe('a tool held to its permissions', () => {
     assert.deepEqual(names.sort(), ['HOME', 'MOONPOOL_CALL_TAG']);
   });
 
+  test('a path past PATH_MAX is refused as the kernel refuses it, and a long one under it resolves', async () => {
+    // Each operation's failure as Lua sees it, the path written <p>.
+    const failures = (path: string) => `local p = ${path}
+      local function failure(ok, message, errno)
+        local from, to = message:find(p, 1, true)
+        if from then message = message:sub(1, from - 1) .. '<p>' .. message:sub(to + 1) end
+        return tostring(ok) .. ' ' .. message .. ' ' .. tostring(errno)
+      end
+      return table.concat({ failure(io.open(p)), failure(io.open(p, 'w')), failure(os.remove(p)), failure(loadfile(p)) }, ' | ')`;
+    // 80 KB of 40,000 components: the check once recursed per component, past the JS stack.
+    const tooLong = failures("string.rep('a/', 40000) .. 'x'");
+    const refusedTooLong = [
+      ...Array<string>(3).fill('nil <p>: File name too long 36'),
+      'nil cannot open <p>: File name too long nil',
+    ].join(' | ');
+    assert.deepEqual(await run('bounded', tooLong), { status: 'ok', content: refusedTooLong });
+    assert.deepEqual(await run('full', tooLong), { status: 'ok', content: refusedTooLong });
+    // 4,005 bytes of 2,002 components, missing past the write root: judged inside, then not found.
+    const missing = failures("'out/' .. string.rep('a/', 2000) .. 'x'");
+    const notFound = [
+      ...Array<string>(3).fill('nil <p>: No such file or directory 2'),
+      'nil cannot open <p>: No such file or directory nil',
+    ].join(' | ');
+    assert.deepEqual(await run('bounded', missing), { status: 'ok', content: notFound });
+    assert.deepEqual(await run('full', missing), { status: 'ok', content: notFound });
+  });
+
   test('a tool without permissions keeps full access', async () => {
     assert.deepEqual(await run('full', "return io.open('../secret.txt'):read('a')"), {
       status: 'ok',

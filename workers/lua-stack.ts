@@ -129,26 +129,68 @@ export function luaKeyPath(parent: string, key: string | number | boolean): stri
 export function decodeLuaText(bytes: Uint8Array): string {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (isUtf8(buffer)) return buffer.toString('utf8');
-  let out = '';
-  // Valid runs are decoded whole, from `start` up to each byte that begins no valid sequence.
-  let start = 0;
+  // Two forward passes, linear in the bytes: count the bytes that begin no valid sequence, then
+  // copy the bytes with each of those replaced by its four-character escape, and decode once.
+  let invalid = 0;
+  forEachInvalidByte(buffer, () => invalid++);
+  const escaped = Buffer.allocUnsafe(buffer.length + 3 * invalid);
+  let from = 0;
+  let to = 0;
+  forEachInvalidByte(buffer, (at) => {
+    if (at > from) to += buffer.copy(escaped, to, from, at);
+    const byte = buffer[at]!;
+    escaped[to++] = BACKSLASH;
+    escaped[to++] = LOWER_X;
+    escaped[to++] = HEX_DIGITS[byte >> 4]!;
+    escaped[to++] = HEX_DIGITS[byte & 15]!;
+    from = at + 1;
+  });
+  buffer.copy(escaped, to, from);
+  return escaped.toString('utf8');
+}
+
+/** Calls `visit` with the position of each byte that begins no valid UTF-8 sequence, in order. */
+function forEachInvalidByte(buffer: Buffer, visit: (at: number) => void): void {
   for (let i = 0; i < buffer.length;) {
     const length = sequenceAt(buffer, i);
     if (length > 0) {
       i += length;
-      continue;
+    } else {
+      visit(i);
+      i++;
     }
-    out += `${buffer.toString('utf8', start, i)}\\x${buffer[i]!.toString(16).padStart(2, '0')}`;
-    start = ++i;
   }
-  return out + buffer.toString('utf8', start);
 }
 
-/** The length of the valid UTF-8 sequence starting at `at`, 0 if none does. */
+const BACKSLASH = 0x5c;
+const LOWER_X = 0x78;
+/** The ASCII codes of `0123456789abcdef`. */
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+/**
+ * The length of the well-formed UTF-8 sequence starting at `at` (Unicode's table 3-7: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), 0 if none does.
+ */
 function sequenceAt(buffer: Buffer, at: number): number {
-  if (buffer[at]! < 0x80) return 1;
-  for (let n = 2; n <= 4 && at + n <= buffer.length; n++) if (isUtf8(buffer.subarray(at, at + n))) return n;
-  return 0;
+  const lead = buffer[at]!;
+  if (lead < 0x80) return 1;
+  if (lead < 0xc2 || lead > 0xf4) return 0;
+  const length = lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+  if (at + length > buffer.length) return 0;
+  const second = buffer[at + 1]!;
+  if (second < secondByteLow(lead) || second > secondByteHigh(lead)) return 0;
+  for (let n = 2; n < length; n++) if ((buffer[at + n]! & 0xc0) !== 0x80) return 0;
+  return length;
+}
+
+/** The lowest second byte after `lead`: higher after E0 and F0, which would otherwise begin overlong forms. */
+function secondByteLow(lead: number): number {
+  return lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+}
+
+/** The highest second byte after `lead`: lower after ED (surrogates) and F4 (past U+10FFFF). */
+function secondByteHigh(lead: number): number {
+  return lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
 }
 
 /** Reads and writes values on the stack of a Lua state `L` (a thread's address). */
@@ -308,8 +350,9 @@ export class LuaStack {
     try {
       this.module._lua_pushnil(L);
       while (this.module._lua_next(L, index) !== 0) {
+        // A key is measured by its bytes before it is decoded, as a value is.
+        read.budget?.spend(VALUE_OVERHEAD_BYTES + this.byteLengthAt(L, -2));
         const key = this.readKey(L, path);
-        read.budget?.spend(VALUE_OVERHEAD_BYTES + (typeof key === 'string' ? key.length : 0));
         entries.push([key, this.readAt(L, this.module._lua_gettop(L), luaKeyPath(path, key), read, depth + 1)]);
         this.module._lua_settop(L, -2);
       }

@@ -2,7 +2,8 @@
 // judged by where the kernel would take it (links and `..` followed). A read is judged before it is
 // opened and again by its descriptor's /proc/self/fd link; a write is opened inside a directory
 // already opened and judged, so nothing swapped between a check and an open gets through.
-// Paths are byte strings (latin1), so a file name that is not UTF-8 is judged as it is.
+// Paths are byte strings (latin1), so a file name that is not UTF-8 is judged as it is; one of
+// PATH_MAX bytes or more is refused as the kernel refuses it, before anything resolves it.
 import fs from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -22,22 +23,74 @@ const { O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const asBytes = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
 const asText = (bytes: string): string => Buffer.from(bytes, 'latin1').toString('utf8');
 
-/** Where `path` (absolute, a byte string) leads: the real path of its longest existing part, the rest appended. */
-export function realPath(path: string, links = 0): string {
+/** Linux's PATH_MAX: a path of this many bytes or more (its NUL included) is refused by every kernel call. */
+const PATH_MAX = 4096;
+
+/** Whether the kernel would refuse `path` (a byte string) as too long, whatever it names. */
+function tooLong(path: string): boolean {
+  return path.length >= PATH_MAX;
+}
+
+/** Throws the kernel's own ENAMETOOLONG for a path it would refuse, before anything resolves it. */
+function refuseTooLong(path: string): void {
+  if (tooLong(path))
+    throw Object.assign(new Error('ENAMETOOLONG: name too long'), { code: 'ENAMETOOLONG', errno: -36 });
+}
+
+/** The real path of `path`, or null if it does not resolve. */
+function realOrNull(path: string): string | null {
   try {
     return fs.realpathSync.native(Buffer.from(path, 'latin1'), { encoding: 'latin1' });
   } catch {
-    const parent = dirname(path);
-    if (parent === path) return path;
-    const within = join(realPath(parent, links), basename(path));
+    return null;
+  }
+}
+
+/**
+ * Where `path` (absolute, a byte string) leads: the real path of its longest existing part, the rest
+ * appended, a link met in the rest followed (up to MAX_LINKS). The longest existing part is found
+ * by halving (an ancestor of a path that resolves resolves too), and below a missing name nothing
+ * is looked up, so the cost stays near linear in the path's length.
+ */
+export function realPath(path: string, links = 0): string {
+  const real = realOrNull(path);
+  if (real !== null) return real;
+  // `/a/b/c`, `/a/b`, `/a`, `/`: the root always resolves.
+  const ancestors = [path];
+  for (let parent = dirname(path); parent !== ancestors.at(-1); parent = dirname(parent)) ancestors.push(parent);
+  let missing = 0;
+  let existing = ancestors.length - 1;
+  while (existing - missing > 1) {
+    const middle = (missing + existing) >> 1;
+    if (realOrNull(ancestors[middle]!) === null) missing = middle;
+    else existing = middle;
+  }
+  let resolved = realOrNull(ancestors[existing]!) ?? ancestors[existing]!;
+  // Whether `resolved` names nothing, and so neither does a name under it.
+  let absent = false;
+  for (let at = existing - 1; at >= 0; at--) {
+    const name = basename(ancestors[at]!);
+    if (name === '..') absent = false;
+    resolved = appended(resolved, name);
+    if (absent) continue;
     let target: string;
     try {
-      target = fs.readlinkSync(Buffer.from(within, 'latin1'), { encoding: 'latin1' });
-    } catch {
-      return within;
+      target = fs.readlinkSync(Buffer.from(resolved, 'latin1'), { encoding: 'latin1' });
+    } catch (error) {
+      absent = ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
+      continue;
     }
-    return links >= MAX_LINKS ? within : realPath(resolve(dirname(within), target), links + 1);
+    // A link whose target did not resolve (a dangling one): where it would lead.
+    if (links < MAX_LINKS) resolved = realPath(resolve(dirname(resolved), target), links + 1);
   }
+  return resolved;
+}
+
+/** `name` appended to the normalized path `base` as path.join would, without normalizing `base` again. */
+function appended(base: string, name: string): string {
+  if (name === '' || name === '.') return base;
+  if (name === '..') return dirname(base);
+  return base.endsWith('/') ? base + name : `${base}/${name}`;
 }
 
 /** Whether `path` is a root or lies under one (`/a/b` is under `/a`, `/ab` is not); `strictly`: under one, not a root. */
@@ -95,14 +148,15 @@ export class PermissionGuard {
   checkPath(access: Access, path: string, itself = false): void {
     const roots = this.roots[access];
     if (roots === null) return;
+    refuseTooLong(path);
     const real = itself ? join(realPath(dirname(path)), basename(path)) : realPath(path);
     if (!inside(real, roots)) this.refuse(access, asText(real));
   }
 
-  /** Whether `path` (absolute) leads under a read root. */
+  /** Whether `path` (absolute) leads under a read root; a path too long to reach anything may be looked for. */
   mayRead(path: string): boolean {
     const roots = this.roots.read;
-    return roots === null || inside(realPath(path), roots);
+    return roots === null || tooLong(path) || inside(realPath(path), roots);
   }
 
   /**
@@ -128,6 +182,7 @@ export class PermissionGuard {
   private inJudgedDirectory<T>(path: string, act: (entry: Buffer, where: string) => T, moves = false): T {
     const roots = this.roots.write;
     if (roots === null) return act(Buffer.from(path, 'latin1'), dirname(path));
+    refuseTooLong(path);
     let directory: number;
     try {
       directory = fs.openSync(Buffer.from(dirname(path), 'latin1'), O_PATH | O_DIRECTORY);
