@@ -44,6 +44,8 @@ export interface GenerationOptions extends Omit<ResolvedHostOptions, 'cpuSlots'>
   threads: ThreadWatch;
   /** Start a module pool's worker beside the inspect worker, for the first module called. */
   warmModuleWorker: boolean;
+  /** Aborts the load (the host is closing): its discovery and `available` checks are cancelled. */
+  stopLoading?: AbortSignal;
   /** The config directory's files as the host already read them (used when of the config's directory). */
   snapshot?: ConfigSnapshot | undefined;
 }
@@ -116,7 +118,7 @@ export class Generation {
     // The limit is the config's own: the worker's start and its Lua state have a cold start's allowance.
     const discovering = inspect.run(
       { kind: 'discover' },
-      { timeoutMs: options.loadTimeoutMs, coldStartMs: options.loadTimeoutMs },
+      { timeoutMs: options.loadTimeoutMs, coldStartMs: options.loadTimeoutMs, signal: options.stopLoading },
     );
     // After the messages already waiting (the worker's ready signal) have been handled.
     const cameUp = inspect.cameUp.then(() => new Promise((resolve) => setImmediate(resolve)));
@@ -131,6 +133,7 @@ export class Generation {
       const seconds = options.loadTimeoutMs / 1000;
       return abandon(failure(`loading the config took longer than ${seconds} s (an endless loop at load time?)`));
     }
+    if (outcome.kind === 'cancelled') return abandon(failure('the load was cancelled: moonpool is shutting down'));
     if (outcome.kind !== 'done') {
       const why = outcome.kind === 'crashed' ? outcome.message : outcome.kind;
       return abandon(failure(`the worker loading the config crashed: ${why}`));
@@ -180,7 +183,9 @@ export class Generation {
     const { availableTimeoutMs, loadTimeoutMs } = this.options;
     const overallMs = 2 * (loadTimeoutMs + availableTimeoutMs);
     // A timer takes whole milliseconds up to MAX_TIMER_MS; the options allow any positive number.
-    const overall = AbortSignal.timeout(Math.min(Math.ceil(overallMs), MAX_TIMER_MS));
+    const bound = AbortSignal.timeout(Math.min(Math.ceil(overallMs), MAX_TIMER_MS));
+    const { stopLoading } = this.options;
+    const overall = stopLoading ? AbortSignal.any([bound, stopLoading]) : bound;
     const check = async (tool: ToolState): Promise<void> => {
       const { name, permissions } = tool.definition;
       const context = { tool: name, callId: 'available', ...(permissions ? { permissions } : {}) };

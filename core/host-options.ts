@@ -86,6 +86,9 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env['XDG_STATE_HOME'] || join(homedir(), '.local', 'state'), 'moonpool');
 }
 
+/** The most calls a module may queue, and the most CPU slots. */
+export const MAX_QUEUE_OR_SLOTS = 65_536;
+
 function invalid(message: string): never {
   throw new MoonpoolError('INVALID_OPTION', message);
 }
@@ -106,6 +109,12 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
       invalid(`options.${name} must be a number, at least 0 (Infinity for no limit; got ${String(value)})`);
     return value;
   };
+  // Each waiting call has a row of the module's task table, made with the pool; each slot a ticket in a 32-bit ring.
+  for (const name of ['maxQueuePerModule', 'cpuSlots'] as const) {
+    const value = options[name];
+    if (value !== undefined && value > MAX_QUEUE_OR_SLOTS)
+      invalid(`options.${name} must be at most ${MAX_QUEUE_OR_SLOTS} (got ${String(value)})`);
+  }
   if (options.memoryLimitBytes !== undefined && options.memoryLimitBytes > MAX_MEMORY_LIMIT_BYTES)
     invalid(`options.memoryLimitBytes must be at most ${MAX_MEMORY_LIMIT_BYTES} (2 GiB, the WebAssembly memory limit)`);
   if (options.sessionId !== undefined && !SESSION_ID_PATTERN.test(options.sessionId))

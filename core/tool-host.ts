@@ -108,6 +108,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Call ids are this host's random prefix and a counter: unique, and safe in file names. */
   private readonly callIdPrefix = randomBytes(3).toString('hex');
   private closed = false;
+  private closing: Promise<void> | undefined;
+  /** Aborted by close(): a load under way stops instead of being waited for. */
+  private readonly stopLoading = new AbortController();
   private readonly cpuSlots: CpuSlots;
   private readonly threads = new ThreadWatch();
   private spillFailures = 0;
@@ -235,6 +238,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       // Only the first generation's: a reload's first call finds its modules' workers in use.
       warmModuleWorker: this.options.warmModuleWorker && this.generation === undefined,
       snapshot,
+      stopLoading: this.stopLoading.signal,
     });
   }
 
@@ -294,7 +298,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     } catch (error) {
       reloaded = failed(`the reload failed: ${(error as Error).message}`);
     }
-    this.emit('reload', reloaded);
+    try {
+      this.emit('reload', reloaded);
+    } catch {
+      // A listener's own failure: the reload has happened, and says so.
+    }
     return reloaded;
   }
 
@@ -455,11 +463,19 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return this.generation?.modules.get(module)?.threads ?? [];
   }
 
-  /** Cancels calls in flight, stops every worker and their processes; resolves within about a second (see `stuckThreads`). */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Cancels calls in flight and a reload under way, stops every worker and their processes; resolves within about a
+   * second (see `stuckThreads`). A second call resolves with the first.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
     this.closed = true;
     this.watcher?.close();
+    this.stopLoading.abort();
     await this.reloads;
     // Once the cancelled calls have written their records, the log closes.
     await Promise.all([this.generation?.close(), ...[...this.retiring].map((generation) => generation.close())]);

@@ -73,6 +73,20 @@ describe('hostile input', async () => {
     assert.ok('problems' in result);
   });
 
+  test('a queue or a number of CPU slots too large to hold is refused as an option, not met as a failing call', async () => {
+    for (const options of [{ maxQueuePerModule: 1e8 }, { cpuSlots: 2 ** 32 + 1 }]) {
+      await assert.rejects(
+        ToolHost.start({ config: `${FIXTURES}/hostile`, stateDir: tempDir(), ...options }),
+        (error: unknown) => {
+          assert.ok(error instanceof MoonpoolError);
+          assert.equal(error.code, 'INVALID_OPTION');
+          assert.match(error.message, /must be at most 65536/);
+          return true;
+        },
+      );
+    }
+  });
+
   test('a session id or a replayed session that would leave the state directory is refused', async () => {
     await assert.rejects(
       ToolHost.start({ config: `${FIXTURES}/hostile`, stateDir: tempDir(), sessionId: '../../etc' }),
