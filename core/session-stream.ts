@@ -2,7 +2,9 @@
 // payload, u32 LE | msgpack payload), never whole, and only as a regular file, never through a
 // symlink nor blocking (a FIFO would wait forever); what cannot be read is a warning, never a throw.
 // Damage is skipped to the next MAGIC whose frame checks out, the checksums of failing frames within
-// a budget of twice the file's size. A session is read in two passes (see readLogEntries).
+// a budget of twice the file's size; a damaged record whose header was read is skipped whole (the
+// span its length claims), so a frame planted in its payload (a tool's snapshot, say) is never
+// taken for a record. A session is read in two passes (see readLogEntries).
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { decodeRecord, outlineRecord, type SessionRecord } from './session-record.js';
@@ -29,7 +31,8 @@ export interface LogEnd {
   unreadable?: true;
 }
 
-type Attempt = { payload: Buffer } | { problem: string };
+/** A frame read, or why there is none; `claimedEnd`: where a damaged frame whose header was read says it ends. */
+type Attempt = { payload: Buffer } | { problem: string; claimedEnd?: number };
 
 export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
@@ -69,14 +72,16 @@ class FrameReader {
     if (!this.header.subarray(0, 4).equals(MAGIC)) return { problem: 'no record starts here' };
     const length = this.header.readUInt32LE(4);
     if (length > MAX_READ_RECORD_BYTES) return { problem: `a record length of ${length} bytes` };
-    if (this.size - offset - HEADER_BYTES < length) return { problem: 'a torn record (the file ends inside it)' };
-    if (length > this.budget) return { problem: 'a record not checked: damage past what is searched' };
+    const claimedEnd = Math.min(offset + HEADER_BYTES + length, this.size);
+    if (this.size - offset - HEADER_BYTES < length)
+      return { problem: 'a torn record (the file ends inside it)', claimedEnd };
+    if (length > this.budget) return { problem: 'a record not checked: damage past what is searched', claimedEnd };
     const expected = this.header.readUInt32LE(8);
     const payload = Buffer.allocUnsafe(length);
     this.read(payload, offset + HEADER_BYTES);
     if (crc32(payload) !== expected) {
       this.budget -= length;
-      return { problem: 'a record whose checksum does not match' };
+      return { problem: 'a record whose checksum does not match', claimedEnd };
     }
     return { payload };
   }
@@ -152,7 +157,8 @@ function* outlineLog(
         offset = validBytes = offset + HEADER_BYTES + attempt.payload.length;
         continue;
       }
-      const next = reader.nextFrame(offset + 1);
+      // What a damaged record's header claimed is that record's: no frame is looked for inside it.
+      const next = reader.nextFrame(Math.max(offset + 1, attempt.claimedEnd ?? 0));
       const problem = next.gaveUp
         ? `${attempt.problem}; the rest of the file is damage past what is searched`
         : attempt.problem;
