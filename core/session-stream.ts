@@ -6,7 +6,9 @@
 // span its length claims), so a frame planted in its payload (a tool's snapshot, say) is never
 // taken for a record. A session is read in two passes (see readLogEntries).
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { listQuietly, sessionLogs } from './session-files.js';
 import { decodeRecord, outlineRecord, type SessionRecord } from './session-record.js';
 
 export const MAGIC = Buffer.from('MPR1', 'latin1');
@@ -18,11 +20,13 @@ const BUDGET_SLACK_BYTES = 1024 * 1024;
 /** Bytes read at a time while looking for the next frame. */
 const SCAN_CHUNK_BYTES = 1024 * 1024;
 
-/** A log file open for reading, and its size when opened. */
+/** A log file open for reading, its size when opened, and which file it is (a rename keeps them). */
 interface LogFile {
   path: string;
   fd: number;
   size: number;
+  dev: number;
+  ino: number;
 }
 
 /** What reading a log file found: where its last intact frame ends; `unreadable` when it exists but cannot be read. */
@@ -42,7 +46,7 @@ function openLogFile(path: string, warn: (line: string) => void): LogFile | LogE
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     const stats = fstatSync(fd);
-    if (stats.isFile()) return { path, fd, size: stats.size };
+    if (stats.isFile()) return { path, fd, size: stats.size, dev: stats.dev, ino: stats.ino };
     warn(`${path}: not a regular file; skipped`);
   } catch (error) {
     const code = errorCode(error);
@@ -128,20 +132,25 @@ export interface SessionReadout extends LogEnd {
 const skippedRecord = (path: string, offset: number, problem: string): string =>
   `${path}: skipped the record at offset ${offset}: ${problem}`;
 
-/**
- * Opens the log `path` (added to `files`, for the caller to close) and outlines each intact record in file order for
- * `visit`, its body not decoded; yields a warning for what lies between them. Returns how the file ends.
- */
-function* outlineLog(
-  path: string,
-  files: LogFile[],
-  visit: (offset: number, start: number, finish: number) => void,
-): Generator<{ warning: string }, LogEnd> {
+/** Opens the log `path`, added to `files` (for the caller to close) when it can be read; yields why it cannot. */
+function* openLog(path: string, files: LogFile[]): Generator<{ warning: string }, LogFile | LogEnd> {
   const warnings: string[] = [];
   const file = openLogFile(path, (warning) => void warnings.push(warning));
+  if ('fd' in file) files.push(file);
   for (const warning of warnings) yield { warning };
+  return file;
+}
+
+/**
+ * Outlines each intact record of an opened log in file order for `visit`, its body not decoded; yields a warning for
+ * what lies between them. Returns how the file ends.
+ */
+function* outlineLog(
+  file: LogFile | LogEnd,
+  visit: (offset: number, start: number, finish: number) => void,
+): Generator<{ warning: string }, LogEnd> {
   if (!('fd' in file)) return file;
-  files.push(file);
+  const path = file.path;
   const reader = new FrameReader(file.fd, file.size);
   let offset = 0;
   let validBytes = 0;
@@ -173,26 +182,43 @@ function* outlineLog(
   }
 }
 
+/** The segments of the main log `mainLog` on disk now that `listed` does not name: begun since it was listed. */
+function segmentsSince(mainLog: string, listed: string[]): string[] {
+  const dir = dirname(mainLog);
+  const known = new Set(listed);
+  const paths = listQuietly(dir).map((name) => join(dir, name));
+  const { segments } = sessionLogs(paths, basename(mainLog, '.log'));
+  return segments.map((segment) => segment.path).filter((path) => !known.has(path));
+}
+
 /**
  * The entries of a main log (its segments in the order written, the one being written last) and its writers' logs:
  * the warnings of the first pass as they are found, then each record in start order, followed by the warnings
  * decoding it gave. Records with the same times keep the order the main log's segments were written in. Returns what
- * the outline of the segment being written found. The files stay open between the passes, so a segment renamed or a
- * log begun meanwhile changes nothing read; ending the iteration early closes every file.
+ * the outline of the segment being written found. The segment being written is opened first, then its directory is
+ * listed again: a roll-over since the caller listed it left a segment read here too, and the file opened is read once
+ * whatever it is named by then. The files stay open between the passes, so a segment renamed or a log begun meanwhile
+ * changes nothing read; ending the iteration early closes every file.
  */
 export function* readLogEntries(mainLogSegments: string[], writerLogs: string[]): Generator<SessionEntry, LogEnd> {
-  const paths = [...mainLogSegments, ...[...writerLogs].sort()];
+  const mainLog = mainLogSegments.at(-1)!;
   const files: LogFile[] = [];
   // Each readable record's file (its index), offset, start and finish: four numbers, no object, per record.
   const places: number[] = [];
-  let mainEnd: LogEnd = { validBytes: 0 };
+  const outline = (file: LogFile | LogEnd): Generator<{ warning: string }, LogEnd> => {
+    const index = 'fd' in file ? files.indexOf(file) : -1;
+    return outlineLog(file, (offset, start, finish) => places.push(index, offset, start, finish));
+  };
   try {
-    for (const [index, path] of paths.entries()) {
-      const end = yield* outlineLog(path, files, (offset, start, finish) =>
-        places.push(files.length - 1, offset, start, finish),
-      );
-      if (index === mainLogSegments.length - 1) mainEnd = end;
+    const main = yield* openLog(mainLog, files);
+    const isMain = (file: LogFile | LogEnd): boolean =>
+      'fd' in main && 'fd' in file && file.dev === main.dev && file.ino === main.ino;
+    for (const path of [...mainLogSegments.slice(0, -1), ...segmentsSince(mainLog, mainLogSegments)]) {
+      const segment = yield* openLog(path, files);
+      if (!isMain(segment)) yield* outline(segment);
     }
+    const mainEnd = yield* outline(main);
+    for (const path of [...writerLogs].sort()) yield* outline(yield* openLog(path, files));
     // By start, then finish, then the order read.
     const order = Uint32Array.from({ length: places.length / 4 }, (_, i) => 4 * i);
     order.sort((a, b) => places[a + 2]! - places[b + 2]! || places[a + 3]! - places[b + 3]! || a - b);
@@ -216,6 +242,15 @@ export function* readLogEntries(mainLogSegments: string[], writerLogs: string[])
   }
 }
 
+/** Opens the log `path` (added to `files`) and outlines it. */
+function* outlineOpened(
+  path: string,
+  files: LogFile[],
+  visit: (offset: number, start: number, finish: number) => void,
+): Generator<{ warning: string }, LogEnd> {
+  return yield* outlineLog(yield* openLog(path, files), visit);
+}
+
 /** Damage lines an outline keeps; past them it counts. */
 const MAX_OUTLINE_DAMAGE = 100;
 
@@ -235,7 +270,7 @@ export function outlineSessionLog(path: string): SessionLogOutline {
   let damaged = 0;
   const files: LogFile[] = [];
   try {
-    const lines = outlineLog(path, files, (_offset, start) => {
+    const lines = outlineOpened(path, files, (_offset, start) => {
       outline.calls++;
       // Times a damaged but checksum-valid record made impossible (1e300) are no start time.
       if (!Number.isNaN(new Date(start).getTime()) && (outline.firstStart === undefined || start < outline.firstStart))
