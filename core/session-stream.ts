@@ -17,8 +17,8 @@ export const HEADER_BYTES = 12;
 const MAX_READ_RECORD_BYTES = 256 * 1024 * 1024;
 /** Checksum bytes frames that fail may cost beyond twice the file's size. */
 const BUDGET_SLACK_BYTES = 1024 * 1024;
-/** Bytes read at a time while looking for the next frame. */
-const SCAN_CHUNK_BYTES = 1024 * 1024;
+/** Bytes read ahead at a time while looking for the next frame; the frames found in them are taken from them. */
+const SCAN_WINDOW_BYTES = 64 * 1024;
 
 /** A log file open for reading, its size when opened, and which file it is (a rename keeps them). */
 interface LogFile {
@@ -61,6 +61,10 @@ class FrameReader {
   /** Checksum bytes that frames failing their check may still cost. */
   private budget: number;
   private readonly header = Buffer.alloc(HEADER_BYTES);
+  /** What the last scan read ahead (its buffer made by the first scan), and where in the file it starts. */
+  private scanBuffer: Buffer | undefined;
+  private window: Buffer = Buffer.alloc(0);
+  private windowStart = 0;
 
   constructor(
     private readonly fd: number,
@@ -72,7 +76,7 @@ class FrameReader {
   /** The frame at `offset`, its checksum checked, or why there is none. */
   frameAt(offset: number): Attempt {
     if (this.size - offset < HEADER_BYTES) return { problem: 'a torn record header' };
-    this.read(this.header, offset);
+    this.fill(this.header, offset);
     if (!this.header.subarray(0, 4).equals(MAGIC)) return { problem: 'no record starts here' };
     const length = this.header.readUInt32LE(4);
     if (length > MAX_READ_RECORD_BYTES) return { problem: `a record length of ${length} bytes` };
@@ -82,7 +86,7 @@ class FrameReader {
     if (length > this.budget) return { problem: 'a record not checked: damage past what is searched', claimedEnd };
     const expected = this.header.readUInt32LE(8);
     const payload = Buffer.allocUnsafe(length);
-    this.read(payload, offset + HEADER_BYTES);
+    this.fill(payload, offset + HEADER_BYTES);
     if (crc32(payload) !== expected) {
       this.budget -= length;
       return { problem: 'a record whose checksum does not match', claimedEnd };
@@ -90,21 +94,41 @@ class FrameReader {
     return { payload };
   }
 
-  /** The next intact frame at or after `from`; the end of the file when none is, or when the budget ran out. */
+  /**
+   * The next intact frame at or after `from`; the end of the file when none is, or when the budget ran out. Reads
+   * ahead into a window kept for the next call, so skipping damage reads each byte of the file about once.
+   */
   nextFrame(from: number): { at: number; payload?: Buffer; gaveUp?: true } {
-    if (this.size - from < MAGIC.length) return { at: this.size };
-    const chunk = Buffer.allocUnsafe(Math.min(SCAN_CHUNK_BYTES, this.size - from));
-    for (let start = from; start < this.size - 3; start += chunk.length - 3) {
-      const length = this.read(chunk, start);
-      const view = chunk.subarray(0, length);
+    for (let start = from; this.size - start >= MAGIC.length;) {
+      const view = this.windowFrom(start);
       for (let at = view.indexOf(MAGIC); at !== -1; at = view.indexOf(MAGIC, at + 1)) {
         if (this.budget <= 0) return { at: this.size, gaveUp: true };
         const attempt = this.frameAt(start + at);
         if ('payload' in attempt) return { at: start + at, payload: attempt.payload };
       }
-      if (start + length >= this.size) break;
+      if (view.length < MAGIC.length || start + view.length >= this.size) break;
+      // A MAGIC cut by the window's end is found in the next one.
+      start += view.length - (MAGIC.length - 1);
     }
     return { at: this.size };
+  }
+
+  /** The window's bytes from `start` on; read ahead from `start` first unless the window holds a MAGIC's worth of them. */
+  private windowFrom(start: number): Buffer {
+    const at = start - this.windowStart;
+    if (at >= 0 && this.window.length - at >= MAGIC.length) return this.window.subarray(at);
+    this.scanBuffer ??= Buffer.allocUnsafe(Math.min(SCAN_WINDOW_BYTES, this.size));
+    const wanted = this.scanBuffer.subarray(0, Math.min(this.scanBuffer.length, this.size - start));
+    this.window = this.scanBuffer.subarray(0, this.read(wanted, start));
+    this.windowStart = start;
+    return this.window;
+  }
+
+  /** Fills `into` with the file's bytes at `position`: copied from the window when it holds them all, else read. */
+  private fill(into: Buffer, position: number): void {
+    const at = position - this.windowStart;
+    if (at >= 0 && at + into.length <= this.window.length) this.window.copy(into, 0, at, at + into.length);
+    else this.read(into, position);
   }
 
   private read(into: Buffer, position: number): number {
