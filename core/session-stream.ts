@@ -2,9 +2,10 @@
 // payload, u32 LE | msgpack payload), never whole, and only as a regular file, never through a
 // symlink nor blocking (a FIFO would wait forever); what cannot be read is a warning, never a throw.
 // Damage is skipped to the next MAGIC whose frame checks out, the checksums of failing frames within
-// a budget of twice the file's size; a damaged record whose header was read is skipped whole (the
-// span its length claims), so a frame planted in its payload (a tool's snapshot, say) is never
-// taken for a record. A session is read in two passes (see readLogEntries).
+// a budget of twice the file's size. A frame that begins inside a damaged record whose header was
+// read (the span its length claims) is taken only if it runs past that span: a frame planted in
+// the record's payload (a tool's snapshot, say) never is, but a record after bytes cut from the
+// damaged one still is. A session is read in two passes (see readLogEntries).
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -73,14 +74,15 @@ class FrameReader {
     this.budget = 2 * size + BUDGET_SLACK_BYTES;
   }
 
-  /** The frame at `offset`, its checksum checked, or why there is none. */
-  frameAt(offset: number): Attempt {
+  /** The frame at `offset`, its checksum checked, or why there is none; one that ends by `endsPast` is none. */
+  frameAt(offset: number, endsPast = 0): Attempt {
     if (this.size - offset < HEADER_BYTES) return { problem: 'a torn record header' };
     this.fill(this.header, offset);
     if (!this.header.subarray(0, 4).equals(MAGIC)) return { problem: 'no record starts here' };
     const length = this.header.readUInt32LE(4);
     if (length > MAX_READ_RECORD_BYTES) return { problem: `a record length of ${length} bytes` };
     const claimedEnd = Math.min(offset + HEADER_BYTES + length, this.size);
+    if (offset + HEADER_BYTES + length <= endsPast) return { problem: 'a frame inside a damaged record' };
     if (this.size - offset - HEADER_BYTES < length)
       return { problem: 'a torn record (the file ends inside it)', claimedEnd };
     if (length > this.budget) return { problem: 'a record not checked: damage past what is searched', claimedEnd };
@@ -96,14 +98,15 @@ class FrameReader {
 
   /**
    * The next intact frame at or after `from`; the end of the file when none is, or when the budget ran out. Reads
-   * ahead into a window kept for the next call, so skipping damage reads each byte of the file about once.
+   * ahead into a window kept for the next call, so skipping damage reads each byte of the file about once. A frame
+   * that ends by `endsPast` is not taken (nor its checksum computed).
    */
-  nextFrame(from: number): { at: number; payload?: Buffer; gaveUp?: true } {
+  nextFrame(from: number, endsPast = 0): { at: number; payload?: Buffer; gaveUp?: true } {
     for (let start = from; this.size - start >= MAGIC.length;) {
       const view = this.windowFrom(start);
       for (let at = view.indexOf(MAGIC); at !== -1; at = view.indexOf(MAGIC, at + 1)) {
         if (this.budget <= 0) return { at: this.size, gaveUp: true };
-        const attempt = this.frameAt(start + at);
+        const attempt = this.frameAt(start + at, endsPast);
         if ('payload' in attempt) return { at: start + at, payload: attempt.payload };
       }
       if (view.length < MAGIC.length || start + view.length >= this.size) break;
@@ -190,8 +193,8 @@ function* outlineLog(
         offset = validBytes = offset + HEADER_BYTES + attempt.payload.length;
         continue;
       }
-      // What a damaged record's header claimed is that record's: no frame is looked for inside it.
-      const next = reader.nextFrame(Math.max(offset + 1, attempt.claimedEnd ?? 0));
+      // What a damaged record's header claimed is that record's: a frame inside it must run past it.
+      const next = reader.nextFrame(offset + 1, attempt.claimedEnd);
       const problem = next.gaveUp
         ? `${attempt.problem}; the rest of the file is damage past what is searched`
         : attempt.problem;

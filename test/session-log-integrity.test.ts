@@ -275,4 +275,11 @@ test("a record planted in a tool's own snapshot is never read as a call, when it
   assert.deepEqual(readout.warnings, [
     `${sessionLogPath(stateDir, 'damaged')}: skipped ${carrier.length} bytes at offset ${first.length}: a record whose checksum does not match`,
   ]);
+  // Bytes cut from a record's middle: its header claims more than is left, and the record after it is still read.
+  const cut = Buffer.concat([carrier.subarray(0, 100), carrier.subarray(130)]);
+  writeFileSync(sessionLogPath(stateDir, 'cut'), Buffer.concat([first, cut, encodeRecord(record('last'))]));
+  assert.deepEqual(
+    readSession(stateDir, 'cut').records.map((entry) => entry.callId),
+    ['first', 'last'],
+  );
 });
