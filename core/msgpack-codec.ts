@@ -145,10 +145,13 @@ export function decodeMsgpack(bytes: Uint8Array, maxValues = Infinity): unknown 
 /** What a map or array counts as against a decoding's `maxValues`: an empty one is one byte of msgpack, some fifty of memory. */
 const CONTAINER_VALUES = 8;
 
+/** Longest key a scanned map may have: its keys are field names. */
+const MAX_FIELD_NAME_BYTES = 256;
+
 /**
  * Each entry's kind by key in the map `bytes` encode, with the values of the keys in `decode` (every key's when it is
  * undefined); others are skipped undecoded, without memory. Undefined when the value is not a map; throws as
- * decodeMsgpack does.
+ * decodeMsgpack does, and for a key that is not a string of at most MAX_FIELD_NAME_BYTES (left undecoded).
  */
 export function scanMsgpackMap(
   bytes: Uint8Array,
@@ -161,7 +164,7 @@ export function scanMsgpackMap(
   decoder.count(CONTAINER_VALUES);
   const fields = new Map<string, { kind: MsgpackKind; value?: unknown }>();
   for (let entries = reader.size; entries > 0; entries--) {
-    const key = keyText(decoder.value(1));
+    const key = fieldName(reader);
     const at = reader.offset;
     const kind = reader.next();
     reader.offset = at;
@@ -173,6 +176,15 @@ export function scanMsgpackMap(
   }
   reader.end();
   return fields;
+}
+
+/** The next key of a scanned map, read undecoded unless it is a string of at most MAX_FIELD_NAME_BYTES. */
+function fieldName(reader: MsgpackReader): string {
+  const kind = reader.next(1);
+  if (kind === 'string' && reader.size <= MAX_FIELD_NAME_BYTES)
+    return reader.bytes.toString('utf8', reader.start, reader.offset);
+  const what = kind === 'string' ? `a string of ${reader.size} bytes` : `of type ${kind}`;
+  throw new MsgpackError(`a key ${what}, not a field name`);
 }
 
 /** Builds JavaScript values from a MsgpackReader's headers, at most `maxValues` of them (bounding its memory). */
@@ -246,10 +258,25 @@ function keyText(key: unknown): string {
   throw new MsgpackError(`a map key of type ${key === null ? 'nil' : Array.isArray(key) ? 'array' : typeof key}`);
 }
 
-/** Bytes as UTF-8 text, each byte of an invalid sequence written `\xNN`. */
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+/**
+ * Bytes as UTF-8 text; when they are not UTF-8, printable ASCII as itself and every other byte written `\xNN`, built
+ * in one buffer (at most four bytes of text per byte).
+ */
 function bytesText(bytes: Uint8Array): string {
-  if (isUtf8(bytes)) return Buffer.from(bytes).toString('utf8');
-  return Array.from(bytes, (byte) =>
-    byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`,
-  ).join('');
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (isUtf8(view)) return view.toString('utf8');
+  const text = Buffer.allocUnsafe(4 * view.length);
+  let length = 0;
+  for (const byte of view) {
+    if (byte >= 0x20 && byte < 0x7f) text[length++] = byte;
+    else {
+      text.write('\\x', length, 'latin1');
+      text[length + 2] = HEX_DIGITS[byte >> 4]!;
+      text[length + 3] = HEX_DIGITS[byte & 15]!;
+      length += 4;
+    }
+  }
+  return text.toString('latin1', 0, length);
 }

@@ -5,10 +5,18 @@
 // with a warning like any torn tail.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, truncateSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { readSession, SessionLog, type SessionRecord } from '../core/session-log.js';
+import {
+  encodeRecord,
+  readSession,
+  sessionEntries,
+  SessionLog,
+  sessionLogPath,
+  type SessionEntry,
+  type SessionRecord,
+} from '../core/session-log.js';
 import { CLI, startHost, tempDir } from './helpers.js';
 
 const SEGMENT_BYTES = 4096;
@@ -125,6 +133,41 @@ describe('session log segments', () => {
     } finally {
       log.close();
     }
+  });
+
+  test('a roll-over while a session is read misses no segment, whether before or after its log is opened', () => {
+    const stateDir = tempDir();
+    writeSession(stateDir, 'race');
+    const segment = (n: number): string => join(stateDir, 'sessions', `race.${String(n).padStart(6, '0')}.log`);
+    const segments = logFiles(stateDir).length - 1;
+    const main = sessionLogPath(stateDir, 'race');
+    /** Renames the log to the next segment and begins a new one holding `record(id)`, as the writer does. */
+    const rollOver = (n: number, id: number): void => {
+      renameSync(main, segment(n));
+      writeFileSync(main, encodeRecord(record(id)));
+    };
+    const readWithRollOver = (n: number, id: number): SessionEntry[] => {
+      const entries = sessionEntries(stateDir, 'race');
+      const first = entries.next();
+      assert.ok(!first.done && 'warning' in first.value, 'reading paused at its first warning');
+      rollOver(n, id);
+      return [first.value, ...entries];
+    };
+    const callIds = (read: SessionEntry[]): string[] =>
+      read.flatMap((entry) => ('record' in entry ? [entry.record.callId] : []));
+    // Paused at a torn segment's warning, its log already open: the log's records are read once, under either name.
+    truncateSync(segment(1), statSync(segment(1)).size - 10);
+    const torn = readWithRollOver(segments + 1, 1001);
+    assert.equal(torn.filter((entry) => 'warning' in entry).length, 1);
+    assert.equal(callIds(torn).length, CALLS - 1);
+    assert.equal(new Set(callIds(torn)).size, CALLS - 1);
+    // Paused at the removed segments' warning, after the listing and before the log is opened.
+    rmSync(segment(1));
+    const listedFirst = readWithRollOver(segments + 2, 1002);
+    const expected = [...readSession(stateDir, 'race').records.map((entry) => entry.callId)];
+    assert.ok(expected.includes('c1001') && expected.includes('c1002'));
+    assert.deepEqual(callIds(listedFirst), expected);
+    assert.match((listedFirst[0] as { warning: string }).warning, /the first 1 segment of its log was removed/);
   });
 
   test('a torn last frame in a segment is skipped with a warning; the records around it are read', () => {
