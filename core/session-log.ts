@@ -6,7 +6,7 @@ import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, ren
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { acquireSessionLock, type SessionLock } from './session-lock.js';
+import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
 import {
   errorCode,
   HEADER_BYTES,
@@ -291,20 +291,42 @@ export class SessionLog {
     return this.segments !== undefined && this.goodBytes + bytes > this.segments.bytes;
   }
 
-  /** Renames the log to the next segment and starts a new one; if that fails, the log grows on where it is. */
+  /**
+   * Starts a new log and keeps the old one as the next segment. The new log is created first, under a writer's
+   * name (`<id>.<pid>-<hex>.log`: if this process dies before the rename, an empty log read as nothing), then
+   * renamed over `<id>.log` once the segment's name holds the old one; if any step fails, nothing is renamed and
+   * the log grows on where it is, never written under a segment's name the retention rule may remove.
+   */
   private rollOver(): void {
     const segments = this.segments!;
+    const fresh = this.path.replace(/log$/, `${process.pid}-${randomBytes(3).toString('hex')}.log`);
+    let fd: number;
     try {
-      renameSync(this.path, this.path.replace(/log$/, `${String(segments.next).padStart(6, '0')}.log`));
-      segments.next++;
-      const old = this.fd;
-      this.fd = openSync(this.path, APPEND | constants.O_EXCL, 0o600);
-      this.goodBytes = 0;
-      closeSync(old);
+      fd = openSync(fresh, APPEND | constants.O_EXCL, 0o600);
     } catch {
-      // Not renamed, or renamed with no new file begun: the file still open is still this session's.
+      return; // No new log can begin (no inodes, no fds): the log grows on.
+    }
+    const segment = this.path.replace(/log$/, `${String(segments.next).padStart(6, '0')}.log`);
+    try {
+      renameSync(this.path, segment);
+    } catch {
+      closeSync(fd);
+      unlinkQuietly(fresh);
       return;
     }
+    try {
+      renameSync(fresh, this.path);
+    } catch {
+      // Put back: the log open is again named as the log.
+      renameSync(segment, this.path);
+      closeSync(fd);
+      unlinkQuietly(fresh);
+      return;
+    }
+    segments.next++;
+    closeSync(this.fd);
+    this.fd = fd;
+    this.goodBytes = 0;
     try {
       segments.after?.();
     } catch {
