@@ -2,9 +2,19 @@
 // writes `<id>.log` (see session-lock.ts); a second process on the same session writes a file of its
 // own beside it, read together with it. Past its segment size, `<id>.log` is renamed to the next
 // segment `<id>.<n>.log`, so the retention rule can remove the oldest part of a session in use.
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  linkSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
 import {
@@ -89,6 +99,8 @@ const FLUSH_DELAY_MS = 20;
 const FLUSH_RECORDS = 1000;
 /** Frames are gathered into writes of about this size (a large record is one write of its own). */
 const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
+/** Segment numbers a roll-over tries (each past the highest on disk) before the log grows on instead. */
+const MAX_SEGMENT_LINK_ATTEMPTS = 8;
 
 /**
  * The open log of the current session. `enqueue` queues a record, and the queue is written in one write within
@@ -293,9 +305,10 @@ export class SessionLog {
 
   /**
    * Starts a new log and keeps the old one as the next segment. The new log is created first, under a writer's
-   * name (`<id>.<pid>-<hex>.log`: if this process dies before the rename, an empty log read as nothing), then
-   * renamed over `<id>.log` once the segment's name holds the old one; if any step fails, nothing is renamed and
-   * the log grows on where it is, never written under a segment's name the retention rule may remove.
+   * name (`<id>.<pid>-<hex>.log`: if this process dies before the rename, an empty log read as nothing); the old
+   * one is linked to the segment's name, then the new one renamed over `<id>.log` (so `<id>.log` always exists).
+   * If any step fails, the log keeps only its own name and grows on: it is never written under a segment's name,
+   * which the retention rule may remove.
    */
   private rollOver(): void {
     const segments = this.segments!;
@@ -306,9 +319,9 @@ export class SessionLog {
     } catch {
       return; // No new log can begin (no inodes, no fds): the log grows on.
     }
-    const segment = this.path.replace(/log$/, `${String(segments.next).padStart(6, '0')}.log`);
+    let segment: string;
     try {
-      renameSync(this.path, segment);
+      segment = this.linkNextSegment();
     } catch {
       closeSync(fd);
       unlinkQuietly(fresh);
@@ -317,8 +330,8 @@ export class SessionLog {
     try {
       renameSync(fresh, this.path);
     } catch {
-      // Put back: the log open is again named as the log.
-      renameSync(segment, this.path);
+      // The log is still named as the log; the segment was only a second name for it.
+      unlinkQuietly(segment);
       closeSync(fd);
       unlinkQuietly(fresh);
       return;
@@ -332,6 +345,30 @@ export class SessionLog {
     } catch {
       // What runs after a roll-over (the retention rule) never costs a record.
     }
+  }
+
+  /**
+   * Gives the log the next segment's name as well (a hard link: never replacing a segment another writer made) and
+   * returns it; a number taken already moves `next` past the highest segment there. Throws when none can be linked.
+   */
+  private linkNextSegment(): string {
+    const segments = this.segments!;
+    for (let attempt = 1; ; attempt++) {
+      const segment = this.path.replace(/log$/, `${String(segments.next).padStart(6, '0')}.log`);
+      try {
+        linkSync(this.path, segment);
+        return segment;
+      } catch (error) {
+        if (errorCode(error) !== 'EEXIST' || attempt === MAX_SEGMENT_LINK_ATTEMPTS) throw error;
+        segments.next = Math.max(segments.next, this.highestSegment()) + 1;
+      }
+    }
+  }
+
+  /** The number of the session's highest segment on disk, 0 when there is none. */
+  private highestSegment(): number {
+    const dir = dirname(this.path);
+    return sessionLogs(listQuietly(dir), basename(this.path, '.log')).segments.at(-1)?.number ?? 0;
   }
 
   private lose(records: number, why: string): void {

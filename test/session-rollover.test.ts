@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { readSession, SessionLog, type SessionRecord } from '../core/session-log.js';
+import { encodeRecord, readSession, SessionLog, type SessionRecord } from '../core/session-log.js';
 import { pruneSessions } from '../core/session-retention.js';
-import { NO_SMALL_DISK, smallDisk } from './helpers.js';
+import { NO_SMALL_DISK, smallDisk, tempDir } from './helpers.js';
 
 const SEGMENT_BYTES = 2000;
 
@@ -20,6 +20,11 @@ const record = (i: number): SessionRecord => ({
   durationMs: 1,
   finishedAt: 1_800_000_000_000 + i,
 });
+
+const logFiles = (stateDir: string): string[] =>
+  readdirSync(join(stateDir, 'sessions'))
+    .filter((name) => name.endsWith('.log'))
+    .sort();
 
 const callIds = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `c${from + i}`);
 
@@ -57,10 +62,21 @@ describe('session log roll-over', () => {
       records.map((entry) => entry.callId),
       callIds(1, 80),
     );
-    assert.deepEqual(
-      readdirSync(join(stateDir, 'sessions')).filter((name) => name.endsWith('.log')),
-      ['S.log'],
-      'nothing was renamed',
-    );
+    assert.deepEqual(logFiles(stateDir), ['S.log'], 'nothing was renamed');
+  });
+
+  test('a roll-over never replaces a segment another writer made: it takes the next number', () => {
+    const stateDir = tempDir();
+    const log = SessionLog.open(stateDir, 'S', undefined, { bytes: SEGMENT_BYTES });
+    // A second holder of the lock (a process in another pid namespace) rolled over first.
+    const theirs = [101, 102, 103].map(record);
+    writeFileSync(join(stateDir, 'sessions', 'S.000001.log'), Buffer.concat(theirs.map(encodeRecord)));
+    for (let i = 1; i <= 30; i++) log.append(record(i));
+    log.close();
+    assert.equal(log.lost, 0);
+    const { records, warnings } = readSession(stateDir, 'S');
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(records.map((entry) => entry.callId).sort(), [...callIds(1, 30), ...callIds(101, 103)].sort());
+    assert.ok(logFiles(stateDir).includes('S.000002.log'), logFiles(stateDir).join(', '));
   });
 });
