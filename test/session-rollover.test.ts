@@ -79,4 +79,25 @@ describe('session log roll-over', () => {
     assert.deepEqual(records.map((entry) => entry.callId).sort(), [...callIds(1, 30), ...callIds(101, 103)].sort());
     assert.ok(logFiles(stateDir).includes('S.000002.log'), logFiles(stateDir).join(', '));
   });
+
+  test('once the retention rule removed every older segment, numbering goes on and reading says so', () => {
+    const stateDir = tempDir();
+    const first = SessionLog.open(stateDir, 'S', undefined, { bytes: SEGMENT_BYTES });
+    for (let i = 1; i <= 40; i++) first.append(record(i));
+    // The session is in use (its log open): the retention rule removes all its older segments.
+    const removed = pruneSessions(stateDir, { maxAgeDays: 30, maxTotalBytes: 1024 }, undefined).removedSegments;
+    first.close();
+    const segmentsRemoved = removed.length;
+    assert.ok(segmentsRemoved > 1, `removed: ${removed.join(', ')}`);
+    const warning = new RegExp(`^session S: the first ${segmentsRemoved} segments of its log were removed`);
+    assert.match(readSession(stateDir, 'S').warnings[0] ?? '', warning);
+    const second = SessionLog.open(stateDir, 'S', undefined, { bytes: SEGMENT_BYTES });
+    for (let i = 41; i <= 80; i++) second.append(record(i));
+    second.close();
+    const { records, warnings } = readSession(stateDir, 'S');
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0]!, warning);
+    assert.equal(records.at(-1)?.callId, 'c80');
+    assert.ok(!logFiles(stateDir).includes('S.000001.log'), logFiles(stateDir).join(', '));
+  });
 });
