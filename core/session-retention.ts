@@ -6,7 +6,7 @@
 import { closeSync, existsSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
-import { acquireSessionLock, liveLockHolder, unlinkQuietly, type SessionLock } from './session-lock.js';
+import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
 import {
   diskBytes,
   listQuietly,
@@ -140,17 +140,20 @@ const SPILL_FILE_NAME = /^[A-Za-z0-9_-]+\.txt$/;
 
 /**
  * Removes spill directories of other sessions not modified for `maxAgeDays`; returns how many. Only a directory
- * named like a session id, holding nothing but spill files, whose session no live process holds, goes.
+ * named like a session id, holding nothing but spill files, whose session no live process writes (holding its lock
+ * or writing a log of its own beside it), goes.
  */
 export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: number, now = Date.now()): number {
   let removed = 0;
+  const sessionFiles = sessionFilesById(stateDir);
   for (const name of listQuietly(join(stateDir, 'spill'))) {
     const dir = join(stateDir, 'spill', name);
     const stats = statQuietly(dir);
     if (name === keep || !SESSION_ID_PATTERN.test(name) || !stats?.isDirectory()) continue;
     try {
       if (now - stats.mtimeMs < maxAgeDays * DAY_MS) continue;
-      if (liveLockHolder(`${sessionLogPath(stateDir, name)}.lock`) !== undefined) continue;
+      // In use: its lock's holder, or a second writer of its own log beside it, is alive.
+      if (liveWriter((sessionFiles.get(name) ?? []).map(({ path }) => path)) !== undefined) continue;
       if (!readdirSync(dir, { withFileTypes: true }).every((file) => file.isFile() && SPILL_FILE_NAME.test(file.name)))
         continue;
       rmSync(dir, { recursive: true, force: true });
