@@ -41,16 +41,27 @@ const MAX_TORN_TAIL_BYTES = HEADER_BYTES + MAX_RECORD_BYTES;
 /** How a log is opened to write: never through a symlink planted in its place. */
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
-/** Whether the bytes of `path` at `offset` begin as a framed record does (MAGIC, or as much of it as there is). */
-function beginsLikeRecord(path: string, offset: number): boolean {
+/**
+ * Why the `tail` bytes of `path` after `offset` (its last intact record) are not what a write cut short leaves —
+ * the start of one framed record, running past the end of the file, with no other record begun after it — or
+ * undefined when they are.
+ */
+function notTorn(path: string, offset: number, tail: number): string | undefined {
+  if (tail > MAX_TORN_TAIL_BYTES) return 'are more than a torn write leaves';
+  const bytes = Buffer.alloc(tail);
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const start = Buffer.alloc(MAGIC.length);
-    const read = readSync(fd, start, 0, MAGIC.length, offset);
-    return start.subarray(0, read).equals(MAGIC.subarray(0, read));
+    readSync(fd, bytes, 0, tail, offset);
   } finally {
     closeSync(fd);
   }
+  const magic = Math.min(tail, MAGIC.length);
+  if (!bytes.subarray(0, magic).equals(MAGIC.subarray(0, magic))) return 'do not begin like a record';
+  if (bytes.indexOf(MAGIC, 1) !== -1) return 'hold more than one record';
+  if (tail < HEADER_BYTES) return undefined;
+  const length = bytes.readUInt32LE(MAGIC.length);
+  if (length > MAX_RECORD_BYTES) return 'begin a record longer than any written';
+  return HEADER_BYTES + length > tail ? undefined : 'hold a whole record that does not check out';
 }
 
 /**
@@ -177,18 +188,14 @@ export class SessionLog {
         throw new Error(`${main} is not a regular file`);
       }
       const tail = opened.size - existing.validBytes;
-      // Only what a write cut short can leave is cut: a start of one framed record. More, or bytes
-      // that do not begin like a record, may be all there is of calls this reader cannot make out.
-      const notTorn =
-        tail > MAX_TORN_TAIL_BYTES
-          ? 'are more than a torn write leaves'
-          : tail > 0 && !beginsLikeRecord(main, existing.validBytes)
-            ? 'do not begin like a record'
-            : undefined;
-      if (notTorn !== undefined) {
+      // Only what a write cut short can leave is cut: the start of one framed record, running past the end of the
+      // file. Anything else (a whole record damaged, more bytes) may be all there is of calls this reader cannot
+      // make out, and stays, read with its warning.
+      const why = tail > 0 ? notTorn(main, existing.validBytes, tail) : undefined;
+      if (why !== undefined) {
         closeSync(fd);
         taken.lock.release();
-        return besideMain(`${main}: ${tail} bytes after its last intact record ${notTorn}; it is not cut`);
+        return besideMain(`${main}: ${tail} bytes after its last intact record ${why}; it is not cut`);
       }
       if (tail > 0) ftruncateSync(fd, existing.validBytes);
       const rollOver = {
