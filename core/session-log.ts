@@ -117,7 +117,7 @@ const MAX_SEGMENT_LINK_ATTEMPTS = 8;
  * The open log of the current session. `enqueue` queues a record, and the queue is written in one write within
  * FLUSH_DELAY_MS (per-call writes cost a warm call a fifth of its time), or on `flush`, `close` and process exit;
  * `append` writes one at once. A queued record is encoded when written: it must not change after. A failed write (a
- * full disk) is cut back to the last intact record, its records counted in `lost`.
+ * full disk) is cut back to the last record it wrote whole; the records after it are counted in `lost`.
  */
 export class SessionLog {
   private queued: SessionRecord[] = [];
@@ -240,7 +240,7 @@ export class SessionLog {
     let failure: Error | undefined;
     const writeBatch = (): void => {
       try {
-        if (batch.length > 0) this.write(Buffer.concat(batch), batch.length);
+        if (batch.length > 0) this.write(batch);
       } catch (error) {
         failure ??= error as Error;
       }
@@ -285,20 +285,32 @@ export class SessionLog {
     }
   }
 
-  /** Writes the frames of `records` records; on failure cuts the file back to the last intact record and counts them lost. */
-  private write(frames: Buffer, records: number): void {
+  /**
+   * Writes `frames` in one write; on failure keeps the frames written whole and cuts the file back to the last of
+   * them, counting the others lost.
+   */
+  private write(frames: Buffer[]): void {
     if (this.torn && !this.cutBack()) {
       const message = `the bytes of an earlier failed write to ${this.path} could not be removed`;
-      this.lose(records, message);
+      this.lose(frames.length, message);
       throw new Error(message);
     }
+    const bytes = Buffer.concat(frames);
     // A segment's first write always goes in it, however large: a record is never split.
-    if (this.goodBytes > 0 && this.passesSegment(frames.length)) this.rollOver();
+    if (this.goodBytes > 0 && this.passesSegment(bytes.length)) this.rollOver();
+    let written = 0;
     try {
-      for (let at = 0; at < frames.length;) at += writeSync(this.fd, frames, at);
-      this.goodBytes += frames.length;
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written);
+      this.goodBytes += bytes.length;
     } catch (error) {
-      this.lose(records, `${errorCode(error)} writing ${this.path}`);
+      let whole = 0;
+      for (const frame of frames) {
+        if (written < frame.length) break;
+        written -= frame.length;
+        this.goodBytes += frame.length;
+        whole++;
+      }
+      this.lose(frames.length - whole, `${errorCode(error)} writing ${this.path}`);
       this.torn = true;
       this.cutBack();
       throw error;
