@@ -1,11 +1,23 @@
-// Who writes a session's log: a lock beside it naming the writer's pid; only its holder may cut a
+// Who writes a session's log: a lock beside it naming the writer's pid (and, on Linux, its start time
+// and pid namespace, so a pid reused by another process is not taken for it); only its holder may cut a
 // torn tail, so no process truncates bytes another live process wrote. The lock has slots, `<path>`
 // and `<path>.1` … `.7`, each made with a link (which fails when the name exists) holding its
 // maker's pid; the live process named in any holds it. A taker that finds none makes a free slot,
 // looks at the others again and backs off if one names a live process; only a holder removes stale
 // slots, and never to make room (decision 0024). Slots are found by name, never by listing.
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, openSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { exists } from '../shared/process-sweep.js';
 
 export interface SessionLock {
@@ -15,8 +27,8 @@ export interface SessionLock {
   release(): void;
 }
 
-/** Longest lock file read: a pid and a newline. */
-const MAX_LOCK_BYTES = 32;
+/** Longest lock file read: a pid, its start time and pid namespace, and a newline. */
+const MAX_LOCK_BYTES = 128;
 /** The lock's slots: `<path>` and `<path>.1` up to `<path>.<SLOTS - 1>`. */
 const SLOTS = 8;
 /** Attempts to take a lock whose slots keep changing before this process says who holds it. */
@@ -28,6 +40,50 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 /** A slot's file and its owner: a pid, undefined when it holds none, null when there is no such file. */
 type Slot = { file: string; owner: number | undefined | null };
 
+/** When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22), undefined where that cannot be read. */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's pid namespace (`pid:[…]`), undefined where that cannot be read. */
+const OWN_NAMESPACE = ((): string | undefined => {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return undefined;
+  }
+})();
+
+/**
+ * What a lock file says of its maker: its pid, and (on Linux) its start time and pid namespace, so that a process
+ * given the same pid later is not taken for it.
+ */
+function ownerLine(): string {
+  const start = startTime(process.pid);
+  return start === undefined || OWN_NAMESPACE === undefined
+    ? `${process.pid}\n`
+    : `${process.pid} ${start} ${OWN_NAMESPACE}\n`;
+}
+
+/**
+ * The pid a lock file's text names, undefined when it names none, or a process of this pid namespace that started
+ * at another time than the lock's maker (its pid reused since): that lock is stale. A lock made in another pid
+ * namespace (another container) names a pid that means nothing here: it is judged by its pid, as a lock of a pid alone.
+ */
+function ownerOf(text: string): number | undefined {
+  const [, pidText, start, namespace] = /^(\d+)(?: (\d+) (\S+))?$/.exec(text.trim()) ?? [];
+  const pid = Number(pidText);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  if (start === undefined || namespace !== OWN_NAMESPACE) return pid;
+  const now = startTime(pid);
+  return now === undefined || now === start ? pid : undefined;
+}
+
 /**
  * The pid in a lock file, undefined when it holds none (an empty or garbled file, or something that is not a regular
  * file: a FIFO in its place is never read, since that would wait forever), null when there is no such file.
@@ -38,8 +94,7 @@ function lockOwner(path: string): number | undefined | null {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     if (!fstatSync(fd).isFile()) return undefined;
     const buffer = Buffer.alloc(MAX_LOCK_BYTES);
-    const pid = Number(buffer.toString('utf8', 0, readSync(fd, buffer, 0, MAX_LOCK_BYTES, 0)).trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    return ownerOf(buffer.toString('utf8', 0, readSync(fd, buffer, 0, MAX_LOCK_BYTES, 0)));
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
   } finally {
@@ -77,7 +132,7 @@ function tryCreate(file: string): boolean {
   const written = `${file}.${process.pid}-${randomBytes(3).toString('hex')}`;
   try {
     // Created, then written: a write that fails (a full disk) must not leave the file behind.
-    writeFileSync(written, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+    writeFileSync(written, ownerLine(), { flag: 'wx', mode: 0o600 });
     linkSync(written, file);
     return true;
   } catch (error) {

@@ -2,11 +2,21 @@
 // writes `<id>.log` (see session-lock.ts); a second process on the same session writes a file of its
 // own beside it, read together with it. Past its segment size, `<id>.log` is renamed to the next
 // segment `<id>.<n>.log`, so the retention rule can remove the oldest part of a session in use.
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  linkSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { acquireSessionLock, type SessionLock } from './session-lock.js';
+import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
 import {
   errorCode,
   HEADER_BYTES,
@@ -31,16 +41,27 @@ const MAX_TORN_TAIL_BYTES = HEADER_BYTES + MAX_RECORD_BYTES;
 /** How a log is opened to write: never through a symlink planted in its place. */
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
-/** Whether the bytes of `path` at `offset` begin as a framed record does (MAGIC, or as much of it as there is). */
-function beginsLikeRecord(path: string, offset: number): boolean {
+/**
+ * Why the `tail` bytes of `path` after `offset` (its last intact record) are not what a write cut short leaves —
+ * the start of one framed record, running past the end of the file, with no other record begun after it — or
+ * undefined when they are.
+ */
+function notTorn(path: string, offset: number, tail: number): string | undefined {
+  if (tail > MAX_TORN_TAIL_BYTES) return 'are more than a torn write leaves';
+  const bytes = Buffer.alloc(tail);
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const start = Buffer.alloc(MAGIC.length);
-    const read = readSync(fd, start, 0, MAGIC.length, offset);
-    return start.subarray(0, read).equals(MAGIC.subarray(0, read));
+    readSync(fd, bytes, 0, tail, offset);
   } finally {
     closeSync(fd);
   }
+  const magic = Math.min(tail, MAGIC.length);
+  if (!bytes.subarray(0, magic).equals(MAGIC.subarray(0, magic))) return 'do not begin like a record';
+  if (bytes.indexOf(MAGIC, 1) !== -1) return 'hold more than one record';
+  if (tail < HEADER_BYTES) return undefined;
+  const length = bytes.readUInt32LE(MAGIC.length);
+  if (length > MAX_RECORD_BYTES) return 'begin a record longer than any written';
+  return HEADER_BYTES + length > tail ? undefined : 'hold a whole record that does not check out';
 }
 
 /**
@@ -89,12 +110,14 @@ const FLUSH_DELAY_MS = 20;
 const FLUSH_RECORDS = 1000;
 /** Frames are gathered into writes of about this size (a large record is one write of its own). */
 const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
+/** Segment numbers a roll-over tries (each past the highest on disk) before the log grows on instead. */
+const MAX_SEGMENT_LINK_ATTEMPTS = 8;
 
 /**
  * The open log of the current session. `enqueue` queues a record, and the queue is written in one write within
  * FLUSH_DELAY_MS (per-call writes cost a warm call a fifth of its time), or on `flush`, `close` and process exit;
  * `append` writes one at once. A queued record is encoded when written: it must not change after. A failed write (a
- * full disk) is cut back to the last intact record, its records counted in `lost`.
+ * full disk) is cut back to the last record it wrote whole; the records after it are counted in `lost`.
  */
 export class SessionLog {
   private queued: SessionRecord[] = [];
@@ -165,18 +188,14 @@ export class SessionLog {
         throw new Error(`${main} is not a regular file`);
       }
       const tail = opened.size - existing.validBytes;
-      // Only what a write cut short can leave is cut: a start of one framed record. More, or bytes
-      // that do not begin like a record, may be all there is of calls this reader cannot make out.
-      const notTorn =
-        tail > MAX_TORN_TAIL_BYTES
-          ? 'are more than a torn write leaves'
-          : tail > 0 && !beginsLikeRecord(main, existing.validBytes)
-            ? 'do not begin like a record'
-            : undefined;
-      if (notTorn !== undefined) {
+      // Only what a write cut short can leave is cut: the start of one framed record, running past the end of the
+      // file. Anything else (a whole record damaged, more bytes) may be all there is of calls this reader cannot
+      // make out, and stays, read with its warning.
+      const why = tail > 0 ? notTorn(main, existing.validBytes, tail) : undefined;
+      if (why !== undefined) {
         closeSync(fd);
         taken.lock.release();
-        return besideMain(`${main}: ${tail} bytes after its last intact record ${notTorn}; it is not cut`);
+        return besideMain(`${main}: ${tail} bytes after its last intact record ${why}; it is not cut`);
       }
       if (tail > 0) ftruncateSync(fd, existing.validBytes);
       const rollOver = {
@@ -221,7 +240,7 @@ export class SessionLog {
     let failure: Error | undefined;
     const writeBatch = (): void => {
       try {
-        if (batch.length > 0) this.write(Buffer.concat(batch), batch.length);
+        if (batch.length > 0) this.write(batch);
       } catch (error) {
         failure ??= error as Error;
       }
@@ -266,20 +285,32 @@ export class SessionLog {
     }
   }
 
-  /** Writes the frames of `records` records; on failure cuts the file back to the last intact record and counts them lost. */
-  private write(frames: Buffer, records: number): void {
+  /**
+   * Writes `frames` in one write; on failure keeps the frames written whole and cuts the file back to the last of
+   * them, counting the others lost.
+   */
+  private write(frames: Buffer[]): void {
     if (this.torn && !this.cutBack()) {
       const message = `the bytes of an earlier failed write to ${this.path} could not be removed`;
-      this.lose(records, message);
+      this.lose(frames.length, message);
       throw new Error(message);
     }
+    const bytes = Buffer.concat(frames);
     // A segment's first write always goes in it, however large: a record is never split.
-    if (this.goodBytes > 0 && this.passesSegment(frames.length)) this.rollOver();
+    if (this.goodBytes > 0 && this.passesSegment(bytes.length)) this.rollOver();
+    let written = 0;
     try {
-      for (let at = 0; at < frames.length;) at += writeSync(this.fd, frames, at);
-      this.goodBytes += frames.length;
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written);
+      this.goodBytes += bytes.length;
     } catch (error) {
-      this.lose(records, `${errorCode(error)} writing ${this.path}`);
+      let whole = 0;
+      for (const frame of frames) {
+        if (written < frame.length) break;
+        written -= frame.length;
+        this.goodBytes += frame.length;
+        whole++;
+      }
+      this.lose(frames.length - whole, `${errorCode(error)} writing ${this.path}`);
       this.torn = true;
       this.cutBack();
       throw error;
@@ -291,25 +322,72 @@ export class SessionLog {
     return this.segments !== undefined && this.goodBytes + bytes > this.segments.bytes;
   }
 
-  /** Renames the log to the next segment and starts a new one; if that fails, the log grows on where it is. */
+  /**
+   * Starts a new log and keeps the old one as the next segment. The new log is created first, under a writer's
+   * name (`<id>.<pid>-<hex>.log`: if this process dies before the rename, an empty log read as nothing); the old
+   * one is linked to the segment's name, then the new one renamed over `<id>.log` (so `<id>.log` always exists).
+   * If any step fails, the log keeps only its own name and grows on: it is never written under a segment's name,
+   * which the retention rule may remove.
+   */
   private rollOver(): void {
     const segments = this.segments!;
+    const fresh = this.path.replace(/log$/, `${process.pid}-${randomBytes(3).toString('hex')}.log`);
+    let fd: number;
     try {
-      renameSync(this.path, this.path.replace(/log$/, `${String(segments.next).padStart(6, '0')}.log`));
-      segments.next++;
-      const old = this.fd;
-      this.fd = openSync(this.path, APPEND | constants.O_EXCL, 0o600);
-      this.goodBytes = 0;
-      closeSync(old);
+      fd = openSync(fresh, APPEND | constants.O_EXCL, 0o600);
     } catch {
-      // Not renamed, or renamed with no new file begun: the file still open is still this session's.
+      return; // No new log can begin (no inodes, no fds): the log grows on.
+    }
+    let segment: string;
+    try {
+      segment = this.linkNextSegment();
+    } catch {
+      closeSync(fd);
+      unlinkQuietly(fresh);
       return;
     }
+    try {
+      renameSync(fresh, this.path);
+    } catch {
+      // The log is still named as the log; the segment was only a second name for it.
+      unlinkQuietly(segment);
+      closeSync(fd);
+      unlinkQuietly(fresh);
+      return;
+    }
+    segments.next++;
+    closeSync(this.fd);
+    this.fd = fd;
+    this.goodBytes = 0;
     try {
       segments.after?.();
     } catch {
       // What runs after a roll-over (the retention rule) never costs a record.
     }
+  }
+
+  /**
+   * Gives the log the next segment's name as well (a hard link: never replacing a segment another writer made) and
+   * returns it; a number taken already moves `next` past the highest segment there. Throws when none can be linked.
+   */
+  private linkNextSegment(): string {
+    const segments = this.segments!;
+    for (let attempt = 1; ; attempt++) {
+      const segment = this.path.replace(/log$/, `${String(segments.next).padStart(6, '0')}.log`);
+      try {
+        linkSync(this.path, segment);
+        return segment;
+      } catch (error) {
+        if (errorCode(error) !== 'EEXIST' || attempt === MAX_SEGMENT_LINK_ATTEMPTS) throw error;
+        segments.next = Math.max(segments.next, this.highestSegment()) + 1;
+      }
+    }
+  }
+
+  /** The number of the session's highest segment on disk, 0 when there is none. */
+  private highestSegment(): number {
+    const dir = dirname(this.path);
+    return sessionLogs(listQuietly(dir), basename(this.path, '.log')).segments.at(-1)?.number ?? 0;
   }
 
   private lose(records: number, why: string): void {

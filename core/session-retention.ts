@@ -1,11 +1,12 @@
 // The retention rule for sessions (docs/sessions.md): old sessions go with their spill directories,
 // each removed under its lock, so a live writer or another remover sees it taken; a session in use
-// (or the caller's own) loses only its log's oldest segments, which its writer never writes again.
+// (or the caller's own) loses only its log's oldest segments, which its writer never writes again,
+// leaving an empty segment as the mark of how many went (markSegmentsRemoved).
 // Other sessions' spill directories go after their own period (pruneSpillDirs). Never throws.
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SESSION_ID_PATTERN } from './host-options.js';
-import { acquireSessionLock, liveLockHolder, unlinkQuietly, type SessionLock } from './session-lock.js';
+import { acquireSessionLock, unlinkQuietly, type SessionLock } from './session-lock.js';
 import {
   diskBytes,
   listQuietly,
@@ -63,10 +64,15 @@ export function pruneSessions(
       continue;
     }
     let bytes = session.bytes;
-    for (const { path } of sessionLogs(session.files, session.id).segments) {
+    const { segments } = sessionLogs(session.files, session.id);
+    for (const [index, { path, number }] of segments.entries()) {
       const stats = statQuietly(path);
       if (stats === undefined) continue; // Removed by another process already.
       if (keptBytes + bytes <= retention.maxTotalBytes && !tooOld(stats.mtimeMs)) break;
+      const newest = index === segments.length - 1;
+      // An empty newest segment is the mark left below: it holds no call and costs no bytes.
+      if (newest && stats.size === 0) break;
+      if (newest) markSegmentsRemoved(path, number);
       unlinkQuietly(path);
       result.removedSegments.push(path);
       result.freedBytes += diskBytes(stats);
@@ -76,6 +82,20 @@ export function pruneSessions(
   }
   removeSessions(stateDir, expired, result);
   return result;
+}
+
+/**
+ * Leaves an empty segment numbered after the newest one, about to be removed, so that segment numbers never
+ * start again at 1: a later roll-over takes the number after it, and reading says how many segments went. A
+ * segment of that number made meanwhile (the writer rolled over) serves as well.
+ */
+function markSegmentsRemoved(newestPath: string, newestNumber: number): void {
+  const mark = newestPath.replace(/\d+\.log$/, `${String(newestNumber + 1).padStart(6, '0')}.log`);
+  try {
+    closeSync(openSync(mark, 'wx', 0o600));
+  } catch {
+    // There already, or cannot be made (a full disk): the segment goes all the same, for the size cap.
+  }
 }
 
 /**
@@ -120,17 +140,20 @@ const SPILL_FILE_NAME = /^[A-Za-z0-9_-]+\.txt$/;
 
 /**
  * Removes spill directories of other sessions not modified for `maxAgeDays`; returns how many. Only a directory
- * named like a session id, holding nothing but spill files, whose session no live process holds, goes.
+ * named like a session id, holding nothing but spill files, whose session no live process writes (holding its lock
+ * or writing a log of its own beside it), goes.
  */
 export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: number, now = Date.now()): number {
   let removed = 0;
+  const sessionFiles = sessionFilesById(stateDir);
   for (const name of listQuietly(join(stateDir, 'spill'))) {
     const dir = join(stateDir, 'spill', name);
     const stats = statQuietly(dir);
     if (name === keep || !SESSION_ID_PATTERN.test(name) || !stats?.isDirectory()) continue;
     try {
       if (now - stats.mtimeMs < maxAgeDays * DAY_MS) continue;
-      if (liveLockHolder(`${sessionLogPath(stateDir, name)}.lock`) !== undefined) continue;
+      // In use: its lock's holder, or a second writer of its own log beside it, is alive.
+      if (liveWriter((sessionFiles.get(name) ?? []).map(({ path }) => path)) !== undefined) continue;
       if (!readdirSync(dir, { withFileTypes: true }).every((file) => file.isFile() && SPILL_FILE_NAME.test(file.name)))
         continue;
       rmSync(dir, { recursive: true, force: true });

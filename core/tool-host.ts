@@ -350,13 +350,22 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const leave = generation?.enter();
     try {
       const log = this.openSessionFiles();
+      // The call's own copy is what is checked, sent to the worker and recorded: a caller that changes its
+      // arguments later (or reads differently through a getter) changes none of them. Arguments a worker cannot be
+      // sent (a function) go on as given, refused where they are sent.
+      let ran = args;
+      try {
+        ran = structuredClone(args);
+      } catch {
+        // Refused when sent, as before.
+      }
       const result: CallResult = generation
-        ? await generation.call(name, args, callId, options, () => void this.spillFailures++)
+        ? await generation.call(name, ran, callId, options, () => void this.spillFailures++)
         : failed(
             'unknown_tool',
             `unknown tool '${name}': the config has not loaded (${this.unloaded.diagnostics[0]?.message ?? 'no tools'})`,
           );
-      if (log) this.record(log, result, args);
+      if (log) this.record(log, result, ran);
       else this.unopenedLogRecords++;
       return result;
     } catch (error) {

@@ -83,13 +83,14 @@ export async function eventually(check: () => boolean, timeoutMs = 10_000): Prom
 export const NO_SMALL_DISK = 'mounting a tmpfs to fill needs root (CAP_SYS_ADMIN)';
 
 /**
- * A tmpfs of `size` (e.g. `64k`) mounted on a fresh directory, unmounted and removed after the
- * file; undefined where this process may not mount one (the test then skips with NO_SMALL_DISK).
+ * A tmpfs of `size` (e.g. `64k`) and at most `inodes` files, if given, mounted on a fresh directory, unmounted and
+ * removed after the file; undefined where this process may not mount one (the test then skips with NO_SMALL_DISK).
  */
-export function smallDisk(size: string): string | undefined {
+export function smallDisk(size: string, inodes?: number): string | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'moonpool-disk-'));
+  const options = inodes === undefined ? `size=${size}` : `size=${size},nr_inodes=${inodes}`;
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { stdio: 'ignore' });
   } catch {
     rmSync(dir, { recursive: true, force: true });
     return undefined;

@@ -2,9 +2,9 @@
 // exactly one of them takes it. A stale lock is never removed to make room for the taker: the
 // taker makes a free slot of the lock and checks the others (see core/session-lock.ts).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { acquireSessionLock, liveLockHolder } from '../core/session-lock.js';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -76,4 +76,28 @@ test('every slot holding a stale lock (planted): nothing is taken or removed, an
   for (const name of names) writeFileSync(join(dir, name), GONE);
   assert.deepEqual(acquireSessionLock(path), { heldBy: 2147483646 });
   assert.deepEqual(readdirSync(dir).sort(), names.sort());
+});
+
+test('a lock whose pid a later process was given is stale, and taken', (t) => {
+  if (!existsSync('/proc/self/stat')) return t.skip('no /proc: a lock holds only its pid here');
+  const path = join(tempDir(), 'reused.log.lock');
+  // A process takes the lock and exits without releasing it (killed) ...
+  const holder = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { acquireSessionLock } from ${JSON.stringify(join(ROOT, 'dist', 'core', 'session-lock.js'))};
+       if (!('lock' in acquireSessionLock(${JSON.stringify(path)}))) process.exit(1);`,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(holder.status, 0, holder.stderr);
+  // ... and its pid is given to another live process later (this one stands in for it).
+  const line = readFileSync(path, 'utf8');
+  writeFileSync(path, line.replace(/^\d+/, String(process.pid)));
+  const taken = acquireSessionLock(path);
+  assert.ok('lock' in taken, `${JSON.stringify(taken)}: the lock said ${JSON.stringify(line)}`);
+  taken.lock.release();
+  assert.equal(liveLockHolder(path), undefined);
 });

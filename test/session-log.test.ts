@@ -37,6 +37,38 @@ test('each call appends a record with its args, status, content, title and last 
   assert.deepEqual(decodeMsgpack(records[0]!.snapshot!), { phase: 'done' });
 });
 
+test('the record holds the arguments the call ran with, whatever the caller does with them after', async () => {
+  const host = await startHost('matrix');
+  const changed = { text: 'first' };
+  const queued = host.call('echo', changed);
+  changed.text = 'changed while the call ran';
+  assert.equal((await queued).content, 'first');
+  Object.assign(changed, { text: 'changed after', extra: 'added after the call' });
+  let reads = 0;
+  const counting = {
+    get text(): string {
+      return `read ${++reads}`;
+    },
+  };
+  const counted = await host.call('echo', counting);
+  let done = false;
+  const throwing = {
+    get text(): string {
+      if (done) throw new Error('read after the call');
+      return 'once';
+    },
+  };
+  assert.equal((await host.call('echo', throwing)).content, 'once');
+  done = true;
+  const { records, warnings } = host.resume();
+  assert.deepEqual(warnings, []);
+  assert.equal(host.stats().sessionLogFailures, 0);
+  assert.deepEqual(
+    records.map((entry) => entry.args),
+    [{ text: 'first' }, { text: counted.content }, { text: 'once' }],
+  );
+});
+
 test('sessionEntries yields what resume returns, a record at a time, and stopping early closes the files', async () => {
   const stateDir = tempDir();
   const host = await startHost('snapshots', { stateDir });

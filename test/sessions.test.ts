@@ -372,6 +372,20 @@ describe('the retention rule', () => {
     assert.deepEqual([existsSync(old), existsSync(notes), existsSync(live)], [false, true, true]);
   });
 
+  test('an old spill directory stays while a live process writes its session beside the log', () => {
+    const stateDir = tempDir();
+    const dir = join(stateDir, 'spill', 'beside');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'sh-ab12-1.txt'), 'x\n');
+    writeSession(stateDir, 'beside', [record('b', 1_000, 1)], 10);
+    // The lock's holder has exited; a second writer (this process) still writes its own log.
+    writeFileSync(join(stateDir, 'sessions', `beside.${process.pid}-abcdef.log`), '');
+    const when = new Date(Date.now() - 10 * DAY_MS);
+    utimesSync(dir, when, when);
+    assert.equal(pruneSpillDirs(stateDir, 'mine', 7), 0);
+    assert.ok(existsSync(join(dir, 'sh-ab12-1.txt')));
+  });
+
   test('a session whose lock names a dead process is not in use and is removed, lock included', () => {
     const stateDir = tempDir();
     writeSession(stateDir, 'stale', [record('s', 1_000, 1)], 90);
