@@ -177,6 +177,8 @@ interface Job {
   askedMs: number;
   /** When the question it waits on was asked. */
   askingSince?: number | undefined;
+  /** Aborted when the task ends however it ends (a crash too): the question it waits on is dropped. */
+  readonly ended: AbortController;
 }
 
 export class WorkerPool {
@@ -257,7 +259,16 @@ export class WorkerPool {
     if (row === undefined) return { kind: 'busy' };
     this.table.reset(row);
     const callId = task.kind === 'run' ? task.context.callId : undefined;
-    const job: Job = { row, callId, kind: task.kind, limits, abort: new AbortController(), unpickedMs: 0, askedMs: 0 };
+    const job: Job = {
+      row,
+      callId,
+      kind: task.kind,
+      limits,
+      abort: new AbortController(),
+      ended: new AbortController(),
+      unpickedMs: 0,
+      askedMs: 0,
+    };
     this.jobs.set(row, job);
     if (callId !== undefined) this.calls.set(callId, job);
     const cancel = (): void => this.stop(job, { kind: 'cancelled' });
@@ -325,6 +336,7 @@ export class WorkerPool {
 
   /** A task has ended: its processes, CPU turn, row and start place are given back. */
   private end(job: Job): void {
+    job.ended.abort();
     // A queued task a worker took between two sweeps still started.
     if (job.place !== undefined && this.table.stampOf(job.row, 'picked') !== undefined) this.startedQueued(job);
     this.leaveStartGate(job);
@@ -528,7 +540,8 @@ export class WorkerPool {
     this.heardFrom(callId);
     job.askingSince = Date.now();
     try {
-      return await listener.ask(question, job.abort.signal);
+      // Not job.abort: piscina listens to it, and a task that crashed on its own was never stopped.
+      return await listener.ask(question, job.ended.signal);
     } finally {
       job.askedMs += Date.now() - job.askingSince;
       job.askingSince = undefined;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import type { AskQuestion } from '../core/index.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES, startHost } from './helpers.js';
+import { eventually, FIXTURES, startHost } from './helpers.js';
 
 const SLEEP = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -107,6 +107,30 @@ test('cancelling a call while its question waits ends it and aborts the question
   assert.equal(result.status, 'cancelled', result.content);
   assert.equal(questionSignal?.aborted, true);
   assert.equal((await host.call('pick', {}, { onAsk: () => ({ answer: 'red' }) })).content, 'answer: red');
+});
+
+test("a call whose worker crashes while its question waits aborts the question's signal", async () => {
+  const host = await startHost('ask');
+  let questionSignal: AbortSignal | undefined;
+  let asked: () => void = () => undefined;
+  const waiting = new Promise<void>((resolve) => (asked = resolve));
+  const call = host.call(
+    'pick',
+    {},
+    {
+      onAsk: (_question, signal) => {
+        questionSignal = signal;
+        asked();
+        return new Promise(() => undefined);
+      },
+    },
+  );
+  await waiting;
+  const [module] = Object.keys(host.stats().modules);
+  await host.moduleThreads(module!)[0]!.terminate();
+  const result = await call;
+  assert.equal(result.status, 'crashed', result.content);
+  assert.ok(await eventually(() => questionSignal?.aborted === true), 'the question was never told the call ended');
 });
 
 test('two questions in a row are asked in order and recorded in the session log', async () => {
