@@ -22,7 +22,7 @@ import type {
 import { PermissionGuard } from './permission-guard.js';
 import { CpuSlots } from '../shared/cpu-slots.js';
 import type { TaskRow, TaskTable } from '../shared/task-table.js';
-import { installNatives, type NativeCall, type NativeFunction } from './lua-natives.js';
+import { installNatives, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
 import { decodeLuaText, describeBytes, LuaConversionError, LuaStack, ReadBudget, type LuaRawApi } from './lua-stack.js';
 import { createFsNatives } from './fs-natives.js';
 import { createProcessNatives } from './process-natives.js';
@@ -479,6 +479,12 @@ export class LuaRuntime {
           (call: NativeCall) => [Math[name](call.number(1) ?? Number.NaN)],
         ]),
       ),
+      // `os.clock` (lua/io.lua): seconds since the worker started, always a float. emscripten's
+      // `clock()` counts microseconds in 32 bits and sticks at -2147.48 once a worker is 35.8 minutes old.
+      clock: (call) => {
+        this.raw._lua_pushnumber(call.L, performance.now() / 1000);
+        return new Pushed(1);
+      },
       // `ctx:ask` (lua/ask.lua checks the question): the host's answer, or nil and the reason.
       ask: async (call) => {
         const question = call.value(1, 'question') as AskQuestion;

@@ -657,6 +657,7 @@ function os.date(...)
 end
 
 os.tmpname = native.fs_tmpname
+os.clock = native.clock
 
 -- The WebAssembly build has only the C locale, yet its setlocale accepts any name without
 -- effect; answer as a system without that locale does (nil), so code that checks still works.
