@@ -432,12 +432,17 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /** A block's body from the tool's current `render` and a snapshot (CallResult.snapshot); see RenderResult. */
   async render(tool: string, snapshot: Uint8Array, view: RenderView): Promise<RenderResult> {
-    if (!this.generation) return { ok: false, reason: 'the config has not loaded' };
+    const generation = this.generation;
+    if (!generation) return { ok: false, reason: 'the config has not loaded' };
     if (this.closed) return { ok: false, reason: 'moonpool is shutting down' };
+    // As a call does: a reload meanwhile retires the generation only once the render has ended.
+    const leave = generation.enter();
     try {
-      return await this.generation.render(tool, snapshot, view);
+      return await generation.render(tool, snapshot, view);
     } catch (error) {
       return { ok: false, reason: `render could not run: ${(error as Error).message}` };
+    } finally {
+      leave();
     }
   }
 

@@ -1,6 +1,7 @@
-// ToolHost.close() as a host author meets it: it cancels a reload under way instead of waiting for
-// the config's load, a second close resolves with the first, and a `reload` listener that throws
-// does not make reload() throw (the reload has happened).
+// ToolHost.close() and reload() as a host author meets them: close cancels a reload under way
+// instead of waiting for the config's load, a second close resolves with the first, a `reload`
+// listener that throws does not make reload() throw (the reload has happened), and a render in
+// flight when a reload takes over still renders.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,6 +58,33 @@ test('a reload listener that throws does not make reload() throw: the reload too
     const reloaded = await host.reload();
     assert.equal(reloaded.ok, true);
     assert.equal((await host.call('echo', { text: 'still here' })).content, 'still here');
+  } finally {
+    await host.close();
+  }
+});
+
+test('a render in flight when a reload takes over still renders', async () => {
+  const config = join(tempDir(), 'init.lua');
+  writeFileSync(
+    config,
+    `agent.on('discover_tools', function(registry)
+  registry:add { name = 'slow_render', description = 'Renders slowly.',
+    run = function(args, ctx) ctx:show { n = 1 } return 'done' end,
+    render = function(state)
+      local stop = os.clock() + 0.4
+      while os.clock() < stop do end
+      return 'rendered ' .. state.n
+    end }
+end)
+`,
+  );
+  const host = await ToolHost.start({ config, stateDir: tempDir(), renderBudgetMs: 5000 });
+  try {
+    const result = await host.call('slow_render', {});
+    const rendering = host.render('slow_render', result.snapshot!, { width: 40, height: 5, expand: false });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal((await host.reload()).ok, true);
+    assert.deepEqual(await rendering, { ok: true, lines: ['rendered 1'] });
   } finally {
     await host.close();
   }
