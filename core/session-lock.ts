@@ -12,13 +12,12 @@ import {
   fstatSync,
   linkSync,
   openSync,
-  readFileSync,
   readlinkSync,
   readSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { exists } from '../shared/process-sweep.js';
+import { exists, statFields } from '../shared/process-sweep.js';
 
 export interface SessionLock {
   /** The lock file this process holds. */
@@ -42,12 +41,7 @@ type Slot = { file: string; owner: number | undefined | null };
 
 /** When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22), undefined where that cannot be read. */
 function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
+  return statFields(pid)?.[19];
 }
 
 /** This process's pid namespace (`pid:[…]`), undefined where that cannot be read. */

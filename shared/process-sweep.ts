@@ -202,7 +202,7 @@ function processesStartedSince(sinceMs: number): ProcessTable | undefined {
 }
 
 /** Fields 3 on of /proc/PID/stat (the state first); undefined for a process that is gone. */
-function statFields(pid: number): string[] | undefined {
+export function statFields(pid: number): string[] | undefined {
   const stat = readIfThere(`/proc/${pid}/stat`);
   // The command name (field 2) is in parentheses and may hold spaces or ')': fields follow the last ')'.
   return stat?.toString('latin1', stat.lastIndexOf(')') + 2).split(' ');

@@ -8,18 +8,6 @@ import { LUA_MASKCOUNT, type CountHook } from './count-hook.js';
 import { NativeError, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
 import { LUA_TFUNCTION, LUA_TNIL, LUA_TTHREAD, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
-/** The Lua API's frame functions ldblib's getlocal and setlocal use. */
-interface FrameApi {
-  _lua_getstack(L: number, level: number, ar: number): number;
-  _lua_getinfo(L: number, what: number, ar: number): number;
-  _lua_getlocal(L: number, ar: number, n: number): number;
-  _lua_setlocal(L: number, ar: number, n: number): number;
-  _lua_pushstring(L: number, text: number): number;
-  _luaL_checkinteger(L: number, arg: number): bigint;
-  _luaL_checkany(L: number, arg: number): void;
-  _luaL_argerror(L: number, arg: number, message: number): number;
-}
-
 /** The prelude's chunk name (lua-runtime.ts loads every prelude file under it). */
 const PRELUDE_SOURCE = '=[moonpool]';
 /** Room for a 32-bit `lua_Debug` (about 110 bytes), and the offset of its `source`. */
@@ -111,7 +99,6 @@ function createLocalNatives(
   threadArgument: (L: number) => [number, number],
   cString: (text: string) => number,
 ): Record<string, NativeFunction> {
-  const api = raw as unknown as LuaRawApi & FrameApi;
   const ar = raw._malloc(LUA_DEBUG_BYTES);
   const sourceOnly = cString('S');
   const popFunctionSource = cString('>S');
@@ -119,10 +106,10 @@ function createLocalNatives(
   /** Whether `ar` (filled by lua_getinfo) is the prelude's. */
   const isPrelude = (): boolean => stack.cStringAt(raw.HEAPU32[(ar + SOURCE_OFFSET) >> 2]!) === PRELUDE_SOURCE;
   /** luaL_checkinteger, cast to a C int as ldblib casts it. */
-  const checkInt = (L: number, arg: number): number => Number(BigInt.asIntN(32, api._luaL_checkinteger(L, arg)));
+  const checkInt = (L: number, arg: number): number => Number(BigInt.asIntN(32, raw._luaL_checkinteger(L, arg)));
   /** Fills `ar` with the frame `level` of `thread`; raises as ldblib does past the last. */
   const frameAt = (L: number, thread: number, level: number, arg: number): void => {
-    if (api._lua_getstack(thread, level, ar) === 0) api._luaL_argerror(L, arg, outOfRange);
+    if (raw._lua_getstack(thread, level, ar) === 0) raw._luaL_argerror(L, arg, outOfRange);
   };
   const checkStack = (L: number, thread: number): void => {
     if (thread !== L && raw._lua_checkstack(thread, 1) === 0) throw new NativeError('stack overflow');
@@ -132,10 +119,10 @@ function createLocalNatives(
   /** The parameter name of a Lua function, for `debug.getlocal(f, n)`. */
   const parameterName = (L: number, arg: number, n: number): Pushed => {
     raw._lua_pushvalue(L, arg);
-    api._lua_getinfo(L, popFunctionSource, ar);
+    raw._lua_getinfo(L, popFunctionSource, ar);
     if (isPrelude()) return pushNil(L);
     raw._lua_pushvalue(L, arg);
-    api._lua_pushstring(L, api._lua_getlocal(L, 0, n));
+    raw._lua_pushstring(L, raw._lua_getlocal(L, 0, n));
     return new Pushed(1);
   };
 
@@ -145,13 +132,13 @@ function createLocalNatives(
       const n = checkInt(L, arg + 2);
       if (raw._lua_type(L, arg + 1) === LUA_TFUNCTION) return parameterName(L, arg + 1, n);
       frameAt(L, thread, checkInt(L, arg + 1), arg + 1);
-      api._lua_getinfo(thread, sourceOnly, ar);
+      raw._lua_getinfo(thread, sourceOnly, ar);
       if (isPrelude()) return pushNil(L);
       checkStack(L, thread);
-      const name = api._lua_getlocal(thread, ar, n);
+      const name = raw._lua_getlocal(thread, ar, n);
       if (name === 0) return pushNil(L);
       raw._lua_xmove(thread, L, 1);
-      api._lua_pushstring(L, name);
+      raw._lua_pushstring(L, name);
       raw._lua_rotate(L, -2, 1);
       return new Pushed(2);
     },
@@ -160,15 +147,15 @@ function createLocalNatives(
       const level = checkInt(L, arg + 1);
       const n = checkInt(L, arg + 2);
       frameAt(L, thread, level, arg + 1);
-      api._luaL_checkany(L, arg + 3);
+      raw._luaL_checkany(L, arg + 3);
       raw._lua_settop(L, arg + 3);
-      api._lua_getinfo(thread, sourceOnly, ar);
+      raw._lua_getinfo(thread, sourceOnly, ar);
       if (isPrelude()) return pushNil(L);
       checkStack(L, thread);
       raw._lua_xmove(L, thread, 1);
-      const name = api._lua_setlocal(thread, ar, n);
+      const name = raw._lua_setlocal(thread, ar, n);
       if (name === 0) raw._lua_settop(thread, -2);
-      api._lua_pushstring(L, name);
+      raw._lua_pushstring(L, name);
       return new Pushed(1);
     },
   };

@@ -55,6 +55,14 @@ export interface LuaRawApi {
   _luaL_checktype(L: number, index: number, type: number): void;
   _luaL_optinteger(L: number, index: number, fallback: bigint): bigint;
   _luaL_tolstring(L: number, index: number, lengthOut: number): number;
+  _lua_getstack(L: number, level: number, ar: number): number;
+  _lua_getinfo(L: number, what: number, ar: number): number;
+  _lua_getlocal(L: number, ar: number, n: number): number;
+  _lua_setlocal(L: number, ar: number, n: number): number;
+  _lua_pushstring(L: number, text: number): number;
+  _luaL_checkinteger(L: number, arg: number): bigint;
+  _luaL_checkany(L: number, arg: number): void;
+  _luaL_argerror(L: number, arg: number, message: number): number;
   _realloc(pointer: number, size: number): number;
   addFunction(fn: (...args: number[]) => number | void, signature: string): number;
 }
