@@ -97,6 +97,7 @@ export class LuaRuntime {
   private readonly hook: CountHook;
   private readonly turns: CpuTurns;
   private readonly output: OutputNatives;
+  private readonly processes: ReturnType<typeof createProcessNatives>;
   private readonly chunkNames = new ChunkNames();
   private readonly snapshots: SnapshotBox;
   private readonly entries = {} as Record<EntryName, number>;
@@ -120,6 +121,7 @@ export class LuaRuntime {
     this.decoder = new SnapshotDecoder(this.raw, this.stack);
     this.turns = new CpuTurns(new CpuSlots(config.cpuSlots));
     this.output = createOutputNatives(this.raw, this.stack, (text) => this.logLine(text));
+    this.processes = createProcessNatives(this.config.cwd, () => this.scope);
     // Lua's own warnings (an error in a finalizer) take `warn`'s path: the call's log, after `@on`.
     const warnf = this.raw.addFunction(
       (_userData, message, toContinue) => this.output.warning(this.stack.cStringAt(message), toContinue !== 0),
@@ -371,6 +373,7 @@ export class LuaRuntime {
     } finally {
       // The task's last partial line goes to its log before its processes are ended.
       this.output.endTask();
+      this.processes.endTask();
       scope.taskRow?.table.endTask(scope.taskRow.row, true);
       this.scope = IDLE_SCOPE;
     }
@@ -471,7 +474,7 @@ export class LuaRuntime {
         () => !this.discovery.loaded,
         () => this.scope.guard,
       ),
-      ...createProcessNatives(this.config.cwd, () => this.scope),
+      ...this.processes.natives,
       // 5.3's `math.cosh`, `sinh` and `tanh` (lua/compat.lua): JavaScript's are within an ulp, as C's are.
       ...Object.fromEntries(
         (['cosh', 'sinh', 'tanh'] as const).map((name) => [

@@ -1,7 +1,7 @@
 // The natives behind `capture` (lua/shell.lua), `io.popen` and `os.execute` (lua/process.lua).
 // Each command is a ShellProcess known to Lua by a number. A native that waits returns a promise
-// of its values, and the calling Lua thread waits for them (EntryRunner.wait). A command is let go
-// with the task that started it, even if a handle to it is kept.
+// of its values, and the calling Lua thread waits for them (EntryRunner.wait). Every command is let
+// go when its task ends (`endTask`), even if a handle to it is kept.
 import { NativeError, type NativeFunction } from './lua-natives.js';
 import type { TaskScope } from './lua-runtime.js';
 import { ShellProcess, type StdoutUse } from './shell-process.js';
@@ -16,46 +16,42 @@ const MODES: Record<string, { stdout: StdoutUse; writable: boolean; kept?: true 
   execute: { stdout: 'log', writable: false },
 };
 
-export function createProcessNatives(cwd: string, scope: () => TaskScope): Record<string, NativeFunction> {
-  const commands = new Map<number, { process: ShellProcess; task: TaskScope }>();
+export function createProcessNatives(
+  cwd: string,
+  scope: () => TaskScope,
+): { natives: Record<string, NativeFunction>; endTask(): void } {
+  const commands = new Map<number, ShellProcess>();
   let nextProcess = 1;
   const forget = (id: number): void => {
-    commands.get(id)?.process.forget();
+    commands.get(id)?.forget();
     commands.delete(id);
   };
-  // The task's end kills its commands; a handle kept past it must not keep their unread output.
-  // Each is let go when its process exits after the task, or at the next command native.
-  const forgetEndedTasks = (): void => {
-    const current = scope();
-    for (const [id, { task }] of commands) if (task !== current) forget(id);
-  };
   const running = (id: number | null): ShellProcess => {
-    forgetEndedTasks();
     const found = commands.get(id ?? 0);
     if (!found) throw new NativeError('io.popen: the command ended with the call that started it', 'tool');
-    return found.process;
+    return found;
   };
 
-  return {
+  // The task's end kills its commands; a handle kept past it must not keep their unread output.
+  const endTask = (): void => {
+    for (const id of commands.keys()) forget(id);
+  };
+
+  const natives: Record<string, NativeFunction> = {
     process_start: (call) => {
       const mode = MODES[call.string(2) ?? ''];
       if (!mode) throw new Error(`unknown process mode ${call.string(2)}`);
-      const task = scope();
-      const { taskRow, channel, guard } = task;
+      const { taskRow, channel, guard } = scope();
       // A table is a program and its arguments (the prelude checked they are strings), started without a shell.
       const command = call.typeName(1) === 'table' ? (call.value(1, 'command') as string[]) : call.bytes(1)!;
       guard.checkProgram(Array.isArray(command) ? command[0]! : null);
-      forgetEndedTasks();
       const { stdout, writable } = mode;
       const log = (text: string): void => channel?.log(text);
       const options = { cwd, stdout, writable, taskRow: mode.kept ? null : taskRow, log, env: guard.environment() };
       return ShellProcess.start(command, options).then((outcome) => {
         if (!outcome.ok) return [null, outcome.message];
         const id = nextProcess++;
-        commands.set(id, { process: outcome.value, task });
-        void outcome.value.exited.then(() => {
-          if (scope() !== task) forget(id);
-        });
+        commands.set(id, outcome.value);
         return [id];
       });
     },
@@ -83,4 +79,5 @@ export function createProcessNatives(cwd: string, scope: () => TaskScope): Recor
       return [];
     },
   };
+  return { natives, endTask };
 }
