@@ -177,8 +177,8 @@ interface Job {
   askedMs: number;
   /** When the question it waits on was asked. */
   askingSince?: number | undefined;
-  /** Aborted when the task ends however it ends (a crash too): the question it waits on is dropped. */
-  readonly ended: AbortController;
+  /** Made when it asks; aborted when the task ends however it ends (a crash too): the question it waits on is dropped. */
+  ended?: AbortController;
 }
 
 export class WorkerPool {
@@ -265,7 +265,6 @@ export class WorkerPool {
       kind: task.kind,
       limits,
       abort: new AbortController(),
-      ended: new AbortController(),
       unpickedMs: 0,
       askedMs: 0,
     };
@@ -336,7 +335,7 @@ export class WorkerPool {
 
   /** A task has ended: its processes, CPU turn, row and start place are given back. */
   private end(job: Job): void {
-    job.ended.abort();
+    job.ended?.abort();
     // A queued task a worker took between two sweeps still started.
     if (job.place !== undefined && this.table.stampOf(job.row, 'picked') !== undefined) this.startedQueued(job);
     this.leaveStartGate(job);
@@ -541,6 +540,7 @@ export class WorkerPool {
     job.askingSince = Date.now();
     try {
       // Not job.abort: piscina listens to it, and a task that crashed on its own was never stopped.
+      job.ended ??= new AbortController();
       return await listener.ask(question, job.ended.signal);
     } finally {
       job.askedMs += Date.now() - job.askingSince;
