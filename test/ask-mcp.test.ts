@@ -60,7 +60,7 @@ describe('moonpool mcp with a client that can be asked', () => {
     const result = await client.callTool({ name: 'pick', arguments: {} });
     assert.equal(textOf(result), 'answer: blue');
     assert.deepEqual(asked.at(-1), {
-      message: 'Which colour?',
+      message: 'pick asks: Which colour?',
       requestedSchema: {
         type: 'object',
         properties: { answer: { type: 'string', title: 'Answer', enum: ['red', 'green', 'blue'], default: 'green' } },

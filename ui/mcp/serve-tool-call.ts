@@ -1,7 +1,7 @@
 // One `tools/call` run on the host for an MCP client, whichever path brought it (direct-path.ts for
 // plain calls, the SDK's handler in sdk-path.ts for the rest): what the tool prints goes to the
 // log, its states and titles become progress notifications when the client sent a progress token,
-// its questions go to the client (elicitation.ts), and its CallResult becomes a CallToolResult — but for a tool the server does not have, which
+// its questions go to the client (elicitation.ts) saying which tool asks, and its CallResult becomes a CallToolResult — but for a tool the server does not have, which
 // the specification answers with a JSON-RPC error (-32602), not a tool result.
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { CallResult } from '../../core/index.js';
@@ -25,8 +25,11 @@ export function serveToolCall(
   notify: (notification: ServerNotification) => Promise<void>,
 ): Promise<CallToolResult> {
   const onLog = (text: string): void => log(`${name}: ${text}`);
+  // Several tools may ask at once: the client's user is told which one does.
+  const onAsk: typeof ask = (question, questionSignal) =>
+    ask({ ...question, question: `${name} asks: ${question.question}` }, questionSignal);
   // Without a progress token there is nothing to end afterwards: no async step of its own.
-  if (progressToken === undefined) return host.call(name, args, { signal, onLog, onAsk: ask }).then(resultOf);
+  if (progressToken === undefined) return host.call(name, args, { signal, onLog, onAsk }).then(resultOf);
   const progress = new ProgressReporter(host, name, (update) =>
     notify({ method: 'notifications/progress', params: { progressToken, ...update } }),
   );
@@ -37,7 +40,7 @@ export function serveToolCall(
     onSnapshot: (bytes: Uint8Array) => progress.setSnapshot(bytes),
     onQueued: (place: number) => progress.setQueued(place),
     onStart: () => progress.setStarted(),
-    onAsk: ask,
+    onAsk,
   };
   return host
     .call(name, args, options)
