@@ -123,6 +123,15 @@ describe('moonpool call', () => {
     assert.match(moonpool(['check', '-h']).stdout, /^ {2}--strict /m);
   });
 
+  test("each command's help explains every option its usage line shows", () => {
+    for (const command of ['dash', 'list', 'call', 'check', 'replay', 'sessions', 'mcp', 'new']) {
+      const help = moonpool(['help', command]).stdout;
+      const usage = help.split('\n')[0]!;
+      for (const option of usage.match(/--[a-z-]+/g) ?? [])
+        assert.match(help, new RegExp(`^ {2}${option} `, 'm'), `${command}: ${option}`);
+    }
+  });
+
   test('mcp --help shows --config and never offers the bundled demo as its default', () => {
     const mcp = moonpool(['mcp', '--help']);
     assert.match(mcp.stdout, /^Usage: moonpool mcp \[--config FILE\] \[--watch\]\n/);

@@ -22,12 +22,12 @@ const HELP: Record<Command, CommandHelp> = {
     usage: 'moonpool list [--json] [--format anthropic|openai|mcp]',
     about:
       'The available tools and what each may touch (its permissions, or full access), as a table, as JSON, or as a model API expects them.',
-    options: [...SHARED],
+    options: [...SHARED, '--json', '--format'],
   },
   call: {
     usage: 'moonpool call TOOL [JSON] [--json] [--yes]',
     about: 'Runs a tool once and prints its result (stdout; stderr when it failed). Ctrl-C cancels it (exit 130).',
-    options: [...SHARED, '--session', '--timeout', '--cpu-slots', '--yes'],
+    options: [...SHARED, '--session', '--timeout', '--cpu-slots', '--yes', '--json'],
   },
   check: {
     usage: 'moonpool check [--strict]',
@@ -38,12 +38,12 @@ const HELP: Record<Command, CommandHelp> = {
   replay: {
     usage: 'moonpool replay SESSION|last [--width N] [--expand]',
     about: "A session's blocks, re-rendered with the current config; nothing runs.",
-    options: ['--config', '--state-dir'],
+    options: ['--config', '--state-dir', '--width', '--expand'],
   },
   sessions: {
     usage: 'moonpool sessions [--json] [--all]',
     about: 'The recorded sessions, oldest first (the newest 20 without --all).',
-    options: ['--state-dir', '--keep-sessions', '--all'],
+    options: ['--state-dir', '--keep-sessions', '--all', '--json'],
   },
   mcp: {
     usage: 'moonpool mcp [--config FILE] [--watch]',

@@ -33,6 +33,10 @@ Options:
   --yes              call: answer a tool's questions (ctx:ask) with their defaults, never asking;
                      without a terminal (stdin) that is what happens anyway
   --all              sessions: list every one, not only the newest 20
+  --json             list, call, sessions: print JSON on stdout
+  --format API       list: the tools as the anthropic, openai or mcp API expects them
+  --width N          replay: the width blocks are drawn at (default 80)
+  --expand           replay: every block drawn whole, with all its printed lines
   --keep-sessions SPEC  sessions kept at start: an age, a total size or both (14d,200MiB),
                      or forever; default 30d,1GiB or $MOONPOOL_KEEP_SESSIONS
   --watch            reload when a file of the config's directory changes (long-running commands)
