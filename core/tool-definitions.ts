@@ -128,15 +128,22 @@ export function checkDefinitions(
     const label = name ? `tool '${name}'` : 'registry:add';
     const error = (message: string, path: FieldPath = []): void => report('error', `${label}: ${message}`, path);
 
+    // A field misspelt (`descripton`) is said once, as the near miss, not again as the field missing.
+    const misspelt = new Set(
+      definition.fieldNames
+        .filter((field) => !DEFINITION_FIELDS.includes(field))
+        .map((field) => closestName(field, DEFINITION_FIELDS))
+        .filter((meant) => meant !== undefined && !definition.fieldNames.includes(meant)),
+    );
     if (definition.conversionError)
       error(definition.conversionError, definition.conversionField === undefined ? [] : [definition.conversionField]);
-    if (name === undefined)
+    if (name === undefined && !misspelt.has('name'))
       error(`\`name\` must match ${TOOL_NAME_PATTERN.source} (got ${describeValue(definition.name)})`, ['name']);
-    if (typeof definition.description !== 'string' || definition.description.trim() === '')
-      error(`\`description\` must be a non-empty string (got ${describeValue(definition.description)})`, [
-        'description',
-      ]);
-    if (definition.runType !== 'function') error(`\`run\` must be a function (got ${definition.runType})`, ['run']);
+    const description = definition.description;
+    if ((typeof description !== 'string' || description.trim() === '') && !misspelt.has('description'))
+      error(`\`description\` must be a non-empty string (got ${describeValue(description)})`, ['description']);
+    if (definition.runType !== 'function' && !misspelt.has('run'))
+      error(`\`run\` must be a function (got ${definition.runType})`, ['run']);
     for (const [field, type] of [
       ['render', definition.renderType],
       ['available', definition.availableType],

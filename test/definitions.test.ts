@@ -125,6 +125,20 @@ describe('tool definitions', () => {
     );
   });
 
+  test('a misspelt field is said once, as the near miss, not again as the field missing', () => {
+    const { tools, diagnostics } = check([
+      raw({ fieldNames: ['descripton', 'name', 'runn'], description: undefined, runType: 'nil' }),
+    ]);
+    assert.equal(tools.length, 0);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.severity, d.message]),
+      [
+        ['error', "tool 'tool': unknown field `descripton` (did you mean `description`?)"],
+        ['error', "tool 'tool': unknown field `runn` (did you mean `run`?)"],
+      ],
+    );
+  });
+
   test('an unknown field close to a field the definition also sets stays a warning', () => {
     const { tools, diagnostics } = check([
       raw({ fieldNames: ['description', 'name', 'render', 'renderer', 'run'], renderType: 'function' }),
