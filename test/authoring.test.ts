@@ -3,7 +3,7 @@
 // snippet in the README and the guide loads without a problem.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -220,5 +220,12 @@ describe('documentation snippets', () => {
       dir,
     );
     assert.deepEqual([call.code, call.stdout], [0, 'poem.txt has 4 words\n']);
+    // A directory opens but cannot be read: the model is told so, the tool does not crash.
+    mkdirSync(join(dir, 'poems'));
+    const directory = moonpool(
+      ['call', 'word_count', '{"path":"poems"}', '--config', dir, '--cwd', dir, '--state-dir', join(dir, 'state')],
+      dir,
+    );
+    assert.deepEqual([directory.code, directory.stderr], [1, 'poems: Is a directory\n']);
   });
 });
