@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { CpuSlots, type CpuSlotStats } from '../shared/cpu-slots.js';
 import { watchConfig, type ConfigWatcher } from './config-watcher.js';
 import { resolveConfig } from './config-path.js';
+import { MoonpoolError } from './errors.js';
 import { readConfigSnapshot, snapshotDigest, type ConfigSnapshot } from './config-snapshot.js';
 import type { CallOptions, CallResult } from './call-result.js';
 import { Generation, type LoadOutcome, type ModuleStats, type RenderResult, type ToolState } from './generation.js';
@@ -137,8 +138,15 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Loads the config. A config with Lua errors still starts a host: see `diagnostics()` and `loaded`. */
   static async start(options: ToolHostOptions = {}): Promise<ToolHost> {
     const resolved = resolveHostOptions(options);
-    const configFile = resolveConfig(options.config).file;
-    const host = new ToolHost(configFile, resolved, resolved.sessionId ?? newSessionId());
+    const config = resolveConfig(options.config);
+    // The demo's `sh` runs any command: a host serves it only by naming it, never by leaving `config` out.
+    if (config.source === 'bundled')
+      throw new MoonpoolError(
+        'CONFIG_NOT_FOUND',
+        `no config found (the \`config\` option, $MOONPOOL_CONFIG, ${config.userFile}); pass \`config\` (BUNDLED_CONFIG serves the demo)`,
+        { file: config.userFile },
+      );
+    const host = new ToolHost(config.file, resolved, resolved.sessionId ?? newSessionId());
     host.pruneSessions();
     pruneSpillDirs(resolved.stateDir, host.sessionId, resolved.spillRetentionDays);
     host.holdResumedSession();

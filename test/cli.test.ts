@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ToolHost } from '../core/index.js';
+import { BUNDLED_CONFIG, ToolHost } from '../core/index.js';
 import {
   CLI,
   eventually,
@@ -284,6 +284,33 @@ describe('config lookup', () => {
       name: 'MoonpoolError',
       message: 'config not found: /nonexistent/init.lua (from the `config` option)',
     });
+  });
+
+  test('the library never serves the bundled demo unless it is named', async (t) => {
+    const saved = { config: process.env['MOONPOOL_CONFIG'], home: process.env['XDG_CONFIG_HOME'] };
+    t.after(() => {
+      for (const [name, value] of [
+        ['MOONPOOL_CONFIG', saved.config],
+        ['XDG_CONFIG_HOME', saved.home],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    });
+    const home = tempDir();
+    delete process.env['MOONPOOL_CONFIG'];
+    process.env['XDG_CONFIG_HOME'] = home;
+    await assert.rejects(ToolHost.start({ stateDir }), {
+      name: 'MoonpoolError',
+      code: 'CONFIG_NOT_FOUND',
+      message: `no config found (the \`config\` option, $MOONPOOL_CONFIG, ${join(home, 'moonpool', 'init.lua')}); pass \`config\` (BUNDLED_CONFIG serves the demo)`,
+    });
+    const demo = await ToolHost.start({ config: BUNDLED_CONFIG, stateDir });
+    try {
+      assert.ok(demo.tools().some((tool) => tool.name === 'sh'));
+    } finally {
+      await demo.close();
+    }
   });
 
   test('a --cwd that is not a directory is a usage error: exit 2', () => {
