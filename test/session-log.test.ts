@@ -222,6 +222,24 @@ test('a record that cannot be encoded is counted as lost and the records around 
   );
 });
 
+test('arguments msgpack cannot hold (a BigInt past 64 bits) are not recorded; the rest of the record is', async () => {
+  const host = await startHost('snapshots');
+  const result = await host.call('storm', { n: 1, huge: 2n ** 70n });
+  const { records, warnings } = host.resume();
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(
+    records.map((entry) => [entry.callId, entry.status, entry.args]),
+    [
+      [
+        result.callId,
+        result.status,
+        { $notRecorded: 'cannot be recorded (the integer 1180591620717411303424 does not fit in 64 bits)' },
+      ],
+    ],
+  );
+  assert.equal(host.stats().sessionLogFailures, 0);
+});
+
 test('open logs share one exit hook, however many there are', () => {
   const stateDir = tempDir();
   const before = process.listenerCount('exit');
