@@ -21,11 +21,14 @@ import {
   errorCode,
   HEADER_BYTES,
   MAGIC,
-  outlineSessionLog,
+  atOnce,
+  outlineSteps,
   readLogEntries,
+  SLICE_MS,
   type LogEnd,
   type SessionEntry,
   type SessionReadout,
+  type Turn,
 } from './session-stream.js';
 import { encodeBounded, MAX_RECORD_BYTES, type SessionRecord } from './session-record.js';
 import { makeDirectory } from './make-directory.js';
@@ -69,7 +72,7 @@ function notTorn(path: string, offset: number, tail: number): string | undefined
  * writers' logs beside it, in the order the calls started (then finished); warnings as they are found. Memory: one
  * record, and a few numbers per record for the order.
  */
-export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry, LogEnd> {
+export function* sessionEntries(stateDir: string, sessionId: string): Generator<SessionEntry | Turn, LogEnd> {
   const dir = join(stateDir, 'sessions');
   const paths = listQuietly(dir).map((name) => join(dir, name));
   const { segments, writers } = sessionLogs(paths, sessionId);
@@ -90,6 +93,7 @@ export function readSession(stateDir: string, sessionId: string): SessionReadout
   for (;;) {
     const next = entries.next();
     if (next.done) return { ...readout, ...next.value };
+    if (next.value === undefined) continue;
     if ('record' in next.value) readout.records.push(next.value.record);
     else readout.warnings.push(next.value.warning);
   }
@@ -113,11 +117,87 @@ const WRITE_BATCH_BYTES = 8 * 1024 * 1024;
 /** Segment numbers a roll-over tries (each past the highest on disk) before the log grows on instead. */
 const MAX_SEGMENT_LINK_ATTEMPTS = 8;
 
+/** Where a log writes: its file, the session's lock when it is the main log, what was wrong when opened, segments. */
+interface LogTarget {
+  path: string;
+  fd: number;
+  lock?: SessionLock | undefined;
+  /** What was wrong with the file when it was opened, and where this writer writes if not to the main log. */
+  warnings: string[];
+  /** For the main log: its segment size, the next segment's number, and what runs after a roll-over. */
+  segments?: { bytes: number; next: number; after?: (() => void) | undefined };
+}
+
+/** The logs a process has open, written (and their locks released) by one exit hook when it exits. */
+const openLogs = new Set<SessionLog>();
+let exitHooked = false;
+
+/**
+ * Opens the session's log for appending, with a turn after each record of its outline: the lock's holder (taking it,
+ * or given it as `held`) cuts a torn tail left by a writer that is gone; a process finding it held by a live one
+ * writes a file beside it. Throws for an fs failure (an unusable state dir).
+ */
+function* openedLog(
+  stateDir: string,
+  sessionId: string,
+  held: SessionLock | undefined,
+  segments: { bytes?: number; onRollOver?: () => void },
+): Generator<Turn, LogTarget> {
+  const main = sessionLogPath(stateDir, sessionId);
+  makeDirectory(join(stateDir, 'sessions'), 0o700);
+  const taken = held ? { lock: held } : acquireSessionLock(`${main}.lock`);
+  const besideMain = (why: string): LogTarget => {
+    const own = join(stateDir, 'sessions', `${sessionId}.${process.pid}-${randomBytes(3).toString('hex')}.log`);
+    const fd = openSync(own, 'ax', 0o600);
+    return { path: own, fd, warnings: [`${why}; this host's calls go to ${own}, read with it`] };
+  };
+  if ('heldBy' in taken) return besideMain(`${main} is being written by process ${taken.heldBy}`);
+  try {
+    // Its outline is enough to find where the last intact record ends: no record is decoded.
+    const existing = yield* outlineSteps(main);
+    // A log that exists but cannot be read (too large, a symlink, unreadable) is never cut:
+    // what it holds may be all there is of the session.
+    if (existing.unreadable) {
+      taken.lock.release();
+      return besideMain(existing.damage[0] ?? `${main} cannot be read`);
+    }
+    // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader.
+    const fd = openSync(main, APPEND | constants.O_NONBLOCK, 0o600);
+    // What was outlined may have been swapped since for a FIFO that has a reader.
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) {
+      closeSync(fd);
+      throw new Error(`${main} is not a regular file`);
+    }
+    const tail = opened.size - existing.validBytes;
+    // Only what a write cut short can leave is cut: the start of one framed record, running past the end of the
+    // file. Anything else (a whole record damaged, more bytes) may be all there is of calls this reader cannot
+    // make out, and stays, read with its warning.
+    const why = tail > 0 ? notTorn(main, existing.validBytes, tail) : undefined;
+    if (why !== undefined) {
+      closeSync(fd);
+      taken.lock.release();
+      return besideMain(`${main}: ${tail} bytes after its last intact record ${why}; it is not cut`);
+    }
+    if (tail > 0) ftruncateSync(fd, existing.validBytes);
+    const rollOver = {
+      bytes: segments.bytes ?? DEFAULT_SESSION_SEGMENT_BYTES,
+      next: (sessionLogs(listQuietly(join(stateDir, 'sessions')), sessionId).segments.at(-1)?.number ?? 0) + 1,
+      after: segments.onRollOver,
+    };
+    return { path: main, fd, lock: taken.lock, warnings: existing.damage, segments: rollOver };
+  } catch (error) {
+    taken.lock.release();
+    throw error;
+  }
+}
+
 /**
  * The open log of the current session. `enqueue` queues a record, and the queue is written in one write within
  * FLUSH_DELAY_MS (per-call writes cost a warm call a fifth of its time), or on `flush`, `close` and process exit;
  * `append` writes one at once. A queued record is encoded when written: it must not change after. A failed write (a
- * full disk) is cut back to the last record it wrote whole; the records after it are counted in `lost`.
+ * full disk) is cut back to the last record it wrote whole; the records after it are counted in `lost`. A log opened
+ * with `openInTurns` outlines what the file holds a slice at a time, its records queued meanwhile.
  */
 export class SessionLog {
   private queued: SessionRecord[] = [];
@@ -126,34 +206,39 @@ export class SessionLog {
   lost = 0;
   /** Why the last record was lost, when one was. */
   lastFailure: string | undefined;
+  /** The file written: the main log, or this writer's own beside it. */
+  path = '';
+  private fd = -1;
+  private lock: SessionLock | undefined;
+  /** What was wrong with the file when it was opened, and where this writer writes if not to the main log. */
+  warnings: string[] = [];
+  private segments: LogTarget['segments'];
   /** Where the last intact record written ends: a failed write is cut back to here. */
-  private goodBytes: number;
+  private goodBytes = 0;
   /** Set while the bytes of a failed write could not be cut off yet. */
   private torn = false;
   private closed = false;
-  private readonly flushOnExit = (): void => {
-    this.flushQuietly();
-    this.lock?.release();
-  };
+  /** Until the log is open: the steps of its opening left (see openInTurns). */
+  private opening: Generator<Turn, LogTarget> | undefined;
+  /** Why the log could not be opened, when its opening failed after it began. */
+  private openFailure: string | undefined;
 
-  private constructor(
-    readonly path: string,
-    private fd: number,
-    private readonly lock: SessionLock | undefined,
-    /** What was wrong with the file when it was opened, and where this writer writes if not to the main log. */
-    readonly warnings: string[],
-    /** For the main log: its segment size, the next segment's number, and what runs after a roll-over. */
-    private readonly segments?: { bytes: number; next: number; after?: (() => void) | undefined },
-  ) {
-    this.goodBytes = fstatSync(fd).size;
-    process.on('exit', this.flushOnExit);
+  private constructor(from: LogTarget | Generator<Turn, LogTarget>) {
+    if ('fd' in from) this.begin(from);
+    else this.opening = from;
+    openLogs.add(this);
+    if (!exitHooked) {
+      exitHooked = true;
+      process.on('exit', () => {
+        for (const log of openLogs) log.flushOnExit();
+      });
+    }
   }
 
   /**
-   * Opens the session's log for appending: the lock's holder (taking it, or given it as `held`) cuts a torn tail left
-   * by a writer that is gone; a process finding it held by a live one writes a file beside it. The main log continues
-   * in a new segment past `segments.bytes` (default DEFAULT_SESSION_SEGMENT_BYTES), then runs `segments.onRollOver`
-   * (where the host applies the retention rule). Throws for an fs failure (an unusable state dir).
+   * Opens the session's log for appending (see openedLog). The main log continues in a new segment past
+   * `segments.bytes` (default DEFAULT_SESSION_SEGMENT_BYTES), then runs `segments.onRollOver` (where the host applies
+   * the retention rule). Throws for an fs failure (an unusable state dir).
    */
   static open(
     stateDir: string,
@@ -161,52 +246,54 @@ export class SessionLog {
     held?: SessionLock,
     segments: { bytes?: number; onRollOver?: () => void } = {},
   ): SessionLog {
-    const main = sessionLogPath(stateDir, sessionId);
-    makeDirectory(join(stateDir, 'sessions'), 0o700);
-    const taken = held ? { lock: held } : acquireSessionLock(`${main}.lock`);
-    const besideMain = (why: string): SessionLog => {
-      const own = join(stateDir, 'sessions', `${sessionId}.${process.pid}-${randomBytes(3).toString('hex')}.log`);
-      const fd = openSync(own, 'ax', 0o600);
-      return new SessionLog(own, fd, undefined, [`${why}; this host's calls go to ${own}, read with it`]);
-    };
-    if ('heldBy' in taken) return besideMain(`${main} is being written by process ${taken.heldBy}`);
+    return new SessionLog(atOnce(openedLog(stateDir, sessionId, held, segments)));
+  }
+
+  /**
+   * `open`, returning before the log's outline is read: it is read in slices of a few ms, the event loop turning
+   * between them, and the records queued meanwhile are written after it, in order. `flush`, `close` and process exit
+   * read the rest of it at once. Throws for an fs failure found before the outline begins (an unusable state dir); one
+   * found after it counts the log's records lost.
+   */
+  static openInTurns(
+    stateDir: string,
+    sessionId: string,
+    held?: SessionLock,
+    segments: { bytes?: number; onRollOver?: () => void } = {},
+  ): SessionLog {
+    const steps = openedLog(stateDir, sessionId, held, segments);
+    const first = steps.next();
+    if (first.done) return new SessionLog(first.value);
+    const log = new SessionLog(steps);
+    void log.openSliceBySlice();
+    return log;
+  }
+
+  private begin(target: LogTarget): void {
+    ({ path: this.path, fd: this.fd, lock: this.lock, warnings: this.warnings, segments: this.segments } = target);
+    this.goodBytes = fstatSync(this.fd).size;
+  }
+
+  /** Runs the opening's steps, SLICE_MS at a time, then writes what was queued meanwhile. */
+  private async openSliceBySlice(): Promise<void> {
+    while (this.opening) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const sliceStartedAt = performance.now();
+      while (this.opening && performance.now() - sliceStartedAt < SLICE_MS) this.openingStep();
+    }
+    if (this.queued.length > 0) this.flushQuietly();
+  }
+
+  /** The opening's next step; a failure is counted against the records queued and every record after. */
+  private openingStep(): void {
     try {
-      // Its outline is enough to find where the last intact record ends: no record is decoded.
-      const existing = outlineSessionLog(main);
-      // A log that exists but cannot be read (too large, a symlink, unreadable) is never cut:
-      // what it holds may be all there is of the session.
-      if (existing.unreadable) {
-        taken.lock.release();
-        return besideMain(existing.damage[0] ?? `${main} cannot be read`);
-      }
-      // Non-blocking, so a FIFO named like the log fails (ENXIO) instead of waiting for a reader.
-      const fd = openSync(main, APPEND | constants.O_NONBLOCK, 0o600);
-      // What was outlined may have been swapped since for a FIFO that has a reader.
-      const opened = fstatSync(fd);
-      if (!opened.isFile()) {
-        closeSync(fd);
-        throw new Error(`${main} is not a regular file`);
-      }
-      const tail = opened.size - existing.validBytes;
-      // Only what a write cut short can leave is cut: the start of one framed record, running past the end of the
-      // file. Anything else (a whole record damaged, more bytes) may be all there is of calls this reader cannot
-      // make out, and stays, read with its warning.
-      const why = tail > 0 ? notTorn(main, existing.validBytes, tail) : undefined;
-      if (why !== undefined) {
-        closeSync(fd);
-        taken.lock.release();
-        return besideMain(`${main}: ${tail} bytes after its last intact record ${why}; it is not cut`);
-      }
-      if (tail > 0) ftruncateSync(fd, existing.validBytes);
-      const rollOver = {
-        bytes: segments.bytes ?? DEFAULT_SESSION_SEGMENT_BYTES,
-        next: (sessionLogs(listQuietly(join(stateDir, 'sessions')), sessionId).segments.at(-1)?.number ?? 0) + 1,
-        after: segments.onRollOver,
-      };
-      return new SessionLog(main, fd, taken.lock, existing.damage, rollOver);
+      const next = this.opening!.next();
+      if (!next.done) return;
+      this.opening = undefined;
+      this.begin(next.value);
     } catch (error) {
-      taken.lock.release();
-      throw error;
+      this.opening = undefined;
+      this.openFailure = `the session log could not be opened (${errorCode(error)})`;
     }
   }
 
@@ -223,6 +310,8 @@ export class SessionLog {
       return;
     }
     this.queued.push(record);
+    // While the log opens, its records wait for the opening to end (see openSliceBySlice).
+    if (this.opening) return;
     if (this.queued.length >= FLUSH_RECORDS) this.flushQuietly();
     else if (this.flushTimer === undefined) {
       this.flushTimer = setTimeout(() => this.flushQuietly(), FLUSH_DELAY_MS);
@@ -235,6 +324,12 @@ export class SessionLog {
   flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    while (this.opening) this.openingStep();
+    if (this.openFailure !== undefined) {
+      const records = this.queued.splice(0);
+      if (records.length > 0) this.lose(records.length, this.openFailure);
+      return;
+    }
     let batch: Buffer[] = [];
     let batchBytes = 0;
     let failure: Error | undefined;
@@ -266,14 +361,19 @@ export class SessionLog {
 
   close(): void {
     if (this.closed) return;
-    process.off('exit', this.flushOnExit);
+    openLogs.delete(this);
     try {
       this.flushQuietly();
     } finally {
       this.closed = true;
-      closeSync(this.fd);
+      if (this.fd !== -1) closeSync(this.fd);
       this.lock?.release();
     }
+  }
+
+  private flushOnExit(): void {
+    this.flushQuietly();
+    this.lock?.release();
   }
 
   /** Flushes, counting rather than throwing what could not be written. */

@@ -123,11 +123,18 @@ export function outlineRecord(payload: Uint8Array): { durationMs: number; finish
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 
 /**
- * The record's msgpack payload, at most MAX_RECORD_BYTES. Throws for a value msgpack cannot hold (a BigInt past
- * 64 bits): a lost record.
+ * The record's msgpack payload, at most MAX_RECORD_BYTES. Arguments msgpack cannot hold (a BigInt past 64 bits) are
+ * not recorded, as arguments too large are not; throws for another such value: a lost record.
  */
-export function encodeBounded(record: SessionRecord): Buffer {
-  let encoded = encodeMsgpack(record);
+export function encodeBounded(given: SessionRecord): Buffer {
+  let record = given;
+  let encoded: Buffer;
+  try {
+    encoded = encodeMsgpack(record);
+  } catch (error) {
+    record = { ...record, args: { $notRecorded: `cannot be recorded (${(error as Error).message})` } };
+    encoded = encodeMsgpack(record);
+  }
   const over = (): boolean => encoded.length > MAX_RECORD_BYTES;
   if (!over()) return encoded;
   const bounded: SessionRecord = { ...record, dropped: [...(record.dropped ?? [])] };

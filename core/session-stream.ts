@@ -5,7 +5,8 @@
 // a budget of twice the file's size. A frame that begins inside a damaged record whose header was
 // read (the span its length claims) is taken only if it runs past that span: a frame planted in
 // the record's payload (a tool's snapshot, say) never is, but a record after bytes cut from the
-// damaged one still is. A session is read in two passes (see readLogEntries).
+// damaged one still is. A session is read in two passes (see readLogEntries). Reading yields
+// `undefined` between records (a Turn), where a caller may let the event loop turn (see inTurns).
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -147,6 +148,32 @@ class FrameReader {
 
 /** One step of reading a session: a record, or a warning about what was skipped or left out. */
 export type SessionEntry = { record: SessionRecord } | { warning: string };
+/** Yielded between the records of an outline: a caller may let the event loop turn here. */
+export type Turn = undefined;
+
+/** How long a read runs before `inTurns` lets the event loop turn (the config walk's slice, too). */
+export const SLICE_MS = 5;
+
+/** Runs `steps` to its end at once, past its turns. */
+export function atOnce<T, R>(steps: Generator<T | Turn, R>): R {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** What `steps` yields, letting the event loop turn every SLICE_MS; `break` or aborting `signal` ends `steps` too. */
+export async function* inTurns<T>(steps: Generator<T | Turn, unknown>, signal?: AbortSignal): AsyncGenerator<T, void> {
+  let sliceStartedAt = performance.now();
+  for (const step of steps) {
+    if (performance.now() - sliceStartedAt >= SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStartedAt = performance.now();
+    }
+    if (signal?.aborted) return;
+    if (step !== undefined) yield step;
+  }
+}
 
 /** A session read whole: every record, and every warning, and how its main log ends. */
 export interface SessionReadout extends LogEnd {
@@ -170,12 +197,12 @@ function* openLog(path: string, files: LogFile[]): Generator<{ warning: string }
 
 /**
  * Outlines each intact record of an opened log in file order for `visit`, its body not decoded; yields a warning for
- * what lies between them. Returns how the file ends.
+ * what lies between them, and a turn after each record. Returns how the file ends.
  */
 function* outlineLog(
   file: LogFile | LogEnd,
   visit: (offset: number, start: number, finish: number) => void,
-): Generator<{ warning: string }, LogEnd> {
+): Generator<{ warning: string } | Turn, LogEnd> {
   if (!('fd' in file)) return file;
   const path = file.path;
   const reader = new FrameReader(file.fd, file.size);
@@ -191,6 +218,7 @@ function* outlineLog(
         if ('problem' in outline) yield { warning: skippedRecord(path, offset, outline.problem) };
         else visit(offset, outline.finishedAt - outline.durationMs, outline.finishedAt);
         offset = validBytes = offset + HEADER_BYTES + attempt.payload.length;
+        yield;
         continue;
       }
       // What a damaged record's header claimed is that record's: a frame inside it must run past it.
@@ -227,12 +255,15 @@ function segmentsSince(mainLog: string, listed: string[]): string[] {
  * whatever it is named by then. The files stay open between the passes, so a segment renamed or a log begun meanwhile
  * changes nothing read; ending the iteration early closes every file.
  */
-export function* readLogEntries(mainLogSegments: string[], writerLogs: string[]): Generator<SessionEntry, LogEnd> {
+export function* readLogEntries(
+  mainLogSegments: string[],
+  writerLogs: string[],
+): Generator<SessionEntry | Turn, LogEnd> {
   const mainLog = mainLogSegments.at(-1)!;
   const files: LogFile[] = [];
   // Each readable record's file (its index), offset, start and finish: four numbers, no object, per record.
   const places: number[] = [];
-  const outline = (file: LogFile | LogEnd): Generator<{ warning: string }, LogEnd> => {
+  const outline = (file: LogFile | LogEnd): Generator<{ warning: string } | Turn, LogEnd> => {
     const index = 'fd' in file ? files.indexOf(file) : -1;
     return outlineLog(file, (offset, start, finish) => places.push(index, offset, start, finish));
   };
@@ -274,7 +305,7 @@ function* outlineOpened(
   path: string,
   files: LogFile[],
   visit: (offset: number, start: number, finish: number) => void,
-): Generator<{ warning: string }, LogEnd> {
+): Generator<{ warning: string } | Turn, LogEnd> {
   return yield* outlineLog(yield* openLog(path, files), visit);
 }
 
@@ -293,6 +324,11 @@ export interface SessionLogOutline extends LogEnd {
 
 /** Reads one log file's outline: each record's shape and times, its bodies skipped; memory bounded by its largest record. Never throws. */
 export function outlineSessionLog(path: string): SessionLogOutline {
+  return atOnce(outlineSteps(path));
+}
+
+/** `outlineSessionLog`, with a turn after each record. */
+export function* outlineSteps(path: string): Generator<Turn, SessionLogOutline> {
   const outline: SessionLogOutline = { calls: 0, damage: [], validBytes: 0 };
   let damaged = 0;
   const files: LogFile[] = [];
@@ -309,7 +345,8 @@ export function outlineSessionLog(path: string): SessionLogOutline {
         if (more > 0) outline.damage.push(`${path}: ${more} more damaged places`);
         return { ...outline, ...next.value };
       }
-      if (damaged++ < MAX_OUTLINE_DAMAGE) outline.damage.push(next.value.warning);
+      if (next.value === undefined) yield;
+      else if (damaged++ < MAX_OUTLINE_DAMAGE) outline.damage.push(next.value.warning);
     }
   } finally {
     for (const file of files) closeSync(file.fd);

@@ -33,6 +33,7 @@ import {
   type SessionReadout,
   type SessionRecord,
 } from './session-log.js';
+import { inTurns } from './session-stream.js';
 import { ThreadWatch } from './thread-watch.js';
 import type { Worker } from 'node:worker_threads';
 import type { ParametersSchema } from './tool-definitions.js';
@@ -211,7 +212,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       this.resumedLock = undefined;
       // A long-lived host applies the retention rule as its own log grows, not only at start.
       const rollOver = { bytes: this.options.sessionSegmentBytes, onRollOver: () => this.pruneSessions() };
-      this.log = SessionLog.open(this.options.stateDir, this.sessionId, held, rollOver);
+      this.log = SessionLog.openInTurns(this.options.stateDir, this.sessionId, held, rollOver);
       this.logOpenProblem = undefined;
     } catch (error) {
       this.logOpenProblem = `the session log cannot be opened in ${this.options.stateDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); calls are not recorded`;
@@ -417,11 +418,17 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return readSession(this.options.stateDir, sessionId);
   }
 
-  /** What `resume` returns, one `{ record }` or `{ warning }` at a time. Never throws; `break` closes the session's files. */
-  *sessionEntries(sessionId: string = this.sessionId): Generator<SessionEntry, void> {
+  /**
+   * What `resume` returns, one `{ record }` or `{ warning }` at a time, letting the event loop turn every few ms while
+   * it reads. Never throws; `break` or aborting `signal` ends the read and closes the session's files.
+   */
+  async *sessionEntries(
+    sessionId: string = this.sessionId,
+    { signal }: { signal?: AbortSignal } = {},
+  ): AsyncGenerator<SessionEntry, void> {
     const problem = this.sessionToRead(sessionId);
     if (problem !== undefined) yield { warning: problem };
-    else yield* sessionEntries(this.options.stateDir, sessionId);
+    else yield* inTurns(sessionEntries(this.options.stateDir, sessionId), signal);
   }
 
   /** Why `sessionId` cannot be read; for this host's own session, writes its queued records first. */

@@ -69,6 +69,13 @@ test('the record holds the arguments the call ran with, whatever the caller does
   );
 });
 
+/** What an async iteration yields, collected. */
+async function collect<T>(entries: AsyncIterable<T>): Promise<T[]> {
+  const collected: T[] = [];
+  for await (const entry of entries) collected.push(entry);
+  return collected;
+}
+
 test('sessionEntries yields what resume returns, a record at a time, and stopping early closes the files', async () => {
   const stateDir = tempDir();
   const host = await startHost('snapshots', { stateDir });
@@ -76,7 +83,7 @@ test('sessionEntries yields what resume returns, a record at a time, and stoppin
   // Logged as they finished: the later ones started first.
   for (let i = 1; i <= 3; i++) log.append({ ...record(i), durationMs: 10 * i, finishedAt: 100 + i });
   log.close();
-  const entries = [...host.sessionEntries('earlier')];
+  const entries = await collect(host.sessionEntries('earlier'));
   assert.deepEqual(
     entries.map((entry) => ('record' in entry ? entry.record.callId : entry.warning)),
     ['c3', 'c2', 'c1'],
@@ -85,14 +92,13 @@ test('sessionEntries yields what resume returns, a record at a time, and stoppin
     entries.map((entry) => 'record' in entry && entry.record),
     host.resume('earlier').records,
   );
-  assert.deepEqual(
-    [...host.sessionEntries('../x')],
-    [{ warning: 'session ids match ^[A-Za-z0-9_-]{1,64}$ (got "../x")' }],
-  );
+  assert.deepEqual(await collect(host.sessionEntries('../x')), [
+    { warning: 'session ids match ^[A-Za-z0-9_-]{1,64}$ (got "../x")' },
+  ]);
   if (process.platform !== 'linux') return; // Open files are counted in /proc.
   const openFiles = (): number => readdirSync('/proc/self/fd').length;
   const before = openFiles();
-  for (const entry of host.sessionEntries('earlier')) {
+  for await (const entry of host.sessionEntries('earlier')) {
     assert.ok('record' in entry);
     assert.ok(openFiles() > before, 'the log is open while it is read');
     break;
@@ -204,7 +210,8 @@ test('a record that cannot be encoded is counted as lost and the records around 
   const stateDir = tempDir();
   const log = SessionLog.open(stateDir, 'lossy');
   log.enqueue(record(1));
-  log.enqueue({ ...record(2), args: { n: 2n ** 70n } });
+  // Only arguments are the caller's: a field the host made that msgpack cannot hold loses its record.
+  log.enqueue({ ...record(2), title: (2n ** 70n) as unknown as string });
   log.enqueue(record(3));
   log.flush();
   assert.equal(log.lost, 1);
@@ -213,4 +220,30 @@ test('a record that cannot be encoded is counted as lost and the records around 
     readSession(stateDir, 'lossy').records.map((entry) => entry.callId),
     ['c1', 'c3'],
   );
+});
+
+test('arguments msgpack cannot hold (a BigInt past 64 bits) are not recorded; the rest of the record is', async () => {
+  const host = await startHost('snapshots');
+  const result = await host.call('storm', { n: 1, huge: 2n ** 70n });
+  const { records, warnings } = host.resume();
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(
+    records.map((entry) => [entry.callId, entry.status, entry.args]),
+    [
+      [
+        result.callId,
+        result.status,
+        { $notRecorded: 'cannot be recorded (the integer 1180591620717411303424 does not fit in 64 bits)' },
+      ],
+    ],
+  );
+  assert.equal(host.stats().sessionLogFailures, 0);
+});
+
+test('open logs share one exit hook, however many there are', () => {
+  const stateDir = tempDir();
+  const before = process.listenerCount('exit');
+  const logs = Array.from({ length: 12 }, (_, i) => SessionLog.open(stateDir, `many-${i}`));
+  assert.ok(process.listenerCount('exit') <= before + 1, `${process.listenerCount('exit') - before} exit hooks`);
+  for (const log of logs) log.close();
 });

@@ -61,7 +61,7 @@ export async function replaySession(host: ToolHost, input: CliInput, output: Out
   const layout = { width: input.width ?? DEFAULT_WIDTH, expand: input.expand, expandHint: '--expand shows all' };
   let records = 0;
   let warnings = 0;
-  for (const entry of host.sessionEntries(sessionId)) {
+  for await (const entry of host.sessionEntries(sessionId)) {
     if ('warning' in entry) {
       warnings++;
       // A warning may quote what the log holds (a call's id, tool, a line it left out).

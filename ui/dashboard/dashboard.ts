@@ -80,6 +80,8 @@ export class Dashboard {
   /** Lines scrolled up from the bottom (0: follow the newest output). */
   private scrollBack = 0;
   private quitting: Promise<void> | undefined;
+  /** Aborted on quit: a resumed session still being read stops. */
+  private readonly stopReading = new AbortController();
   private resolveDone: () => void = () => undefined;
   readonly done: Promise<void>;
 
@@ -132,7 +134,7 @@ export class Dashboard {
     this.screen.on('resize', () => this.scheduler.request());
     host.on('reload', (result) => this.showReload(result));
 
-    if (options.resumeSession) this.resume(options.resumeSession);
+    if (options.resumeSession) void this.resume(options.resumeSession);
     this.note('moonpool', this.welcome(), loadMark(host.loaded, host.diagnostics()));
   }
 
@@ -156,28 +158,36 @@ export class Dashboard {
   }
 
   /**
-   * Shows a resumed session's calls: only the newest MAX_BLOCKS fit in the transcript, so only
-   * those are kept while the session is read, and the warnings past MAX_RESUME_WARNINGS are counted.
+   * Shows a resumed session's calls in the place of a note saying it is being read, before anything shown meanwhile.
+   * The session is read a slice at a time, so keys (Ctrl-C quits) work while it is read. Only the newest MAX_BLOCKS
+   * fit in the transcript, so only those are kept while the session is read, and the warnings past
+   * MAX_RESUME_WARNINGS are counted.
    */
-  private resume(sessionId: string): void {
+  private async resume(sessionId: string): Promise<void> {
+    const reading = this.transcript.add((id) => Block.note(id, 'session', '', 'running', Date.now()));
+    // A running block shows its log lines, with a spinner.
+    reading.log(`reading session ${sessionId}… (Ctrl-C quits)`);
     const newest: SessionRecord[] = [];
     const warnings: string[] = [];
     let moreWarnings = 0;
-    for (const entry of this.options.host.sessionEntries(sessionId)) {
+    for await (const entry of this.options.host.sessionEntries(sessionId, { signal: this.stopReading.signal })) {
       if ('record' in entry) {
         newest.push(entry.record);
         if (newest.length > 2 * MAX_BLOCKS) newest.splice(0, newest.length - MAX_BLOCKS);
       } else if (warnings.length < MAX_RESUME_WARNINGS) warnings.push(entry.warning);
       else moreWarnings++;
     }
-    for (const record of newest.slice(-MAX_BLOCKS)) {
-      const block = this.transcript.add(
-        (id) => new Block(id, 'call', record.tool, record.finishedAt - record.durationMs),
-      );
-      block.finish(record);
-    }
+    if (this.quitting) return;
     if (moreWarnings > 0) warnings.push(`${moreWarnings} more warnings about this session`);
-    for (const warning of warnings) this.note('session', warning, 'error');
+    this.transcript.replace(reading, [
+      ...newest.slice(-MAX_BLOCKS).map((record) => (id: number) => {
+        const block = new Block(id, 'call', record.tool, record.finishedAt - record.durationMs);
+        block.finish(record);
+        return block;
+      }),
+      ...warnings.map((warning) => (id: number) => Block.note(id, 'session', warning, 'error', Date.now())),
+    ]);
+    this.scheduler.request();
   }
 
   private note(label: string, text: string, status: Block['status']): void {
@@ -458,6 +468,7 @@ export class Dashboard {
   /** Cancels running calls, waits for them to end, restores the terminal, and resolves `done`. */
   quit(): Promise<void> {
     this.quitting ??= (async () => {
+      this.stopReading.abort();
       const running = this.transcript.running();
       for (const block of running) block.controller.abort();
       await Promise.all(running.map((block) => block.settled));

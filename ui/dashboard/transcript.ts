@@ -24,6 +24,13 @@ export class Transcript {
     return block;
   }
 
+  /** Puts the blocks `made` in the place of `old` (first, if it has left the transcript). */
+  replace(old: Block, made: ((id: number) => Block)[]): void {
+    const at = this.blocks.indexOf(old);
+    this.blocks.splice(Math.max(at, 0), at === -1 ? 0 : 1, ...made.map((make) => make(this.nextId++)));
+    if (this.blocks.length > MAX_BLOCKS) this.blocks.splice(0, this.blocks.length - MAX_BLOCKS);
+  }
+
   clear(): void {
     this.blocks.splice(0, this.blocks.length, ...this.blocks.filter((block) => block.running));
   }

@@ -1,0 +1,49 @@
+// The dashboard resuming a large session in a real terminal (tmux): it says it is reading the
+// session while it reads, a slice at a time, and Ctrl-C quits during the read.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { encodeRecord, sessionLogPath } from '../core/session-log.js';
+import { CLI, eventually, FIXTURES, tempDir } from './helpers.js';
+
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+/** Records in the session: 44 MB, which the dashboard read for 12 s with its keys ignored before. */
+const RECORDS = 400_000;
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', args, { encoding: 'utf8' });
+}
+
+test(
+  'a large session resumed shows that it is being read, and Ctrl-C quits while it is',
+  { skip: HAS_TMUX ? false : 'tmux is not installed (.ci/run installs it)' },
+  async () => {
+    const stateDir = tempDir();
+    mkdirSync(join(stateDir, 'sessions'));
+    const frame = encodeRecord({
+      callId: 'old-1',
+      tool: 'waits',
+      args: { seconds: 0 },
+      status: 'ok',
+      content: 'waited',
+      durationMs: 1,
+      finishedAt: Date.now() - 3_600_000,
+    });
+    writeFileSync(sessionLogPath(stateDir, 'big'), Buffer.concat(Array.from({ length: RECORDS }, () => frame)));
+    const session = `moonpool-test-${process.pid}-resume`;
+    const config = join(FIXTURES, 'snapshots', 'init.lua');
+    const cli = `${process.execPath} ${CLI} --config ${config} --state-dir ${stateDir}`;
+    const command = `${cli} --session big; echo "EXITED $?"; sleep 60`;
+    tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', command);
+    const screen = (): string => tmux('capture-pane', '-t', session, '-p');
+    try {
+      assert.ok(await eventually(() => screen().includes('reading session big'), 10_000), screen());
+      tmux('send-keys', '-t', session, 'C-c');
+      assert.ok(await eventually(() => screen().includes('EXITED 0'), 5000), screen());
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', session]);
+    }
+  },
+);

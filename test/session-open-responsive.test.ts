@@ -1,0 +1,65 @@
+// Resuming a session with a large log: its outline (read to find where its last record ends) is
+// read in slices, so the host's event loop keeps turning during the first calls, and the records
+// of the calls made meanwhile are written after it, in order.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { encodeRecord, readSession, SessionLog, sessionLogPath } from '../core/session-log.js';
+import { eventually, startHost, tempDir } from './helpers.js';
+
+/** Records in the log: 44 MB, which took 2.2 s to outline on the host's thread before (the bound is a quarter). */
+const RECORDS = 400_000;
+const MAX_STALL_MS = 500;
+
+test('a resumed session with a large log keeps the event loop turning while its log opens', async () => {
+  const stateDir = tempDir();
+  mkdirSync(join(stateDir, 'sessions'));
+  const main = sessionLogPath(stateDir, 'big');
+  const frame = encodeRecord({
+    callId: 'old-1',
+    tool: 'waits',
+    args: { seconds: 0 },
+    status: 'ok',
+    content: 'waited',
+    durationMs: 1,
+    finishedAt: Date.now() - 3_600_000,
+  });
+  const original = Buffer.concat(Array.from({ length: RECORDS }, () => frame));
+  writeFileSync(main, original);
+  const written = original.length;
+
+  const host = await startHost('snapshots', { stateDir, sessionId: 'big' });
+  let last = performance.now();
+  let longestStall = 0;
+  const tick = setInterval(() => {
+    const now = performance.now();
+    longestStall = Math.max(longestStall, now - last);
+    last = now;
+  }, 5);
+  try {
+    const calls = [];
+    for (let i = 0; i < 3; i++) calls.push((await host.call('waits', { seconds: 0 })).callId);
+    // The log is held while it opens: another writer goes beside it.
+    const second = SessionLog.open(stateDir, 'big');
+    assert.notEqual(second.path, main);
+    second.close();
+    assert.ok(await eventually(() => statSync(main).size > written, 60_000), 'the calls were written to the log');
+    assert.ok(longestStall < MAX_STALL_MS, `the event loop stalled ${Math.round(longestStall)} ms`);
+    await host.close();
+    // Reading all of it back takes seconds: the calls' records are read from what was appended, in a log of their own.
+    const after = readFileSync(main);
+    assert.ok(after.subarray(0, written).equals(original), 'what the log held stays');
+    const appended = after.subarray(written);
+    writeFileSync(sessionLogPath(stateDir, 'appended'), appended);
+    const { records, warnings } = readSession(stateDir, 'appended');
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(
+      records.map((record) => record.callId),
+      calls,
+    );
+    assert.equal(host.stats().sessionLogFailures, 0);
+  } finally {
+    clearInterval(tick);
+  }
+});
