@@ -126,5 +126,6 @@ export const messages = {
     `${name}: out of memory (the Lua heap is capped at ${Math.round(bytes / 1024 / 1024)} MiB)`,
   busy: (name: string, queued: number) =>
     `${name}: too many calls waiting (${queued}); try again when some have finished`,
-  notLoaded: (name: string) => `${name}: the config failed to load in the worker; reload after fixing it`,
+  notLoaded: (name: string, error: string) =>
+    `${name}: the config failed to load in the worker (the next call loads it afresh): ${error}`,
 } as const;

@@ -335,7 +335,7 @@ export class Generation {
     if (reply.title !== undefined) extra.title = reply.title;
     if (reply.snapshot !== undefined) extra.snapshot = reply.snapshot;
     if (reply.failure === 'out_of_memory') return finish('error', messages.outOfMemory(name, memoryLimitBytes), extra);
-    if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name), extra);
+    if (reply.failure === 'not_loaded') return finish('error', messages.notLoaded(name, reply.content), extra);
     const checked = reply.isError
       ? {}
       : checkStructured(reply.structured, tool.definition.outputSchema, tool.validateOutput);

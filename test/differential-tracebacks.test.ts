@@ -1,9 +1,9 @@
 // Differential tests of what a tool sees of its own stack: tracebacks it makes, `debug.getinfo`
 // levels, `error` levels, and the message and traceback of an error result. Each snippet is a tool
 // whose `run` is the snippet file's chunk itself, and runs natively with `lua5.4 FILE`: both must
-// show the same frames, except the nameless C frame (`[C]: in ?`) below the main chunk, which is
-// native Lua's host and which moonpool has no counterpart of. Error objects a model reads are
-// described where native Lua would show less (see docs/writing-tools.md, "How calls fail").
+// show the same frames, down to the nameless C frame (`[C]: in ?`) that calls the main chunk, which
+// an error result leaves out. Error objects a model reads are described where native Lua would
+// show less (see docs/writing-tools.md, "How calls fail").
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { realpathSync, writeFileSync } from 'node:fs';
@@ -134,7 +134,7 @@ function lines(text: string): string[] {
   return text === '' ? [] : text.replace(/\n$/, '').split('\n');
 }
 
-/** `lines` without the bottom frame of each native traceback when it is the host's `[C]: in ?`. */
+/** `lines` without the bottom frame of each traceback when it is the host's `[C]: in ?`. */
 function withoutHostFrames(lines: string[]): string[] {
   return lines.filter((line, i) => !(line === '\t[C]: in ?' && !(lines[i + 1] ?? '').startsWith('\t')));
 }
@@ -157,13 +157,13 @@ async function runInMoonpool(name: Snippet): Promise<{ printed: string[]; status
   return { printed: log, status: result.status, content: asNative(result.content, name) };
 }
 
-/** The snippet prints the same lines both ways, but for the host's frame at the bottom of native tracebacks. */
+/** The snippet prints the same lines both ways. */
 async function printsAsNative(name: Snippet): Promise<void> {
   const native = runNatively(name);
   assert.equal(native.status, 0, native.stderr);
   const moonpool = await runInMoonpool(name);
   assert.equal(moonpool.status, 'ok', moonpool.content);
-  assert.deepEqual(moonpool.printed, withoutHostFrames(native.stdout));
+  assert.deepEqual(moonpool.printed, native.stdout);
 }
 
 /** The snippet fails both ways, and the error result is what `lua5.4` reports, less its name and the host's frame. */
@@ -184,12 +184,12 @@ describe('tracebacks a tool makes', () => {
 });
 
 describe('stack levels', () => {
-  test('debug.getinfo reaches the tool’s frames, then nothing', async () => {
+  test('debug.getinfo reaches the tool’s frames, then a nameless C function', async () => {
     const native = runNatively('getinfo_levels');
     const moonpool = await runInMoonpool('getinfo_levels');
-    // Natively the last level is the host, a C function.
+    // The last level is the host, a C function.
     assert.match(native.stdout.at(-1)!, /^\d+\tC\t\[C\]\t-1\tnil$/);
-    assert.deepEqual(moonpool.printed, native.stdout.slice(0, -1));
+    assert.deepEqual(moonpool.printed, native.stdout);
   });
   test('error levels inside pcall', () => printsAsNative('error_levels'));
   test('an error level past the main chunk adds no position', async () => {

@@ -1,7 +1,7 @@
 // Runs the prelude's entry points on one Lua thread, reset and reused for every task. A native
 // that waits (`capture`) yields the thread with its promise; the runner awaits it and resumes.
-// A tool's `run` is the thread's bottom function, as a script's main chunk is; its failure is
-// reported from a second thread while the failed one still holds its frames.
+// A tool's `run` is called by a nameless C function at the bottom of the thread, as lua5.4's host
+// calls a script's main chunk: in a pcall, so its to-be-closed variables are closed where they can wait.
 import type { LuaEngine, LuaThread } from 'wasmoon';
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
 import { LUA_TFUNCTION, LUA_TTHREAD, LuaConversionError, type LuaRawApi, type LuaStack } from './lua-stack.js';
@@ -13,20 +13,22 @@ export type ToolEntries = Record<'run' | 'ran' | 'failed', number>;
 
 const LUA_OK = 0;
 const LUA_YIELD = 1;
+/** The stack index of the message handler `entry.run` hands over with `run` (see callTool). */
+const MESSAGE_HANDLER_INDEX = 1;
 
 type Settled = { values: unknown[] } | { error: unknown };
 
 export class EntryRunner {
   private readonly thread: LuaThread;
-  private readonly threadRef: number;
-  /** Where a failed `run` is reported from: its own thread cannot run anything more. */
-  private readonly reporter: LuaThread;
   private readonly resultCountSlot: number;
   /** What the waiting native waits for, from its yield until the runner takes it. */
   private waiting: Promise<unknown[]> | undefined;
   /** What it got, until the native's continuation (a C function) returns it. */
   private outcome: Settled | undefined;
   private readonly continuation: number;
+  /** The C function `run` is called by, and its continuation once `run` has waited. */
+  private readonly protectedRun: number;
+  private readonly protectedRunEnd: number;
 
   constructor(
     engine: LuaEngine,
@@ -37,11 +39,18 @@ export class EntryRunner {
   ) {
     const global = engine.global;
     this.thread = global.newThread();
-    this.threadRef = global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
-    this.reporter = global.newThread();
     global.lua.luaL_ref(global.address, LUA_REGISTRYINDEX);
     this.resultCountSlot = raw._malloc(4);
     this.continuation = raw.addFunction((L) => this.returnSettled(L), 'iiii');
+    this.protectedRunEnd = raw.addFunction((L, status) => this.endProtectedRun(L, status), 'iiii');
+    this.protectedRun = raw.addFunction(
+      (L) =>
+        this.endProtectedRun(
+          L,
+          raw._lua_pcallk(L, raw._lua_gettop(L) - 2, 1, MESSAGE_HANDLER_INDEX, 0, this.protectedRunEnd),
+        ),
+      'ii',
+    );
   }
 
   /** A native's wait: `L` yields, and the native returns what `values` settles to (or raises its error). */
@@ -103,9 +112,10 @@ export class EntryRunner {
   }
 
   /**
-   * Runs a tool's call: `entries.run` returns the tool's `run` and its arguments, and `run` is
-   * resumed with nothing below it, so no frame of moonpool's is in its tracebacks. Its first result
-   * goes to `entries.ran`; its error to `entries.failed`, on the second thread.
+   * Runs a tool's call: `entries.run` returns a message handler, the tool's `run` and its
+   * arguments, and `run` is called under the protected-run C function, the thread's bottom
+   * function, so no frame of moonpool's is in its tracebacks. Its first result goes to
+   * `entries.ran`; its error, once its to-be-closed variables are closed, to `entries.failed`.
    */
   async callTool<R>(
     entries: ToolEntries,
@@ -114,17 +124,28 @@ export class EntryRunner {
   ): Promise<R> {
     const L = this.thread.address;
     let status = await this.settled(L, this.start(L, entries.run, pushArguments));
-    if (status === LUA_OK && this.resultCount() > 0 && this.raw._lua_type(L, -this.resultCount()) === LUA_TFUNCTION) {
-      status = await this.settled(L, this.resume(L, this.resultCount() - 1));
-      if (status !== LUA_OK) return this.reportFailure(status, entries.failed, readResults);
-      // `run`'s first result, or nil.
-      if (this.resultCount() === 0) this.raw._lua_pushnil(L);
-      else this.raw._lua_settop(L, -this.resultCount());
-      this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(entries.ran));
-      this.raw._lua_rotate(L, -2, 1);
-      status = await this.settled(L, this.resume(L, 1));
+    const count = this.resultCount();
+    if (status === LUA_OK && count > 1 && this.raw._lua_type(L, -count) === LUA_TFUNCTION) {
+      this.raw._lua_pushcclosure(L, this.protectedRun, 0);
+      this.raw._lua_rotate(L, -count - 1, 1);
+      status = await this.settled(L, this.resume(L, count));
+      if (status === LUA_OK) {
+        // `run`'s first result or its error, then the pcall's status.
+        const runStatus = Number(this.raw._lua_tointegerx(L, -1, 0));
+        this.raw._lua_settop(L, -2);
+        this.raw._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(runStatus === LUA_OK ? entries.ran : entries.failed));
+        this.raw._lua_rotate(L, -2, 1);
+        if (runStatus !== LUA_OK) this.raw._lua_pushboolean(L, runStatus === LUA_ERRMEM ? 1 : 0);
+        status = await this.settled(L, this.resume(L, runStatus === LUA_OK ? 1 : 2));
+      }
     }
     return this.finish(L, status, readResults);
+  }
+
+  /** The protected run's end: `run`'s first result (or error), then the status (LUA_YIELD: it returned after a wait). */
+  private endProtectedRun(L: number, status: number): number {
+    this.raw._lua_pushinteger(L, BigInt(status === LUA_YIELD ? LUA_OK : status));
+    return 2;
   }
 
   /** Pushes the function at registry reference `functionRef` and its arguments, and resumes it. */
@@ -146,32 +167,6 @@ export class EntryRunner {
   /** How many values the last resume returned (or yielded). */
   private resultCount(): number {
     return this.raw.HEAP32[this.resultCountSlot >> 2]!;
-  }
-
-  /**
-   * Calls `failedRef` on the second thread with the failed thread, its error and whether it ran out
-   * of memory. The error stays on the failed thread too, for its to-be-closed variables' `__close`.
-   */
-  private reportFailure<R>(status: number, failedRef: number, readResults: (L: number, count: number) => R): R {
-    const L = this.thread.address;
-    const reporter = this.reporter.address;
-    try {
-      this.raw._lua_rawgeti(reporter, LUA_REGISTRYINDEX, BigInt(failedRef));
-      this.raw._lua_rawgeti(reporter, LUA_REGISTRYINDEX, BigInt(this.threadRef));
-      this.raw._lua_xmove(L, reporter, 1);
-      this.raw._lua_pushvalue(reporter, -1);
-      this.raw._lua_xmove(reporter, L, 1);
-      this.raw._lua_pushboolean(reporter, status === LUA_ERRMEM ? 1 : 0);
-      const reported = this.resume(reporter, 3);
-      // Nothing the report runs (a `__tostring`, a `__close`) can yield: each is a C call.
-      if (reported === LUA_YIELD) throw new LuaEntryError(LUA_ERRRUN, 'attempt to yield from outside a coroutine');
-      if (reported !== LUA_OK)
-        throw new LuaEntryError(reported, this.errorText(this.reporter) ?? `Lua error (status ${reported})`);
-      return readResults(reporter, this.resultCount());
-    } finally {
-      this.reset(reporter);
-      this.reset(L);
-    }
   }
 
   /** The status once a resume that returned `status` has finished: `L` resumed after each wait of a native's. */
@@ -200,8 +195,9 @@ export class EntryRunner {
     return status;
   }
 
-  /** The text of the error at the top of `thread`'s stack: a string, or an error a native threw. */
-  private errorText(thread: LuaThread): string | null {
+  /** The text of the error at the top of the thread's stack: a string, or an error a native threw. */
+  private errorText(): string | null {
+    const thread = this.thread;
     const L = thread.address;
     const text = this.stack.stringAt(L, -1);
     if (text !== null || this.stack.typeNameAt(L, -1) !== 'userdata') return text;
@@ -218,8 +214,7 @@ export class EntryRunner {
   /** Reads the results, resets the thread for the next call; throws a LuaEntryError if the call failed. */
   private finish<R>(L: number, status: number, readResults: (L: number, count: number) => R): R {
     try {
-      if (status !== LUA_OK)
-        throw new LuaEntryError(status, this.errorText(this.thread) ?? `Lua error (status ${status})`);
+      if (status !== LUA_OK) throw new LuaEntryError(status, this.errorText() ?? `Lua error (status ${status})`);
       return readResults(L, this.resultCount());
     } finally {
       this.reset(L);

@@ -192,19 +192,25 @@ export function createFsNatives(
         const read = atOffsetOrStream(call.number(2), (position) => fs.readSync(fd, buffer, 0, length, position));
         return read === 0 ? [null] : [buffer.subarray(0, read)];
       }),
-    fs_write: (call) =>
-      attempt(null, () => {
+    /**
+     * Writes `data` from its byte `start` (argument 4) on. A failure also gives how far it got: after
+     * EAGAIN (a FIFO's reader behind) the prelude waits and writes the rest.
+     */
+    fs_write: (call) => {
+      let written = call.number(4) ?? 0;
+      const result = attempt(null, () => {
         const fd = openedDescriptor(call);
         const offset = call.number(2)!;
         const data = call.bytes(3) ?? Buffer.alloc(0);
-        let written = 0;
         while (written < data.length) {
           written += atOffsetOrStream(offset < 0 ? null : offset + written, (position) =>
             fs.writeSync(fd, data, written, data.length - written, position),
           );
         }
         return [true];
-      }),
+      });
+      return result[0] === null ? [...result, written] : result;
+    },
     fs_is_fifo: (call) => attempt(null, () => [fs.fstatSync(openedDescriptor(call)).isFIFO()]),
     /** A promise the prelude awaits between two reads of a FIFO or device with nothing to read yet. */
     fs_pause: (call) => new Promise((resolve) => setTimeout(() => resolve([]), call.number(1) ?? 0)),

@@ -105,6 +105,8 @@ export class LuaRuntime {
   private readonly decoder: SnapshotDecoder;
   private scope: TaskScope = IDLE_SCOPE;
   private discovery: DiscoveryReport = { loaded: false, definitions: [], diagnostics: [], logs: [] };
+  /** Why the config did not load, `file:line: message`, once a load failed. */
+  private loadError = 'the config was not loaded';
   /** Set once the state broke: every later task is refused and the worker discards this runtime. */
   private broken: LuaStateBroken | undefined;
   /** Allocations the heap cap refused since the state was created (see capHeap). */
@@ -236,12 +238,22 @@ export class LuaRuntime {
     const discovered = loaded.ok ? await this.invokeForReply('discover', scope, () => 0).catch(failed) : loaded;
     const { log } = scope;
     if (log.dropped > 0) log.lines.push(droppedLogNote("the config's log while it loaded", log.dropped));
-    const failure = (error = 'unknown error') => errorDiagnostic(error, this.config.configFile);
+    if (!('definitions' in discovered)) this.loadError = discovered.error ?? 'unknown error';
     this.discovery =
       'definitions' in discovered
         ? { ...discovered, loaded: true, logs: log.lines }
-        : { loaded: false, definitions: [], diagnostics: [failure(discovered.error)], logs: log.lines };
+        : {
+            loaded: false,
+            definitions: [],
+            diagnostics: [errorDiagnostic(this.loadError, this.config.configFile)],
+            logs: log.lines,
+          };
     return this;
+  }
+
+  /** Whether the config loaded: a state where it did not serves one task, then the worker makes a fresh one. */
+  get loaded(): boolean {
+    return this.discovery.loaded;
   }
 
   discoveryReport(): DiscoveryReport {
@@ -250,7 +262,7 @@ export class LuaRuntime {
 
   async run(context: CallContext, args: unknown, row: number, channel: CallChannel): Promise<RunReply> {
     if (!this.discovery.loaded) {
-      return { content: 'the config failed to load in this worker', isError: true, failure: 'not_loaded' };
+      return { content: this.loadError, isError: true, failure: 'not_loaded' };
     }
     this.snapshots.begin(this.runner.address, channel);
     this.turns.begin(this.tasks.words, this.tasks.seat(row));
@@ -313,7 +325,8 @@ export class LuaRuntime {
     row: number,
     permissions?: ToolPermissions,
   ): Promise<RenderReply> {
-    if (!this.discovery.loaded) return { ok: false, reason: 'the config failed to load in this worker' };
+    if (!this.discovery.loaded)
+      return { ok: false, reason: `the config failed to load in this worker: ${this.loadError}` };
     const scope = {
       ...this.scopeFor(row, null, permissions),
       budget: { deadline: Date.now() + budgetMs, ms: budgetMs },

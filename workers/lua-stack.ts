@@ -37,6 +37,15 @@ export interface LuaRawApi {
   _lua_getfield(L: number, index: number, key: number): number;
   _lua_pushthread(L: number): number;
   _lua_callk(L: number, nargs: number, nresults: number, context: number, continuation: number): void;
+  _lua_pcallk(
+    L: number,
+    nargs: number,
+    nresults: number,
+    handler: number,
+    context: number,
+    continuation: number,
+  ): number;
+  _lua_pushcclosure(L: number, fn: number, upvalues: number): void;
   _lua_resume(L: number, from: number, nargs: number, resultCount: number): number;
   _lua_resetthread(L: number): number;
   _lua_error(L: number): number;

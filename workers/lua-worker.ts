@@ -1,6 +1,7 @@
 // A worker's task handler (started by lua-worker-entry.cts): one Lua runtime per worker thread,
 // its state made at the worker's start, the config loaded by the first task. A call that ran out
-// of memory retires the worker (its wasm heap never shrinks); a broken state is replaced.
+// of memory retires the worker (its wasm heap never shrinks); a broken state, one that could not
+// be made, or one whose config failed to load is replaced for the next task.
 import type { MessagePort } from 'node:worker_threads';
 import { threadId as workerThreadId } from 'node:worker_threads';
 import { wrap, type Remote } from 'comlink';
@@ -90,15 +91,20 @@ const handleTask: TaskHandler = async <K extends TaskKind>(task: TaskOf<K>) => {
   try {
     return await handler(task);
   } catch (error) {
-    // The pool reports the failure as a crash; nothing runs on that state again.
-    if (error instanceof LuaStateBroken) {
-      runtime = undefined;
-      starting = undefined;
-      preparing = undefined;
-    }
+    // The pool reports the failure as a crash; nothing runs on that state again, and a state that
+    // could not be made (or load the config) is tried afresh by the next task.
+    if (error instanceof LuaStateBroken || !runtime) forgetRuntime();
     throw error;
   } finally {
+    // The task has answered with the load's error: the next one loads the config into a fresh state.
+    if (runtime?.loaded === false) forgetRuntime();
     // Before the reply: a task that has ended has no thread left to lower.
     tasks.endThread(task.row);
   }
 };
+
+function forgetRuntime(): void {
+  runtime = undefined;
+  starting = undefined;
+  preparing = undefined;
+}

@@ -7,8 +7,8 @@ local type, getmetatable, setmetatable, error, dofile = type, getmetatable, setm
 -- library's functions (`string.gmatch = nil`) without breaking moonpool's.
 local str_find, str_format, str_gmatch, str_match, str_sub = string.find, string.format, string.gmatch, string.match, string.sub
 local tbl_concat, tbl_sort, traceback, getinfo = table.concat, table.sort, debug.traceback, debug.getinfo
-local tostring, pairs, ipairs, next, rawget, xpcall, pcall, collectgarbage = tostring, pairs, ipairs, next, rawget, xpcall, pcall, collectgarbage
-local raw_getmetatable, close_thread = debug.getmetatable, coroutine.close
+local tostring, pairs, ipairs, next, rawget, rawequal, xpcall, pcall, collectgarbage = tostring, pairs, ipairs, next, rawget, rawequal, xpcall, pcall, collectgarbage
+local raw_getmetatable = debug.getmetatable
 
 -- A definition's keys go to the host, which knows the fields (core/tool-definitions.ts); a long
 -- key is cut here, so a 1 MB key costs its tool a diagnostic, not the host a megabyte.
@@ -127,12 +127,12 @@ local function error_text(err)
   return str_sub(message, 1, ERROR_LIMIT_BYTES) .. str_format('\n[moonpool: error message cut at %d of its %d bytes]', ERROR_LIMIT_BYTES, #message)
 end
 
--- The traceback of a `run` that failed, read off its thread, which still holds the frames: Lua's
--- own, from the failing frame down to `run` (nothing of moonpool's is below it), less the frames
--- of the prelude and the natives a tool called (an error inside `io.open`, say).
-local function failed_traceback(thread)
+-- The traceback of a `run` that failed, as its message handler read it: Lua's own, from the
+-- failing frame down to `run`, less the frames of the prelude, of the natives a tool called (an
+-- error inside `io.open`, say) and the nameless C function `run` is called by.
+local function failed_traceback(text)
   local kept = {}
-  for line in str_gmatch(traceback(thread, '', 0), '[^\n]+') do
+  for line in str_gmatch(text, '[^\n]+') do
     local native_name = str_match(line, "^%s*%[C%]: in field '([%w_]+)'$")
     if not str_find(line, '[moonpool]', 1, true) and not str_find(line, '^%s*%[C%]: in %?') and not str_find(line, 'tail calls', 1, true)
       and not (native_name and native[native_name]) then
@@ -141,6 +141,15 @@ local function failed_traceback(thread)
   end
   if #kept <= 1 then return '' end
   return '\n' .. tbl_concat(kept, '\n')
+end
+
+-- The first error `run` raised in the call and its traceback, taken by `run`'s message handler
+-- while the failing frames are still there: as under `xpcall`, before its to-be-closed variables
+-- are closed (they are closed where they can wait: a popen handle's close waits for its command).
+local raised, raised_traceback
+local function on_run_error(err)
+  if raised_traceback == nil then raised, raised_traceback = err, traceback('', 2) end
+  return err
 end
 
 local function message_only(err)
@@ -331,10 +340,11 @@ end
 -- The call in progress: its tool's name and `run`.
 local running_name, running_run
 
--- A call starts here: this returns the tool's `run` and its arguments, and the worker resumes
--- `run` on this same thread with nothing below it (workers/entry-runner.ts), as a script's main
--- chunk runs: no frame of moonpool's is in its tracebacks, `debug.getinfo` or `error` levels.
--- Then `entry.ran` or `entry.failed` makes the reply. A name with no tool is the reply at once.
+-- A call starts here: this returns `run`'s message handler, the tool's `run` and its arguments,
+-- and the worker calls `run` on this same thread from a nameless C function at its bottom
+-- (workers/entry-runner.ts), as lua5.4 calls a script's main chunk: no frame of moonpool's is in
+-- its tracebacks, `debug.getinfo` or `error` levels. Then `entry.ran` or `entry.failed` makes the
+-- reply. A name with no tool is the reply at once.
 function entry.run(name, args, call_id)
   shows, look_at = 0, 1
   snapshot_box[1] = nil
@@ -343,7 +353,8 @@ function entry.run(name, args, call_id)
     return reply_run(str_format('%s: this worker has no tool of that name', name), true, 'unknown_tool')
   end
   running_name, running_run = name, tool.run
-  return tool.run, args, new_ctx(name, call_id)
+  raised, raised_traceback = nil, nil
+  return on_run_error, tool.run, args, new_ctx(name, call_id)
 end
 
 -- `run` returned `result` (its first value).
@@ -365,14 +376,9 @@ function entry.ran(result)
   )
 end
 
--- `run` raised `err` on `thread`, which still holds its frames; run on another thread. Its
--- to-be-closed variables are closed after the traceback is read, as `xpcall` would close them
--- after its message handler: what their `__close` prints is printed before an `os.exit` reply.
--- An error raised by a `__close` replaces the call's, as it would in `xpcall`.
-function entry.failed(thread, err, out_of_memory)
-  local message = not out_of_memory and getmetatable(err) ~= native.EXIT and error_text(err) .. failed_traceback(thread)
-  local _, closing_error = close_thread(thread)
-  if not rawequal(closing_error, err) then return reply_run(error_text(closing_error), true, 'lua_error') end
+-- `run` raised `err`, and its to-be-closed variables are closed. An error raised by a `__close`
+-- replaces the call's, as it would under `xpcall`.
+function entry.failed(err, out_of_memory)
   if getmetatable(err) == native.EXIT then
     -- os.exit ended the call, as it would end a script: the model gets what the tool printed.
     local printed, code = native.printed(), err.code
@@ -384,7 +390,8 @@ function entry.failed(thread, err, out_of_memory)
     collectgarbage('collect')
     return reply_run(error_text(err), true, 'out_of_memory')
   end
-  return reply_run(message, true, 'lua_error')
+  local traceback_text = rawequal(err, raised) and raised_traceback and failed_traceback(raised_traceback) or ''
+  return reply_run(error_text(err) .. traceback_text, true, 'lua_error')
 end
 
 function entry.available(name, call_id)

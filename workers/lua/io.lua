@@ -61,9 +61,21 @@ local function read_descriptor(file, offset, size)
   end
 end
 
+-- A FIFO or device whose reader has not caught up (EAGAIN) takes the rest of the data every
+-- POLL_MS, as a blocking write would wait; inside a coroutine of the tool's own it fails at once.
+local function write_descriptor(file, data)
+  local offset, written = file.append and -1 or file.roff, 0
+  while true do
+    local ok, message, code
+    ok, message, code, written = native.fs_write(file.fd, offset, data, written)
+    if ok or code ~= EAGAIN or not may_wait() then return ok, message, code end
+    native.fs_pause(POLL_MS)
+  end
+end
+
 local DESCRIPTOR = {
   read = read_descriptor,
-  write = function(file, data) return native.fs_write(file.fd, file.append and -1 or file.roff, data) end,
+  write = write_descriptor,
   size = function(file) return native.fs_size(file.fd) end,
   close = function(file) native.fs_close(file.fd) end,
 }
