@@ -67,7 +67,8 @@ export class CallQuestions {
 
   /**
    * Asks the user through the handler; never throws, and settles when `signal` aborts (the call ended: the
-   * question stays unanswered).
+   * question stays unanswered). The handler gets its own copy: one that edits it changes neither the question
+   * its answer is checked against nor the one recorded.
    */
   async ask(question: AskQuestion, signal: AbortSignal): Promise<AskAnswer> {
     const kept: Kept = { exchange: { question, waitedMs: 0 }, since: performance.now(), done: false };
@@ -80,7 +81,7 @@ export class CallQuestions {
     });
     try {
       if (this.handler !== undefined && !signal.aborted)
-        answer = checked(question, await Promise.race([this.handler(question, signal), ended]));
+        answer = checked(question, await Promise.race([this.handler(structuredClone(question), signal), ended]));
     } catch {
       // A handler that throws: no one to ask.
     } finally {
