@@ -117,6 +117,8 @@ export const messages = {
     `${name}: run's structured result is not valid:\n${listWithin(problems, { maxItems: MAX_LISTED_PROBLEMS, maxItemChars: MAX_PROBLEM_CHARS, separator: '\n', noun: 'problems' })}`,
   timeout: (name: string, ms: number) =>
     `${name}: timed out after ${formatSeconds(ms)} (set \`timeout\` in registry:add to allow longer)`,
+  workerNotReady: (name: string, ms: number) =>
+    `${name}: not run: its worker did not finish starting and loading the config within ${formatSeconds(ms)} (an endless loop or a blocking read at load time?)`,
   cancelled: (name: string) => `${name}: cancelled`,
   crashed: (name: string, why: string) =>
     `${name}: the worker running it crashed (${why}); the next call starts a fresh one`,

@@ -321,6 +321,7 @@ export class Generation {
       case 'busy':
         return finish('busy', messages.busy(name, pool.stats().queued));
       case 'timeout':
+        if (outcome.unstarted) return finish('timeout', messages.workerNotReady(name, loadTimeoutMs + timeoutMs));
         return finish('timeout', messages.timeout(name, timeoutMs));
       case 'cancelled':
         return finish('cancelled', messages.cancelled(name));

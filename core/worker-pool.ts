@@ -123,7 +123,8 @@ export interface PoolStats {
 
 export type TaskOutcome<R> =
   | { kind: 'done'; value: R }
-  | { kind: 'timeout' }
+  /** `unstarted`: its worker never got ready for it (a start or a load of the config that did not finish). */
+  | { kind: 'timeout'; unstarted?: true }
   | { kind: 'cancelled' }
   | { kind: 'busy' }
   | { kind: 'crashed'; message: string };
@@ -142,7 +143,7 @@ export interface TaskLimits {
 }
 
 /** How the pool ends a task early. */
-type Stopped = { kind: 'timeout' } | { kind: 'cancelled' } | { kind: 'crashed'; message: string };
+type Stopped = { kind: 'timeout'; unstarted?: true } | { kind: 'cancelled' } | { kind: 'crashed'; message: string };
 
 /** How a call that no worker could be started for is told why. */
 const START_FAILURE = 'a worker could not start: ';
@@ -473,11 +474,11 @@ export class WorkerPool {
       if (started !== undefined) {
         if (now >= started + timeoutMs + job.askedMs) this.stop(job, { kind: 'timeout' });
       } else if (pickedAt !== undefined) {
-        if (now >= pickedAt + coldStartMs + timeoutMs) this.stop(job, { kind: 'timeout' });
+        if (now >= pickedAt + coldStartMs + timeoutMs) this.stop(job, { kind: 'timeout', unstarted: true });
       } else if (room) {
         job.unpickedMs += sinceLast;
         if (job.unpickedMs >= coldStartMs + timeoutMs) {
-          this.stop(job, { kind: 'timeout' });
+          this.stop(job, { kind: 'timeout', unstarted: true });
           this.stopThreadsNeverUp(now - coldStartMs);
         }
       }
