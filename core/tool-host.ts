@@ -476,9 +476,13 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return modules;
   }
 
-  /** The live worker threads of `module`'s pool (as `stats().modules` names it), for monitoring; terminating one crashes its call. */
+  /**
+   * The live worker threads of `module`'s pool (as `stats().modules` names it), for monitoring; terminating one
+   * crashes its call. As in `stats()`, those of replaced generations still running calls are among them.
+   */
   moduleThreads(module: string): Worker[] {
-    return this.generation?.modules.get(module)?.threads ?? [];
+    const generations = [this.generation, ...this.retiring];
+    return generations.flatMap((generation) => generation?.modules.get(module)?.threads ?? []);
   }
 
   /**
