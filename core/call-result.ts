@@ -77,9 +77,11 @@ export function tell(callback: () => unknown): void {
   }
 }
 
+/** `3 s`, `1.5 s`, and below a second two significant digits (`0.04 s`), never `0.0 s`. */
 export function formatSeconds(ms: number): string {
   const seconds = ms / 1000;
-  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+  if (Number.isInteger(seconds)) return `${seconds} s`;
+  return `${seconds >= 1 ? seconds.toFixed(1) : Number(seconds.toPrecision(2))} s`;
 }
 
 /** ` (did you mean 'primes'?)` for a name close to one of `known`, else ''. */
@@ -126,7 +128,7 @@ export const messages = {
     `${name}: disabled after its workers crashed ${limit} times in ${windowMinutes} minutes; fix the tool and reload`,
   outOfMemory: (name: string, bytes: number) =>
     `${name}: out of memory (the Lua heap is capped at ${Math.round(bytes / 1024 / 1024)} MiB)`,
-  busy: (name: string, queued: number) =>
-    `${name}: too many calls waiting (${queued}); try again when some have finished`,
+  busy: (name: string, limit: number) =>
+    `${name}: too many calls waiting (the limit is ${limit}); try again when some have finished`,
   notLoaded: (name: string) => `${name}: the config failed to load in the worker; reload after fixing it`,
 } as const;

@@ -319,7 +319,7 @@ export class Generation {
     const outcome = await pool.run({ kind: 'run', context, args: args ?? {} }, limits);
     switch (outcome.kind) {
       case 'busy':
-        return finish('busy', messages.busy(name, pool.stats().queued));
+        return finish('busy', messages.busy(name, this.options.maxQueuePerModule));
       case 'timeout':
         if (outcome.unstarted) return finish('timeout', messages.workerNotReady(name, loadTimeoutMs + timeoutMs));
         return finish('timeout', messages.timeout(name, timeoutMs));
