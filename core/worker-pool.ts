@@ -10,6 +10,7 @@
 // - a worker told to stop that does not exit is counted (ThreadWatch), never awaited for ever;
 // - a worker that retires after running out of memory hands its reply over first;
 // - worker starts of the whole process pass a start gate;
+// - a caller's AbortSignal is listened to once, however many of its tasks are in flight;
 // - a task that has run FREE_RUN_MS has its thread reniced to LONG_CALL_NICE (Linux only: there
 //   the worker names its thread in the task's row).
 import { availableParallelism, setPriority } from 'node:os';
@@ -100,6 +101,21 @@ const WORKER_STARTS = new StartGate(WORKER_START_SLOTS);
 const DEADLINE_SWEEP_MS = 50;
 /** The longest delay a Node timer keeps: piscina's idle timer fires at once past it. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The cancels of the tasks in flight on each caller's signal, listened to once (Node warns past 10 listeners). */
+const cancelsOf = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `cancel` when `signal` aborts, until the returned function is called; throws for a signal it cannot use. */
+function onAbort(signal: AbortSignal, cancel: () => void): () => void {
+  let cancels = cancelsOf.get(signal);
+  if (cancels === undefined) {
+    const listeners = new Set<() => void>();
+    signal.addEventListener('abort', () => listeners.forEach((listener) => listener()), { once: true });
+    cancelsOf.set(signal, (cancels = listeners));
+  }
+  cancels.add(cancel);
+  return () => void cancels.delete(cancel);
+}
 
 export interface WorkerPoolOptions {
   config: Omit<WorkerConfig, 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;
@@ -271,12 +287,12 @@ export class WorkerPool {
     };
     this.jobs.set(row, job);
     if (callId !== undefined) this.calls.set(callId, job);
-    const cancel = (): void => this.stop(job, { kind: 'cancelled' });
+    let stopListening: (() => void) | undefined;
     let listening = false;
     try {
       // A signal that cannot be read or listened to (a caller's own object) is the caller's error.
       if (limits.signal?.aborted) return { kind: 'cancelled' };
-      limits.signal?.addEventListener('abort', cancel, { once: true });
+      if (limits.signal) stopListening = onAbort(limits.signal, () => this.stop(job, { kind: 'cancelled' }));
       listening = true;
       // A task handed to piscina now starts a worker when every thread has a task and there is room for another.
       const threads = this.piscina.threads.length;
@@ -310,11 +326,7 @@ export class WorkerPool {
       return this.failure<T>(job, error);
     } finally {
       this.end(job);
-      try {
-        limits.signal?.removeEventListener('abort', cancel);
-      } catch {
-        // One that cannot stop listening keeps only this ended job, which ignores a later abort.
-      }
+      stopListening?.();
     }
   }
 
