@@ -77,9 +77,11 @@ export function tell(callback: () => unknown): void {
   }
 }
 
+/** `3 s`, `1.5 s`, and below a second two significant digits (`0.04 s`), never `0.0 s`. */
 export function formatSeconds(ms: number): string {
   const seconds = ms / 1000;
-  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+  if (Number.isInteger(seconds)) return `${seconds} s`;
+  return `${seconds >= 1 ? seconds.toFixed(1) : Number(seconds.toPrecision(2))} s`;
 }
 
 /** ` (did you mean 'primes'?)` for a name close to one of `known`, else ''. */
@@ -117,6 +119,8 @@ export const messages = {
     `${name}: run's structured result is not valid:\n${listWithin(problems, { maxItems: MAX_LISTED_PROBLEMS, maxItemChars: MAX_PROBLEM_CHARS, separator: '\n', noun: 'problems' })}`,
   timeout: (name: string, ms: number) =>
     `${name}: timed out after ${formatSeconds(ms)} (set \`timeout\` in registry:add to allow longer)`,
+  workerNotReady: (name: string, ms: number) =>
+    `${name}: not run: its worker did not finish starting and loading the config within ${formatSeconds(ms)} (an endless loop or a blocking read at load time?)`,
   cancelled: (name: string) => `${name}: cancelled`,
   crashed: (name: string, why: string) =>
     `${name}: the worker running it crashed (${why}); the next call starts a fresh one`,
@@ -124,8 +128,8 @@ export const messages = {
     `${name}: disabled after its workers crashed ${limit} times in ${windowMinutes} minutes; fix the tool and reload`,
   outOfMemory: (name: string, bytes: number) =>
     `${name}: out of memory (the Lua heap is capped at ${Math.round(bytes / 1024 / 1024)} MiB)`,
-  busy: (name: string, queued: number) =>
-    `${name}: too many calls waiting (${queued}); try again when some have finished`,
+  busy: (name: string, limit: number) =>
+    `${name}: too many calls waiting (the limit is ${limit}); try again when some have finished`,
   notLoaded: (name: string, error: string) =>
     `${name}: the config failed to load in the worker (the next call loads it afresh): ${error}`,
 } as const;

@@ -266,16 +266,19 @@ export class Generation {
     const started = performance.now();
     const { loadTimeoutMs, memoryLimitBytes, spillDir, maxInlineChars, maxInlineLines } = this.options;
     const questions = new CallQuestions(options.onAsk);
-    const finish = (status: CallStatus, content: string, extra: Partial<CallResult> = {}): CallResult => ({
-      callId,
-      tool: name,
-      status,
-      isError: status !== 'ok',
-      content,
-      durationMs: Math.round(performance.now() - started),
-      ...(questions.exchanges.length > 0 ? { questions: questions.exchanges } : {}),
-      ...extra,
-    });
+    const finish = (status: CallStatus, content: string, extra: Partial<CallResult> = {}): CallResult => {
+      const asked = questions.exchanges();
+      return {
+        callId,
+        tool: name,
+        status,
+        isError: status !== 'ok',
+        content,
+        durationMs: Math.round(performance.now() - started),
+        ...(asked.length > 0 ? { questions: asked } : {}),
+        ...extra,
+      };
+    };
 
     const tool = this.tools.get(name);
     if (!tool) {
@@ -316,8 +319,9 @@ export class Generation {
     const outcome = await pool.run({ kind: 'run', context, args: args ?? {} }, limits);
     switch (outcome.kind) {
       case 'busy':
-        return finish('busy', messages.busy(name, pool.stats().queued));
+        return finish('busy', messages.busy(name, this.options.maxQueuePerModule));
       case 'timeout':
+        if (outcome.unstarted) return finish('timeout', messages.workerNotReady(name, loadTimeoutMs + timeoutMs));
         return finish('timeout', messages.timeout(name, timeoutMs));
       case 'cancelled':
         return finish('cancelled', messages.cancelled(name));

@@ -357,28 +357,32 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const generation = this.generation;
     // The generation stays open until the call has ended, even if a reload replaces it meanwhile.
     const leave = generation?.enter();
+    // The call's own copy is what is checked, sent to the worker and recorded: a caller that changes its arguments
+    // later (or reads differently through a getter) changes none of them. Arguments a worker cannot be sent (a
+    // function) go on as given, refused where they are sent, and are not recorded.
+    let ran = args;
+    let recorded: unknown = { $notRecorded: 'structured clone refused them' };
     try {
-      const log = this.openSessionFiles();
-      // The call's own copy is what is checked, sent to the worker and recorded: a caller that changes its
-      // arguments later (or reads differently through a getter) changes none of them. Arguments a worker cannot be
-      // sent (a function) go on as given, refused where they are sent.
-      let ran = args;
       try {
-        ran = structuredClone(args);
+        recorded = ran = structuredClone(args);
       } catch {
-        // Refused when sent, as before.
+        // Refused when sent.
       }
-      const result: CallResult = generation
-        ? await generation.call(name, ran, callId, options, () => void this.spillFailures++)
-        : failed(
-            'unknown_tool',
-            `unknown tool '${name}': the config has not loaded (${this.unloaded.diagnostics[0]?.message ?? 'no tools'})`,
-          );
-      if (log) this.record(log, result, ran);
+      const log = this.openSessionFiles();
+      let result: CallResult;
+      try {
+        result = generation
+          ? await generation.call(name, ran, callId, options, () => void this.spillFailures++)
+          : failed(
+              'unknown_tool',
+              `unknown tool '${name}': the config has not loaded (${this.unloaded.diagnostics[0]?.message ?? 'no tools'})`,
+            );
+      } catch (error) {
+        result = failed('error', `${name}: moonpool failed to run the call: ${(error as Error).message}`);
+      }
+      if (log) this.record(log, result, recorded);
       else this.unopenedLogRecords++;
       return result;
-    } catch (error) {
-      return failed('error', `${name}: moonpool failed to run the call: ${(error as Error).message}`);
     } finally {
       leave?.();
     }
@@ -487,9 +491,13 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return modules;
   }
 
-  /** The live worker threads of `module`'s pool (as `stats().modules` names it), for monitoring; terminating one crashes its call. */
+  /**
+   * The live worker threads of `module`'s pool (as `stats().modules` names it), for monitoring; terminating one
+   * crashes its call. As in `stats()`, those of replaced generations still running calls are among them.
+   */
   moduleThreads(module: string): Worker[] {
-    return this.generation?.modules.get(module)?.threads ?? [];
+    const generations = [this.generation, ...this.retiring];
+    return generations.flatMap((generation) => generation?.modules.get(module)?.threads ?? []);
   }
 
   /**

@@ -10,6 +10,7 @@
 // - a worker told to stop that does not exit is counted (ThreadWatch), never awaited for ever;
 // - a worker that retires after running out of memory hands its reply over first;
 // - worker starts of the whole process pass a start gate;
+// - a caller's AbortSignal is listened to once, however many of its tasks are in flight;
 // - a task that has run FREE_RUN_MS has its thread reniced to LONG_CALL_NICE (Linux only: there
 //   the worker names its thread in the task's row).
 import { availableParallelism, setPriority } from 'node:os';
@@ -101,6 +102,21 @@ const DEADLINE_SWEEP_MS = 50;
 /** The longest delay a Node timer keeps: piscina's idle timer fires at once past it. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** The cancels of the tasks in flight on each caller's signal, listened to once (Node warns past 10 listeners). */
+const cancelsOf = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `cancel` when `signal` aborts, until the returned function is called; throws for a signal it cannot use. */
+function onAbort(signal: AbortSignal, cancel: () => void): () => void {
+  let cancels = cancelsOf.get(signal);
+  if (cancels === undefined) {
+    const listeners = new Set<() => void>();
+    signal.addEventListener('abort', () => listeners.forEach((listener) => listener()), { once: true });
+    cancelsOf.set(signal, (cancels = listeners));
+  }
+  cancels.add(cancel);
+  return () => void cancels.delete(cancel);
+}
+
 export interface WorkerPoolOptions {
   config: Omit<WorkerConfig, 'taskTable' | 'taskTableEpochMs' | 'cpuSlots'>;
   /** The host's CPU slots: the pool gives up the turn of a task whose worker it terminated. */
@@ -123,7 +139,8 @@ export interface PoolStats {
 
 export type TaskOutcome<R> =
   | { kind: 'done'; value: R }
-  | { kind: 'timeout' }
+  /** `unstarted`: its worker never got ready for it (a start or a load of the config that did not finish). */
+  | { kind: 'timeout'; unstarted?: true }
   | { kind: 'cancelled' }
   | { kind: 'busy' }
   | { kind: 'crashed'; message: string };
@@ -142,7 +159,7 @@ export interface TaskLimits {
 }
 
 /** How the pool ends a task early. */
-type Stopped = { kind: 'timeout' } | { kind: 'cancelled' } | { kind: 'crashed'; message: string };
+type Stopped = { kind: 'timeout'; unstarted?: true } | { kind: 'cancelled' } | { kind: 'crashed'; message: string };
 
 /** How a call that no worker could be started for is told why. */
 const START_FAILURE = 'a worker could not start: ';
@@ -270,12 +287,12 @@ export class WorkerPool {
     };
     this.jobs.set(row, job);
     if (callId !== undefined) this.calls.set(callId, job);
-    const cancel = (): void => this.stop(job, { kind: 'cancelled' });
+    let stopListening: (() => void) | undefined;
     let listening = false;
     try {
       // A signal that cannot be read or listened to (a caller's own object) is the caller's error.
       if (limits.signal?.aborted) return { kind: 'cancelled' };
-      limits.signal?.addEventListener('abort', cancel, { once: true });
+      if (limits.signal) stopListening = onAbort(limits.signal, () => this.stop(job, { kind: 'cancelled' }));
       listening = true;
       // A task handed to piscina now starts a worker when every thread has a task and there is room for another.
       const threads = this.piscina.threads.length;
@@ -309,11 +326,7 @@ export class WorkerPool {
       return this.failure<T>(job, error);
     } finally {
       this.end(job);
-      try {
-        limits.signal?.removeEventListener('abort', cancel);
-      } catch {
-        // One that cannot stop listening keeps only this ended job, which ignores a later abort.
-      }
+      stopListening?.();
     }
   }
 
@@ -473,11 +486,11 @@ export class WorkerPool {
       if (started !== undefined) {
         if (now >= started + timeoutMs + job.askedMs) this.stop(job, { kind: 'timeout' });
       } else if (pickedAt !== undefined) {
-        if (now >= pickedAt + coldStartMs + timeoutMs) this.stop(job, { kind: 'timeout' });
+        if (now >= pickedAt + coldStartMs + timeoutMs) this.stop(job, { kind: 'timeout', unstarted: true });
       } else if (room) {
         job.unpickedMs += sinceLast;
         if (job.unpickedMs >= coldStartMs + timeoutMs) {
-          this.stop(job, { kind: 'timeout' });
+          this.stop(job, { kind: 'timeout', unstarted: true });
           this.stopThreadsNeverUp(now - coldStartMs);
         }
       }

@@ -1,7 +1,8 @@
 // What a tool's ctx:ask returns is only ever one of the answers it offered: a library caller's
-// onAsk that returns an answer and a refusal at once, a value of another kind, or an answer
-// through a getter that changes, gives the tool nil, 'unavailable'; and choices that are not
-// UTF-8 text, which would come back from the host as other strings, are refused at the line.
+// onAsk that returns an answer and a refusal at once, a value of another kind, an answer
+// through a getter that changes, or one it added to the question it was handed, gives the tool
+// nil, 'unavailable'; and choices that are not UTF-8 text, which would come back from the host
+// as other strings, are refused at the line.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AskAnswer } from '../core/index.js';
@@ -40,6 +41,27 @@ test('an answer read through a getter is read once: the tool gets what was check
   const result = await host.call('pick', {}, { onAsk: () => reply });
   assert.equal(result.content, 'answer: string red');
   assert.equal(result.questions?.[0]?.answer, 'red');
+});
+
+test('a handler that edits the question it is handed cannot answer off the choices the tool offered', async () => {
+  const host = await startHost('ask-hostile');
+  const result = await host.call(
+    'pick',
+    {},
+    {
+      onAsk: (question) => {
+        if (question.kind === 'choice') question.choices.push('rm -rf /');
+        question.question = 'Anything?';
+        return { answer: 'rm -rf /' };
+      },
+    },
+  );
+  assert.equal(result.content, 'no answer: unavailable');
+  assert.deepEqual(result.questions?.[0]?.question, {
+    kind: 'choice',
+    question: 'Which colour?',
+    choices: ['red', 'green', 'blue'],
+  });
 });
 
 test('choices that are not UTF-8 text are a Lua error at the line, and no one is asked', async () => {

@@ -1,10 +1,10 @@
 // ctx:ask through the library: the caller's onAsk answers, a host without one cannot ask, the
 // call's time limit stands still while the question waits (and only then), cancelling a call
 // that waits ends it, a bad question is a Lua error at the tool's line, and every question and
-// answer is in the call's result and its session record.
+// answer is in the call's result and its session record (one the call's end left waiting too).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { AskQuestion } from '../core/index.js';
+import type { AskExchange, AskQuestion } from '../core/index.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, FIXTURES, startHost } from './helpers.js';
@@ -107,6 +107,21 @@ test('cancelling a call while its question waits ends it and aborts the question
   assert.equal(result.status, 'cancelled', result.content);
   assert.equal(questionSignal?.aborted, true);
   assert.equal((await host.call('pick', {}, { onAsk: () => ({ answer: 'red' }) })).content, 'answer: red');
+  // The question was asked, never answered: in the result and the record, with neither answer nor refusal.
+  const unanswered = (exchanges: AskExchange[] | undefined): unknown =>
+    exchanges?.map(({ question, answer, refused, waitedMs }) => ({
+      text: question.question,
+      answer,
+      refused,
+      waitedMs,
+    }));
+  const expected = [
+    { text: 'Which colour?', answer: undefined, refused: undefined, waitedMs: result.questions?.[0]?.waitedMs },
+  ];
+  assert.deepEqual(unanswered(result.questions), expected);
+  assert.equal(typeof result.questions?.[0]?.waitedMs, 'number');
+  await host.close();
+  assert.deepEqual(unanswered(host.resume().records[0]?.questions), expected);
 });
 
 test("a call whose worker crashes while its question waits aborts the question's signal", async () => {
@@ -131,6 +146,10 @@ test("a call whose worker crashes while its question waits aborts the question's
   const result = await call;
   assert.equal(result.status, 'crashed', result.content);
   assert.ok(await eventually(() => questionSignal?.aborted === true), 'the question was never told the call ended');
+  assert.deepEqual(
+    result.questions?.map(({ question, answer, refused }) => ({ text: question.question, answer, refused })),
+    [{ text: 'Which colour?', answer: undefined, refused: undefined }],
+  );
 });
 
 test('two questions in a row are asked in order and recorded in the session log', async () => {

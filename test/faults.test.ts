@@ -2,7 +2,9 @@
 // bomb is an out-of-memory error whose worker gives its memory back, and the host keeps serving.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startHost } from './helpers.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startHost, tempDir } from './helpers.js';
 
 const MEMORY_LIMIT_BYTES = 32 * 1024 * 1024;
 
@@ -12,6 +14,18 @@ test('while true do end is stopped at the tool timeout and the next call still w
   assert.equal(result.status, 'timeout');
   assert.match(result.content, /spin: timed out after 0\.5 s/);
   assert.equal((await host.call('echo', { text: 'still here' })).content, 'still here');
+});
+
+test('a timeout under a tenth of a second is said as it is, not as 0.0 s', async () => {
+  const dir = tempDir();
+  writeFileSync(
+    join(dir, 'init.lua'),
+    "agent.on('discover_tools', function(registry) registry:add { name = 'spin', description = 'Spins.', " +
+      'timeout = 0.04, run = function() while true do end end } end)\n',
+  );
+  const host = await startHost(join(dir, 'init.lua'));
+  const result = await host.call('spin', {});
+  assert.equal(result.content, 'spin: timed out after 0.04 s (set `timeout` in registry:add to allow longer)');
 });
 
 test('a memory bomb is an out-of-memory error, the host RSS comes back, and the module keeps working', async () => {

@@ -109,7 +109,10 @@ test('past the queue limit a call is refused as busy at once, and the queued one
   const done = results.filter((result) => result.status === 'ok');
   assert.ok(busy.length > 0 && done.length > 0, results.map((result) => result.status).join(' '));
   assert.equal(busy.length + done.length, 12);
-  assert.match(busy[0]!.content, /slow_0: too many calls waiting \(\d+\); try again when some have finished/);
+  assert.match(
+    busy[0]!.content,
+    /slow_0: too many calls waiting \(the limit is 3\); try again when some have finished/,
+  );
   // At once: every refusal comes before the first queued call has finished.
   assert.deepEqual(settled.slice(0, busy.length), Array<string>(busy.length).fill('busy'), settled.join(' '));
 });

@@ -110,6 +110,23 @@ describe('reload', () => {
     assert.equal((await slow).content, 'slow v1');
   });
 
+  test("a replaced generation's workers still running calls are among moduleThreads, as stats() counts them", async () => {
+    const { file, write } = configDir('v1');
+    const host = await startHost(file);
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const slow = host.call('slow', { seconds: 60 }, { onLog: () => started() });
+    await running;
+    write(config('v2'));
+    assert.equal((await host.reload()).ok, true);
+    const [module] = Object.keys(host.stats().modules);
+    assert.equal(host.stats().modules[module!]?.alive, 1);
+    assert.equal(host.moduleThreads(module!).length, 1);
+    // A monitoring host reaches the runaway call's thread: terminating it crashes the call.
+    await host.moduleThreads(module!)[0]!.terminate();
+    assert.equal((await slow).status, 'crashed');
+  });
+
   test('after 50 alternating good and bad reloads, threads and memory are back where they were', async () => {
     const { file, write } = configDir('v0');
     const host = await startHost(file, { maxThreadsPerModule: 1 });

@@ -57,7 +57,7 @@ export function exchangeLine(exchange: AskExchange): string {
   const { answer } = exchange;
   const said =
     answer === undefined
-      ? `no answer: ${exchange.refused ?? 'unavailable'}`
+      ? `no answer: ${exchange.refused ?? 'the call ended first'}`
       : typeof answer === 'boolean'
         ? answer
           ? 'yes'
