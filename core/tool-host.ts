@@ -345,15 +345,17 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Runs a tool. Never throws: the result's `status` says how it ended. */
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<CallResult> {
     const callId = `${this.callIdPrefix}-${(++this.callCounter).toString(36)}`;
+    // A JavaScript caller may pass any name: one that is not a string names no tool, and is shown by its type.
+    const tool = typeof name === 'string' ? name : `(a ${typeof name})`;
     const failed = (status: CallResult['status'], content: string): CallResult => ({
       callId,
-      tool: name,
+      tool,
       status,
       isError: true,
       content,
       durationMs: 0,
     });
-    if (this.closed) return failed('cancelled', `${name}: not run: moonpool is shutting down`);
+    if (this.closed) return failed('cancelled', `${tool}: not run: moonpool is shutting down`);
     const generation = this.generation;
     // The generation stays open until the call has ended, even if a reload replaces it meanwhile.
     const leave = generation?.enter();
@@ -371,14 +373,16 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       const log = this.openSessionFiles();
       let result: CallResult;
       try {
-        result = generation
-          ? await generation.call(name, ran, callId, options, () => void this.spillFailures++)
-          : failed(
-              'unknown_tool',
-              `unknown tool '${name}': the config has not loaded (${this.unloaded.diagnostics[0]?.message ?? 'no tools'})`,
-            );
+        if (typeof name !== 'string')
+          result = failed('unknown_tool', `unknown tool ${tool}: a tool's name is a string`);
+        else if (!generation)
+          result = failed(
+            'unknown_tool',
+            `unknown tool '${name}': the config has not loaded (${this.unloaded.diagnostics[0]?.message ?? 'no tools'})`,
+          );
+        else result = await generation.call(name, ran, callId, options, () => void this.spillFailures++);
       } catch (error) {
-        result = failed('error', `${name}: moonpool failed to run the call: ${(error as Error).message}`);
+        result = failed('error', `${tool}: moonpool failed to run the call: ${thrownText(error)}`);
       }
       if (log) this.record(log, result, recorded);
       else this.unopenedLogRecords++;
@@ -431,8 +435,16 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     { signal }: { signal?: AbortSignal } = {},
   ): AsyncGenerator<SessionEntry, void> {
     const problem = this.sessionToRead(sessionId);
-    if (problem !== undefined) yield { warning: problem };
-    else yield* inTurns(sessionEntries(this.options.stateDir, sessionId), signal);
+    if (problem !== undefined) {
+      yield { warning: problem };
+      return;
+    }
+    try {
+      yield* inTurns(sessionEntries(this.options.stateDir, sessionId), signal);
+    } catch (error) {
+      // A caller's signal whose `aborted` throws, say: the read ends (its files closed) and says why.
+      yield { warning: `the read of session ${sessionId} stopped: ${thrownText(error)}` };
+    }
   }
 
   /** Why `sessionId` cannot be read; for this host's own session, writes its queued records first. */
@@ -563,4 +575,13 @@ function diffTools(
       .filter(([name, tool]) => previous.has(name) && fingerprint(previous.get(name)!) !== fingerprint(tool))
       .map(([name]) => name),
   };
+}
+
+/** What a caller's thrown value says, whatever it is (`null`, a string, an object whose `toString` throws). */
+function thrownText(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return `a ${typeof error} that cannot be shown`;
+  }
 }

@@ -208,3 +208,37 @@ test('reload, render and resume answer with data when the config is gone, the sn
   assert.deepEqual([reload.ok, reload.diagnostics[0]!.message], [false, 'the ToolHost is closed']);
   assert.deepEqual(render, { ok: false, reason: 'moonpool is shutting down' });
 });
+
+test("a caller's hostile values are answered, never thrown: a name that is no string, thrown null, a getter", async () => {
+  const host = await startHost(CONFIG);
+  const unreadable = (thrown: unknown): AbortSignal =>
+    ({
+      get aborted(): boolean {
+        throw thrown;
+      },
+    }) as unknown as AbortSignal;
+  const throwsOnRead = Object.defineProperty({}, 'signal', {
+    get() {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- a hostile caller's getter
+      throw undefined;
+    },
+  });
+  const results = [
+    await host.call('echo', { text: 'x' }, { signal: unreadable(null) }),
+    await host.call('echo', { text: 'x' }, { signal: unreadable('nope') }),
+    await host.call('echo', { text: 'x' }, throwsOnRead),
+    await host.call(Symbol('x') as unknown as string, {}),
+  ];
+  assert.deepEqual(
+    results.map((result) => [result.tool, result.status, result.content]),
+    [
+      ['echo', 'error', 'echo: moonpool failed to run the call: null'],
+      ['echo', 'error', 'echo: moonpool failed to run the call: nope'],
+      ['echo', 'error', 'echo: moonpool failed to run the call: undefined'],
+      ['(a symbol)', 'unknown_tool', "unknown tool (a symbol): a tool's name is a string"],
+    ],
+  );
+  const read = [];
+  for await (const entry of host.sessionEntries(host.sessionId, { signal: unreadable(null) })) read.push(entry);
+  assert.deepEqual(read.at(-1), { warning: `the read of session ${host.sessionId} stopped: null` });
+});
