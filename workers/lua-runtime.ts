@@ -33,6 +33,7 @@ import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { preludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
+import { libraryTables } from './library-tables.js';
 import { createDebugHookNatives } from './debug-hook-natives.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
@@ -477,6 +478,7 @@ export class LuaRuntime {
     global.pop(1);
     for (const name of ['entry', 'native', 'snapshot_box', ...Object.keys(settings)])
       global.set(`__moonpool_${name}`, undefined);
+    this.stack.libraries = libraryTables(global.lua, global.address);
   }
 
   private natives(): Record<string, NativeFunction> {
