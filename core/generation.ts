@@ -27,6 +27,8 @@ const CRASH_LIMIT = 3;
 const CRASH_WINDOW_MS = 5 * 60 * 1000;
 /** How long past its budget a render may run before its worker is terminated. */
 export const RENDER_GRACE_MS = 1000;
+/** How long past the load limit the worker loading the config may run before it is terminated. */
+const LOAD_GRACE_MS = 1000;
 /** Inspect workers (discovery, `available`, `render`) one generation may run at once. */
 export const MAX_INSPECT_THREADS = 4;
 /** How long one `available` check runs alone before the next starts beside it (on another worker). */
@@ -116,9 +118,14 @@ export class Generation {
       return outcome;
     };
     // The limit is the config's own: the worker's start and its Lua state have a cold start's allowance.
+    // The worker stops Lua itself at the limit, naming the line; the pool's timeout is for what Lua cannot stop.
     const discovering = inspect.run(
-      { kind: 'discover' },
-      { timeoutMs: options.loadTimeoutMs, coldStartMs: options.loadTimeoutMs, signal: options.stopLoading },
+      { kind: 'discover', budgetMs: options.loadTimeoutMs },
+      {
+        timeoutMs: options.loadTimeoutMs + LOAD_GRACE_MS,
+        coldStartMs: options.loadTimeoutMs,
+        signal: options.stopLoading,
+      },
     );
     // After the messages already waiting (the worker's ready signal) have been handled.
     const cameUp = inspect.cameUp.then(() => new Promise((resolve) => setImmediate(resolve)));

@@ -134,7 +134,8 @@ export interface WorkerEventsPort {
 /** A task as the core hands it to a pool, before the pool assigns its row. */
 export type PoolTask =
   | { kind: 'warm' }
-  | { kind: 'discover' }
+  /** `budgetMs`: the config's load limit; past it the worker stops the config's Lua at the line it is at. */
+  | { kind: 'discover'; budgetMs: number }
   | { kind: 'available'; context: CallContext }
   | { kind: 'run'; context: CallContext; args: unknown }
   | {

@@ -445,6 +445,35 @@ describe('check finds what would fail every call', () => {
     ]);
   });
 
+  test('a Lua library written for a name (`type = string`) is named as such, the same in every run', async () => {
+    const file = join(tempDir(), 'init.lua');
+    writeFileSync(
+      file,
+      [
+        "agent.on('discover_tools', function(registry)",
+        '  local function add(name, fields)',
+        '    fields.name, fields.description, fields.permissions = name, name, {}',
+        '    fields.run = function() return name end',
+        '    registry:add(fields)',
+        '  end',
+        "  add('a', { parameters = { type = 'object', properties = { path = { type = string } } } })",
+        "  add('b', { output_schema = { type = 'object', properties = { n = { type = table } } } })",
+        "  add('c', { annotations = { title = os } })",
+        'end)',
+        '',
+      ].join('\n'),
+    );
+    const host = await startHost(file);
+    assert.deepEqual(
+      host.diagnostics().map((diagnostic) => diagnostic.message),
+      [
+        "tool 'a': parameters.properties.path.type is Lua's `string` library (a table), not a type name: write type = 'string'",
+        "tool 'b': output_schema.properties.n.type is Lua's `table` library (a table), not a type name: write type = 'object' (or 'array')",
+        "tool 'c': annotations.title is Lua's `os` library (a table), which cannot cross: write 'os' if you meant the name",
+      ],
+    );
+  });
+
   test("a missing comma: Lua's message and its likely cause", () => {
     const run = moonpool(['check', '--config', join(FIXTURES, 'missing-comma')]);
     assert.equal(run.code, 1, run.stderr);

@@ -88,6 +88,19 @@ error(print)
   error_empty_table: `
 error({})
 `,
+  library_argument_error: `
+local function open() local p = io.popen({ 'ls' }); return p end
+open()
+`,
+  library_method_error: `
+local file = io.open('init.lua')
+local function read() local text = file:read('*x'); return text end
+read()
+`,
+  library_open_error: `
+local function each() local lines = io.lines('/nonexistent/file'); return lines end
+each()
+`,
 };
 type Snippet = keyof typeof SNIPPETS;
 
@@ -107,6 +120,11 @@ ${Object.entries(paths)
       `  registry:add { name = '${name}', description = 'x', run = assert(loadfile(${JSON.stringify(path)})) }`,
   )
   .join('\n')}
+  registry:add {
+    name = 'shows_a_function',
+    description = 'Shows a state that cannot cross.',
+    run = function(args, ctx) ctx:show({ f = print }) end,
+  }
   registry:add {
     name = 'raises',
     description = 'Raises the error object named by kind.',
@@ -207,6 +225,15 @@ describe('error results', () => {
     await failsAsNative('error_number');
   });
   test('an empty table raised says so as native Lua does', () => failsAsNative('error_empty_table'));
+  test('an error a library function raises shows that function as a C frame, as natively', async () => {
+    await failsAsNative('library_argument_error');
+    await failsAsNative('library_method_error');
+    await failsAsNative('library_open_error');
+  });
+  test('an error ctx:show raises shows ctx:show as a C frame, not the `error` it raised with', async () => {
+    const result = await host.call('shows_a_function', {});
+    assert.deepEqual(lines(result.content).slice(1, 3), ['stack traceback:', "\t[C]: in method 'show'"]);
+  });
 });
 
 describe('error objects', () => {

@@ -14,7 +14,7 @@ const EVENT_NAMES = ['call', 'return', 'line', 'count', 'tail call'];
 /** VM instructions between two ticks. */
 export const HOOK_INSTRUCTIONS = 10_000;
 
-export type HookNeed = 'render' | 'snapshot' | 'events';
+export type HookNeed = 'budget' | 'snapshot' | 'events';
 
 export class CountHook {
   private readonly pointer: number;

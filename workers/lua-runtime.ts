@@ -33,6 +33,7 @@ import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
 import { preludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
+import { libraryTables } from './library-tables.js';
 import { createDebugHookNatives } from './debug-hook-natives.js';
 import { CpuTurns } from './cpu-turns.js';
 import { SnapshotBox } from './snapshot-box.js';
@@ -69,8 +70,8 @@ export interface TaskScope {
   channel: CallChannel | null;
   /** Output of a task without a channel (loading the config): lines up to LOG_LIMIT_CHARS, then only counted. */
   log: { lines: string[]; chars: number; dropped: number };
-  /** A render's time budget: Lua is stopped with an error past `deadline` (Date.now() ms). */
-  budget?: { deadline: number; ms: number };
+  /** A time budget (a render's, the config's load): Lua is stopped with `message` past `deadline` (Date.now() ms). */
+  budget?: { deadline: number; message: string };
   /** What the task's tool may touch. */
   guard: PermissionGuard;
 }
@@ -229,13 +230,24 @@ export class LuaRuntime {
     this.raw._lua_setallocf(this.engine.global.address, allocator, 0);
   }
 
-  /** Evaluates the config and runs discovery, for the task in `row` (Lua errors become diagnostics); returns this runtime. */
-  async load(row: number): Promise<LuaRuntime> {
-    const scope = this.scopeFor(row, null);
+  /**
+   * Evaluates the config and runs discovery, for the task in `row` (Lua errors become diagnostics);
+   * returns this runtime. Past `budgetMs` the Lua running is stopped with an error at its line.
+   */
+  async load(row: number, budgetMs?: number): Promise<LuaRuntime> {
+    const scope: TaskScope = this.scopeFor(row, null);
+    if (budgetMs !== undefined) {
+      const message = `loading the config took longer than ${budgetMs / 1000} s (an endless loop at load time?)`;
+      scope.budget = { deadline: Date.now() + budgetMs, message };
+      this.hook.hold(this.runner.address, 'budget');
+    }
     const failed = onEntryError((error) => ({ ok: false as const, error }));
     const configFile = (L: number): number => (this.stack.pushString(L, this.config.configFile), 1);
-    const loaded = await this.invokeForReply('load', scope, configFile).catch(failed);
-    const discovered = loaded.ok ? await this.invokeForReply('discover', scope, () => 0).catch(failed) : loaded;
+    const loadAndDiscover = async () => {
+      const loaded = await this.invokeForReply('load', scope, configFile).catch(failed);
+      return loaded.ok ? this.invokeForReply('discover', scope, () => 0).catch(failed) : loaded;
+    };
+    const discovered = await loadAndDiscover().finally(() => this.hook.release('budget'));
     const { log } = scope;
     if (log.dropped > 0) log.lines.push(droppedLogNote("the config's log while it loaded", log.dropped));
     if (!('definitions' in discovered)) this.loadError = discovered.error ?? 'unknown error';
@@ -329,9 +341,9 @@ export class LuaRuntime {
       return { ok: false, reason: `the config failed to load in this worker: ${this.loadError}` };
     const scope = {
       ...this.scopeFor(row, null, permissions),
-      budget: { deadline: Date.now() + budgetMs, ms: budgetMs },
+      budget: { deadline: Date.now() + budgetMs, message: `took longer than its ${budgetMs} ms budget` },
     };
-    this.hook.hold(this.runner.address, 'render');
+    this.hook.hold(this.runner.address, 'budget');
     try {
       // Decoded by `render_state`, inside Lua: a state too big for the heap is an error of this render.
       this.renderSnapshot = snapshot;
@@ -342,7 +354,7 @@ export class LuaRuntime {
       }).catch(onEntryError((message): RenderReply => ({ ok: false, reason: `render failed: ${message}` })));
     } finally {
       this.renderSnapshot = undefined;
-      this.hook.release('render');
+      this.hook.release('budget');
     }
   }
 
@@ -350,7 +362,7 @@ export class LuaRuntime {
   private stopAtDeadline(L: number): void {
     const { budget } = this.scope;
     if (budget === undefined || Date.now() <= budget.deadline) return;
-    this.stack.pushString(L, `took longer than its ${budget.ms} ms budget`);
+    this.stack.pushString(L, budget.message);
     this.raw._lua_error(L);
   }
 
@@ -477,6 +489,7 @@ export class LuaRuntime {
     global.pop(1);
     for (const name of ['entry', 'native', 'snapshot_box', ...Object.keys(settings)])
       global.set(`__moonpool_${name}`, undefined);
+    this.stack.libraries = libraryTables(global.lua, global.address);
   }
 
   private natives(): Record<string, NativeFunction> {

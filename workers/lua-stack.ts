@@ -1,6 +1,7 @@
 // Raw access to a Lua stack through wasmoon's C API, so that Lua strings cross as bytes:
 // wasmoon's own conversion goes through C strings and stops at the first NUL byte.
 import { isUtf8 } from 'node:buffer';
+import { libraryProblem } from './library-tables.js';
 
 /** The raw exports of wasmoon's emscripten module that the worker uses (wasmoon does not type them). */
 export interface LuaRawApi {
@@ -216,6 +217,8 @@ export class LuaStack {
   /** A wasm-heap buffer reused for every string pushed, grown on demand. */
   private scratch = 0;
   private scratchSize = 0;
+  /** Lua's library tables by address (library-tables.ts): a read that meets one names it. */
+  libraries: ReadonlyMap<number, string> = new Map();
 
   constructor(private readonly module: LuaRawApi) {
     this.lengthSlot = module._malloc(8);
@@ -360,6 +363,8 @@ export class LuaStack {
     const { open } = read;
     if (depth >= MAX_VALUE_DEPTH) throw new LuaConversionError(path, `is nested deeper than ${MAX_VALUE_DEPTH} levels`);
     const identity = this.module._lua_topointer(L, index);
+    const library = this.libraries.get(identity);
+    if (library !== undefined) throw new LuaConversionError(path, libraryProblem(path, library));
     if (open.has(identity)) throw new LuaConversionError(path, 'refers back to a table that contains it (a cycle)');
     if (this.module._lua_checkstack(L, 4) === 0) throw new LuaConversionError(path, 'does not fit on the Lua stack');
     open.add(identity);

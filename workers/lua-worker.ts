@@ -55,7 +55,7 @@ async function runtimeFor(task: WorkerTask): Promise<LuaRuntime> {
     // Making the Lua state is no one's: on a loaded machine it alone can take seconds.
     runtime = await (starting ??= (preparing ??= LuaRuntime.prepare(config, tasks)).then((lua) => {
       if (task.kind === 'discover') tasks.stamp(task.row, 'started');
-      return lua.load(task.row);
+      return lua.load(task.row, task.kind === 'discover' ? task.budgetMs : undefined);
     }));
     // The pool lets the next worker waiting at its start gate begin.
     void events.started();

@@ -7,7 +7,7 @@ import type * as Wasmoon from 'wasmoon';
 
 const wasmoon = createRequire(import.meta.url)('wasmoon') as typeof Wasmoon;
 
-export const { LuaReturn, LUA_REGISTRYINDEX } = wasmoon;
+export const { LuaReturn, LuaType, LUA_REGISTRYINDEX } = wasmoon;
 
 /** Names whose wrapper is replaced by the export: the Lua API, and the allocator. */
 const DIRECT = /^_(lua_|luaL_|malloc$|free$|realloc$)/;

@@ -128,14 +128,21 @@ local function error_text(err)
 end
 
 -- The traceback of a `run` that failed, as its message handler read it: Lua's own, from the
--- failing frame down to `run`, less the frames of the prelude, of the natives a tool called (an
--- error inside `io.open`, say) and the nameless C function `run` is called by.
+-- failing frame down to `run`, less the natives a tool called (an error inside `io.open`, say)
+-- and the nameless C function `run` is called by. The prelude's frames show as one C frame
+-- named as the tool called it (`[C]: in function 'io.popen'`), as a library's C function shows
+-- natively; the `error` it raised with is not the tool's.
 local function failed_traceback(text)
-  local kept = {}
+  local kept, called = {}, nil
   for line in str_gmatch(text, '[^\n]+') do
     local native_name = str_match(line, "^%s*%[C%]: in field '([%w_]+)'$")
-    if not str_find(line, '[moonpool]', 1, true) and not str_find(line, '^%s*%[C%]: in %?') and not str_find(line, 'tail calls', 1, true)
+    local prelude_frame = str_match(line, '^%s*%[moonpool%]:%d+: (in .*)$')
+    if prelude_frame then
+      if called == nil and kept[#kept] == "\t[C]: in function 'error'" then kept[#kept] = nil end
+      called = str_find(prelude_frame, '[moonpool]', 1, true) and 'in ?' or prelude_frame
+    elseif not str_find(line, '[moonpool]', 1, true) and not str_find(line, '^%s*%[C%]: in %?') and not str_find(line, 'tail calls', 1, true)
       and not (native_name and native[native_name]) then
+      if called then kept[#kept + 1], called = '\t[C]: ' .. called, nil end
       kept[#kept + 1] = line
     end
   end
