@@ -65,6 +65,22 @@ describe('writing to a FIFO', () => {
     assert.equal(received, BYTES);
   });
 
+  test('to a reader that goes away fails with Broken pipe, as natively', async () => {
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const call = host.call('write_fifo', { path: fifo });
+    // Once the tool's first bytes arrive (it has the FIFO open), the reader goes.
+    for (const byte = Buffer.alloc(1); ; await new Promise((resolve) => setTimeout(resolve, 10))) {
+      try {
+        if (readSync(reader, byte) > 0) break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      }
+    }
+    closeSync(reader);
+    const result = await call;
+    assert.deepEqual([result.status, result.content], ['ok', 'false | Broken pipe | 32']);
+  });
+
   test('to a reader that never reads is stopped by the call’s timeout', async () => {
     openReader();
     const result = await host.call('write_fifo_briefly', { path: fifo });
