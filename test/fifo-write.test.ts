@@ -21,8 +21,15 @@ writeFileSync(
   file:close()
   return tostring(written == file) .. ' | ' .. tostring(message) .. ' | ' .. tostring(code)
 end
+-- The write runs inside a C function (a gsub callback), where nothing can wait.
+local function write_in_callback(args)
+  local result
+  string.gsub('x', 'x', function() result = write_all(args) end)
+  return result
+end
 agent.on('discover_tools', function(registry)
   registry:add { name = 'write_fifo', description = 'x', timeout = 60, run = write_all }
+  registry:add { name = 'write_fifo_in_callback', description = 'x', timeout = 60, run = write_in_callback }
   registry:add { name = 'write_fifo_briefly', description = 'x', timeout = 1, run = write_all }
 end)
 `,
@@ -79,6 +86,12 @@ describe('writing to a FIFO', () => {
     closeSync(reader);
     const result = await call;
     assert.deepEqual([result.status, result.content], ['ok', 'false | Broken pipe | 32']);
+  });
+
+  test('inside a C function, where nothing can wait, answers at once as EAGAIN', async () => {
+    openReader();
+    const result = await host.call('write_fifo_in_callback', { path: fifo });
+    assert.deepEqual([result.status, result.content], ['ok', 'false | Resource temporarily unavailable | 11']);
   });
 
   test('to a reader that never reads is stopped by the call’s timeout', async () => {

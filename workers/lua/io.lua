@@ -41,13 +41,16 @@ local FILE = { __name = 'FILE*', __index = methods }
 -- A FIFO or device with nothing to read yet (EAGAIN: files open non-blocking), or a FIFO no
 -- writer has opened yet (it reads as ended), is read again every POLL_MS, as a blocking read
 -- would wait: the worker stays free, so the call's timeout and cancelling still hold. Inside a
--- coroutine of the tool's own nothing can wait, and the read answers at once.
+-- coroutine of the tool's own, or a C function (a string.gsub or table.sort callback), nothing can
+-- wait, and the read answers at once.
 local POLL_MS = 10
 local EAGAIN = 11
+-- Lua's own, before api.lua replaces it: false inside a C function.
+local can_yield = coroutine.isyieldable
 
 local function may_wait()
   local _, main = native.running()
-  return main
+  return main and can_yield()
 end
 
 local function read_descriptor(file, offset, size)
@@ -62,7 +65,7 @@ local function read_descriptor(file, offset, size)
 end
 
 -- A FIFO or device whose reader has not caught up (EAGAIN) takes the rest of the data every
--- POLL_MS, as a blocking write would wait; inside a coroutine of the tool's own it fails at once.
+-- POLL_MS, as a blocking write would wait; where nothing can wait (see may_wait) it fails at once.
 local function write_descriptor(file, data)
   local offset, written = file.append and -1 or file.roff, 0
   while true do
