@@ -133,7 +133,7 @@ const openLogs = new Set<SessionLog>();
 let exitHooked = false;
 
 /**
- * Opens the session's log for appending, with a turn after each record of its outline: the lock's holder (taking it,
+ * Opens the session's log for appending, with turns while its outline is read: the lock's holder (taking it,
  * or given it as `held`) cuts a torn tail left by a writer that is gone; a process finding it held by a live one
  * writes a file beside it. Throws for an fs failure (an unusable state dir).
  */
