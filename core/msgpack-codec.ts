@@ -21,6 +21,12 @@ export function encodeMsgpack(value: unknown): Buffer {
   return writer.result();
 }
 
+/** How many bits `value` takes, its sign aside: named in place of its digits, which may run to megabytes. */
+function bitLength(value: bigint): number {
+  const hex = (value < 0n ? -value : value).toString(16);
+  return 4 * hex.length - (4 - Number.parseInt(hex[0]!, 16).toString(2).length);
+}
+
 class Writer {
   private buffer = Buffer.allocUnsafe(INITIAL_BYTES);
   private offset = 0;
@@ -103,7 +109,8 @@ class Writer {
     this.ensure(9);
     if (value >= 0n && value <= 0xffffffffffffffffn) this.buffer.writeBigUInt64BE(value, this.code(0xcf, 8));
     else if (value < 0n && value >= -0x8000000000000000n) this.buffer.writeBigInt64BE(value, this.code(0xd3, 8));
-    else throw new MsgpackError(`the integer ${value} does not fit in 64 bits`);
+    else
+      throw new MsgpackError(`an integer of ${bitLength(value).toLocaleString('en-US')} bits does not fit in 64 bits`);
   }
 
   private byte(code: number): void {

@@ -133,7 +133,7 @@ const openLogs = new Set<SessionLog>();
 let exitHooked = false;
 
 /**
- * Opens the session's log for appending, with a turn after each record of its outline: the lock's holder (taking it,
+ * Opens the session's log for appending, with turns while its outline is read: the lock's holder (taking it,
  * or given it as `held`) cuts a torn tail left by a writer that is gone; a process finding it held by a live one
  * writes a file beside it. Throws for an fs failure (an unusable state dir).
  */
@@ -222,6 +222,8 @@ export class SessionLog {
   private opening: Generator<Turn, LogTarget> | undefined;
   /** Why the log could not be opened, when its opening failed after it began. */
   private openFailure: string | undefined;
+  /** Begins the opening again after it failed (the state dir may have been mended), and names the state dir. */
+  private reopen: { stateDir: string; opening: () => Generator<Turn, LogTarget> } | undefined;
 
   private constructor(from: LogTarget | Generator<Turn, LogTarget>) {
     if ('fd' in from) this.begin(from);
@@ -253,7 +255,7 @@ export class SessionLog {
    * `open`, returning before the log's outline is read: it is read in slices of a few ms, the event loop turning
    * between them, and the records queued meanwhile are written after it, in order. `flush`, `close` and process exit
    * read the rest of it at once. Throws for an fs failure found before the outline begins (an unusable state dir); one
-   * found after it counts the log's records lost.
+   * found after it counts the records queued lost, and the next record queued begins the opening again.
    */
   static openInTurns(
     stateDir: string,
@@ -265,6 +267,8 @@ export class SessionLog {
     const first = steps.next();
     if (first.done) return new SessionLog(first.value);
     const log = new SessionLog(steps);
+    // A failed opening released the lock it was given: the next one takes it again.
+    log.reopen = { stateDir, opening: () => openedLog(stateDir, sessionId, undefined, segments) };
     void log.openSliceBySlice();
     return log;
   }
@@ -284,7 +288,7 @@ export class SessionLog {
     if (this.queued.length > 0) this.flushQuietly();
   }
 
-  /** The opening's next step; a failure is counted against the records queued and every record after. */
+  /** The opening's next step; a failure is counted against the records queued until the next is queued. */
   private openingStep(): void {
     try {
       const next = this.opening!.next();
@@ -293,7 +297,7 @@ export class SessionLog {
       this.begin(next.value);
     } catch (error) {
       this.opening = undefined;
-      this.openFailure = `the session log could not be opened (${errorCode(error)})`;
+      this.openFailure = `the session log cannot be opened in ${this.reopen!.stateDir} (${errorCode(error)}); the calls that ended meanwhile are not recorded`;
     }
   }
 
@@ -310,6 +314,11 @@ export class SessionLog {
       return;
     }
     this.queued.push(record);
+    if (this.openFailure !== undefined) {
+      this.openFailure = undefined;
+      this.opening = this.reopen!.opening();
+      void this.openSliceBySlice();
+    }
     // While the log opens, its records wait for the opening to end (see openSliceBySlice).
     if (this.opening) return;
     if (this.queued.length >= FLUSH_RECORDS) this.flushQuietly();

@@ -120,6 +120,9 @@ export function outlineRecord(payload: Uint8Array): { durationMs: number; finish
   return { durationMs: time('durationMs'), finishedAt: time('finishedAt') };
 }
 
+/** Longest reason `$notRecorded` keeps of the encoder's message, which may quote what it refused. */
+const MAX_NOT_RECORDED_CHARS = 200;
+
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 
 /**
@@ -132,7 +135,8 @@ export function encodeBounded(given: SessionRecord): Buffer {
   try {
     encoded = encodeMsgpack(record);
   } catch (error) {
-    record = { ...record, args: { $notRecorded: `cannot be recorded (${(error as Error).message})` } };
+    const why = String((error as Error).message).slice(0, MAX_NOT_RECORDED_CHARS);
+    record = { ...record, args: { $notRecorded: `cannot be recorded (${why})` } };
     encoded = encodeMsgpack(record);
   }
   const over = (): boolean => encoded.length > MAX_RECORD_BYTES;

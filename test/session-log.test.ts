@@ -225,6 +225,8 @@ test('a record that cannot be encoded is counted as lost and the records around 
 test('arguments msgpack cannot hold (a BigInt past 64 bits) are not recorded; the rest of the record is', async () => {
   const host = await startHost('snapshots');
   const result = await host.call('storm', { n: 1, huge: 2n ** 70n });
+  // Named by its size: its 2.4 million decimal digits were the record before.
+  const huge = await host.call('storm', { n: 1, huge: -(2n ** 8_000_000n) });
   const { records, warnings } = host.resume();
   assert.deepEqual(warnings, []);
   assert.deepEqual(
@@ -233,10 +235,16 @@ test('arguments msgpack cannot hold (a BigInt past 64 bits) are not recorded; th
       [
         result.callId,
         result.status,
-        { $notRecorded: 'cannot be recorded (the integer 1180591620717411303424 does not fit in 64 bits)' },
+        { $notRecorded: 'cannot be recorded (an integer of 71 bits does not fit in 64 bits)' },
+      ],
+      [
+        huge.callId,
+        huge.status,
+        { $notRecorded: 'cannot be recorded (an integer of 8,000,001 bits does not fit in 64 bits)' },
       ],
     ],
   );
+  assert.ok(statSync(host.sessionLogPath).size < 4096, `the log holds ${statSync(host.sessionLogPath).size} bytes`);
   assert.equal(host.stats().sessionLogFailures, 0);
 });
 

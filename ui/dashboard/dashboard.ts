@@ -1,6 +1,7 @@
 // The terminal dashboard: a transcript of tool blocks, a status bar and an input line, drawn with
 // blessed at most 30 frames a second. Typed lines become calls or commands; Esc cancels the newest
-// running call, Ctrl-O expands every block, PgUp/PgDn scroll, Ctrl-C cancels what runs and quits.
+// running call (else stops reading a resumed session), Ctrl-O expands every block, PgUp/PgDn
+// scroll, Ctrl-C cancels what runs and quits.
 // A call's question (`ctx:ask`) shows in its block and takes the input line until answered: a
 // number (or y/n) on an empty line, or a typed choice and Enter (Enter alone: the default); Esc
 // declines it.
@@ -55,7 +56,8 @@ const HELP = [
   '/tools   the tools, their arguments, and whether they are available',
   '/reload  load the config again (a broken edit keeps the running one)',
   '/clear   empty the transcript      /quit   leave (Ctrl-C too)',
-  'Esc cancels the newest running call · Ctrl-O expands every block · PgUp/PgDn scroll · ↑/↓ history',
+  'Esc cancels the newest running call (else stops reading a session) · Ctrl-O expands every block',
+  'PgUp/PgDn scroll · ↑/↓ history',
   "A tool's question: its number (y/n) or a choice and Enter; Enter alone takes the default; Esc declines",
   'Ctrl-A/E line start/end · Alt-B/F word back/forward · Ctrl-W/U/K delete word/before/after',
 ].join('\n');
@@ -80,8 +82,10 @@ export class Dashboard {
   /** Lines scrolled up from the bottom (0: follow the newest output). */
   private scrollBack = 0;
   private quitting: Promise<void> | undefined;
-  /** Aborted on quit: a resumed session still being read stops. */
+  /** Aborted on quit, or by Esc when no call runs: a resumed session still being read stops. */
   private readonly stopReading = new AbortController();
+  /** The note that a resumed session is being read, until its calls replace it: no running call. */
+  private reading: Block | undefined;
   private resolveDone: () => void = () => undefined;
   readonly done: Promise<void>;
 
@@ -165,8 +169,10 @@ export class Dashboard {
    */
   private async resume(sessionId: string): Promise<void> {
     const reading = this.transcript.add((id) => Block.note(id, 'session', '', 'running', Date.now()));
+    this.reading = reading;
     // A running block shows its log lines, with a spinner.
-    reading.log(`reading session ${sessionId}… (Ctrl-C quits)`);
+    reading.log(`reading session ${sessionId}… (Esc stops, Ctrl-C quits)`);
+    this.animate();
     const newest: SessionRecord[] = [];
     const warnings: string[] = [];
     let moreWarnings = 0;
@@ -177,17 +183,27 @@ export class Dashboard {
       } else if (warnings.length < MAX_RESUME_WARNINGS) warnings.push(entry.warning);
       else moreWarnings++;
     }
+    this.reading = undefined;
     if (this.quitting) return;
     if (moreWarnings > 0) warnings.push(`${moreWarnings} more warnings about this session`);
+    const shown = newest.slice(-MAX_BLOCKS);
+    if (this.stopReading.signal.aborted)
+      warnings.push(`stopped reading session ${sessionId} (Esc): ${shown.length} of its calls shown`);
     this.transcript.replace(reading, [
-      ...newest.slice(-MAX_BLOCKS).map((record) => (id: number) => {
+      ...shown.map((record) => (id: number) => {
         const block = new Block(id, 'call', record.tool, record.finishedAt - record.durationMs);
         block.finish(record);
         return block;
       }),
       ...warnings.map((warning) => (id: number) => Block.note(id, 'session', warning, 'error', Date.now())),
     ]);
+    this.animate();
     this.scheduler.request();
+  }
+
+  /** Keeps the spinners turning while a call runs or a session is read. */
+  private animate(): void {
+    this.scheduler.animate(this.reading !== undefined || this.transcript.running().length > 0);
   }
 
   private note(label: string, text: string, status: Block['status']): void {
@@ -204,9 +220,12 @@ export class Dashboard {
       case 'C-c':
         void this.quit();
         return;
-      case 'escape':
-        this.transcript.running().at(-1)?.controller.abort();
+      case 'escape': {
+        const newest = this.transcript.running().at(-1);
+        if (newest) newest.controller.abort();
+        else if (this.reading) this.stopReading.abort();
         return;
+      }
       case 'C-o':
         this.expand = !this.expand;
         break;
@@ -414,7 +433,7 @@ export class Dashboard {
       })
       .then((result) => {
         block.finish(result);
-        this.scheduler.animate(this.transcript.running().length > 0);
+        this.animate();
         update();
       });
   }

@@ -35,8 +35,9 @@ export class Transcript {
     this.blocks.splice(0, this.blocks.length, ...this.blocks.filter((block) => block.running));
   }
 
+  /** The calls running; a note shown running (a session being read) is none. */
   running(): Block[] {
-    return this.blocks.filter((block) => block.running);
+    return this.blocks.filter((block) => block.kind === 'call' && block.running);
   }
 
   /** All lines, and where each block starts, for `context`. */

@@ -1,0 +1,99 @@
+// A session log holding a large damaged stretch (many fake record headers, each claiming a megabyte
+// to checksum): the search for the next record is made a MiB at a time, with turns between, so the
+// event loop keeps turning and an abort is heard while the damage is searched. The stretch took
+// the host's thread for a second and more in one go before; each bound is relative to the read's
+// own length, so a fast or a loaded machine measures the same thing.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { encodeRecord, sessionLogPath } from '../core/session-log.js';
+import type { ToolHost } from '../core/index.js';
+import { eventually, startHost, tempDir } from './helpers.js';
+
+/** Bytes of fake headers after the log's records. */
+const DAMAGE_BYTES = 100 * 1024 * 1024;
+/** A fake header every this many bytes, claiming FAKE_LENGTH bytes of payload. */
+const FAKE_EVERY = 64;
+const FAKE_LENGTH = 1_000_000;
+
+function damagedState(): string {
+  const stateDir = tempDir();
+  mkdirSync(join(stateDir, 'sessions'));
+  const frame = encodeRecord({
+    callId: 'old-1',
+    tool: 'waits',
+    args: { seconds: 0 },
+    status: 'ok',
+    content: 'waited',
+    durationMs: 1,
+    finishedAt: Date.now() - 3_600_000,
+  });
+  const fake = Buffer.alloc(FAKE_EVERY);
+  frame.copy(fake, 0, 0, 4);
+  fake.writeUInt32LE(FAKE_LENGTH, 4);
+  const damage = Buffer.concat(Array.from({ length: DAMAGE_BYTES / FAKE_EVERY }, () => fake));
+  writeFileSync(sessionLogPath(stateDir, 'big'), Buffer.concat([...Array.from({ length: 10 }, () => frame), damage]));
+  return stateDir;
+}
+
+/** Runs `work`, measuring how long it took and the longest the event loop went without turning meanwhile. */
+async function timed(work: () => Promise<unknown>): Promise<{ elapsed: number; longestStall: number }> {
+  const startedAt = performance.now();
+  let last = startedAt;
+  let longestStall = 0;
+  const tick = setInterval(() => {
+    const now = performance.now();
+    longestStall = Math.max(longestStall, now - last);
+    last = now;
+  }, 5);
+  try {
+    await work();
+  } finally {
+    clearInterval(tick);
+  }
+  return { elapsed: performance.now() - startedAt, longestStall: Math.max(longestStall, performance.now() - last) };
+}
+
+async function readAll(host: ToolHost, signal?: AbortSignal): Promise<{ records: number; warnings: string[] }> {
+  let records = 0;
+  const warnings: string[] = [];
+  for await (const entry of host.sessionEntries('big', signal ? { signal } : {})) {
+    if ('record' in entry) records++;
+    else warnings.push(entry.warning);
+  }
+  return { records, warnings };
+}
+
+test('reading a session with a large damaged stretch lets the event loop turn and hears an abort', async () => {
+  const host = await startHost('snapshots', { stateDir: damagedState() });
+  let read: { records: number; warnings: string[] } | undefined;
+  const whole = await timed(async () => (read = await readAll(host)));
+  assert.equal(read!.records, 10);
+  assert.equal(read!.warnings.length, 1);
+  assert.match(read!.warnings[0]!, /skipped 104857600 bytes at offset \d+: a record whose checksum/);
+  const stall = Math.round(whole.longestStall);
+  assert.ok(
+    whole.longestStall < whole.elapsed / 4,
+    `the event loop stalled ${stall} of ${Math.round(whole.elapsed)} ms`,
+  );
+
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 20);
+  const aborted = await timed(() => readAll(host, controller.signal));
+  const ms = Math.round(aborted.elapsed);
+  assert.ok(aborted.elapsed < whole.elapsed / 2, `aborted after 20 ms, the read ended at ${ms} ms`);
+});
+
+test('the first call on a resumed session whose log holds a large damaged stretch leaves the event loop turning', async () => {
+  const host = await startHost('snapshots', { stateDir: damagedState(), sessionId: 'big' });
+  const opening = await timed(async () => {
+    assert.equal((await host.call('waits', { seconds: 0 })).status, 'ok');
+    // Opened: the damage is kept, and this host writes beside the log.
+    assert.ok(await eventually(() => host.sessionLogWarnings().length > 0, 60_000), 'the log opened');
+  });
+  assert.match(host.sessionLogWarnings().join('\n'), /104857600 bytes after its last intact record/);
+  const stall = Math.round(opening.longestStall);
+  const elapsed = Math.round(opening.elapsed);
+  assert.ok(opening.longestStall < opening.elapsed / 4, `the event loop stalled ${stall} of ${elapsed} ms`);
+});
