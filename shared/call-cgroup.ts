@@ -11,8 +11,15 @@ import { exists, pause, readIfThere, sigkill } from './process-sweep.js';
 const CGROUP_VARIABLE = 'MOONPOOL_CGROUP';
 /** Every cgroup the host makes is named `moonpool-PID.…`, PID the host's. */
 const PREFIX = 'moonpool-';
-/** How long ending a cgroup waits for its processes to exit; one still there keeps it, for the next host to remove. */
+/** How long a worker's thread, ending a cgroup, waits for its processes to exit before it lets a timer go on. */
 const EXIT_WAIT_MS = 1000;
+/**
+ * How long a timer keeps trying to remove a killed cgroup whose processes are still exiting (slow on
+ * a loaded machine); one still there then is left for the next host to remove.
+ */
+const REMOVAL_TRIES_MS = 30_000;
+/** The longest pause between two tries. */
+const MAX_REMOVAL_PAUSE_MS = 1000;
 /** How long killing by freezing waits for the cgroup to say it is frozen; past it, its processes are killed anyway. */
 const FREEZE_WAIT_MS = 1000;
 
@@ -66,21 +73,27 @@ export function makeTaskCgroup(tag: string): string | null {
 
 /**
  * Kills every process in the cgroup `dir` and below, then removes it with the cgroups a process made
- * below it once they have exited: `wait` blocks the thread meanwhile (a worker's, whose next task
- * must not start beside them), else the removal is tried again on a timer (the host's thread,
- * which never waits for a process to exit). One whose processes do not exit is left in place.
+ * below it once they have exited: `wait` blocks the thread up to EXIT_WAIT_MS meanwhile (a worker's,
+ * whose next task must not start beside them); after that, or at once on the host's thread (which
+ * never waits for a process to exit), the removal is tried again on a timer, less and less often.
  */
 export function endCgroup(dir: string, wait: boolean): void {
-  const deadline = Date.now() + EXIT_WAIT_MS;
-  const removeLater = (): void => {
-    if (!removeTree(dir) && killCgroup(dir) && Date.now() < deadline) setTimeout(removeLater, 10).unref();
-  };
   if (!killCgroup(dir)) return;
-  if (!wait) return removeLater();
-  do {
-    while (events(dir).includes('populated 1') && Date.now() < deadline) pause(1);
-    // A removal fails while a killed process is still exiting.
-  } while (!removeTree(dir) && killCgroup(dir) && Date.now() < deadline);
+  if (wait) {
+    const deadline = Date.now() + EXIT_WAIT_MS;
+    do {
+      while (events(dir).includes('populated 1') && Date.now() < deadline) pause(1);
+      // A removal fails while a killed process is still exiting.
+    } while (!removeTree(dir) && killCgroup(dir) && Date.now() < deadline);
+  }
+  removeLater(dir, Date.now() + REMOVAL_TRIES_MS, 10);
+}
+
+/** Tries to remove the killed cgroup `dir` now, and again after `pauseMs` (doubling) until `deadline`. */
+function removeLater(dir: string, deadline: number, pauseMs: number): void {
+  if (removeTree(dir) || !killCgroup(dir) || Date.now() >= deadline) return;
+  const next = Math.min(2 * pauseMs, MAX_REMOVAL_PAUSE_MS);
+  setTimeout(() => removeLater(dir, deadline, next), pauseMs).unref();
 }
 
 /** Kills every process in the cgroup `dir` and below: cgroup.kill where the kernel has it; false once `dir` is gone. */

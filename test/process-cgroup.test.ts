@@ -145,7 +145,8 @@ describe('a call with a cgroup of its own', { skip: own.skip }, async () => {
         pid = Number(daemon);
         assert.equal(tagged, '0', 'the title overwrote the environment /proc shows, tag included');
         assert.ok(await eventually(() => !alive(pid)), `the daemon ${pid} is alive after the call`);
-        assert.deepEqual(cgroupsOf(process.pid, parent), []);
+        // A killed cgroup goes once its processes have exited, on a timer: later on a loaded machine.
+        assert.ok(await eventually(() => cgroupsOf(process.pid, parent).length === 0), 'a cgroup of the call is left');
       } finally {
         if (pid !== 0) kill(pid);
       }
@@ -168,7 +169,8 @@ describe('a call with a cgroup of its own', { skip: own.skip }, async () => {
         await sleep(500);
         assert.equal(readFileSync(beat, 'utf8'), last, 'the loop still forks after the call');
         assert.ok(!alive(Number(last)));
-        assert.deepEqual(cgroupsOf(process.pid, parent), []);
+        // A killed cgroup goes once its processes have exited, on a timer: later on a loaded machine.
+        assert.ok(await eventually(() => cgroupsOf(process.pid, parent).length === 0), 'a cgroup of the call is left');
       } finally {
         writeFileSync(stop, '');
       }
