@@ -3,11 +3,10 @@
 // running call: the status bar says `0 running`, and Esc (with no call running) stops the read.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { encodeRecord, sessionLogPath } from '../core/session-log.js';
-import { CLI, eventually, FIXTURES, tempDir } from './helpers.js';
+import { CLI, eventually, FIXTURES } from './helpers.js';
+import { oldSession } from './old-session.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 /** Records in the session: 44 MB, which the dashboard read for 12 s with its keys ignored before. */
@@ -18,21 +17,7 @@ function tmux(...args: string[]): string {
 }
 
 /** A state dir holding the session `big` of RECORDS records. */
-function bigSession(): string {
-  const stateDir = tempDir();
-  mkdirSync(join(stateDir, 'sessions'));
-  const frame = encodeRecord({
-    callId: 'old-1',
-    tool: 'waits',
-    args: { seconds: 0 },
-    status: 'ok',
-    content: 'waited',
-    durationMs: 1,
-    finishedAt: Date.now() - 3_600_000,
-  });
-  writeFileSync(sessionLogPath(stateDir, 'big'), Buffer.concat(Array.from({ length: RECORDS }, () => frame)));
-  return stateDir;
-}
+const bigSession = (): string => oldSession(RECORDS).stateDir;
 
 /** Starts the dashboard on the session `big` in a tmux session named after `name`; returns it and its screen. */
 function resumeInTmux(name: string): { session: string; screen: () => string } {

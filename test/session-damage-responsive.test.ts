@@ -4,12 +4,10 @@
 // the host's thread for a second and more in one go before; each bound is relative to the read's
 // own length, so a fast or a loaded machine measures the same thing.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { encodeRecord, sessionLogPath } from '../core/session-log.js';
 import type { ToolHost } from '../core/index.js';
-import { eventually, startHost, tempDir } from './helpers.js';
+import { eventually, startHost } from './helpers.js';
+import { OLD_CALL_FRAME, oldSession } from './old-session.js';
 
 /** Bytes of fake headers after the log's records. */
 const DAMAGE_BYTES = 100 * 1024 * 1024;
@@ -18,23 +16,10 @@ const FAKE_EVERY = 64;
 const FAKE_LENGTH = 1_000_000;
 
 function damagedState(): string {
-  const stateDir = tempDir();
-  mkdirSync(join(stateDir, 'sessions'));
-  const frame = encodeRecord({
-    callId: 'old-1',
-    tool: 'waits',
-    args: { seconds: 0 },
-    status: 'ok',
-    content: 'waited',
-    durationMs: 1,
-    finishedAt: Date.now() - 3_600_000,
-  });
   const fake = Buffer.alloc(FAKE_EVERY);
-  frame.copy(fake, 0, 0, 4);
+  OLD_CALL_FRAME.copy(fake, 0, 0, 4);
   fake.writeUInt32LE(FAKE_LENGTH, 4);
-  const damage = Buffer.concat(Array.from({ length: DAMAGE_BYTES / FAKE_EVERY }, () => fake));
-  writeFileSync(sessionLogPath(stateDir, 'big'), Buffer.concat([...Array.from({ length: 10 }, () => frame), damage]));
-  return stateDir;
+  return oldSession(10, Buffer.concat(Array.from({ length: DAMAGE_BYTES / FAKE_EVERY }, () => fake))).stateDir;
 }
 
 /** Runs `work`, measuring how long it took and the longest the event loop went without turning meanwhile. */

@@ -2,31 +2,18 @@
 // read in slices, so the host's event loop keeps turning during the first calls, and the records
 // of the calls made meanwhile are written after it, in order.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { encodeRecord, readSession, SessionLog, sessionLogPath } from '../core/session-log.js';
-import { eventually, startHost, tempDir } from './helpers.js';
+import { readSession, SessionLog, sessionLogPath } from '../core/session-log.js';
+import { eventually, startHost } from './helpers.js';
+import { oldSession } from './old-session.js';
 
 /** Records in the log: 44 MB, which took 2.2 s to outline on the host's thread before (the bound is a quarter). */
 const RECORDS = 400_000;
 const MAX_STALL_MS = 500;
 
 test('a resumed session with a large log keeps the event loop turning while its log opens', async () => {
-  const stateDir = tempDir();
-  mkdirSync(join(stateDir, 'sessions'));
-  const main = sessionLogPath(stateDir, 'big');
-  const frame = encodeRecord({
-    callId: 'old-1',
-    tool: 'waits',
-    args: { seconds: 0 },
-    status: 'ok',
-    content: 'waited',
-    durationMs: 1,
-    finishedAt: Date.now() - 3_600_000,
-  });
-  const original = Buffer.concat(Array.from({ length: RECORDS }, () => frame));
-  writeFileSync(main, original);
+  const { stateDir, log: main, bytes: original } = oldSession(RECORDS);
   const written = original.length;
 
   const host = await startHost('snapshots', { stateDir, sessionId: 'big' });

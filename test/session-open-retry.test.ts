@@ -6,27 +6,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, renameSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { encodeRecord, readSession, sessionLogPath } from '../core/session-log.js';
-import { eventually, startHost, tempDir } from './helpers.js';
+import { readSession, sessionLogPath } from '../core/session-log.js';
+import { eventually, startHost } from './helpers.js';
+import { oldSession } from './old-session.js';
 
 /** Records in the log: enough that its outline (seconds, a slice at a time) is still being read after a call. */
 const RECORDS = 400_000;
 
 test('a session log whose opening failed midway is opened again by the next call', async () => {
-  const stateDir = tempDir();
-  mkdirSync(join(stateDir, 'sessions'));
-  const main = sessionLogPath(stateDir, 'big');
-  const frame = encodeRecord({
-    callId: 'old-1',
-    tool: 'waits',
-    args: { seconds: 0 },
-    status: 'ok',
-    content: 'waited',
-    durationMs: 1,
-    finishedAt: Date.now() - 3_600_000,
-  });
-  const original = Buffer.concat(Array.from({ length: RECORDS }, () => frame));
-  writeFileSync(main, original);
+  const { stateDir, log: main, bytes: original } = oldSession(RECORDS);
 
   const host = await startHost('snapshots', { stateDir, sessionId: 'big' });
   assert.equal((await host.call('waits', { seconds: 0 })).status, 'ok');
