@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startHost, tempDir } from './helpers.js';
+import { stallsDuring, startHost, tempDir } from './helpers.js';
 
 function tool(version: string): string {
   return `
@@ -41,25 +41,6 @@ function synchronousWalkMs(root: string): number {
   return performance.now() - started;
 }
 
-/** The longest time between two turns of the event loop while `work` runs, in ms. */
-async function longestStall<T>(work: () => Promise<T>): Promise<{ value: T; stallMs: number }> {
-  let last = performance.now();
-  let stallMs = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    stallMs = Math.max(stallMs, now - last);
-    last = now;
-  }, 1);
-  try {
-    last = performance.now();
-    const value = await work();
-    stallMs = Math.max(stallMs, performance.now() - last);
-    return { value, stallMs };
-  } finally {
-    clearInterval(ticker);
-  }
-}
-
 test(
   'a config dir of 55,000 other entries reloads without stalling the host; past 100,000 the last good config stays',
   { timeout: 180_000 },
@@ -80,7 +61,7 @@ test(
     const stalls: number[] = [];
     for (const version of ['v1', 'v2', 'v3']) {
       writeFileSync(join(root, 'init.lua'), tool(version));
-      const { value: reloaded, stallMs } = await longestStall(() => host.reload());
+      const { value: reloaded, stallMs } = await stallsDuring(() => host.reload());
       assert.deepEqual([reloaded.ok, reloaded.diagnostics], [true, []]);
       assert.equal((await host.call('version', {})).content, `helper ${version}`);
       stalls.push(stallMs);

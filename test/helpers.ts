@@ -79,6 +79,27 @@ export async function eventually(check: () => boolean, timeoutMs = 10_000): Prom
   return check();
 }
 
+/** Runs `work`; how long it took and the longest the event loop went without turning meanwhile, in ms. */
+export async function stallsDuring<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; elapsedMs: number; stallMs: number }> {
+  const startedAt = performance.now();
+  let last = startedAt;
+  let stallMs = 0;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    stallMs = Math.max(stallMs, now - last);
+    last = now;
+  }, 1);
+  try {
+    const value = await work();
+    const now = performance.now();
+    return { value, elapsedMs: now - startedAt, stallMs: Math.max(stallMs, now - last) };
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
 /** Why a test cannot have a small disk of its own here: mounting a tmpfs needs root (CAP_SYS_ADMIN). */
 export const NO_SMALL_DISK = 'mounting a tmpfs to fill needs root (CAP_SYS_ADMIN)';
 

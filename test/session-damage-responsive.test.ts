@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ToolHost } from '../core/index.js';
-import { eventually, startHost } from './helpers.js';
+import { eventually, stallsDuring, startHost } from './helpers.js';
 import { OLD_CALL_FRAME, oldSession } from './old-session.js';
 
 /** Bytes of fake headers after the log's records. */
@@ -22,24 +22,6 @@ function damagedState(): string {
   return oldSession(10, Buffer.concat(Array.from({ length: DAMAGE_BYTES / FAKE_EVERY }, () => fake))).stateDir;
 }
 
-/** Runs `work`, measuring how long it took and the longest the event loop went without turning meanwhile. */
-async function timed(work: () => Promise<unknown>): Promise<{ elapsed: number; longestStall: number }> {
-  const startedAt = performance.now();
-  let last = startedAt;
-  let longestStall = 0;
-  const tick = setInterval(() => {
-    const now = performance.now();
-    longestStall = Math.max(longestStall, now - last);
-    last = now;
-  }, 5);
-  try {
-    await work();
-  } finally {
-    clearInterval(tick);
-  }
-  return { elapsed: performance.now() - startedAt, longestStall: Math.max(longestStall, performance.now() - last) };
-}
-
 async function readAll(host: ToolHost, signal?: AbortSignal): Promise<{ records: number; warnings: string[] }> {
   let records = 0;
   const warnings: string[] = [];
@@ -53,32 +35,32 @@ async function readAll(host: ToolHost, signal?: AbortSignal): Promise<{ records:
 test('reading a session with a large damaged stretch lets the event loop turn and hears an abort', async () => {
   const host = await startHost('snapshots', { stateDir: damagedState() });
   let read: { records: number; warnings: string[] } | undefined;
-  const whole = await timed(async () => (read = await readAll(host)));
+  const whole = await stallsDuring(async () => (read = await readAll(host)));
   assert.equal(read!.records, 10);
   assert.equal(read!.warnings.length, 1);
   assert.match(read!.warnings[0]!, /skipped 104857600 bytes at offset \d+: a record whose checksum/);
-  const stall = Math.round(whole.longestStall);
+  const stall = Math.round(whole.stallMs);
   assert.ok(
-    whole.longestStall < whole.elapsed / 4,
-    `the event loop stalled ${stall} of ${Math.round(whole.elapsed)} ms`,
+    whole.stallMs < whole.elapsedMs / 4,
+    `the event loop stalled ${stall} of ${Math.round(whole.elapsedMs)} ms`,
   );
 
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 20);
-  const aborted = await timed(() => readAll(host, controller.signal));
-  const ms = Math.round(aborted.elapsed);
-  assert.ok(aborted.elapsed < whole.elapsed / 2, `aborted after 20 ms, the read ended at ${ms} ms`);
+  const aborted = await stallsDuring(() => readAll(host, controller.signal));
+  const ms = Math.round(aborted.elapsedMs);
+  assert.ok(aborted.elapsedMs < whole.elapsedMs / 2, `aborted after 20 ms, the read ended at ${ms} ms`);
 });
 
 test('the first call on a resumed session whose log holds a large damaged stretch leaves the event loop turning', async () => {
   const host = await startHost('snapshots', { stateDir: damagedState(), sessionId: 'big' });
-  const opening = await timed(async () => {
+  const opening = await stallsDuring(async () => {
     assert.equal((await host.call('waits', { seconds: 0 })).status, 'ok');
     // Opened: the damage is kept, and this host writes beside the log.
     assert.ok(await eventually(() => host.sessionLogWarnings().length > 0, 60_000), 'the log opened');
   });
   assert.match(host.sessionLogWarnings().join('\n'), /104857600 bytes after its last intact record/);
-  const stall = Math.round(opening.longestStall);
-  const elapsed = Math.round(opening.elapsed);
-  assert.ok(opening.longestStall < opening.elapsed / 4, `the event loop stalled ${stall} of ${elapsed} ms`);
+  const stall = Math.round(opening.stallMs);
+  const elapsed = Math.round(opening.elapsedMs);
+  assert.ok(opening.stallMs < opening.elapsedMs / 4, `the event loop stalled ${stall} of ${elapsed} ms`);
 });
