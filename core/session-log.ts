@@ -101,7 +101,11 @@ export function readSession(stateDir: string, sessionId: string): SessionReadout
 
 /** The record framed for the log, bounded to MAX_RECORD_BYTES (see session-record.ts). */
 export function encodeRecord(record: SessionRecord): Buffer {
-  const payload = encodeBounded(record);
+  return framed(encodeBounded(record));
+}
+
+/** `payload` in a frame: MAGIC, its length and its CRC-32 (what a reader checks before it decodes). */
+export function framed(payload: Buffer): Buffer {
   const header = Buffer.allocUnsafe(HEADER_BYTES - MAGIC.length);
   header.writeUInt32LE(payload.length, 0);
   header.writeUInt32LE(crc32(payload), 4);

@@ -8,10 +8,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { crc32 } from 'node:zlib';
 import { summarizeSessions } from '../core/index.js';
 import { encodeMsgpack } from '../core/msgpack-codec.js';
-import { encodeRecord, readSession, SessionLog, sessionLogPath, type SessionRecord } from '../core/session-log.js';
+import {
+  encodeRecord,
+  framed,
+  readSession,
+  SessionLog,
+  sessionLogPath,
+  type SessionRecord,
+} from '../core/session-log.js';
 import { CLI, tempDir } from './helpers.js';
 
 const record = (id: string, extra: Partial<SessionRecord> = {}): SessionRecord => ({
@@ -156,15 +162,11 @@ test('a record of millions of empty maps is skipped with a warning, under a smal
   args[5] = 0xdd;
   args.writeUInt32BE(count, 6);
   const payload = Buffer.concat([Buffer.from([0x87]), fields.subarray(1), args]);
-  const header = Buffer.alloc(12);
-  header.write('MPR1', 0, 'latin1');
-  header.writeUInt32LE(payload.length, 4);
-  header.writeUInt32LE(crc32(payload), 8);
   writeFileSync(join(stateDir, 'init.lua'), "agent.on('discover_tools', function(registry) end)\n");
   writeLog(
     stateDir,
     'maps',
-    Buffer.concat([encodeRecord(record('before')), header, payload, encodeRecord(record('after'))]),
+    Buffer.concat([encodeRecord(record('before')), framed(payload), encodeRecord(record('after'))]),
   );
   const env = {
     ...process.env,
@@ -196,15 +198,11 @@ test('a record with a 16 MiB key of bytes that are not UTF-8 is skipped undecode
   key[0] = 0xc6;
   key.writeUInt32BE(keyBytes, 1);
   const payload = Buffer.concat([Buffer.from([0x88]), fields.subarray(1), key, Buffer.from([0xc0])]);
-  const header = Buffer.alloc(12);
-  header.write('MPR1', 0, 'latin1');
-  header.writeUInt32LE(payload.length, 4);
-  header.writeUInt32LE(crc32(payload), 8);
   writeFileSync(join(stateDir, 'init.lua'), "agent.on('discover_tools', function(registry) end)\n");
   writeLog(
     stateDir,
     'key',
-    Buffer.concat([encodeRecord(record('before')), header, payload, encodeRecord(record('after'))]),
+    Buffer.concat([encodeRecord(record('before')), framed(payload), encodeRecord(record('after'))]),
   );
   const env = {
     ...process.env,

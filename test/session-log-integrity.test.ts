@@ -7,10 +7,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { crc32 } from 'node:zlib';
 import { encodeMsgpack } from '../core/msgpack-codec.js';
 import {
   encodeRecord,
+  framed,
   MAX_RECORD_BYTES,
   readSession,
   SessionLog,
@@ -30,15 +30,6 @@ const record = (id: string, extra: Partial<SessionRecord> = {}): SessionRecord =
   finishedAt: Date.now(),
   ...extra,
 });
-
-/** A frame with a valid header and checksum around any payload. */
-function frame(payload: Buffer): Buffer {
-  const header = Buffer.alloc(12);
-  header.write('MPR1', 0, 'latin1');
-  header.writeUInt32LE(payload.length, 4);
-  header.writeUInt32LE(crc32(payload), 8);
-  return Buffer.concat([header, payload]);
-}
 
 test('a record over the frame limit is stored with its snapshot dropped, and says so', () => {
   const stateDir = tempDir();
@@ -187,10 +178,10 @@ test('records of an unexpected shape and damage between records are skipped with
     path,
     Buffer.concat([
       encodeRecord(record('first')),
-      frame(encodeMsgpack({ hello: 'world' })),
-      frame(encodeMsgpack('just a string')),
-      frame(encodeMsgpack({ ...record('typed'), content: 42 })),
-      frame(Buffer.from([0xc1, 0xc1, 0xc1])),
+      framed(encodeMsgpack({ hello: 'world' })),
+      framed(encodeMsgpack('just a string')),
+      framed(encodeMsgpack({ ...record('typed'), content: 42 })),
+      framed(Buffer.from([0xc1, 0xc1, 0xc1])),
       flipped,
       encodeRecord(record('middle')),
       Buffer.from('garbage between records'),
@@ -219,7 +210,7 @@ test('moonpool replay of a damaged session shows the intact blocks and says what
     path,
     Buffer.concat([
       encodeRecord(record('one', { tool: 'echo' })),
-      frame(encodeMsgpack({ tool: 7 })),
+      framed(encodeMsgpack({ tool: 7 })),
       encodeRecord(record('two', { tool: 'echo' })),
     ]),
   );

@@ -7,9 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { crc32 } from 'node:zlib';
 import { encodeMsgpack } from '../core/msgpack-codec.js';
-import { encodeRecord, sessionLogPath } from '../core/session-log.js';
+import { encodeRecord, framed, sessionLogPath } from '../core/session-log.js';
 import { CLI, FIXTURES, tempDir } from './helpers.js';
 
 const CONFIG = join(FIXTURES, 'escapes', 'init.lua');
@@ -53,13 +52,9 @@ test('replay: a record whose status is not a status is skipped as damage; one wi
   mkdirSync(join(stateDir, 'sessions'));
   const base = { callId: 'c', tool: 'shouts', args: {}, content: 'text', finishedAt: Date.UTC(2026, 0, 1) };
   const payload = encodeMsgpack({ ...base, callId: 'hostile', status: '\u001b]2;pwned\u0007', durationMs: 1 });
-  const header = Buffer.alloc(12);
-  header.write('MPR1', 0, 'latin1');
-  header.writeUInt32LE(payload.length, 4);
-  header.writeUInt32LE(crc32(payload), 8);
   writeFileSync(
     sessionLogPath(stateDir, 'odd'),
-    Buffer.concat([header, payload, encodeRecord({ ...base, callId: 'nan', status: 'ok', durationMs: Number.NaN })]),
+    Buffer.concat([framed(payload), encodeRecord({ ...base, callId: 'nan', status: 'ok', durationMs: Number.NaN })]),
   );
   const run = moonpool(['replay', 'odd', '--config', CONFIG, '--state-dir', stateDir]);
   assert.equal(run.code, 0, run.stderr);
