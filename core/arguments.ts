@@ -4,6 +4,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { listWithin } from './bounded-text.js';
 import { closestName, cutKey } from './name-suggestion.js';
+import { placeOf } from './schema-shape.js';
 import { ValidationBudgetError, withValidationBudget } from './validation-budget.js';
 
 /** Deepest nesting of arguments accepted. */
@@ -59,11 +60,7 @@ const MAX_KEYS_COMPARED = 100;
 
 /** A key of the object at `instancePath` in `args` that misspells `missing`, if any. */
 function misspelling(args: unknown, instancePath: string, missing: string): string | undefined {
-  let value = args;
-  for (const segment of instancePath.split('/').slice(1)) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[segment.replaceAll('~1', '/').replaceAll('~0', '~')];
-  }
+  const { value } = placeOf(args, instancePath);
   if (typeof value !== 'object' || value === null) return undefined;
   const keys: string[] = [];
   for (const key in value) if (keys.push(key) >= MAX_KEYS_COMPARED) break;

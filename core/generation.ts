@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { argumentProblems } from './arguments.js';
 import { limitOutput } from './output-limit.js';
-import { messages, tell, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
+import { formatSeconds, messages, tell, type CallOptions, type CallResult, type CallStatus } from './call-result.js';
 import { checkStructured } from './structured-result.js';
 import { CallQuestions } from './call-questions.js';
 import { realpathSync, statSync } from 'node:fs';
@@ -25,10 +25,11 @@ import { MAX_TIMER_MS, WorkerPool, type PoolStats, type TaskOutcome } from './wo
 
 const CRASH_LIMIT = 3;
 const CRASH_WINDOW_MS = 5 * 60 * 1000;
-/** How long past its budget a render may run before its worker is terminated. */
-export const RENDER_GRACE_MS = 1000;
-/** How long past the load limit the worker loading the config may run before it is terminated. */
-const LOAD_GRACE_MS = 1000;
+/**
+ * How long past its budget a render, or the config's load, may run before its worker is terminated: the worker stops
+ * Lua itself at the budget, and this is for what Lua cannot stop (a blocking read, a long C call).
+ */
+const STOP_GRACE_MS = 1000;
 /** Inspect workers (discovery, `available`, `render`) one generation may run at once. */
 export const MAX_INSPECT_THREADS = 4;
 /** How long one `available` check runs alone before the next starts beside it (on another worker). */
@@ -47,7 +48,7 @@ export interface GenerationOptions extends Omit<ResolvedHostOptions, 'cpuSlots'>
   /** Start a module pool's worker beside the inspect worker, for the first module called. */
   warmModuleWorker: boolean;
   /** Aborts the load (the host is closing): its discovery and `available` checks are cancelled. */
-  stopLoading?: AbortSignal;
+  stopLoading: AbortSignal;
   /** The config directory's files as the host already read them (used when of the config's directory). */
   snapshot?: ConfigSnapshot | undefined;
 }
@@ -122,7 +123,7 @@ export class Generation {
     const discovering = inspect.run(
       { kind: 'discover', budgetMs: options.loadTimeoutMs },
       {
-        timeoutMs: options.loadTimeoutMs + LOAD_GRACE_MS,
+        timeoutMs: options.loadTimeoutMs + STOP_GRACE_MS,
         coldStartMs: options.loadTimeoutMs,
         signal: options.stopLoading,
       },
@@ -191,8 +192,7 @@ export class Generation {
     const overallMs = 2 * (loadTimeoutMs + availableTimeoutMs);
     // A timer takes whole milliseconds up to MAX_TIMER_MS; the options allow any positive number.
     const bound = AbortSignal.timeout(Math.min(Math.ceil(overallMs), MAX_TIMER_MS));
-    const { stopLoading } = this.options;
-    const overall = stopLoading ? AbortSignal.any([bound, stopLoading]) : bound;
+    const overall = AbortSignal.any([bound, this.options.stopLoading]);
     const check = async (tool: ToolState): Promise<void> => {
       const { name, permissions } = tool.definition;
       const context = { tool: name, callId: 'available', ...(permissions ? { permissions } : {}) };
@@ -220,12 +220,12 @@ export class Generation {
       case 'timeout':
         return {
           available: false,
-          reason: `available() did not answer within ${this.options.availableTimeoutMs / 1000} s`,
+          reason: `available() did not answer within ${formatSeconds(this.options.availableTimeoutMs)}`,
         };
       case 'cancelled':
         return {
           available: false,
-          reason: `available() was not answered within ${overallMs / 1000} s, the bound for all of the config's checks`,
+          reason: `available() was not answered within ${formatSeconds(overallMs)}, the bound for all of the config's checks`,
         };
       case 'busy':
         return { available: false, reason: 'available() could not be run (too many checks waiting)' };
@@ -244,13 +244,13 @@ export class Generation {
     const { permissions } = tool.definition;
     const outcome = await this.inspect.run(
       { kind: 'render', tool: name, snapshot, view, budgetMs, ...(permissions ? { permissions } : {}) },
-      { timeoutMs: budgetMs + RENDER_GRACE_MS, coldStartMs: this.options.loadTimeoutMs },
+      { timeoutMs: budgetMs + STOP_GRACE_MS, coldStartMs: this.options.loadTimeoutMs },
     );
     switch (outcome.kind) {
       case 'done':
         return outcome.value.ok ? outcome.value : { ok: false, reason: outcome.value.reason };
       case 'timeout':
-        return { ok: false, reason: `render did not finish within ${budgetMs + RENDER_GRACE_MS} ms` };
+        return { ok: false, reason: `render did not finish within ${budgetMs + STOP_GRACE_MS} ms` };
       case 'crashed':
         this.recordCrash(tool.definition.module);
         return { ok: false, reason: `render crashed its worker: ${outcome.message}` };
@@ -303,7 +303,7 @@ export class Generation {
     const problems = argumentProblems(tool.validate, args ?? {});
     if (problems.length > 0) return finish('invalid_args', messages.invalidArgs(name, problems));
     const { module } = tool.definition;
-    if (this.isDisabled(module))
+    if (this.disabled.has(module))
       return finish('crashed', messages.disabled(name, CRASH_LIMIT, CRASH_WINDOW_MS / 60_000));
     const pool = this.modulePool(module);
 
@@ -382,17 +382,13 @@ export class Generation {
     if (crashes.length >= CRASH_LIMIT) this.disabled.add(module);
   }
 
-  private isDisabled(module: string): boolean {
-    return this.disabled.has(module);
-  }
-
   stats(): Record<string, ModuleStats> {
     const stats: ReturnType<Generation['stats']> = {};
     for (const [module, pool] of this.modules)
       stats[module] = {
         ...pool.stats(),
         crashes: this.crashes.get(module)?.length ?? 0,
-        disabled: this.isDisabled(module),
+        disabled: this.disabled.has(module),
       };
     return stats;
   }

@@ -87,18 +87,19 @@ export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The most calls a module may queue, and the most CPU slots. */
-export const MAX_QUEUE_OR_SLOTS = 65_536;
+const MAX_QUEUE_OR_SLOTS = 65_536;
 
 function invalid(message: string): never {
   throw new MoonpoolError('INVALID_OPTION', message);
 }
 
 export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOptions {
-  const positive = (name: keyof ToolHostOptions, fallback: number, integer = false): number => {
+  const positive = (name: keyof ToolHostOptions, fallback: number, integer = false, max = Infinity): number => {
     const value = options[name];
     if (value === undefined) return fallback;
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value)))
       invalid(`options.${name} must be a positive ${integer ? 'integer' : 'number'} (got ${String(value)})`);
+    if (value > max) invalid(`options.${name} must be at most ${max} (got ${String(value)})`);
     return value;
   };
   /** A limit that may be 0 (keep nothing) or Infinity (no limit). */
@@ -109,12 +110,6 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
       invalid(`options.${name} must be a number, at least 0 (Infinity for no limit; got ${String(value)})`);
     return value;
   };
-  // Each waiting call has a row of the module's task table, made with the pool; each slot a ticket in a 32-bit ring.
-  for (const name of ['maxQueuePerModule', 'cpuSlots'] as const) {
-    const value = options[name];
-    if (value !== undefined && value > MAX_QUEUE_OR_SLOTS)
-      invalid(`options.${name} must be at most ${MAX_QUEUE_OR_SLOTS} (got ${String(value)})`);
-  }
   if (options.memoryLimitBytes !== undefined && options.memoryLimitBytes > MAX_MEMORY_LIMIT_BYTES)
     invalid(`options.memoryLimitBytes must be at most ${MAX_MEMORY_LIMIT_BYTES} (2 GiB, the WebAssembly memory limit)`);
   if (options.sessionId !== undefined && !SESSION_ID_PATTERN.test(options.sessionId))
@@ -128,10 +123,11 @@ export function resolveHostOptions(options: ToolHostOptions): ResolvedHostOption
     loadTimeoutMs: positive('loadTimeoutMs', DEFAULT_LOAD_TIMEOUT_MS),
     availableTimeoutMs: positive('availableTimeoutMs', DEFAULT_AVAILABLE_TIMEOUT_MS),
     renderBudgetMs: positive('renderBudgetMs', DEFAULT_RENDER_BUDGET_MS),
-    cpuSlots: positive('cpuSlots', availableParallelism(), true),
+    // Each waiting call has a row of the module's task table, made with the pool; each slot a ticket in a 32-bit ring.
+    cpuSlots: positive('cpuSlots', availableParallelism(), true, MAX_QUEUE_OR_SLOTS),
     maxThreadsPerModule: positive('maxThreadsPerModule', Math.min(4, availableParallelism()), true),
     idleTimeoutMs: positive('idleTimeoutMs', 60_000),
-    maxQueuePerModule: positive('maxQueuePerModule', 256, true),
+    maxQueuePerModule: positive('maxQueuePerModule', 256, true, MAX_QUEUE_OR_SLOTS),
     maxInlineChars: positive('maxInlineChars', DEFAULT_MAX_INLINE_CHARS, true),
     maxInlineLines: positive('maxInlineLines', DEFAULT_MAX_INLINE_LINES, true),
     spillRetentionDays: positive('spillRetentionDays', 7),

@@ -78,8 +78,11 @@ export interface CheckResult {
  * lacks (`paramters` without `parameters`: the tool would run without what was meant), else a
  * warning (a field of another host's API, or notes of the author's own, are ignored).
  */
-function unknownField(field: string, present: readonly string[]): Pick<Diagnostic, 'severity' | 'message'> {
-  const meant = closestName(field, DEFINITION_FIELDS);
+function unknownField(
+  field: string,
+  meant: string | undefined,
+  present: readonly string[],
+): Pick<Diagnostic, 'severity' | 'message'> {
   const shown = printable(field);
   if (meant === undefined) return { severity: 'warning', message: `unknown field \`${shown}\` is ignored` };
   if (present.includes(meant))
@@ -128,11 +131,13 @@ export function checkDefinitions(
     const label = name ? `tool '${name}'` : 'registry:add';
     const error = (message: string, path: FieldPath = []): void => report('error', `${label}: ${message}`, path);
 
+    const unknown = definition.fieldNames
+      .filter((field) => !DEFINITION_FIELDS.includes(field))
+      .map((field) => ({ field, meant: closestName(field, DEFINITION_FIELDS) }));
     // A field misspelt (`descripton`) is said once, as the near miss, not again as the field missing.
     const misspelt = new Set(
-      definition.fieldNames
-        .filter((field) => !DEFINITION_FIELDS.includes(field))
-        .map((field) => closestName(field, DEFINITION_FIELDS))
+      unknown
+        .map(({ meant }) => meant)
         .filter((meant) => meant !== undefined && !definition.fieldNames.includes(meant)),
     );
     if (definition.conversionError)
@@ -153,9 +158,8 @@ export function checkDefinitions(
     const timeout = definition.timeout;
     if (timeout !== null && (typeof timeout !== 'number' || !(timeout > 0) || !Number.isFinite(timeout)))
       error(`\`timeout\` must be a positive number of seconds (got ${describeValue(timeout)})`, ['timeout']);
-    for (const field of definition.fieldNames) {
-      if (DEFINITION_FIELDS.includes(field)) continue;
-      const { severity, message } = unknownField(field, definition.fieldNames);
+    for (const { field, meant } of unknown) {
+      const { severity, message } = unknownField(field, meant, definition.fieldNames);
       // A number key arrives as `[3]`; its line is the constructor's third item or `[3] =`.
       report(severity, `${label}: ${message}`, [/^\[(-?\d+)\]$/.exec(field)?.[1] ?? field]);
     }
