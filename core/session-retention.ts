@@ -145,7 +145,8 @@ const SPILL_FILE_NAME = /^[A-Za-z0-9_-]+\.txt$/;
  */
 export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: number, now = Date.now()): number {
   let removed = 0;
-  const sessionFiles = sessionFilesById(stateDir);
+  // Listed only once a spill directory is old enough to remove: most starts have none.
+  let sessionFiles: ReturnType<typeof sessionFilesById> | undefined;
   for (const name of listQuietly(join(stateDir, 'spill'))) {
     const dir = join(stateDir, 'spill', name);
     const stats = statQuietly(dir);
@@ -153,6 +154,7 @@ export function pruneSpillDirs(stateDir: string, keep: string, maxAgeDays: numbe
     try {
       if (now - stats.mtimeMs < maxAgeDays * DAY_MS) continue;
       // In use: its lock's holder, or a second writer of its own log beside it, is alive.
+      sessionFiles ??= sessionFilesById(stateDir);
       if (liveWriter((sessionFiles.get(name) ?? []).map(({ path }) => path)) !== undefined) continue;
       if (!readdirSync(dir, { withFileTypes: true }).every((file) => file.isFile() && SPILL_FILE_NAME.test(file.name)))
         continue;
