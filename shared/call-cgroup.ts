@@ -79,13 +79,9 @@ export function makeTaskCgroup(tag: string): string | null {
  */
 export function endCgroup(dir: string, wait: boolean): void {
   if (!killCgroup(dir)) return;
-  if (wait) {
-    const deadline = Date.now() + EXIT_WAIT_MS;
-    do {
-      while (events(dir).includes('populated 1') && Date.now() < deadline) pause(1);
-      // A removal fails while a killed process is still exiting.
-    } while (!removeTree(dir) && killCgroup(dir) && Date.now() < deadline);
-  }
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  while (wait && events(dir).includes('populated 1') && Date.now() < deadline) pause(1);
+  // Removed now if its processes have exited, else from the timer.
   removeLater(dir, Date.now() + REMOVAL_TRIES_MS, 10);
 }
 
