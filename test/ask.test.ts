@@ -183,7 +183,7 @@ test('a question of a bad shape is a Lua error at the line of the ctx:ask', asyn
     bad_default: /init\.lua:\d+: ctx:ask: default must be one of the choices, got "c"/,
     repeated: /init\.lua:\d+: ctx:ask: choices\[2\] repeats "a"/,
     unknown: /init\.lua:\d+: ctx:ask: unknown field colour/,
-    coroutine: at('coroutine.wrap', 'ctx:ask: cannot wait for a command inside a coroutine of your own'),
+    coroutine: at('coroutine.wrap', 'ctx:ask: cannot wait for the answer inside a coroutine of your own'),
   };
   for (const [shape, pattern] of Object.entries(expected)) {
     const result = await host.call('bad_ask', { shape }, { onAsk: () => ({ answer: true }) });

@@ -60,12 +60,14 @@ export function realPath(path: string, links = 0): string {
   for (let parent = dirname(path); parent !== ancestors.at(-1); parent = dirname(parent)) ancestors.push(parent);
   let missing = 0;
   let existing = ancestors.length - 1;
+  // The root resolves to itself; the search keeps the real path of the longest existing part it found.
+  let resolved = ancestors[existing]!;
   while (existing - missing > 1) {
     const middle = (missing + existing) >> 1;
-    if (realOrNull(ancestors[middle]!) === null) missing = middle;
-    else existing = middle;
+    const middleReal = realOrNull(ancestors[middle]!);
+    if (middleReal === null) missing = middle;
+    else [existing, resolved] = [middle, middleReal];
   }
-  let resolved = realOrNull(ancestors[existing]!) ?? ancestors[existing]!;
   // Whether `resolved` names nothing, and so neither does a name under it.
   let absent = false;
   for (let at = existing - 1; at >= 0; at--) {

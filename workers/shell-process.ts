@@ -65,8 +65,7 @@ export class ShellProcess {
   private overflow = false;
   private ended = false;
   private wakeReader: (() => void) | undefined;
-  /** Settles when `/bin/sh` exits (its output may still be arriving). */
-  readonly exited: Promise<ExitStatus>;
+  private readonly exited: Promise<ExitStatus>;
   private readonly stdoutEnded: Promise<void>;
   private readonly logsEnded: Promise<unknown>;
 

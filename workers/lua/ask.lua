@@ -6,9 +6,6 @@ local native = __moonpool_native
 local type, error, pairs, tostring = type, error, pairs, tostring
 local str_format = string.format
 local utf8_len = utf8.len
--- Lua's own, before api.lua replaces it: whether the running thread can yield, that is whether
--- no C function (string.gsub, table.sort, a __tostring) lies between it and the tool's code.
-local can_yield = coroutine.isyieldable
 
 -- Limits of a question (see docs/writing-tools.md, Asking the user).
 local QUESTION_LIMIT_BYTES = 2000
@@ -72,12 +69,9 @@ function native.ask_user(spec)
       refuse('default must be one of the choices, got %s', type(default) == 'string' and str_format('%q', default) or type(default))
     end
   end
-  native.check_can_wait('ctx:ask')
   -- Checked before the question goes out: a question the call could not wait for would be open,
   -- its time limit paused, while the tool ran on.
-  if not can_yield() then
-    refuse('cannot wait for the answer inside a C function (a string.gsub or table.sort callback, a metamethod called by one); ask from run itself')
-  end
+  native.check_can_wait('ctx:ask', 'the answer')
   if confirm then return native.ask({ kind = 'confirm', question = question, default = default }) end
   return native.ask({ kind = 'choice', question = question, choices = choices, default = default })
 end

@@ -45,13 +45,7 @@ local FILE = { __name = 'FILE*', __index = methods }
 -- wait, and the read answers at once.
 local POLL_MS = 10
 local EAGAIN = 11
--- Lua's own, before api.lua replaces it: false inside a C function.
-local can_yield = coroutine.isyieldable
-
-local function may_wait()
-  local _, main = native.running()
-  return main and can_yield()
-end
+local may_wait = native.can_wait
 
 local function read_descriptor(file, offset, size)
   while true do

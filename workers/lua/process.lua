@@ -16,7 +16,7 @@ end
 -- Starts `command` for `caller` ('io.popen', 'os.execute'), raising at the tool's line if it cannot.
 local function start(caller, command, mode)
   if str_find(command, '\0', 1, true) then error(caller .. ': the command contains a NUL byte', 3) end
-  native.check_command_can_wait(caller)
+  native.check_can_wait(caller, 'a command')
   local id, problem = native.process_start(command, mode)
   if not id then error(caller .. ': ' .. problem, 3) end
   return id
@@ -26,13 +26,13 @@ end
 local PIPE = {
   read = function(file)
     if file.finished then return nil end
-    native.check_command_can_wait('io.popen')
+    native.check_can_wait('io.popen', 'a command')
     local chunk = native.process_read(file.id)
     if not chunk then file.finished = true end
     return chunk
   end,
   write = function(file, data)
-    native.check_command_can_wait('io.popen')
+    native.check_can_wait('io.popen', 'a command')
     return native.process_write(file.id, data)
   end,
   seek = function()
@@ -40,7 +40,7 @@ local PIPE = {
   end,
   -- As `pclose`: waits for the command to exit (what was written has been flushed).
   close = function(file)
-    native.check_command_can_wait('io.popen')
+    native.check_can_wait('io.popen', 'a command')
     local done, code, signal = native.process_finish(file.id)
     if not done then return nil, code end
     return exit_status(code, signal)

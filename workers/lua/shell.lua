@@ -30,22 +30,25 @@ local function raise_at_tool_line(message)
   error(message, level)
 end
 
--- Waiting for a command yields the entry thread to the worker; inside a coroutine of the tool's
--- own, the yield would reach that coroutine's resume instead. `caller` names the function for
--- the error. ask.lua uses it too.
-function native.check_can_wait(caller)
+-- Whether the running code can wait (for a command, an answer, a slow FIFO) by yielding the entry
+-- thread to the worker: not inside a coroutine of the tool's own (the yield would reach that
+-- coroutine's resume), and no C function between it and the tool. io.lua uses it too.
+function native.can_wait()
   local _, main = native.running()
-  if main then return end
-  raise_at_tool_line(caller .. ': cannot wait for a command inside a coroutine of your own; call it from run (or render, available) itself')
+  return main and can_yield()
 end
 
--- A command also needs a thread that can yield. Checked before the command starts (and before a
--- pipe is read, written or closed): a command Lua could not wait for would run on unseen.
--- process.lua uses it too.
-function native.check_command_can_wait(caller)
-  native.check_can_wait(caller)
-  if can_yield() then return end
-  raise_at_tool_line(caller .. ': cannot wait for a command inside a C function (a string.gsub or table.sort callback, a metamethod called by one); run it before or after that call')
+-- Raises at the tool's line when the code cannot wait for `what`, before anything starts: a
+-- command or a question Lua could not wait for would go on unseen. `caller` names the function.
+-- process.lua and ask.lua use it too.
+function native.check_can_wait(caller, what)
+  local _, main = native.running()
+  if not main then
+    raise_at_tool_line(str_format('%s: cannot wait for %s inside a coroutine of your own; call it from run (or render, available) itself', caller, what))
+  end
+  if not can_yield() then
+    raise_at_tool_line(str_format('%s: cannot wait for %s inside a C function (a string.gsub or table.sort callback, a metamethod called by one); run it before or after that call', caller, what))
+  end
 end
 
 local CAPTURE_OPTIONS = { keep = 'boolean' }
@@ -83,7 +86,7 @@ function capture(command, options)
       error(str_format("capture: option '%s' must be a %s, got %s", key, CAPTURE_OPTIONS[key], type(value)), 2)
     end
   end
-  native.check_command_can_wait('capture')
+  native.check_can_wait('capture', 'a command')
   local mode = options and options.keep and 'capture_kept' or 'capture'
   local id, problem = native.process_start(command, mode)
   if not id then error('capture: ' .. problem, 2) end
