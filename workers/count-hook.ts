@@ -7,7 +7,8 @@ import { LUA_TFUNCTION, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
 export const LUA_MASKCOUNT = 8;
 const LUA_HOOKCOUNT = 3;
-/** Offset of `currentline` in a 32-bit `lua_Debug` (event, name, namewhat, what, source, srclen). */
+/** Offsets of `source` and `currentline` in a 32-bit `lua_Debug` (event, name, namewhat, what, source, srclen). */
+export const SOURCE_OFFSET = 16;
 const CURRENTLINE_OFFSET = 24;
 /** The names ldblib's hook passes to a Lua hook function, by event code. */
 const EVENT_NAMES = ['call', 'return', 'line', 'count', 'tail call'];

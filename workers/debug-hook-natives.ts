@@ -4,15 +4,13 @@
 // ldblib's, except that moonpool's own frames and functions have no locals to show: a prelude
 // function calling back into the tool (a `__tostring`) would otherwise hand it its records.
 import { LUA_REGISTRYINDEX } from './wasmoon.js';
-import { LUA_MASKCOUNT, type CountHook } from './count-hook.js';
+import { LUA_MASKCOUNT, SOURCE_OFFSET, type CountHook } from './count-hook.js';
+import { PRELUDE_CHUNK_NAME } from './prelude-chunks.js';
 import { NativeError, Pushed, type NativeCall, type NativeFunction } from './lua-natives.js';
 import { LUA_TFUNCTION, LUA_TNIL, LUA_TTHREAD, type LuaRawApi, type LuaStack } from './lua-stack.js';
 
-/** The prelude's chunk name (lua-runtime.ts loads every prelude file under it). */
-const PRELUDE_SOURCE = '=[moonpool]';
-/** Room for a 32-bit `lua_Debug` (about 110 bytes), and the offset of its `source`. */
+/** Room for a 32-bit `lua_Debug` (about 110 bytes). */
 const LUA_DEBUG_BYTES = 256;
-const SOURCE_OFFSET = 16;
 
 /** ldblib's mask letters: call, return, line. */
 const MASK_LETTERS = ['c', 'r', 'l'] as const;
@@ -104,7 +102,7 @@ function createLocalNatives(
   const popFunctionSource = cString('>S');
   const outOfRange = cString('level out of range');
   /** Whether `ar` (filled by lua_getinfo) is the prelude's. */
-  const isPrelude = (): boolean => stack.cStringAt(raw.HEAPU32[(ar + SOURCE_OFFSET) >> 2]!) === PRELUDE_SOURCE;
+  const isPrelude = (): boolean => stack.cStringAt(raw.HEAPU32[(ar + SOURCE_OFFSET) >> 2]!) === PRELUDE_CHUNK_NAME;
   /** luaL_checkinteger, cast to a C int as ldblib casts it. */
   const checkInt = (L: number, arg: number): number => Number(BigInt.asIntN(32, raw._luaL_checkinteger(L, arg)));
   /** Fills `ar` with the frame `level` of `thread`; raises as ldblib does past the last. */

@@ -31,7 +31,7 @@ import { createOutputNatives, type OutputNatives } from './output-natives.js';
 import { EntryRunner } from './entry-runner.js';
 import { errorDiagnostic, readDiscovery } from './discovery-reader.js';
 import { LUA_ERRRUN, LuaEntryError, LuaStateBroken } from './lua-state-errors.js';
-import { preludeDump } from './prelude-chunks.js';
+import { PRELUDE_CHUNK_NAME, preludeDump } from './prelude-chunks.js';
 import { CountHook } from './count-hook.js';
 import { libraryTables } from './library-tables.js';
 import { createDebugHookNatives } from './debug-hook-natives.js';
@@ -43,8 +43,6 @@ import { droppedLogNote, lineCost, LOG_LIMIT_CHARS, type CallChannel } from './c
 const PRELUDE_DIR = fileURLToPath(new URL('../../workers/lua/', import.meta.url));
 /** Where the build writes the prelude's bytecode (prelude-chunks.ts). */
 const PRELUDE_CHUNK_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
-/** The prelude's chunk name, in its error messages and tracebacks. */
-const PRELUDE_CHUNK_NAME = '=[moonpool]';
 const PRELUDE_FILES = ['shell.lua', 'io.lua', 'compat.lua', 'process.lua', 'ask.lua', 'api.lua'] as const;
 const ENTRY_NAMES = ['load', 'discover', 'run', 'ran', 'failed', 'available', 'render'] as const;
 

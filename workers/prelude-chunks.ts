@@ -4,6 +4,8 @@
 // it parses the source.
 import { crc32 } from 'node:zlib';
 
+/** The prelude's chunk name, in its error messages and tracebacks (every prelude file loads under it). */
+export const PRELUDE_CHUNK_NAME = '=[moonpool]';
 const MAGIC = Buffer.from('MPLUAC2\n', 'latin1');
 const HEADER_BYTES = MAGIC.length + 4;
 
